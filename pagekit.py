@@ -1,0 +1,85 @@
+"""Shared page plumbing: find assets, inline them at markers, embed JSON safely, write atomically."""
+
+import json
+import os
+import sys
+import tempfile
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+# Installed (non-editable) copies keep the assets under <prefix>/share/kernel_logical_visualizer.
+SHARE = Path(sys.prefix) / "share" / "kernel_logical_visualizer"
+
+
+class AssetError(RuntimeError):
+    """A page asset is missing or a template marker is wrong: a packaging bug, not bad input."""
+
+
+def asset_path(relpath):
+    """Return the path of a shipped asset (relative to the repository root), wherever it is installed."""
+    for base in (HERE, SHARE):
+        path = base / relpath
+        if path.is_file():
+            return path
+    raise AssetError(f"asset not found: {relpath} (looked in {HERE} and {SHARE})")
+
+
+def read_asset(relpath):
+    """Return the text of a shipped asset."""
+    return asset_path(relpath).read_text(encoding="utf-8")
+
+
+def fill_markers(template, replacements):
+    """Replace each marker (which must occur exactly once) by its text; no format() on JS/CSS."""
+    for marker, text in replacements.items():
+        count = template.count(marker)
+        if count != 1:
+            raise AssetError(f"template marker {marker!r} occurs {count} times, expected 1")
+    # Split on every marker first so text inserted for one marker is never searched for the next.
+    pieces = [template]
+    for marker, text in replacements.items():
+        out = []
+        for piece in pieces:
+            if isinstance(piece, str) and marker in piece:
+                before, after = piece.split(marker, 1)
+                out.extend([before, (text,), after])
+            else:
+                out.append(piece)
+        pieces = out
+    return "".join(p[0] if isinstance(p, tuple) else p for p in pieces)
+
+
+def json_for_script(obj):
+    """Serialize obj for a <script type="application/json"> element: deterministic and unbreakable.
+
+    `<`, `>` and `&` become \\u escapes so `</script>` or `<!--` in parsed source text cannot end
+    the element, and U+2028/U+2029 are escaped so the text is also a valid JS literal.
+    """
+    # ensure_ascii: every non-ASCII character (U+2028 included) becomes a \\u escape, so the
+    # element's raw text stays ASCII and write_atomic's character references never touch it.
+    text = json.dumps(obj, sort_keys=True, ensure_ascii=True, separators=(",", ":"))
+    return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+
+
+def write_atomic(path, text):
+    """Write text to path via a temporary file in the same directory and a rename.
+
+    An interrupted run never leaves a half-written page; on any failure the temporary file is
+    removed and the OSError propagates to the caller.
+    """
+    path = Path(path)
+    directory = path.parent if str(path.parent) else Path(".")
+    fd, tmp = tempfile.mkstemp(prefix="." + path.name + ".", suffix=".tmp", dir=str(directory))
+    try:
+        # ASCII with character references: the page survives any encoding it is opened with.
+        data = text.encode("ascii", "xmlcharrefreplace")
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+        os.chmod(tmp, 0o644)
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
