@@ -1,0 +1,1092 @@
+/* Waveform page: draws KernelSchedule.simulate() output (schedule.js) on one canvas, GTKWave style.
+ *
+ * Sections: (1) named constants, (2) pure helpers without DOM access (time scale, lane index and
+ * culling, ticks, labels, k-tile chains, URL hash), exported for tests, (3) the page: state, one
+ * requestAnimationFrame-driven frame (re-simulate if knobs changed, then draw), input handling.
+ * ASCII only: the page is written with ASCII character references, so non-ASCII text uses \u escapes.
+ */
+var KVWave = (function () {
+  "use strict";
+
+  // ---- (1) Named constants -------------------------------------------------------------------
+  var RULER_HEIGHT_PX = 26;          // time ruler at the top of the canvas
+  var LANE_HEIGHT_PX = 24;           // one lane (producer, stage s, consumer WG c)
+  var BLOCK_INSET_PX = 3;            // vertical gap between a block and its lane's edges
+  var GUTTER_MIN_WIDTH_PX = 96;      // lane names at the left; widened to the longest name
+  var GUTTER_PAD_PX = 8;             // space left and right of a lane name
+  var PLOT_PAD_PX = 6;               // keeps blocks at the view's ends off the gutter and the edge
+  var LABEL_MIN_WIDTH_PX = 14;       // narrower blocks get no label at all
+  var LABEL_PAD_PX = 3;              // horizontal padding inside a labelled block
+  var MIN_BLOCK_WIDTH_PX = 1;        // sub-pixel blocks are widened to this (and thinned by coverage)
+  var TICK_MIN_SPACING_PX = 72;      // ruler ticks at least this far apart
+  var ZOOM_STEP = 1.5;               // one +/- press or button click
+  var WHEEL_ZOOM_PER_PX = 0.0025;    // ctrl+wheel: zoom factor exp(deltaY * this)
+  var WHEEL_LINE_PX = 16;            // deltaMode 1 (lines) -> pixels
+  var PAN_FRACTION = 0.1;            // arrow key pan, as a fraction of the visible span
+  var PAN_FRACTION_BIG = 0.5;        // shift+arrow
+  var MIN_SPAN_STEPS = 2;            // deepest zoom
+  var MAX_SPAN_FACTOR = 4;           // widest zoom, relative to the whole schedule
+  var MAX_HASH_NUMBER = 1e9;         // larger view/cursor numbers in the hash are refused
+  var MAX_HASH_LENGTH = 4000;        // longer hashes are refused as a whole (never hang on them)
+  var HASH_WRITE_DELAY_MS = 150;     // debounce history.replaceState while dragging a slider
+  var DRAG_THRESHOLD_PX = 3;         // a press that moves less than this is a click
+  var HIT_SLOP_PX = 3;               // hovering this close to a thin block still hits it
+  var DIM_ALPHA = 0.22;              // blocks outside a followed chain
+  var LABEL_FONT_PX = 11;
+  var LANE_FONT_PX = 12;
+  var VIEW_DECIMALS = 1000;          // view numbers in the hash keep 3 decimals
+  // Slider ends for comfortable dragging; the simulator's KNOB_RANGES may go further (hash, CLI).
+  var SLIDER_MAX = {stages: 16, outputTiles: 128, kTiles: 256, tmaLatency: 64, wgmmaLatency: 64, epilogueLatency: 64};
+
+  // Fill keys in drawing order; each maps to a theme variable (wait is a hatched pattern).
+  var FILL_KEYS = ["issue", "filling", "full", "mma-a", "mma-b", "epilogue", "wait"];
+  var WAIT_REASON_ORDER = ["tma", "order", "epilogue-order", "epilogue"];
+  var CHAIN_KINDS = {issue: true, filling: true, full: true, wgmma: true};
+  var KIND_NAMES = {issue: "TMA issue", filling: "FILLING", full: "FULL", wgmma: "WGMMA",
+    epilogue: "EPILOGUE", wait: "WAIT"};
+  var WAIT_REASONS = {
+    "tma": "the stage is not FULL yet (TMA fill still landing)",
+    "order": "math warpgroup order barrier (the other consumer WG has the tensor cores)",
+    "epilogue-order": "epilogue order barrier (the other consumer WG stores first)",
+    "epilogue": "waiting for an epilogue to finish"
+  };
+
+  // ---- (2) Pure helpers ----------------------------------------------------------------------
+
+  /** One time<->pixel mapper: steps [t0Step, t1Step] onto pixels [x0Px, x1Px]; never divides by 0. */
+  function TimeScale(t0Step, t1Step, x0Px, x1Px) {
+    var spanSteps = Math.max(t1Step - t0Step, 1e-9);
+    var spanPx = Math.max(x1Px - x0Px, 1);
+    this.t0Step = t0Step;
+    this.t1Step = t0Step + spanSteps;
+    this.x0Px = x0Px;
+    this.x1Px = x0Px + spanPx;
+    this.pxPerStep = spanPx / spanSteps;
+  }
+  TimeScale.prototype.xPx = function (tStep) { return this.x0Px + (tStep - this.t0Step) * this.pxPerStep; };
+  TimeScale.prototype.tStep = function (xPx) { return this.t0Step + (xPx - this.x0Px) / this.pxPerStep; };
+  TimeScale.prototype.widthPx = function (durationSteps) { return durationSteps * this.pxPerStep; };
+
+  /** Sort one lane's blocks by start and keep starts plus a running maximum of ends for culling. */
+  function buildLaneIndex(blocks) {
+    var sorted = blocks.slice().sort(function (a, b) { return a.start - b.start || a.end - b.end; });
+    var n = sorted.length;
+    var starts = new Float64Array(n), maxEnds = new Float64Array(n);
+    var runningEnd = -Infinity;
+    for (var i = 0; i < n; i++) {
+      starts[i] = sorted[i].start;
+      // Blocks on a lane do not overlap, so ends are already sorted; the running maximum keeps
+      // the search correct even if a simulator bug ever made them overlap.
+      runningEnd = Math.max(runningEnd, sorted[i].end);
+      maxEnds[i] = runningEnd;
+    }
+    return {blocks: sorted, starts: starts, maxEnds: maxEnds};
+  }
+
+  /** First index i in sorted array arr with arr[i] > value (or >= when orEqual). */
+  function upperBound(arr, value, orEqual) {
+    var lo = 0, hi = arr.length;
+    while (lo < hi) {
+      var mid = (lo + hi) >>> 1;
+      if (orEqual ? arr[mid] < value : arr[mid] <= value) lo = mid + 1; else hi = mid;
+    }
+    return lo;
+  }
+
+  /** Index range [lo, hi) of a lane's blocks that may touch [t0Step, t1Step); never drops a visible one. */
+  function visibleRange(laneIndex, t0Step, t1Step) {
+    var lo = upperBound(laneIndex.maxEnds, t0Step, false);   // first block ending after t0
+    var hi = upperBound(laneIndex.starts, t1Step, true);     // first block starting at/after t1
+    return [lo, Math.max(lo, hi)];
+  }
+
+  /** A "nice" tick step (1, 2, 5 x 10^n steps, at least 1) for the given pixels per step. */
+  function niceTickStep(pxPerStep) {
+    var raw = TICK_MIN_SPACING_PX / Math.max(pxPerStep, 1e-12);
+    if (raw <= 1) return 1;
+    var pow = Math.pow(10, Math.floor(Math.log(raw) / Math.LN10));
+    var mults = [1, 2, 5, 10];
+    for (var i = 0; i < mults.length; i++) if (mults[i] * pow >= raw) return mults[i] * pow;
+    return 10 * pow;
+  }
+
+  /** "o.k" for a block with tile and k, "o" with a tile only, "" otherwise. */
+  function tileText(b) {
+    if (b.tile === null || b.tile === undefined) return "";
+    return (b.k === null || b.k === undefined) ? String(b.tile) : b.tile + "." + b.k;
+  }
+
+  /** Label candidates for a block, longest first; the drawer uses the first that fits. */
+  function labelCandidates(b) {
+    var ok = tileText(b);
+    switch (b.kind) {
+      case "issue": return ok ? [ok] : ["I"];
+      case "filling": return ok ? ["FILLING " + ok, "FILLING", "FILL", "F"] : ["FILLING", "F"];
+      case "full": return ok ? ["FULL " + ok, "FULL", "F"] : ["FULL", "F"];
+      case "wgmma": return ok ? ["WGMMA " + ok, ok] : ["WGMMA", "M"];
+      case "epilogue": return ["EPI " + (b.tile === null || b.tile === undefined ? "" : b.tile), "E"];
+      case "wait": return b.reason ? ["WAIT " + b.reason, "WAIT", "W"] : ["WAIT", "W"];
+      default: return [String(b.kind)];
+    }
+  }
+
+  /** Theme fill key of a block: WGMMA alternates colour by output tile. */
+  function fillKey(b) {
+    if (b.kind === "wgmma") return (b.tile || 0) % 2 === 0 ? "mma-a" : "mma-b";
+    return b.kind;
+  }
+
+  /** Ids of the blocks a click on b follows: its k-tile's issue/FILLING/FULL/WGMMA (epilogue: the tile's math). */
+  function chainIds(blocks, b) {
+    var ids = [];
+    if (!b || b.tile === null || b.tile === undefined) return ids;
+    var wantEpilogue = b.kind === "epilogue";
+    for (var i = 0; i < blocks.length; i++) {
+      var c = blocks[i];
+      if (c.tile !== b.tile) continue;
+      if (wantEpilogue ? (c.kind === "wgmma" || c.kind === "epilogue") : (c.k === b.k && CHAIN_KINDS[c.kind])) ids.push(c.id);
+    }
+    return ids;
+  }
+
+  /** Format a number for the hash: integers as is, others with at most 3 decimals. */
+  function hashNumber(x) { return String(Math.round(x * VIEW_DECIMALS) / VIEW_DECIMALS); }
+
+  var RE_NUMBER = /^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$/;
+  var RE_FOLLOW = /^(\d{1,9})\.(\d{1,9})$|^e(\d{1,9})$/;
+
+  /** Parse "#k=v&..." into knob values, view, cursor, markers and messages for refused/clamped values.
+   *  hashKeys: [[hashKey, knobName], ...]; ranges(knobName) -> {min, max} or {options: [...]}. */
+  function parseHash(hash, hashKeys, ranges) {
+    var out = {knobs: {}, view: null, cursor: null, markerA: null, markerB: null, follow: null, messages: []};
+    var text = String(hash || "").replace(/^#/, "");
+    if (!text) return out;
+    if (text.length > MAX_HASH_LENGTH) {
+      out.messages.push("URL hash ignored: longer than " + MAX_HASH_LENGTH + " characters.");
+      return out;
+    }
+    var knobOf = {};
+    hashKeys.forEach(function (pair) { knobOf[pair[0]] = pair[1]; });
+    var view = {};
+    text.split("&").forEach(function (part) {
+      if (!part) return;
+      var eq = part.indexOf("=");
+      var key = eq < 0 ? part : part.slice(0, eq), raw = eq < 0 ? "" : part.slice(eq + 1);
+      var value;
+      try { value = decodeURIComponent(raw.replace(/\+/g, " ")).trim(); key = decodeURIComponent(key); } catch (e) {
+        out.messages.push("URL hash: ignored " + part.slice(0, 40) + " (bad % escape)."); return;
+      }
+      var shown = key + "=" + value.slice(0, 40);
+      if (Object.prototype.hasOwnProperty.call(knobOf, key)) {
+        var name = knobOf[key], range = ranges(name);
+        if (range.options) {
+          var match = null;
+          range.options.forEach(function (opt) { if (String(opt) === value) match = opt; });
+          if (match === null) {
+            out.messages.push("URL hash: ignored " + shown + " (expected one of " + range.options.join(", ") + ").");
+          } else out.knobs[name] = match;
+          return;
+        }
+        if (!RE_NUMBER.test(value)) { out.messages.push("URL hash: ignored " + shown + " (not a number)."); return; }
+        var num = Math.round(Number(value));
+        if (!isFinite(num)) { out.messages.push("URL hash: ignored " + shown + " (not a finite number)."); return; }
+        if (num < range.min || num > range.max) {
+          var clamped = Math.min(Math.max(num, range.min), range.max);
+          out.messages.push("URL hash: " + shown + " is outside " + range.min + ".." + range.max + "; clamped to " + clamped + ".");
+          num = clamped;
+        }
+        out.knobs[name] = num;
+      } else if (key === "t0" || key === "t1" || key === "cursor" || key === "a" || key === "b") {
+        var x = Number(value);
+        if (!RE_NUMBER.test(value) || !isFinite(x)) { out.messages.push("URL hash: ignored " + shown + " (not a number)."); return; }
+        if (Math.abs(x) > MAX_HASH_NUMBER) { out.messages.push("URL hash: ignored " + shown + " (beyond +/-" + MAX_HASH_NUMBER + " steps)."); return; }
+        if (key === "t0" || key === "t1") view[key] = x;
+        else if (key === "cursor") out.cursor = x;
+        else if (key === "a") out.markerA = x;
+        else out.markerB = x;
+      } else if (key === "follow") {
+        var m = RE_FOLLOW.exec(value);
+        if (!m) { out.messages.push("URL hash: ignored " + shown + " (expected tile.k or e<tile>)."); return; }
+        out.follow = m[3] !== undefined ? {tile: Number(m[3]), k: null, epilogue: true} : {tile: Number(m[1]), k: Number(m[2]), epilogue: false};
+      } else {
+        out.messages.push("URL hash: ignored unknown key " + key.slice(0, 40) + ".");
+      }
+    });
+    if (view.t0 !== undefined && view.t1 !== undefined) {
+      if (view.t1 > view.t0) out.view = {t0Step: view.t0, t1Step: view.t1};
+      else out.messages.push("URL hash: ignored t0/t1 (t1 must be greater than t0).");
+    } else if (view.t0 !== undefined || view.t1 !== undefined) {
+      out.messages.push("URL hash: ignored t0/t1 (both are needed).");
+    }
+    return out;
+  }
+
+  /** Serialise knobs and view into "k=v&..." (knobs in hashKeys order, then view, cursor, markers, follow). */
+  function formatHash(s, hashKeys) {
+    var parts = [];
+    hashKeys.forEach(function (pair) {
+      if (s.knobs[pair[1]] !== undefined) parts.push(pair[0] + "=" + encodeURIComponent(String(s.knobs[pair[1]])));
+    });
+    if (s.view) parts.push("t0=" + hashNumber(s.view.t0Step), "t1=" + hashNumber(s.view.t1Step));
+    if (s.cursor !== null && s.cursor !== undefined) parts.push("cursor=" + hashNumber(s.cursor));
+    if (s.markerA !== null && s.markerA !== undefined) parts.push("a=" + hashNumber(s.markerA));
+    if (s.markerB !== null && s.markerB !== undefined) parts.push("b=" + hashNumber(s.markerB));
+    if (s.follow) parts.push("follow=" + (s.follow.epilogue ? "e" + s.follow.tile : s.follow.tile + "." + s.follow.k));
+    return parts.join("&");
+  }
+
+  var pure = {
+    TimeScale: TimeScale, buildLaneIndex: buildLaneIndex, visibleRange: visibleRange, niceTickStep: niceTickStep,
+    labelCandidates: labelCandidates, fillKey: fillKey, chainIds: chainIds, parseHash: parseHash,
+    formatHash: formatHash, tileText: tileText,
+    constants: {RULER_HEIGHT_PX: RULER_HEIGHT_PX, LANE_HEIGHT_PX: LANE_HEIGHT_PX, GUTTER_MIN_WIDTH_PX: GUTTER_MIN_WIDTH_PX,
+      LABEL_MIN_WIDTH_PX: LABEL_MIN_WIDTH_PX}
+  };
+
+  // ---- (3) The page --------------------------------------------------------------------------
+
+  /** Start the page; any failure is shown in the error box rather than leaving a blank page. */
+  function startPage() {
+    var errorBox = document.getElementById("error");
+    try {
+      runPage();
+    } catch (e) {
+      errorBox.hidden = false;
+      errorBox.textContent = "The waveform page failed to start: " + (e && e.message ? e.message : String(e));
+      if (window.console) console.warn(e);
+    }
+  }
+
+  function runPage() {
+    var KS = window.KernelSchedule;
+    if (!KS || typeof KS.simulate !== "function") throw new Error("the simulator (KernelSchedule) is missing");
+    var model = JSON.parse(document.getElementById("model").textContent);
+    var parsed = model.parsed;
+    var hashKeys = model.hashKeys;
+
+    var canvas = document.getElementById("wave");
+    var box = document.getElementById("wave-box");
+    var tooltip = document.getElementById("tooltip");
+    var ctx = canvas.getContext("2d");
+
+    var state = {
+      knobs: {}, result: null, lanes: [], laneIndex: [], laneRow: {}, byId: new Map(),
+      view: {t0Step: 0, t1Step: 1}, fitted: true, cursor: null, markerA: null, markerB: null,
+      follow: null, highlighted: new Set(), hover: null, hashMessages: [], simMessages: [],
+      scale: null, gutterPx: GUTTER_MIN_WIDTH_PX, frames: 0, lastFrameMs: 0, lastSimMs: 0, lastDrawMs: 0
+    };
+
+    // -- knobs: ranges from the simulator, starting values DEFAULT < embedded < hash
+    function rangeOf(name) {
+      var choices = KS.KNOB_CHOICES && KS.KNOB_CHOICES[name];
+      if (Array.isArray(choices)) return {options: choices.slice()};
+      if (name === "schedule") return {options: ["pingpong", "cooperative"]};
+      var r = KS.KNOB_RANGES && KS.KNOB_RANGES[name];
+      var min, max;
+      if (Array.isArray(r)) { min = r[0]; max = r[1]; } else if (r) { min = r.min; max = r.max; }
+      if (name === "consumerWGs") return {min: typeof min === "number" ? min : 1, max: typeof max === "number" ? max : 2};
+      return {min: typeof min === "number" ? min : 0, max: typeof max === "number" ? max : 1e6};
+    }
+
+    function normalize(knobs) {
+      if (typeof KS.normalizeKnobs !== "function") return {knobs: knobs, messages: []};
+      var r = KS.normalizeKnobs(knobs);
+      if (r && r.knobs) return {knobs: r.knobs, messages: r.messages || []};
+      return {knobs: r || knobs, messages: []};
+    }
+
+    var controls = {};
+    Array.prototype.forEach.call(document.querySelectorAll("[data-knob]"), function (el) {
+      var name = el.getAttribute("data-knob");
+      controls[name] = el;
+      var r = rangeOf(name);
+      if (el.type === "range") {
+        el.min = String(r.min);
+        el.max = String(Math.min(r.max, SLIDER_MAX[name] || r.max));
+      }
+      var doc = KS.KNOB_RANGES && KS.KNOB_RANGES[name] && KS.KNOB_RANGES[name].doc;
+      if (doc) el.title = String(doc);
+      el.addEventListener(el.tagName === "SELECT" ? "change" : "input", function () {
+        state.knobs[name] = el.tagName === "SELECT" && name !== "schedule" ? Number(el.value) :
+          (el.type === "range" ? Number(el.value) : el.value);
+        state.hashMessages = [];
+        readout(name);
+        requestSimulate();
+      });
+    });
+    document.getElementById("knobs").addEventListener("submit", function (e) { e.preventDefault(); });
+
+    function readout(name) {
+      var out = document.getElementById("out-" + name);
+      if (out) out.textContent = String(state.knobs[name]);
+    }
+
+    function syncControls() {
+      Object.keys(controls).forEach(function (name) {
+        var el = controls[name], v = state.knobs[name];
+        // A value beyond the slider's comfortable range (from the hash or CLI) stretches the slider.
+        if (el.type === "range" && typeof v === "number" && v > Number(el.max)) el.max = String(v);
+        if (v !== undefined) el.value = String(v);
+        readout(name);
+      });
+    }
+
+    // -- simulation
+    function simulateNow() {
+      var t0 = performance.now();
+      var norm = normalize(state.knobs);
+      state.knobs = norm.knobs;
+      var result;
+      try {
+        result = KS.simulate(parsed, state.knobs);
+      } catch (e) {
+        result = {error: "simulation failed: " + (e && e.message ? e.message : String(e))};
+      }
+      result = result || {error: "simulation returned nothing"};
+      var blocks = Array.isArray(result.blocks) && !result.error ? result.blocks : [];
+      state.result = result;
+      state.lanes = Array.isArray(result.lanes) ? result.lanes : [];
+      state.laneRow = {};
+      state.lanes.forEach(function (lane, i) { state.laneRow[lane.id] = i; });
+      var perLane = state.lanes.map(function () { return []; });
+      state.byId = new Map();
+      for (var i = 0; i < blocks.length; i++) {
+        var b = blocks[i];
+        state.byId.set(b.id, b);
+        var row = state.laneRow[b.lane];
+        if (row !== undefined) perLane[row].push(b);
+      }
+      state.laneIndex = perLane.map(buildLaneIndex);
+      var seen = {};
+      state.simMessages = norm.messages.concat(result.messages || []).filter(function (m) {
+        var key = String(m); if (seen[key]) return false; seen[key] = true; return true;
+      });
+      if (state.fitted) fitView(); else clampView();
+      applyFollow();
+      syncControls();
+      renderNotices();
+      renderVerdict();
+      state.lastSimMs = performance.now() - t0;
+    }
+
+    function total() { return Math.max(1, (state.result && state.result.total) || 0); }
+
+    // -- view
+    function fitView() { state.view = {t0Step: 0, t1Step: total()}; state.fitted = true; }
+    function clampView() {
+      var span = state.view.t1Step - state.view.t0Step;
+      if (!(span > 0) || !isFinite(span)) span = total();
+      span = Math.min(Math.max(span, MIN_SPAN_STEPS), total() * MAX_SPAN_FACTOR);
+      var t0 = state.view.t0Step;
+      if (!isFinite(t0)) t0 = 0;
+      // Allow panning half a screen past either end, no further.
+      t0 = Math.min(Math.max(t0, -span / 2), total() - span / 2);
+      state.view = {t0Step: t0, t1Step: t0 + span};
+    }
+    function setView(t0Step, t1Step) {
+      state.view = {t0Step: t0Step, t1Step: t1Step};
+      state.fitted = false;
+      clampView();
+      requestDraw();
+    }
+    function zoomBy(factor, anchorStep) {
+      var v = state.view, span = v.t1Step - v.t0Step;
+      var anchor = anchorStep === undefined ? (v.t0Step + v.t1Step) / 2 : anchorStep;
+      var newSpan = Math.min(Math.max(span * factor, MIN_SPAN_STEPS), total() * MAX_SPAN_FACTOR);
+      var t0 = anchor - (anchor - v.t0Step) * (newSpan / span);
+      setView(t0, t0 + newSpan);
+    }
+    function panBy(steps) { setView(state.view.t0Step + steps, state.view.t1Step + steps); }
+
+    // -- follow a k-tile
+    function applyFollow() {
+      state.highlighted = new Set();
+      if (!state.follow || !state.result || state.result.error) return;
+      var f = state.follow, blocks = state.result.blocks || [], anchor = null;
+      for (var i = 0; i < blocks.length && !anchor; i++) {
+        var b = blocks[i];
+        if (b.tile !== f.tile) continue;
+        if (f.epilogue ? b.kind === "epilogue" : (b.k === f.k && CHAIN_KINDS[b.kind])) anchor = b;
+      }
+      if (!anchor) { renderChainInfo(); return; }
+      chainIds(blocks, anchor).forEach(function (id) { state.highlighted.add(id); });
+      renderChainInfo();
+    }
+    function follow(b) {
+      if (!b || b.tile === null || b.tile === undefined) { clearFollow(); return; }
+      var epi = b.kind === "epilogue" || b.k === null || b.k === undefined;
+      state.follow = {tile: b.tile, k: epi ? null : b.k, epilogue: epi};
+      applyFollow();
+      requestDraw();
+    }
+    function clearFollow() {
+      state.follow = null;
+      state.highlighted = new Set();
+      renderChainInfo();
+      requestDraw();
+    }
+
+    function renderChainInfo() {
+      var el = document.getElementById("chain-info");
+      if (!state.follow) { el.textContent = "Click a block to follow its k-tile; Escape clears."; return; }
+      if (!state.highlighted.size) { el.textContent = "The followed k-tile is not in this schedule; Escape clears."; return; }
+      var chain = [];
+      state.highlighted.forEach(function (id) { chain.push(state.byId.get(id)); });
+      var order = {issue: 0, filling: 1, full: 2, wgmma: 3, epilogue: 4};
+      chain.sort(function (a, b) { return (order[a.kind] - order[b.kind]) || (a.start - b.start); });
+      var f = state.follow;
+      var parts = chain.map(function (b) {
+        return (b.kind === "issue" ? "issue" : KIND_NAMES[b.kind]) + " " + b.start + "\u2013" + b.end;
+      });
+      // consumer_release frees the stage when the k-tile's WGMMA ends.
+      var release = null;
+      if (!f.epilogue) chain.forEach(function (b) { if (b.kind === "wgmma") release = Math.max(release === null ? -Infinity : release, b.end); });
+      el.textContent = (f.epilogue ? "Following output tile " + f.tile + ": " : "Following k-tile " + f.tile + "." + f.k + ": ") +
+        parts.join(" \u2192 ") + (release !== null ? " \u2192 release at " + release : "") + ". Escape clears.";
+    }
+
+    // -- notices and verdict (text only, via textContent)
+    function renderNotices() {
+      var errorBox = document.getElementById("error");
+      var list = document.getElementById("messages");
+      var err = state.result && state.result.error;
+      errorBox.hidden = !err;
+      errorBox.textContent = err ? "No schedule drawn: " + err : "";
+      var msgs = state.hashMessages.concat(state.simMessages);
+      list.textContent = "";
+      msgs.forEach(function (m) {
+        var li = document.createElement("li");
+        li.textContent = String(m);
+        list.appendChild(li);
+      });
+      list.hidden = msgs.length === 0;
+    }
+
+    function pct(x) { return typeof x === "number" && isFinite(x) ? (Math.round(x * 1000) / 10) + "%" : "n/a"; }
+
+    function renderVerdict() {
+      var el = document.getElementById("verdict");
+      el.textContent = "";
+      function line(text, cls) {
+        var p = document.createElement("p");
+        if (cls) p.className = cls;
+        p.textContent = text;
+        el.appendChild(p);
+        return p;
+      }
+      var r = state.result, v = r && r.verdict;
+      if (!r || r.error || !v) {
+        line("No verdict" + (r && r.error ? ": " + r.error : "."), "kv-big");
+        return;
+      }
+      line("Total: " + v.total + " steps", "kv-big");
+      var ul = document.createElement("ul");
+      Object.keys(v.waits || {}).sort().forEach(function (lane) {
+        var w = v.waits[lane] || {};
+        var reasons = WAIT_REASON_ORDER.concat(Object.keys(w).filter(function (k) {
+          return k !== "total" && WAIT_REASON_ORDER.indexOf(k) < 0;
+        }).sort()).filter(function (k) { return w[k] > 0; }).map(function (k) { return k + " " + w[k]; });
+        var li = document.createElement("li");
+        li.textContent = lane + " bubbles: " + (w.total || 0) + " steps" + (reasons.length ? " (" + reasons.join(", ") + ")" : "");
+        ul.appendChild(li);
+      });
+      el.appendChild(ul);
+      line("Tensor-core utilization: " + pct(v.tensorCoreUtilization));
+      var stages = state.knobs.stages;
+      var need = v.minStagesToHideTma;
+      line("Min stages to hide TMA: " + (need === null || need === undefined ? "n/a" : need) +
+        (typeof need === "number" && typeof stages === "number" ?
+          (stages >= need ? " (have " + stages + ": hidden)" : " (have " + stages + ": too few)") : ""));
+      el.title = v.summary ? String(v.summary) : "";
+    }
+
+    // -- colours from theme.css variables
+    var colours = {}, waitPattern = null, uiFont = "sans-serif";
+    function readTheme() {
+      var cs = getComputedStyle(document.documentElement);
+      function v(name, fallback) { var x = cs.getPropertyValue(name).trim(); return x || fallback; }
+      FILL_KEYS.forEach(function (k) {
+        colours[k] = v("--kind-" + k, "#888");
+        colours[k + "-fg"] = v("--kind-" + k + "-fg", "#000");
+      });
+      ["bg", "fg", "muted", "panel", "border", "grid", "cursor", "marker-a", "marker-b", "highlight", "danger", "kind-wait-hatch"]
+        .forEach(function (k) { colours[k] = v("--" + k, "#888"); });
+      uiFont = v("--font-ui", "sans-serif");
+      var tile = document.createElement("canvas");
+      tile.width = tile.height = 8;
+      var tctx = tile.getContext("2d");
+      tctx.fillStyle = colours.wait;
+      tctx.fillRect(0, 0, 8, 8);
+      tctx.strokeStyle = colours["kind-wait-hatch"];
+      tctx.lineWidth = 2;
+      tctx.beginPath();
+      tctx.moveTo(-2, 2); tctx.lineTo(2, -2);
+      tctx.moveTo(0, 8); tctx.lineTo(8, 0);
+      tctx.moveTo(6, 10); tctx.lineTo(10, 6);
+      tctx.stroke();
+      waitPattern = ctx.createPattern(tile, "repeat");
+      clearTextCaches();
+    }
+
+    // -- text measuring, cached per font (all caches dropped when devicePixelRatio or the theme changes)
+    var textWidthCaches = new Map(), textWidthCache = new Map(), cachedDpr = 0;
+    function textWidth(text) {
+      var w = textWidthCache.get(text);
+      if (w === undefined) { w = ctx.measureText(text).width; textWidthCache.set(text, w); }
+      return w;
+    }
+    function useFont(font) {
+      ctx.font = font;
+      textWidthCache = textWidthCaches.get(font);
+      if (!textWidthCache) { textWidthCache = new Map(); textWidthCaches.set(font, textWidthCache); }
+    }
+    function clearTextCaches() { textWidthCaches.clear(); textWidthCache = new Map(); }
+
+    // -- one requestAnimationFrame for everything
+    var rafId = 0, needSimulate = false;
+    function requestDraw() {
+      if (!rafId) rafId = requestAnimationFrame(frame);
+      scheduleHashWrite();
+    }
+    function requestSimulate() { needSimulate = true; requestDraw(); }
+    function frame() {
+      rafId = 0;
+      var t0 = performance.now();
+      if (needSimulate) { needSimulate = false; simulateNow(); }
+      draw();
+      state.frames++;
+      state.lastFrameMs = performance.now() - t0;
+    }
+    function flush() {
+      if (rafId) { cancelAnimationFrame(rafId); rafId = 0; }
+      frame();
+    }
+
+    function laneName(lane) { return String(lane.label || lane.id); }
+
+    function laneTop(row) { return RULER_HEIGHT_PX + row * LANE_HEIGHT_PX; }
+
+    // -- drawing
+    function draw() {
+      var t0 = performance.now();
+      var dpr = window.devicePixelRatio || 1;
+      var widthCss = Math.max(320, Math.floor(box.clientWidth || 800));
+      var heightCss = RULER_HEIGHT_PX + Math.max(1, state.lanes.length) * LANE_HEIGHT_PX;
+      if (canvas.width !== Math.round(widthCss * dpr) || canvas.height !== Math.round(heightCss * dpr)) {
+        canvas.width = Math.round(widthCss * dpr);
+        canvas.height = Math.round(heightCss * dpr);
+        canvas.style.height = heightCss + "px";
+      }
+      if (dpr !== cachedDpr) { cachedDpr = dpr; clearTextCaches(); }
+      ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
+      useFont(LANE_FONT_PX + "px " + uiFont);
+      var gutterPx = GUTTER_MIN_WIDTH_PX;
+      for (var li = 0; li < state.lanes.length; li++) {
+        gutterPx = Math.max(gutterPx, Math.ceil(textWidth(laneName(state.lanes[li]))) + 2 * GUTTER_PAD_PX);
+      }
+      state.gutterPx = gutterPx;
+      var scale = new TimeScale(state.view.t0Step, state.view.t1Step, gutterPx + PLOT_PAD_PX, widthCss - PLOT_PAD_PX);
+      state.scale = scale;
+
+      ctx.fillStyle = colours.bg;
+      ctx.fillRect(0, 0, widthCss, heightCss);
+      // Lane stripes and group separators.
+      for (var row = 0; row < state.lanes.length; row++) {
+        if (row % 2 === 1) { ctx.fillStyle = colours.panel; ctx.fillRect(state.gutterPx, laneTop(row), widthCss, LANE_HEIGHT_PX); }
+      }
+      var tickStep = niceTickStep(scale.pxPerStep);
+      var firstTick = Math.ceil(scale.t0Step / tickStep) * tickStep;
+      ctx.fillStyle = colours.grid;
+      for (var t = firstTick; t <= scale.t1Step; t += tickStep) {
+        ctx.fillRect(Math.round(scale.xPx(t)), RULER_HEIGHT_PX, 1, heightCss - RULER_HEIGHT_PX);
+      }
+
+      ctx.save();
+      ctx.beginPath();
+      ctx.rect(state.gutterPx, RULER_HEIGHT_PX, widthCss - state.gutterPx, heightCss - RULER_HEIGHT_PX);
+      ctx.clip();
+      if (state.result && state.result.error) {
+        useFont("13px " + uiFont);
+        ctx.fillStyle = colours.danger;
+        ctx.textBaseline = "middle";
+        ctx.textAlign = "left";
+        ctx.fillText("No schedule drawn: " + state.result.error, state.gutterPx + 8, RULER_HEIGHT_PX + 12);
+      } else {
+        drawBlocks(scale, widthCss);
+      }
+      drawLines(scale, heightCss);
+      ctx.restore();
+
+      drawRuler(scale, widthCss, tickStep, firstTick);
+      drawGutter(heightCss);
+      updateReadouts();
+      state.lastDrawMs = performance.now() - t0;
+    }
+
+    function drawBlocks(scale, widthCss) {
+      var anyHighlight = state.highlighted.size > 0;
+      // rects[key] is a flat [x, y, w, h, ...] list; "~" marks the dimmed variant of a fill.
+      var rects = {}, labels = [];
+      var xMin = state.gutterPx, xMax = widthCss;
+      for (var row = 0; row < state.laneIndex.length; row++) {
+        var index = state.laneIndex[row], blocks = index.blocks;
+        var range = visibleRange(index, scale.t0Step, scale.t1Step);
+        var y = laneTop(row) + BLOCK_INSET_PX, h = LANE_HEIGHT_PX - 2 * BLOCK_INSET_PX;
+        var coveredPx = -Infinity, lastList = null;
+        for (var i = range[0]; i < range[1]; i++) {
+          var b = blocks[i];
+          var x0 = scale.xPx(b.start), x1 = scale.xPx(b.end);
+          if (x1 - x0 < MIN_BLOCK_WIDTH_PX) {
+            // Many blocks per pixel: draw one sliver per pixel column, skip the rest.
+            if (x0 < coveredPx) continue;
+            x1 = x0 + MIN_BLOCK_WIDTH_PX;
+          }
+          coveredPx = x1;
+          var cx0 = Math.max(x0, xMin), cx1 = Math.min(x1, xMax);
+          if (cx1 <= cx0) continue;
+          var dim = anyHighlight && !state.highlighted.has(b.id);
+          var key = dim ? fillKey(b) + "~" : fillKey(b);
+          var list = rects[key] || (rects[key] = []);
+          var n = list.length;
+          // Coalesce with the previous rectangle of the same fill on this lane when they touch.
+          if (list === lastList && n && list[n - 3] === y && list[n - 4] + list[n - 2] >= cx0 - 0.5) {
+            list[n - 2] = Math.max(list[n - 2], cx1 - list[n - 4]);
+          } else {
+            list.push(cx0, y, cx1 - cx0, h);
+          }
+          lastList = list;
+          if (cx1 - cx0 >= LABEL_MIN_WIDTH_PX) labels.push(b, cx0, cx1, y + h / 2, dim);
+        }
+      }
+      // Fills batched by colour: one fillStyle change and one fill() per key.
+      var passes = [true, false];
+      for (var p = 0; p < passes.length; p++) {
+        var dimPass = passes[p];
+        ctx.globalAlpha = dimPass ? DIM_ALPHA : 1;
+        for (var k = 0; k < FILL_KEYS.length; k++) {
+          var list2 = rects[FILL_KEYS[k] + (dimPass ? "~" : "")];
+          if (!list2 || !list2.length) continue;
+          ctx.fillStyle = FILL_KEYS[k] === "wait" && waitPattern ? waitPattern : colours[FILL_KEYS[k]];
+          ctx.beginPath();
+          for (var r = 0; r < list2.length; r += 4) ctx.rect(list2[r], list2[r + 1], list2[r + 2], list2[r + 3]);
+          ctx.fill();
+        }
+      }
+      ctx.globalAlpha = 1;
+      // Labels, grouped by text colour.
+      useFont(LABEL_FONT_PX + "px " + uiFont);
+      ctx.textBaseline = "middle";
+      ctx.textAlign = "center";
+      for (var k2 = 0; k2 < FILL_KEYS.length; k2++) {
+        var fk = FILL_KEYS[k2], styled = false;
+        for (var j = 0; j < labels.length; j += 5) {
+          var lb = labels[j];
+          if (fillKey(lb) !== fk) continue;
+          var room = labels[j + 2] - labels[j + 1] - 2 * LABEL_PAD_PX;
+          var cands = labelCandidates(lb), text = null;
+          for (var c = 0; c < cands.length; c++) if (textWidth(cands[c]) <= room) { text = cands[c]; break; }
+          if (text === null) continue;
+          if (!styled) { ctx.fillStyle = colours[fk + "-fg"]; styled = true; }
+          ctx.globalAlpha = labels[j + 4] ? DIM_ALPHA + 0.2 : 1;
+          ctx.fillText(text, (labels[j + 1] + labels[j + 2]) / 2, labels[j + 3]);
+        }
+      }
+      ctx.globalAlpha = 1;
+      if (anyHighlight) drawChain(scale);
+      if (state.hover && state.byId.get(state.hover.id) === state.hover) outlineBlock(scale, state.hover, colours.fg, 1.5);
+    }
+
+    function blockBox(scale, b) {
+      var row = state.laneRow[b.lane];
+      if (row === undefined) return null;
+      var x0 = scale.xPx(b.start), x1 = Math.max(scale.xPx(b.end), x0 + MIN_BLOCK_WIDTH_PX);
+      return {x0: x0, x1: x1, y: laneTop(row) + BLOCK_INSET_PX, h: LANE_HEIGHT_PX - 2 * BLOCK_INSET_PX};
+    }
+
+    function outlineBlock(scale, b, colour, width) {
+      var bb = blockBox(scale, b);
+      if (!bb) return;
+      ctx.strokeStyle = colour;
+      ctx.lineWidth = width;
+      ctx.strokeRect(bb.x0 + 0.5, bb.y + 0.5, Math.max(1, bb.x1 - bb.x0 - 1), bb.h - 1);
+    }
+
+    /** Outline the followed chain and draw its `after` edges (what released each step) as arrows. */
+    function drawChain(scale) {
+      ctx.strokeStyle = colours.highlight;
+      ctx.fillStyle = colours.highlight;
+      ctx.lineWidth = 1.25;
+      state.highlighted.forEach(function (id) {
+        var b = state.byId.get(id);
+        if (!b) return;
+        outlineBlock(scale, b, colours.highlight, 2);
+        var to = blockBox(scale, b);
+        (b.after || []).forEach(function (srcId) {
+          var src = state.byId.get(srcId), from = src && blockBox(scale, src);
+          if (!from || !to) return;
+          var xa = scale.xPx(src.end), ya = from.y + from.h / 2, xb = to.x0, yb = to.y + to.h / 2;
+          ctx.beginPath();
+          ctx.moveTo(xa, ya);
+          ctx.lineTo(xb, yb);
+          ctx.stroke();
+          var ang = Math.atan2(yb - ya, xb - xa);
+          ctx.beginPath();
+          ctx.moveTo(xb, yb);
+          ctx.lineTo(xb - 6 * Math.cos(ang - 0.45), yb - 6 * Math.sin(ang - 0.45));
+          ctx.lineTo(xb - 6 * Math.cos(ang + 0.45), yb - 6 * Math.sin(ang + 0.45));
+          ctx.closePath();
+          ctx.fill();
+        });
+      });
+    }
+
+    function vline(scale, tStep, colour, heightCss, dash) {
+      var x = Math.round(scale.xPx(tStep)) + 0.5;
+      if (x < state.gutterPx || x > scale.x1Px) return;
+      ctx.strokeStyle = colour;
+      ctx.lineWidth = 1;
+      ctx.setLineDash(dash || []);
+      ctx.beginPath();
+      ctx.moveTo(x, 0);
+      ctx.lineTo(x, heightCss);
+      ctx.stroke();
+      ctx.setLineDash([]);
+    }
+
+    function drawLines(scale, heightCss) {
+      if (state.markerA !== null) vline(scale, state.markerA, colours["marker-a"], heightCss, [5, 3]);
+      if (state.markerB !== null) vline(scale, state.markerB, colours["marker-b"], heightCss, [5, 3]);
+      if (state.cursor !== null) vline(scale, state.cursor, colours.cursor, heightCss);
+    }
+
+    function drawRuler(scale, widthCss, tickStep, firstTick) {
+      ctx.fillStyle = colours.panel;
+      ctx.fillRect(0, 0, widthCss, RULER_HEIGHT_PX);
+      ctx.fillStyle = colours.border;
+      ctx.fillRect(0, RULER_HEIGHT_PX - 1, widthCss, 1);
+      useFont(LABEL_FONT_PX + "px " + uiFont);
+      ctx.textBaseline = "middle";
+      ctx.textAlign = "left";
+      ctx.fillStyle = colours.fg;
+      for (var t = firstTick; t <= scale.t1Step; t += tickStep) {
+        var x = Math.round(scale.xPx(t));
+        if (x < state.gutterPx) continue;
+        ctx.fillRect(x, RULER_HEIGHT_PX - 7, 1, 6);
+        ctx.fillText(String(t), x + 3, RULER_HEIGHT_PX / 2 - 2);
+      }
+      function tag(tStep, text, colour) {
+        var x = scale.xPx(tStep);
+        if (x < state.gutterPx || x > widthCss) return;
+        var w = textWidth(text) + 8;
+        var left = Math.min(Math.max(x - w / 2, state.gutterPx), widthCss - w);
+        ctx.fillStyle = colour;
+        ctx.fillRect(left, 2, w, RULER_HEIGHT_PX - 6);
+        ctx.fillStyle = colours.bg;
+        ctx.textAlign = "center";
+        ctx.fillText(text, left + w / 2, RULER_HEIGHT_PX / 2 - 1);
+        ctx.textAlign = "left";
+      }
+      if (state.markerA !== null) tag(state.markerA, "A " + state.markerA, colours["marker-a"]);
+      if (state.markerB !== null) tag(state.markerB, "B " + state.markerB, colours["marker-b"]);
+      if (state.cursor !== null) tag(state.cursor, String(state.cursor), colours.cursor);
+    }
+
+    function drawGutter(heightCss) {
+      ctx.fillStyle = colours.panel;
+      ctx.fillRect(0, 0, state.gutterPx, heightCss);
+      ctx.fillStyle = colours.border;
+      ctx.fillRect(state.gutterPx - 1, 0, 1, heightCss);
+      useFont(LANE_FONT_PX + "px " + uiFont);
+      ctx.textBaseline = "middle";
+      ctx.textAlign = "left";
+      ctx.fillStyle = colours.muted;
+      ctx.fillText("step", GUTTER_PAD_PX, RULER_HEIGHT_PX / 2);
+      var lastGroup = null;
+      for (var row = 0; row < state.lanes.length; row++) {
+        var lane = state.lanes[row], top = laneTop(row);
+        if (lastGroup !== null && lane.group !== lastGroup) {
+          ctx.fillStyle = colours.border;
+          ctx.fillRect(0, top, canvas.width, 1);
+        }
+        lastGroup = lane.group;
+        ctx.fillStyle = colours.fg;
+        ctx.fillText(laneName(lane), GUTTER_PAD_PX, top + LANE_HEIGHT_PX / 2);
+      }
+    }
+
+    function updateReadouts() {
+      document.getElementById("cursor-readout").textContent = "cursor " + (state.cursor === null ? "\u2013" : state.cursor);
+      var a = state.markerA, b = state.markerB;
+      document.getElementById("marker-readout").textContent = "A " + (a === null ? "\u2013" : a) + "  B " +
+        (b === null ? "\u2013" : b) + "  B\u2212A " + (a !== null && b !== null ? (b - a) + " steps" : "\u2013");
+      var v = state.view;
+      document.getElementById("view-readout").textContent = "view " + hashNumber(v.t0Step) + "\u2013" + hashNumber(v.t1Step) +
+        " (" + hashNumber(v.t1Step - v.t0Step) + " steps)";
+    }
+
+    // -- hit testing
+    function canvasPoint(ev) {
+      var rect = canvas.getBoundingClientRect();
+      return {x: ev.clientX - rect.left, y: ev.clientY - rect.top};
+    }
+
+    /** Blocks under canvas CSS point (x, y): the ones containing that time, else the nearest within HIT_SLOP_PX. */
+    function blocksAt(x, y) {
+      var scale = state.scale;
+      if (!scale || x < state.gutterPx || y < RULER_HEIGHT_PX) return [];
+      var row = Math.floor((y - RULER_HEIGHT_PX) / LANE_HEIGHT_PX);
+      var index = state.laneIndex[row];
+      if (!index) return [];
+      var t = scale.tStep(x), slop = HIT_SLOP_PX / scale.pxPerStep;
+      var range = visibleRange(index, t - slop, t + slop);
+      var inside = [], best = null, bestDist = Infinity;
+      for (var i = range[0]; i < range[1]; i++) {
+        var b = index.blocks[i];
+        if (b.start <= t && t < b.end) inside.push(b);
+        var d = t < b.start ? b.start - t : (t >= b.end ? t - b.end : 0);
+        if (d <= slop && d < bestDist) { best = b; bestDist = d; }
+      }
+      return inside.length ? inside : (best ? [best] : []);
+    }
+
+    // -- tooltip (parsed source text goes in with textContent only)
+    function showTooltip(b, pt) {
+      tooltip.textContent = "";
+      function div(text, cls) {
+        var d = document.createElement("div");
+        if (cls) d.className = cls;
+        d.textContent = text;
+        tooltip.appendChild(d);
+        return d;
+      }
+      var ok = tileText(b);
+      div(KIND_NAMES[b.kind] + (ok ? " " + ok : "") + "  [" + (lanes(b.lane)) + "]", "kv-tt-title");
+      var facts = [];
+      if (b.tile !== null && b.tile !== undefined) facts.push("output tile " + b.tile);
+      if (b.k !== null && b.k !== undefined) facts.push("k-tile " + b.k);
+      if (b.stage !== null && b.stage !== undefined) facts.push("stage " + b.stage);
+      if (facts.length) div(facts.join(", "));
+      div("steps " + b.start + "\u2013" + b.end + " (" + (b.end - b.start) + " step" + (b.end - b.start === 1 ? "" : "s") + ")");
+      if (b.kind === "wait") div("wait reason: " + (b.reason || "?") + (WAIT_REASONS[b.reason] ? " \u2013 " + WAIT_REASONS[b.reason] : ""));
+      var after = (b.after || []).map(function (id) { return state.byId.get(id); }).filter(Boolean);
+      if (after.length) {
+        div("started when: " + after.map(function (a) {
+          return KIND_NAMES[a.kind] + (tileText(a) ? " " + tileText(a) : "") + " ended at " + a.end;
+        }).join("; "));
+      }
+      var lines = b.lines || [];
+      if (lines.length) {
+        var src = document.createElement("div");
+        src.className = "kv-tt-src";
+        lines.forEach(function (l) {
+          var row = document.createElement("div");
+          var loc = document.createElement("span");
+          loc.className = "kv-tt-loc";
+          var base = String(l.path || "").split("/").pop();
+          loc.textContent = base + ":" + l.line + (l.end_line && l.end_line !== l.line ? "-" + l.end_line : "");
+          row.appendChild(loc);
+          row.appendChild(document.createTextNode("  " + String(l.text || l.op || "")));
+          src.appendChild(row);
+        });
+        tooltip.appendChild(src);
+      }
+      tooltip.hidden = false;
+      var boxW = box.clientWidth, tipW = tooltip.offsetWidth, tipH = tooltip.offsetHeight;
+      var left = pt.x + 14, top = pt.y + 16;
+      if (left + tipW > boxW) left = Math.max(0, pt.x - tipW - 14);
+      if (top + tipH > box.clientHeight && pt.y - tipH - 8 >= 0) top = pt.y - tipH - 8;
+      tooltip.style.left = left + "px";
+      tooltip.style.top = top + "px";
+    }
+    function lanes(id) {
+      var row = state.laneRow[id];
+      return row === undefined ? String(id) : String(state.lanes[row].label || id);
+    }
+    function hideTooltip() { tooltip.hidden = true; }
+
+    // -- mouse: hover/cursor, drag to pan, click to follow, wheel to pan or zoom
+    var press = null;
+    canvas.addEventListener("pointerdown", function (ev) {
+      if (ev.button !== 0) return;
+      press = {x: ev.clientX, view: {t0Step: state.view.t0Step, t1Step: state.view.t1Step}, dragging: false};
+      try { canvas.setPointerCapture(ev.pointerId); } catch (e) { /* synthetic events have no capture */ }
+    });
+    canvas.addEventListener("pointermove", function (ev) {
+      var pt = canvasPoint(ev);
+      if (press) {
+        var dx = ev.clientX - press.x;
+        if (!press.dragging && Math.abs(dx) >= DRAG_THRESHOLD_PX) { press.dragging = true; canvas.classList.add("kv-dragging"); hideTooltip(); }
+        if (press.dragging && state.scale) {
+          var dSteps = dx / state.scale.pxPerStep;
+          setView(press.view.t0Step - dSteps, press.view.t1Step - dSteps);
+          return;
+        }
+      }
+      if (state.scale && pt.x >= state.gutterPx) state.cursor = Math.round(state.scale.tStep(pt.x));
+      var hit = blocksAt(pt.x, pt.y)[0] || null;
+      state.hover = hit;
+      if (hit) showTooltip(hit, pt); else hideTooltip();
+      requestDraw();
+    });
+    canvas.addEventListener("pointerup", function (ev) {
+      var wasPress = press;
+      press = null;
+      canvas.classList.remove("kv-dragging");
+      if (!wasPress || wasPress.dragging) return;
+      var pt = canvasPoint(ev);
+      if (state.scale && pt.x >= state.gutterPx) state.cursor = Math.round(state.scale.tStep(pt.x));
+      var hit = blocksAt(pt.x, pt.y)[0];
+      if (hit) follow(hit); else clearFollow();
+      canvas.focus({preventScroll: true});
+    });
+    canvas.addEventListener("pointercancel", function () { press = null; canvas.classList.remove("kv-dragging"); });
+    canvas.addEventListener("pointerleave", function () { if (!press) { state.hover = null; hideTooltip(); requestDraw(); } });
+    canvas.addEventListener("wheel", function (ev) {
+      if (!state.scale) return;
+      ev.preventDefault();
+      var unit = ev.deltaMode === 1 ? WHEEL_LINE_PX : (ev.deltaMode === 2 ? canvas.clientWidth : 1);
+      var dy = ev.deltaY * unit, dx = ev.deltaX * unit;
+      if (ev.ctrlKey || ev.metaKey) {
+        zoomBy(Math.exp(dy * WHEEL_ZOOM_PER_PX), state.scale.tStep(canvasPoint(ev).x));
+      } else {
+        // Plain and shift+wheel both pan in time (GTKWave habit); horizontal wheels pan directly.
+        var px = Math.abs(dx) > Math.abs(dy) ? dx : dy;
+        panBy(px / state.scale.pxPerStep);
+      }
+    }, {passive: false});
+
+    // -- buttons and keyboard
+    function placeMarker(which) {
+      var t = state.cursor !== null ? state.cursor : Math.round((state.view.t0Step + state.view.t1Step) / 2);
+      if (state.cursor === null) state.cursor = t;
+      if (which === "a") state.markerA = t; else state.markerB = t;
+      requestDraw();
+    }
+    function clearAll() { state.markerA = null; state.markerB = null; clearFollow(); }
+    function moveCursor(d) {
+      var t = state.cursor !== null ? state.cursor : Math.round(state.view.t0Step);
+      state.cursor = t + d;
+      var v = state.view;
+      if (state.cursor < v.t0Step || state.cursor > v.t1Step) panBy(state.cursor < v.t0Step ? state.cursor - v.t0Step : state.cursor - v.t1Step);
+      requestDraw();
+    }
+    document.getElementById("btn-zoom-in").addEventListener("click", function () { zoomBy(1 / ZOOM_STEP); });
+    document.getElementById("btn-zoom-out").addEventListener("click", function () { zoomBy(ZOOM_STEP); });
+    document.getElementById("btn-fit").addEventListener("click", function () { fitView(); requestDraw(); });
+    document.getElementById("btn-marker-a").addEventListener("click", function () { placeMarker("a"); });
+    document.getElementById("btn-marker-b").addEventListener("click", function () { placeMarker("b"); });
+    document.getElementById("btn-clear").addEventListener("click", clearAll);
+
+    document.addEventListener("keydown", function (ev) {
+      var tag = ev.target && ev.target.tagName;
+      var inField = tag === "INPUT" || tag === "SELECT" || tag === "TEXTAREA";
+      if (ev.key === "Escape") { clearAll(); hideTooltip(); return; }
+      if (inField || ev.ctrlKey || ev.metaKey || ev.altKey) return;
+      var span = state.view.t1Step - state.view.t0Step, handled = true;
+      switch (ev.key) {
+        case "+": case "=": zoomBy(1 / ZOOM_STEP); break;
+        case "-": case "_": zoomBy(ZOOM_STEP); break;
+        case "f": case "F": case "0": fitView(); requestDraw(); break;
+        case "ArrowLeft": panBy(-span * (ev.shiftKey ? PAN_FRACTION_BIG : PAN_FRACTION)); break;
+        case "ArrowRight": panBy(span * (ev.shiftKey ? PAN_FRACTION_BIG : PAN_FRACTION)); break;
+        case "Home": setView(0, span); break;
+        case "End": setView(total() - span, total()); break;
+        case "a": case "A": placeMarker("a"); break;
+        case "b": case "B": placeMarker("b"); break;
+        case "[": moveCursor(-1); break;
+        case "]": moveCursor(1); break;
+        case "?": var help = document.getElementById("help"); help.open = !help.open; break;
+        default: handled = false;
+      }
+      if (handled) ev.preventDefault();
+    });
+
+    // -- URL hash: read at start and on hashchange, written (debounced) after every change
+    var hashTimer = 0, lastWrittenHash = null;
+    function scheduleHashWrite() {
+      if (hashTimer) return;
+      hashTimer = setTimeout(writeHash, HASH_WRITE_DELAY_MS);
+    }
+    function currentHash() { return formatHash(state, hashKeys); }
+    function writeHash() {
+      hashTimer = 0;
+      var h = currentHash();
+      if (h === lastWrittenHash) return;
+      lastWrittenHash = h;
+      try { history.replaceState(null, "", "#" + h); } catch (e) { /* some file:// setups refuse; the view still works */ }
+    }
+    function applyHash(hash) {
+      var p = parseHash(hash, hashKeys, rangeOf);
+      Object.keys(p.knobs).forEach(function (k) { state.knobs[k] = p.knobs[k]; });
+      state.cursor = p.cursor; state.markerA = p.markerA; state.markerB = p.markerB;
+      state.follow = p.follow;
+      state.hashMessages = p.messages;
+      simulateNow();
+      if (p.view) {
+        state.view = p.view;
+        state.fitted = false;
+        clampView();
+        var v = state.view;
+        if (Math.abs(v.t0Step - p.view.t0Step) > 1e-6 || Math.abs(v.t1Step - p.view.t1Step) > 1e-6) {
+          state.hashMessages.push("URL hash: view " + hashNumber(p.view.t0Step) + ".." + hashNumber(p.view.t1Step) +
+            " is outside the schedule; shown as " + hashNumber(v.t0Step) + ".." + hashNumber(v.t1Step) + ".");
+        }
+      } else {
+        fitView();
+      }
+      renderNotices();
+      lastWrittenHash = null;
+      requestDraw();
+    }
+    window.addEventListener("hashchange", function () {
+      if (location.hash.replace(/^#/, "") !== lastWrittenHash) applyHash(location.hash);
+    });
+
+    // -- start: defaults < embedded initial knobs < hash
+    var defaults = KS.DEFAULT_KNOBS || {};
+    Object.keys(defaults).forEach(function (k) { state.knobs[k] = defaults[k]; });
+    var initial = model.initialKnobs || {};
+    Object.keys(initial).forEach(function (k) { state.knobs[k] = initial[k]; });
+    readTheme();
+    if (window.matchMedia) {
+      var mq = window.matchMedia("(prefers-color-scheme: dark)");
+      var onScheme = function () { readTheme(); requestDraw(); };
+      if (mq.addEventListener) mq.addEventListener("change", onScheme); else if (mq.addListener) mq.addListener(onScheme);
+    }
+    window.addEventListener("resize", requestDraw);
+    if (window.ResizeObserver) new ResizeObserver(function () { requestDraw(); }).observe(box);
+    applyHash(location.hash);
+    renderChainInfo();
+    flush();
+
+    // -- test hook: positions and state for browser tests and the benchmark
+    window.__kv = {
+      state: state,
+      pure: pure,
+      visibleRange: visibleRange,
+      buildLaneIndex: buildLaneIndex,
+      blocksAt: function (x, y) { return blocksAt(x, y); },
+      /** Client (viewport) coordinates of the visible middle of block id, or null when off screen. */
+      blockCenter: function (id) {
+        var b = state.byId.get(id), scale = state.scale, bb = b && scale && blockBox(scale, b);
+        if (!bb) return null;
+        var x0 = Math.max(bb.x0, state.gutterPx), x1 = Math.min(bb.x1, scale.x1Px);
+        if (x1 <= x0) return null;
+        var rect = canvas.getBoundingClientRect();
+        return {x: rect.left + (x0 + x1) / 2, y: rect.top + bb.y + bb.h / 2, widthPx: x1 - x0};
+      },
+      blocks: function () { return (state.result && state.result.blocks) || []; },
+      highlighted: function () { return Array.from(state.highlighted).sort(function (a, b) { return a < b ? -1 : a > b ? 1 : 0; }); },
+      setKnobs: function (k) { Object.keys(k).forEach(function (n) { state.knobs[n] = k[n]; }); requestSimulate(); },
+      setView: setView,
+      fit: function () { fitView(); requestDraw(); },
+      flush: flush,
+      hash: currentHash,
+      writeHashNow: function () { if (hashTimer) { clearTimeout(hashTimer); } writeHash(); return location.hash; }
+    };
+  }
+
+  if (typeof document !== "undefined") startPage();
+  return pure;
+})();
+if (typeof module !== "undefined" && module.exports) module.exports = KVWave;

@@ -1,0 +1,167 @@
+"""Render the waveform page: one offline HTML file with the parsed structure and the simulator inlined.
+
+The page's markup, styles and script live in assets/ as real files; this module only works out
+the plain-text header facts and the embedded JSON model, then fills the template's markers.
+"""
+
+import html
+import posixpath
+
+import pagekit
+
+# CLI flag -> knob name in KernelSchedule (schedule.js). viz.py builds argparse options from this,
+# and the page uses the flag names (without "--") as its URL-hash keys, so links read like the CLI.
+KNOB_FLAGS = (
+    ("--stages", "stages"),
+    ("--tiles", "outputTiles"),
+    ("--k-tiles", "kTiles"),
+    ("--tma", "tmaLatency"),
+    ("--wgmma", "wgmmaLatency"),
+    ("--epilogue", "epilogueLatency"),
+    ("--consumers", "consumerWGs"),
+    ("--schedule", "schedule"),
+)
+KNOB_NAMES = frozenset(name for _flag, name in KNOB_FLAGS)
+SCHEDULES = ("pingpong", "cooperative")
+
+TEMPLATE_ASSET = "assets/waveform.html"
+THEME_CSS_ASSET = "assets/theme.css"
+WAVEFORM_CSS_ASSET = "assets/waveform.css"
+WAVEFORM_JS_ASSET = "assets/waveform.js"
+# A module-level name so experiments can point it at another simulator build.
+SCHEDULE_JS_ASSET = "schedule.js"
+
+# Inlined text must not be able to close its own element or open an HTML comment.
+_FORBIDDEN_IN_INLINE = ("</script", "</style", "<!--")
+
+
+def initial_knobs(parsed, overrides=None):
+    """Return the page's starting knob values: kernel-layer facts first, then non-None overrides."""
+    knobs = {}
+    layer = parsed.get("kernel_layer") if isinstance(parsed, dict) else None
+    if isinstance(layer, dict):
+        schedule = layer.get("schedule")
+        if schedule in SCHEDULES:
+            knobs["consumerWGs"] = 2
+            knobs["schedule"] = schedule
+        else:
+            # "basic" (or no recognised schedule): a single math warpgroup.
+            knobs["consumerWGs"] = 1
+        wgs = layer.get("num_mma_warpgroups")
+        # bool is an int subclass; a stray true/false must not become 1/0 warpgroups.
+        if isinstance(wgs, int) and not isinstance(wgs, bool):
+            knobs["consumerWGs"] = wgs
+    for name, value in (overrides or {}).items():
+        if name not in KNOB_NAMES:
+            raise ValueError(f"unknown knob {name!r}; expected one of {sorted(KNOB_NAMES)}")
+        if value is not None:
+            knobs[name] = value
+    return knobs
+
+
+def _lines_text(item):
+    """Return 'line N' or 'lines N-M' for a node carrying line/end_line."""
+    line, end = item.get("line"), item.get("end_line")
+    if line is None:
+        return ""
+    if end is None or end == line:
+        return f"line {line}"
+    return f"lines {line}-{end}"
+
+
+def _functions_text(parsed, role):
+    """Return 'name (lines a-b), ...' for the parsed functions with the given role."""
+    parts = []
+    for fn in parsed.get("functions") or []:
+        if fn.get("role") == role:
+            where = _lines_text(fn)
+            parts.append(f"{fn.get('name', '?')} ({where})" if where else str(fn.get("name", "?")))
+    return ", ".join(parts) or "not found"
+
+
+def header_facts(parsed):
+    """Return the plain-text header facts (kernel, mainloop, pipeline, producer, consumer, schedule)."""
+    source = parsed.get("source") or {}
+    layer = parsed.get("kernel_layer") or {}
+    layer_source = layer.get("source") or {}
+    pipelines = parsed.get("pipelines") or []
+    if pipelines:
+        pipe = pipelines[0]
+        pipeline = f"{pipe.get('class', '?')}<{pipe.get('stages', '?')}>"
+        extra = ", ".join(x for x in (pipe.get("alias"), _lines_text(pipe)) if x)
+        if extra:
+            pipeline += f" ({extra})"
+    else:
+        pipeline = "not found"
+    if layer:
+        schedule = str(layer.get("schedule") or "basic")
+        if layer.get("schedule_line") is not None:
+            schedule += f" (line {layer['schedule_line']})"
+        wgs = layer.get("num_mma_warpgroups")
+        if wgs is not None:
+            schedule += f", {wgs} math warpgroup(s)"
+    else:
+        schedule = "no kernel layer parsed (mainloop only)"
+    return {
+        "kernel": str(layer_source.get("path") or source.get("path") or "unknown"),
+        "mainloop": str(source.get("path") or "unknown"),
+        "pipeline": pipeline,
+        "producer": _functions_text(parsed, "producer"),
+        "consumer": _functions_text(parsed, "consumer"),
+        "schedule": schedule,
+    }
+
+
+def default_title(parsed):
+    """Return a title from the kernel (or mainloop) file name, without directories or extension."""
+    facts = header_facts(parsed)
+    name = posixpath.basename(facts["kernel"].replace("\\", "/"))
+    stem = name.rsplit(".", 1)[0] if "." in name else name
+    return f"{stem or 'kernel'} - logical pipeline schedule"
+
+
+def _inline_asset(relpath):
+    """Read an asset meant for inlining and refuse text that could end its element early."""
+    text = pagekit.read_asset(relpath)
+    lowered = text.lower()
+    for bad in _FORBIDDEN_IN_INLINE:
+        if bad in lowered:
+            raise pagekit.AssetError(f"{relpath} contains {bad!r}, which would break out of its inline element")
+    return text
+
+
+def page_model(parsed, knobs):
+    """Return the JSON model embedded in the page: structure, starting knobs, hash keys."""
+    return {
+        "parsed": parsed,
+        "initialKnobs": knobs,
+        # Hash key (flag without "--") -> knob name; one source of truth with the CLI.
+        "hashKeys": [[flag[2:], name] for flag, name in KNOB_FLAGS],
+    }
+
+
+def render(parsed, knobs=None, title=None):
+    """Return the complete self-contained waveform page for a parsed structure."""
+    knobs = initial_knobs(parsed, knobs)
+    title = title if title is not None else default_title(parsed)
+    facts = header_facts(parsed)
+
+    def esc(text):
+        return html.escape(str(text), quote=True)
+
+    replacements = {
+        "@@TITLE@@": esc(title),
+        "@@HEADING@@": esc(title),
+        "@@FACT_KERNEL@@": esc(facts["kernel"]),
+        "@@FACT_MAINLOOP@@": esc(facts["mainloop"]),
+        "@@FACT_PIPELINE@@": esc(facts["pipeline"]),
+        "@@FACT_PRODUCER@@": esc(facts["producer"]),
+        "@@FACT_CONSUMER@@": esc(facts["consumer"]),
+        "@@FACT_SCHEDULE@@": esc(facts["schedule"]),
+        "/*@@THEME_CSS@@*/": _inline_asset(THEME_CSS_ASSET),
+        "/*@@WAVEFORM_CSS@@*/": _inline_asset(WAVEFORM_CSS_ASSET),
+        "/*@@SCHEDULE_JS@@*/": _inline_asset(SCHEDULE_JS_ASSET),
+        "/*@@WAVEFORM_JS@@*/": _inline_asset(WAVEFORM_JS_ASSET),
+        "@@MODEL_JSON@@": pagekit.json_for_script(page_model(parsed, knobs)),
+    }
+    return pagekit.fill_markers(pagekit.read_asset(TEMPLATE_ASSET), replacements)
