@@ -299,7 +299,10 @@ var KernelSchedule = (function () {
 
   /** Flatten to {blocks, laneBlocks}: ids = array index, lanes in display order, then by start. */
   Timeline.prototype.finalize = function () {
-    var blocks = [];
+    var count = 0;
+    for (var n = 0; n < this.perLane.length; n++) count += this.perLane[n].length;
+    var blocks = new Array(count); // presized: growing by push re-copies a million slots
+    var next = 0;
     var laneBlocks = {};
     for (var li = 0; li < this.perLane.length; li++) {
       var list = this.perLane[li];
@@ -311,10 +314,11 @@ var KernelSchedule = (function () {
       if (!sorted) list = list.slice().sort(function (a, b) { return a.start - b.start; });
       var ids = new Array(list.length);
       for (var j = 0; j < list.length; j++) {
-        list[j].id = blocks.length;
-        ids[j] = blocks.length;
-        blocks.push(list[j]);
+        list[j].id = next;
+        ids[j] = next;
+        blocks[next++] = list[j];
       }
+      this.perLane[li] = null; // let the per-lane lists go as soon as they are copied
       laneBlocks[this.lanes[li].id] = ids;
     }
     for (var b = 0; b < blocks.length; b++) {
@@ -348,11 +352,25 @@ var KernelSchedule = (function () {
     return n * (2 + (knobs.tmaLatency > 0 ? 1 : 0)) + copies * 2 * (n + epilogues);
   }
 
-  /** Push every block of refs into after unless already there (tiny arrays: linear scan). */
-  function pushRefs(after, refs) {
+  /**
+   * Scratch list for building `after` arrays: pushing into a fresh [] over-allocates its backing
+   * store (16 slots), which at a million blocks is most of the garbage; exactArray() copies it
+   * into an array of exactly the right length.
+   */
+  var scratch = [];
+
+  /** Push every block of refs into scratch unless already there (tiny lists: linear scan). */
+  function pushRefs(refs) {
     for (var i = 0; i < refs.length; i++) {
-      if (refs[i] !== null && after.indexOf(refs[i]) < 0) after.push(refs[i]);
+      if (refs[i] !== null && scratch.indexOf(refs[i]) < 0) scratch.push(refs[i]);
     }
+  }
+
+  /** The scratch list as a new exact-length array (the shared EMPTY when empty); clears scratch. */
+  function exactArray() {
+    var out = scratch.length === 0 ? EMPTY : scratch.slice();
+    scratch.length = 0;
+    return out;
   }
 
   /**
@@ -382,6 +400,7 @@ var KernelSchedule = (function () {
     var epiOrderEnd = 0, epiOrderRefs = EMPTY; // pingpong: end of tile o-1's epilogue
     var waits = [newWaitTotals(), newWaitTotals()];
     var busy = 0, busyEnd = 0; // union of WGMMA intervals (they arrive sorted by start)
+    var lateTma = false; // some `tma` wait starts after step 0
     var WG0 = [0], WG1 = [1], BOTH = [0, 1];
 
     /** Close the idle gap of WG c's lane before a block starting at start; false = stop early. */
@@ -390,6 +409,7 @@ var KernelSchedule = (function () {
       if (start <= from) return true;
       if (!build) return !(reason === "tma" && from > 0);
       var lines = reason === "tma" ? refs.wait : reason === "epilogue" ? refs.epilogue : refs.order;
+      if (reason === "tma" && from > 0) lateTma = true;
       var after = laneLast[c] === null ? EMPTY : [laneLast[c]];
       tl.add(FIRST_CONSUMER + c, "wait", from, start, tile, k, stage, reason, lines, after);
       waits[c][reason] += start - from;
@@ -409,10 +429,9 @@ var KernelSchedule = (function () {
         var issueStart = issueEnd > freed ? issueEnd : freed;
         var issue = null;
         if (build) {
-          var issueAfter = [];
-          if (issueBlk !== null && issueEnd === issueStart) issueAfter.push(issueBlk);
-          if (g >= S && freed === issueStart) issueAfter.push(releaseBlk[g - S]);
-          issue = tl.add(PRODUCER, "issue", issueStart, issueStart + 1, o, k, s, null, refs.issue, issueAfter);
+          if (issueBlk !== null && issueEnd === issueStart) scratch.push(issueBlk);
+          if (g >= S && freed === issueStart) scratch.push(releaseBlk[g - S]);
+          issue = tl.add(PRODUCER, "issue", issueStart, issueStart + 1, o, k, s, null, refs.issue, exactArray());
         }
         issueEnd = issueStart + 1;
         issueBlk = issue;
@@ -436,12 +455,11 @@ var KernelSchedule = (function () {
           if (!gapBefore(c, start, reason, o, k, s)) return { lateTmaWait: true };
           var mma = null;
           if (build) {
-            var mmaAfter = [];
-            if (fillEnd === start) mmaAfter.push(fillBlk);
-            if (k > 0 && mmaEnd[c] === start) mmaAfter.push(mmaBlk[c]);
-            if (k === 0 && epiEnd[c] === start) pushRefs(mmaAfter, epiRefs[c]);
-            if (ordered && orderEnd === start) pushRefs(mmaAfter, [orderBlk]);
-            mma = tl.add(FIRST_CONSUMER + c, "wgmma", start, start + W, o, k, s, null, refs.wgmma, mmaAfter);
+            if (fillEnd === start) scratch.push(fillBlk);
+            if (k > 0 && mmaEnd[c] === start) scratch.push(mmaBlk[c]);
+            if (k === 0 && epiEnd[c] === start) pushRefs(epiRefs[c]);
+            if (ordered && orderEnd === start && scratch.indexOf(orderBlk) < 0) scratch.push(orderBlk);
+            mma = tl.add(FIRST_CONSUMER + c, "wgmma", start, start + W, o, k, s, null, refs.wgmma, exactArray());
             laneLast[c] = mma;
           }
           mmaEnd[c] = start + W;
@@ -478,9 +496,9 @@ var KernelSchedule = (function () {
         if (epiOrdered && epiOrderEnd > epiStart) epiStart = epiOrderEnd;
         var epiAfter = null;
         if (build) {
-          epiAfter = [];
-          if (mmaEnd[cw] === epiStart) epiAfter.push(mmaBlk[cw]);
-          if (epiOrdered && epiOrderEnd === epiStart) pushRefs(epiAfter, epiOrderRefs);
+          if (mmaEnd[cw] === epiStart) scratch.push(mmaBlk[cw]);
+          if (epiOrdered && epiOrderEnd === epiStart) pushRefs(epiOrderRefs);
+          epiAfter = exactArray();
         }
         if (E > 0) {
           if (!gapBefore(cw, epiStart, "epilogue-order", o, null, null)) return { lateTmaWait: true };
@@ -514,7 +532,8 @@ var KernelSchedule = (function () {
       blocks: flat.blocks,
       laneBlocks: flat.laneBlocks,
       waits: waits,
-      busy: busy
+      busy: busy,
+      lateTmaWait: lateTma
     };
   }
 
@@ -538,15 +557,6 @@ var KernelSchedule = (function () {
       if (!late) return S;
     }
     return null;
-  }
-
-  /** True if some consumer lane has a `tma` wait starting after step 0. */
-  function hasLateTmaWait(blocks) {
-    for (var i = 0; i < blocks.length; i++) {
-      var b = blocks[i];
-      if (b.kind === "wait" && b.reason === "tma" && b.start > 0) return true;
-    }
-    return false;
   }
 
   /** One-line human summary of a GEMM verdict. */
@@ -580,7 +590,7 @@ var KernelSchedule = (function () {
       waits: waits,
       tensorCoreUtilization: run.total > 0 ? run.busy / run.total : 0,
       tensorCoreBusySteps: run.busy,
-      minStagesToHideTma: minStagesToHideTma(knobs, hasLateTmaWait(run.blocks)),
+      minStagesToHideTma: minStagesToHideTma(knobs, run.lateTmaWait),
       summary: ""
     };
     verdict.summary = gemmSummary(knobs, verdict);

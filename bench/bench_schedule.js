@@ -1,0 +1,65 @@
+// Benchmark of schedule.js: simulate about 1,000,000 blocks, compare with plain allocation.
+// Usage: node bench/bench_schedule.js [repeats]   (not part of the test suite)
+"use strict";
+
+const path = require("node:path");
+const KS = require(path.join(__dirname, "..", "schedule.js"));
+
+/** Wall-time target for one 1M-block simulate() (the page re-simulates on slider moves). */
+const TARGET_MS = 1000;
+
+/** Knobs giving just over 1,000,000 blocks with the default latencies (pingpong, 2 WGs). */
+const BENCH_KNOBS = { outputTiles: 500, kTiles: 500 };
+
+const repeats = Math.max(1, Number(process.argv[2]) || 5);
+
+/** Milliseconds taken by fn(), and its result. */
+function timed(fn) {
+  const t0 = process.hrtime.bigint();
+  const result = fn();
+  return { ms: Number(process.hrtime.bigint() - t0) / 1e6, result };
+}
+
+/** Baseline: allocate count plain objects of the block shape (with a one-element after array). */
+function allocateBlocks(count) {
+  const lines = [];
+  const blocks = [];
+  for (let i = 0; i < count; i++) {
+    blocks.push({ id: i, lane: "consumer0", kind: "wgmma", start: i, end: i + 1, tile: 0, k: i, stage: 0,
+      reason: null, lines: lines, after: [i] });
+  }
+  return blocks;
+}
+
+/** Median of a list of numbers. */
+function median(values) {
+  const sorted = values.slice().sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)];
+}
+
+const simulateMs = [];
+const baselineMs = [];
+let blockCount = 0;
+let totalSteps = 0;
+// Keep only numbers between runs: a live million-block result would slow the next run's GC.
+for (let i = 0; i < repeats; i++) {
+  let sim = timed(() => KS.simulate(null, BENCH_KNOBS));
+  if (sim.result.error) throw new Error(sim.result.error);
+  blockCount = sim.result.blocks.length;
+  totalSteps = sim.result.total;
+  simulateMs.push(sim.ms);
+  sim = null;
+  baselineMs.push(timed(() => allocateBlocks(blockCount).length).ms);
+}
+
+const first = simulateMs[0]; // includes JIT warm-up, like the page's first render
+const med = median(simulateMs);
+const base = median(baselineMs);
+console.log(`node ${process.version}, knobs ${JSON.stringify(BENCH_KNOBS)} (other knobs default), ${repeats} runs`);
+console.log(`blocks: ${blockCount} (estimate ${KS.estimateBlockCount(BENCH_KNOBS)}, cap ${KS.MAX_BLOCKS}), total ${totalSteps} steps`);
+console.log(`simulate: first ${first.toFixed(1)} ms, median ${med.toFixed(1)} ms, ` +
+  `min ${Math.min(...simulateMs).toFixed(1)} ms, max ${Math.max(...simulateMs).toFixed(1)} ms, ` +
+  `${Math.round(blockCount / (med / 1000)).toLocaleString("en-US")} blocks/s`);
+console.log(`baseline (allocate ${blockCount} plain block-shaped objects): median ${base.toFixed(1)} ms`);
+console.log(`ratio simulate/baseline: ${(med / base).toFixed(2)}x`);
+console.log(`target < ${TARGET_MS} ms: ${med < TARGET_MS ? "met" : "MISSED"}`);
