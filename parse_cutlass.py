@@ -413,9 +413,9 @@ RE_WARPGROUP_COUNT = re.compile(r"""
 RE_ORDER_BARRIER = re.compile(rf"""
     \busing \s+ (?P<alias>\w*OrderBarrier\w*) \s* = \s* (?P<rhs>[^;{{}}]*) ;
 """, re.VERBOSE)
-RE_SCHEDULE_TAG = re.compile(r"""
-    \b(?P<tag>Kernel(?:Tma)?(?:Array)?WarpSpecialized(?P<kind>Pingpong|Cooperative)?\w*)\b
-""", re.VERBOSE)
+# Kernel schedule tags (KernelTmaWarpSpecializedPingpong, KernelCpAsyncWarpSpecialized, ...):
+# whole identifiers are matched, then classified by substring, so there is no backtracking.
+RE_KERNEL_TAG = re.compile(r"\bKernel\w*WarpSpecialized\w*")
 RE_KERNEL_CALL = re.compile(rf"""
     \b(?P<recv>collective_mainloop|collective_epilogue|{_IDENT}order_barrier\w*)
     \s* \. \s* (?:template \s+)? (?P<call>{_IDENT}) \s* (?:<[^<>;{{}}()]*>)? \s* \(
@@ -1182,16 +1182,15 @@ def parse_kernel_layer(src):
         cls = re.search(rf"({_IDENT})\s*(?:<|$)", m.group("rhs").strip())
         out["order_barriers"].append({"alias": alias, "class": cls.group(1) if cls else m.group("rhs").strip(),
                                       "line": src.line(m.start())})
-    tags = [(m.group("tag"), m.group("kind"), m.start()) for m in RE_SCHEDULE_TAG.finditer(code)]
-    for tag, kind, pos in tags:
+    tags = [(m.group(), m.start()) for m in RE_KERNEL_TAG.finditer(code)]
+    for tag, pos in tags:
+        kind = "pingpong" if "Pingpong" in tag else "cooperative" if "Cooperative" in tag else None
         if kind:
-            out["schedule"], out["schedule_line"] = kind.lower(), src.line(pos)
-            out["schedule_tag"] = tag
+            out["schedule"], out["schedule_line"], out["schedule_tag"] = kind, src.line(pos), tag
             break
     else:
         if tags:
-            out["schedule"], out["schedule_line"] = "basic", src.line(tags[0][2])
-            out["schedule_tag"] = tags[0][0]
+            out["schedule"], out["schedule_line"], out["schedule_tag"] = "basic", src.line(tags[0][1]), tags[0][0]
     for m in RE_KERNEL_CALL.finditer(code):
         paren = m.end() - 1
         close = src.brackets.close_of(paren)

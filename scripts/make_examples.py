@@ -1,0 +1,96 @@
+#!/usr/bin/env python3
+"""Regenerate examples/ from the installed nvidia-cutlass headers (or check they are current).
+
+    python3 scripts/make_examples.py          # rewrite examples/
+    python3 scripts/make_examples.py --check  # exit 1 and name the stale files if any differ
+
+The JSON files hold parsed facts only (names, line numbers, one-line statement texts); the HTML
+pages are rendered from those JSON files, so `python3 viz.py` works with nothing installed.
+"""
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+import pagekit  # noqa: E402
+import parse_cutlass  # noqa: E402
+
+MAINLOOP = "include/cutlass/gemm/collective/sm90_mma_tma_gmma_ss_warpspecialized.hpp"
+KERNELS = {
+    "pingpong": "include/cutlass/gemm/kernel/sm90_gemm_tma_warpspecialized_pingpong.hpp",
+    "cooperative": "include/cutlass/gemm/kernel/sm90_gemm_tma_warpspecialized_cooperative.hpp",
+}
+# The issue's canonical view: 4 stages, 4 output tiles x 5 k-tiles.
+EXAMPLE_KNOBS = {"stages": 4, "outputTiles": 4, "kTiles": 5}
+
+
+def cutlass_source_root():
+    """The nvidia-cutlass source tree (the one with include/ and examples/)."""
+    for root in parse_cutlass.cutlass_roots():
+        if (root / MAINLOOP).is_file():
+            return root
+    raise SystemExit("make_examples: nvidia-cutlass==4.2.0.0 is not installed "
+                     "(pip install -e '.[test]'), and $CUTLASS_PATH has no " + MAINLOOP)
+
+
+def parsed_examples():
+    """{name: parsed model} for every JSON example, parsed from the real headers."""
+    root = cutlass_source_root()
+    out = {}
+    for schedule, kernel in KERNELS.items():
+        out[f"sm90_gemm_{schedule}"] = parse_cutlass.parse_file(root / MAINLOOP, root / kernel)
+    return out
+
+
+def rendered_pages(models):
+    """{file name: text} of every generated file."""
+    import render_waveform
+    files = {}
+    for name, model in sorted(models.items()):
+        files[f"{name}.json"] = json.dumps(model, indent=1, sort_keys=True) + "\n"
+        knobs = render_waveform.initial_knobs(model, EXAMPLE_KNOBS)
+        files[f"{name}_waveform.html"] = render_waveform.render(model, knobs)
+    try:
+        import render_html
+    except ImportError:
+        render_html = None
+    if render_html is not None:
+        files["sm90_gemm_graph.html"] = render_html.render(models["sm90_gemm_pingpong"])
+    return files
+
+
+def as_written(text):
+    """The bytes pagekit.write_atomic would write, as text (ASCII with character references)."""
+    return text.encode("ascii", "xmlcharrefreplace").decode("ascii")
+
+
+def main(argv=None):
+    """Write or check examples/."""
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--check", action="store_true", help="only check that examples/ is current")
+    args = ap.parse_args(argv)
+    files = rendered_pages(parsed_examples())
+    stale = []
+    for name, text in sorted(files.items()):
+        path = ROOT / "examples" / name
+        current = path.read_text(encoding="utf-8") if path.is_file() else None
+        if current != as_written(text):
+            stale.append(name)
+            if not args.check:
+                pagekit.write_atomic(path, text)
+    if args.check:
+        if stale:
+            print("stale examples (run python3 scripts/make_examples.py): " + ", ".join(stale))
+            return 1
+        print(f"examples current ({len(files)} files)")
+        return 0
+    print(f"wrote {len(stale)} of {len(files)} example files" + (": " + ", ".join(stale) if stale else ""))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

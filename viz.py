@@ -1,0 +1,147 @@
+#!/usr/bin/env python3
+"""kernel-viz: parse a CUTLASS warp-specialized kernel, then render its logical pipeline schedule.
+
+Parsing lives in parse_cutlass.py, the timeline page in render_waveform.py, the dataflow graph
+in render_html.py; this module only wires the command line to them and writes the output
+atomically.
+"""
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+import pagekit
+import parse_cutlass
+from parse_cutlass import InputError, VizError, __version__
+
+# The bundled canonical example: the parsed structure of CUTLASS 4.2's
+# sm90_mma_tma_gmma_ss_warpspecialized.hpp with the pingpong kernel layer (facts only: names,
+# line numbers and one-line statement texts), so the first command needs nothing installed.
+BUNDLED_EXAMPLE = "examples/sm90_gemm_pingpong.json"
+MODES = ("waveform", "graph")
+
+EPILOG = """examples:
+  %(prog)s -o pipeline.html
+      render the bundled canonical example (CUTLASS 4.2 SM90 TMA GEMM, pingpong)
+  %(prog)s sm90_mma_tma_gmma_ss_warpspecialized.hpp \\
+      --kernel-layer sm90_gemm_tma_warpspecialized_pingpong.hpp -o gemm.html
+  %(prog)s $CUTLASS_PATH/include/cutlass/gemm/collective/sm90_mma_tma_gmma_ss_warpspecialized.hpp \\
+      --stages 6 --tiles 8 --k-tiles 16 --schedule cooperative -o coop.html
+  %(prog)s sm90_mma_tma_gmma_ss_warpspecialized.hpp --mode graph -o graph.html
+  %(prog)s sm90_mma_multistage_gmma_ss_warpspecialized.hpp --print-json
+
+A HEADER that is not an existing path is looked up by name under $CUTLASS_PATH and the include
+tree of an installed nvidia-cutlass package. Exit status: 0 ok, 2 usage or input error (one
+line on stderr, no output file written).
+"""
+
+
+class OutputError(VizError):
+    """The output path cannot be written (or would overwrite an input)."""
+
+
+def _knob_flags():
+    """(flag, knob name) pairs shared with the waveform renderer."""
+    import render_waveform
+    return render_waveform.KNOB_FLAGS
+
+
+def build_arg_parser():
+    """The kernel-viz command line."""
+    ap = argparse.ArgumentParser(
+        prog="kernel-viz",
+        description="Render the logical pipeline schedule (timeline) or dataflow graph of a "
+                    "CUTLASS warp-specialized kernel as one self-contained HTML page.",
+        epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("header", nargs="?", metavar="HEADER",
+                    help="collective mainloop header (default: the bundled canonical example)")
+    ap.add_argument("--kernel-layer", metavar="K", help="kernel-layer header (pingpong/cooperative/basic)")
+    ap.add_argument("--mode", choices=MODES, default="waveform", help="page to render (default: waveform)")
+    ap.add_argument("-o", "--output", metavar="OUT",
+                    help="output HTML path (default: <header stem>_<mode>.html in the current directory)")
+    ap.add_argument("--print-json", action="store_true", help="print the parsed JSON instead of rendering")
+    knobs = ap.add_argument_group("initial knob values of the waveform page")
+    for flag, name in _knob_flags():
+        if name == "schedule":
+            knobs.add_argument(flag, dest=name, choices=("pingpong", "cooperative"))
+        else:
+            knobs.add_argument(flag, dest=name, type=int, metavar="N")
+    ap.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
+    return ap
+
+
+def load_bundled_example():
+    """The parsed structure shipped in examples/ (works with nothing installed)."""
+    path = pagekit.asset_path(BUNDLED_EXAMPLE)
+    return json.loads(path.read_text(encoding="utf-8")), Path(BUNDLED_EXAMPLE).stem
+
+
+def resolve_output(args, stem, inputs):
+    """The output path: -o, or <stem>_<mode>.html; never one of the inputs."""
+    out = Path(args.output) if args.output else Path(f"{stem}_{args.mode}.html")
+    if out.exists() and out.is_dir():
+        raise OutputError(out, "output path is a directory")
+    try:
+        out_resolved = out.resolve()
+    except OSError as exc:
+        raise OutputError(out, f"bad output path: {exc}") from None
+    for inp in inputs:
+        if inp is not None and Path(inp).resolve() == out_resolved:
+            raise OutputError(out, "output path is the same as an input file; refusing to overwrite it")
+    parent = out.parent if str(out.parent) else Path(".")
+    if not parent.is_dir():
+        raise OutputError(out, f"output directory does not exist: {parent}")
+    return out
+
+
+def render(model, args):
+    """HTML text of the requested page."""
+    if args.mode == "graph":
+        import render_html
+        return render_html.render(model)
+    import render_waveform
+    overrides = {name: getattr(args, name) for _flag, name in _knob_flags()
+                 if getattr(args, name, None) is not None}
+    knobs = render_waveform.initial_knobs(model, overrides)
+    return render_waveform.render(model, knobs)
+
+
+def main(argv=None):
+    """Entry point of kernel-viz; returns the exit status."""
+    ap = build_arg_parser()
+    args = ap.parse_args(argv)
+    try:
+        if args.header:
+            header = parse_cutlass.locate(args.header)
+            klayer = parse_cutlass.locate(args.kernel_layer) if args.kernel_layer else None
+            model = parse_cutlass.parse_file(header, klayer)
+            stem = header.stem
+            inputs = [header, klayer]
+        else:
+            if args.kernel_layer:
+                raise InputError(args.kernel_layer, "--kernel-layer needs a HEADER")
+            model, stem = load_bundled_example()
+            inputs = []
+        parse_cutlass.print_warnings(model)
+        if args.print_json:
+            sys.stdout.write(parse_cutlass.dump_json(model, pretty=True) + "\n")
+            return 0
+        out = resolve_output(args, stem, inputs)
+        html = render(model, args)
+        try:
+            pagekit.write_atomic(out, html)
+        except OSError as exc:
+            raise OutputError(out, f"cannot write: {exc.strerror or exc}") from None
+        print(f"wrote {out} ({len(html.encode('ascii', 'xmlcharrefreplace')) // 1024} KB, {args.mode})",
+              file=sys.stderr)
+        return 0
+    except VizError as err:
+        parse_cutlass.report_error(err)
+        return 2
+    except BrokenPipeError:
+        return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
