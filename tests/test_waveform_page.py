@@ -1,0 +1,206 @@
+"""Python-level tests of the waveform page: markers, JSON embedding and escaping, determinism, knobs."""
+
+import copy
+import html
+import json
+import os
+import re
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+import pagekit  # noqa: E402
+import render_waveform as rw  # noqa: E402
+
+# The canonical example; KV_EXAMPLE_JSON points the tests at another parsed structure.
+EXAMPLE = Path(os.environ.get("KV_EXAMPLE_JSON", ROOT / "examples" / "sm90_gemm_pingpong.json"))
+RE_MODEL = re.compile(r'<script type="application/json" id="model">(?P<json>[^<]*)</script>')
+
+
+@pytest.fixture(scope="module")
+def parsed():
+    """The canonical parsed structure."""
+    return json.loads(EXAMPLE.read_text(encoding="utf-8"))
+
+
+def model_of(page):
+    """Return the JSON model embedded in a rendered page."""
+    found = RE_MODEL.findall(page)
+    assert len(found) == 1, "exactly one model element"
+    return json.loads(found[0])
+
+
+def test_all_markers_filled_and_assets_inlined(parsed):
+    page = rw.render(parsed)
+    assert "@@" not in page
+    assert page.count('id="model"') == 1
+    for asset, probe in [
+        (rw.THEME_CSS_ASSET, "--kind-wait-hatch"),
+        (rw.WAVEFORM_CSS_ASSET, ".kv-tooltip"),
+        (rw.WAVEFORM_JS_ASSET, "var KVWave"),
+        (rw.SCHEDULE_JS_ASSET, "var KernelSchedule"),
+    ]:
+        assert probe in pagekit.read_asset(asset)
+        assert page.count(probe) >= 1, asset
+    # Scripts come after the model, the simulator before the page script that uses it.
+    assert page.index('id="model"') < page.index("var KernelSchedule") < page.index("var KVWave")
+
+
+def test_template_markers_occur_once():
+    template = pagekit.read_asset(rw.TEMPLATE_ASSET)
+    for marker in re.findall(r"/\*@@[A-Z_]+@@\*/|@@[A-Z_]+@@", template):
+        assert template.count(marker) == 1, marker
+
+
+def test_model_round_trips(parsed):
+    model = model_of(rw.render(parsed))
+    assert model["parsed"] == parsed
+    assert model["initialKnobs"] == rw.initial_knobs(parsed)
+    assert model["hashKeys"] == [[flag[2:], name] for flag, name in rw.KNOB_FLAGS]
+
+
+def test_json_cannot_break_out_of_its_script(parsed):
+    nasty = copy.deepcopy(parsed)
+    evil = "x</script><script>alert(1)</script><!-- & \u2028 \u2029 caf\u00e9 >"
+    fn = next(f for f in nasty["functions"] if f.get("ops"))
+    fn["ops"][0]["text"] = evil
+    nasty["source"]["path"] = "a</script>b.hpp"
+    page = rw.render(nasty)
+    raw = RE_MODEL.findall(page)
+    assert len(raw) == 1
+    for bad in ("<", ">", "&", "\u2028", "\u2029"):
+        assert bad not in raw[0]
+    assert raw[0].isascii()
+    model = json.loads(raw[0])
+    assert model["parsed"] == nasty
+    # The path also appears in the header, escaped as HTML text.
+    assert "a&lt;/script&gt;b.hpp" in page
+    assert page.lower().count("</script>") == 3  # model, simulator, page script
+
+
+def test_header_text_is_escaped(parsed):
+    title = '<b onclick="x">T&amp;"\'</b>'
+    page = rw.render(parsed, title=title)
+    escaped = html.escape(title, quote=True)
+    assert f"<title>{escaped}</title>" in page
+    assert f"<h1>{escaped}</h1>" in page
+    assert "<b onclick" not in page
+
+
+def test_header_facts_from_structure(parsed):
+    facts = rw.header_facts(parsed)
+    page = rw.render(parsed)
+    pipe = parsed["pipelines"][0]
+    assert pipe["class"] in facts["pipeline"] and pipe["stages"] in facts["pipeline"]
+    for fn in parsed["functions"]:
+        if fn["role"] in ("producer", "consumer"):
+            assert f'{fn["name"]} (lines {fn["line"]}-{fn["end_line"]})' in facts[fn["role"]]
+    assert parsed["kernel_layer"]["schedule"] in facts["schedule"]
+    for value in facts.values():
+        assert html.escape(value, quote=True) in page
+
+
+def test_render_is_deterministic_and_path_free(parsed, tmp_path):
+    first, second = rw.render(parsed), rw.render(copy.deepcopy(parsed))
+    assert first == second
+    assert str(ROOT) not in first
+    assert str(tmp_path) not in first
+    out = tmp_path / "page.html"
+    pagekit.write_atomic(out, first)
+    data = out.read_bytes()
+    assert data.isascii()
+    assert data.decode("ascii") == first.encode("ascii", "xmlcharrefreplace").decode("ascii")
+
+
+def test_assets_are_ascii_and_offline():
+    for asset in (rw.TEMPLATE_ASSET, rw.THEME_CSS_ASSET, rw.WAVEFORM_CSS_ASSET, rw.WAVEFORM_JS_ASSET):
+        text = pagekit.read_asset(asset)
+        assert text.isascii(), asset
+        # Nothing that could load from the network: no external src/href, url(), @import or fetches.
+        assert not re.search(r"\b(src|href)\s*=", text, re.I), asset
+        assert not re.search(r"url\(|@import|fetch\(|XMLHttpRequest|https?://", text, re.I), asset
+
+
+def test_inlined_asset_may_not_close_its_element(parsed, tmp_path, monkeypatch):
+    bad = tmp_path / "bad.js"
+    bad.write_text("var s = '</script>';\n", encoding="utf-8")
+    monkeypatch.setattr(rw, "WAVEFORM_JS_ASSET", str(bad))
+    with pytest.raises(pagekit.AssetError, match="break out"):
+        rw.render(parsed)
+
+
+def test_missing_marker_is_a_packaging_error(parsed, tmp_path, monkeypatch):
+    template = pagekit.read_asset(rw.TEMPLATE_ASSET).replace("/*@@WAVEFORM_JS@@*/", "")
+    bad = tmp_path / "template.html"
+    bad.write_text(template, encoding="utf-8")
+    monkeypatch.setattr(rw, "TEMPLATE_ASSET", str(bad))
+    with pytest.raises(pagekit.AssetError, match="WAVEFORM_JS"):
+        rw.render(parsed)
+
+
+def test_knob_flags_match_the_simulator():
+    assert rw.KNOB_FLAGS == (
+        ("--stages", "stages"),
+        ("--tiles", "outputTiles"),
+        ("--k-tiles", "kTiles"),
+        ("--tma", "tmaLatency"),
+        ("--wgmma", "wgmmaLatency"),
+        ("--epilogue", "epilogueLatency"),
+        ("--consumers", "consumerWGs"),
+        ("--schedule", "schedule"),
+    )
+    schedule_js = pagekit.read_asset(rw.SCHEDULE_JS_ASSET)
+    for _flag, name in rw.KNOB_FLAGS:
+        assert re.search(r"\b%s\s*:" % name, schedule_js), name
+    template = pagekit.read_asset(rw.TEMPLATE_ASSET)
+    for _flag, name in rw.KNOB_FLAGS:
+        assert f'data-knob="{name}"' in template, name
+
+
+def _with_layer(parsed, **layer):
+    out = copy.deepcopy(parsed)
+    out["kernel_layer"] = dict(out.get("kernel_layer") or {}, **layer)
+    return out
+
+
+@pytest.mark.parametrize(
+    "layer, expected",
+    [
+        ({"schedule": "pingpong", "num_mma_warpgroups": None}, {"consumerWGs": 2, "schedule": "pingpong"}),
+        ({"schedule": "cooperative", "num_mma_warpgroups": None}, {"consumerWGs": 2, "schedule": "cooperative"}),
+        ({"schedule": "basic", "num_mma_warpgroups": None}, {"consumerWGs": 1}),
+        ({"schedule": None, "num_mma_warpgroups": None}, {"consumerWGs": 1}),
+        ({"schedule": "cooperative", "num_mma_warpgroups": 1}, {"consumerWGs": 1, "schedule": "cooperative"}),
+        ({"schedule": "basic", "num_mma_warpgroups": 2}, {"consumerWGs": 2}),
+        ({"schedule": "pingpong", "num_mma_warpgroups": True}, {"consumerWGs": 2, "schedule": "pingpong"}),
+    ],
+)
+def test_initial_knobs_from_kernel_layer(parsed, layer, expected):
+    assert rw.initial_knobs(_with_layer(parsed, **layer), {}) == expected
+
+
+def test_initial_knobs_without_kernel_layer(parsed):
+    mainloop_only = copy.deepcopy(parsed)
+    mainloop_only.pop("kernel_layer", None)
+    assert rw.initial_knobs(mainloop_only, None) == {}
+    mainloop_only["kernel_layer"] = None
+    assert rw.initial_knobs(mainloop_only, {"stages": 3}) == {"stages": 3}
+
+
+def test_initial_knobs_overrides_win(parsed):
+    base = _with_layer(parsed, schedule="pingpong", num_mma_warpgroups=2)
+    knobs = rw.initial_knobs(base, {"consumerWGs": 1, "schedule": "cooperative", "stages": 6, "kTiles": None})
+    assert knobs == {"consumerWGs": 1, "schedule": "cooperative", "stages": 6}
+    with pytest.raises(ValueError, match="unknown knob"):
+        rw.initial_knobs(base, {"bogus": 1})
+
+
+def test_render_embeds_overridden_knobs(parsed):
+    model = model_of(rw.render(parsed, {"stages": 7, "tmaLatency": 9}))
+    assert model["initialKnobs"]["stages"] == 7
+    assert model["initialKnobs"]["tmaLatency"] == 9
+    assert model["initialKnobs"]["schedule"] == parsed["kernel_layer"]["schedule"]
