@@ -211,6 +211,23 @@ var KernelSchedule = (function () {
     return Object.freeze(keyed.map(function (item) { return Object.freeze(item.ref); }));
   }
 
+  /**
+   * The order-barrier refs that bracket the first target call: the last one before it and the
+   * first one after it (its wait and arrive). All of them when there is no target or no bracket.
+   */
+  function bracketing(order, targets) {
+    if (targets.length === 0 || targets[0].line === null) return order;
+    var target = targets[0];
+    var before = null, after = null;
+    for (var i = 0; i < order.length; i++) {
+      if (order[i].line === null) continue;
+      if (order[i].line < target.line) before = order[i];
+      else if (after === null && order[i].line > target.end_line) after = order[i];
+    }
+    var picked = [before, after].filter(function (ref) { return ref !== null; });
+    return picked.length === 0 ? order : Object.freeze(picked);
+  }
+
   /** {name, line, end_line} of a chosen function, or null. */
   function functionInfo(fn) {
     if (!fn) return null;
@@ -227,9 +244,10 @@ var KernelSchedule = (function () {
   /**
    * Source references per block kind, computed once per simulate() call and shared by reference.
    *
-   * Returns {issue, filling, full, wait, wgmma, release, epilogue, order, producer, consumer}:
-   * frozen arrays of {path, line, end_line, op, text}, plus the chosen producer and consumer
-   * functions as {name, line, end_line} (or null).
+   * Returns {issue, filling, full, wait, wgmma, release, epilogue, order, orderMma, orderEpilogue,
+   * producer, consumer}: frozen arrays of {path, line, end_line, op, text}, plus the chosen
+   * producer and consumer functions as {name, line, end_line} (or null). orderMma and
+   * orderEpilogue are the order-barrier calls around the kernel layer's mma and store calls.
    */
   function sourceRefs(structure) {
     var st = isObject(structure) ? structure : {};
@@ -246,6 +264,16 @@ var KernelSchedule = (function () {
         return makeRef(kernelPath, call.line, call.end_line, call.call, call.text);
       }));
     }
+    /** True for a call on an order barrier. */
+    function isOrderCall(call) {
+      return typeof call.receiver === "string" && call.receiver.indexOf("order_barrier") >= 0;
+    }
+    // Kernel layers also have a load-warp order barrier (load_order_barrier) unrelated to the
+    // math order; when a "math" barrier exists, only its calls explain consumer order waits.
+    var hasMath = calls.some(function (call) { return isOrderCall(call) && call.receiver.indexOf("math") >= 0; });
+    var order = callRefs(function (call) { return isOrderCall(call) && (!hasMath || call.receiver.indexOf("math") >= 0); });
+    var epilogue = callRefs(function (call) { return call.receiver === "collective_epilogue" && call.call === "store"; });
+    var mmaCalls = callRefs(function (call) { return call.receiver === "collective_mainloop" && call.call === "mma"; });
     return {
       issue: refsOfOps(producer, path, kindSet(["producer_acquire", "tma_load", "cp_async", "producer_commit"])),
       filling: refsOfOps(producer, path, LOAD_OPS),
@@ -253,12 +281,10 @@ var KernelSchedule = (function () {
       wait: refsOfOps(consumer, path, kindSet(["consumer_wait"])),
       wgmma: refsOfOps(consumer, path, kindSet(["consumer_wait", "mma", "consumer_release"])),
       release: refsOfOps(consumer, path, kindSet(["consumer_release"])),
-      epilogue: callRefs(function (call) {
-        return call.receiver === "collective_epilogue" && call.call === "store";
-      }),
-      order: callRefs(function (call) {
-        return typeof call.receiver === "string" && call.receiver.indexOf("order_barrier") >= 0;
-      }),
+      epilogue: epilogue,
+      order: order,
+      orderMma: bracketing(order, mmaCalls),
+      orderEpilogue: bracketing(order, epilogue),
       producer: functionInfo(producer),
       consumer: functionInfo(consumer)
     };
@@ -408,7 +434,8 @@ var KernelSchedule = (function () {
       var from = laneEnd[c];
       if (start <= from) return true;
       if (!build) return !(reason === "tma" && from > 0);
-      var lines = reason === "tma" ? refs.wait : reason === "epilogue" ? refs.epilogue : refs.order;
+      var lines = reason === "tma" ? refs.wait : reason === "epilogue" ? refs.epilogue
+        : reason === "order" ? refs.orderMma : refs.orderEpilogue;
       if (reason === "tma" && from > 0) lateTma = true;
       var after = laneLast[c] === null ? EMPTY : [laneLast[c]];
       tl.add(FIRST_CONSUMER + c, "wait", from, start, tile, k, stage, reason, lines, after);

@@ -569,9 +569,13 @@ function exampleStructure() {
       schedule: "pingpong",
       calls: [
         { call: "load", receiver: "collective_mainloop", line: 643, end_line: 652, text: "collective_mainloop.load(" },
+        { call: "arrive", receiver: "load_order_barrier", line: 659, end_line: 659, text: "load_order_barrier.arrive();" },
         { call: "wait", receiver: "math_wg_order_barrier", line: 847, end_line: 847, text: "math_wg_order_barrier.wait();" },
+        { call: "mma", receiver: "collective_mainloop", line: 849, end_line: 858, text: "collective_mainloop.mma(" },
         { call: "arrive", receiver: "math_wg_order_barrier", line: 860, end_line: 860, text: "math_wg_order_barrier.arrive();" },
-        { call: "store", receiver: "collective_epilogue", line: 886, end_line: 900, text: "collective_epilogue.store(" }
+        { call: "wait", receiver: "math_wg_order_barrier", line: 882, end_line: 882, text: "math_wg_order_barrier.wait();" },
+        { call: "store", receiver: "collective_epilogue", line: 886, end_line: 900, text: "collective_epilogue.store(" },
+        { call: "arrive", receiver: "math_wg_order_barrier", line: 919, end_line: 919, text: "math_wg_order_barrier.arrive();" }
       ]
     },
     warnings: []
@@ -591,7 +595,10 @@ test("sourceRefs picks the producer/consumer functions and their ops", () => {
   assert.deepEqual(lineNumbers(refs.wgmma), [487, 496, 533, 543, 551]);
   assert.deepEqual(lineNumbers(refs.release), [551]);
   assert.deepEqual(lineNumbers(refs.epilogue), [886]);
-  assert.deepEqual(lineNumbers(refs.order), [847, 860]);
+  // The load-warp order barrier (659) is not the math order barrier.
+  assert.deepEqual(lineNumbers(refs.order), [847, 860, 882, 919]);
+  assert.deepEqual(lineNumbers(refs.orderMma), [847, 860]);
+  assert.deepEqual(lineNumbers(refs.orderEpilogue), [882, 919]);
   assert.deepEqual(refs.issue[0], { path: "mainloop.hpp", line: 374, end_line: 374, op: "producer_acquire",
     text: "producer_acquire(...);" });
   assert.deepEqual(refs.epilogue[0], { path: "kernel.hpp", line: 886, end_line: 900, op: "store",
@@ -599,7 +606,7 @@ test("sourceRefs picks the producer/consumer functions and their ops", () => {
 });
 
 test("blocks carry shared source refs by kind", () => {
-  const r = KS.simulate(exampleStructure(), { stages: 2, tmaLatency: 9 });
+  const r = KS.simulate(exampleStructure(), { stages: 2, tmaLatency: 9, outputTiles: 3, kTiles: 1, epilogueLatency: 6 });
   assert.deepEqual(r.functions.producer, { name: "load", line: 310, end_line: 392 });
   const byKind = {};
   for (const b of r.blocks) {
@@ -614,6 +621,7 @@ test("blocks carry shared source refs by kind", () => {
   assert.deepEqual(lineNumbers(byKind.epilogue), [886]);
   assert.deepEqual(lineNumbers(byKind["wait:tma"]), [487, 533]);
   assert.deepEqual(lineNumbers(byKind["wait:order"]), [847, 860]);
+  assert.deepEqual(lineNumbers(byKind["wait:epilogue-order"]), [882, 919]);
   assert.ok(Object.isFrozen(byKind.issue));
 });
 
@@ -628,6 +636,10 @@ test("fallbacks: producer without loads, 'both' roles, missing or partial struct
   assert.deepEqual(refs.issue, [{ path: "x.hpp", line: 3, end_line: 3, op: "producer_acquire", text: "" }]);
   assert.deepEqual(lineNumbers(refs.wgmma), [21, 22]);
   assert.deepEqual(refs.epilogue, []);
+  const other = KS.sourceRefs({ kernel_layer: { calls: [
+    { call: "arrive", receiver: "load_order_barrier", line: 5 }, { call: "wait", receiver: "odd_order_barrier", line: 9 }] } });
+  assert.deepEqual(lineNumbers(other.order), [5, 9], "no math barrier: every order barrier counts");
+  assert.deepEqual(lineNumbers(other.orderMma), [5, 9]);
   for (const structure of [null, undefined, {}, { functions: null, kernel_layer: 5 }, "text", [1, 2]]) {
     const r = KS.simulate(structure, {});
     assert.equal(r.error, null);
