@@ -1,0 +1,256 @@
+"""Parser tests on the real CUTLASS 4.2 headers of the installed nvidia-cutlass package."""
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+import parse_cutlass
+from conftest import CANONICAL, ROOT, lines_of, ops_of
+
+COLLECTIVE = "include/cutlass/gemm/collective/"
+KERNEL = "include/cutlass/gemm/kernel/"
+PINGPONG = KERNEL + "sm90_gemm_tma_warpspecialized_pingpong.hpp"
+COOPERATIVE = KERNEL + "sm90_gemm_tma_warpspecialized_cooperative.hpp"
+BASIC = KERNEL + "sm90_gemm_tma_warpspecialized.hpp"
+FMHA = "examples/88_hopper_fmha/collective/"
+
+
+@pytest.fixture(scope="module")
+def canonical(cutlass, validate):
+    return validate(parse_cutlass.parse_file(cutlass(CANONICAL), cutlass(PINGPONG)))
+
+
+def function(model, name):
+    return next(f for f in model["functions"] if f["name"] == name)
+
+
+def test_canonical_pipeline_alias(canonical):
+    assert canonical["kind"] == "mainloop"
+    assert canonical["arch"] == "sm90"
+    assert canonical["source"] == {"path": CANONICAL, "lines": 584}
+    (pipe,) = canonical["pipelines"]
+    assert pipe["alias"] == "MainloopPipeline"
+    assert pipe["class"] == "PipelineTmaAsync"
+    assert pipe["stages"] == "DispatchPolicy::Stages"
+    assert pipe["line"] == 111
+
+
+def test_canonical_buffers(canonical):
+    bufs = {(b["name"], b["operand"], b["layout"], b["line"]) for b in canonical["buffers"]}
+    assert bufs == {("smem_A", "A", "SmemLayoutA", 156), ("smem_B", "B", "SmemLayoutB", 157)}
+    assert all(b["struct"] == "TensorStorage" for b in canonical["buffers"])
+
+
+def test_canonical_producer_load(canonical):
+    load = function(canonical, "load")
+    assert load["role"] == "producer"
+    assert (load["line"], load["end_line"]) == (310, 392)
+    assert lines_of(canonical, "load", "producer_acquire") == [374]
+    tma = [o for o in load["ops"] if o["op"] == "tma_load"]
+    assert [(o["line"], o["operand"], o["buffer"]) for o in tma] == [(384, "A", "smem_A"), (385, "B", "smem_B")]
+    assert tma[0]["receiver"] == "mainloop_params.tma_load_a"
+    assert tma[0]["pipeline"] == "MainloopPipeline"
+    assert tma[0]["text"].startswith("copy(mainloop_params.tma_load_a.with(*tma_barrier, mcast_mask_a)")
+    acquire = load["ops"][0]
+    assert acquire == {
+        "op": "producer_acquire", "line": 374, "end_line": 374, "receiver": "pipeline",
+        "pipeline": "MainloopPipeline", "buffer": None, "operand": None,
+        "text": "pipeline.producer_acquire(smem_pipe_write);"}
+
+
+def test_canonical_consumer_mma(canonical):
+    mma = function(canonical, "mma")
+    assert mma["role"] == "consumer"
+    assert lines_of(canonical, "mma", "consumer_wait") == [487, 513, 533]
+    assert lines_of(canonical, "mma", "consumer_try_wait") == [486, 512, 532]
+    assert lines_of(canonical, "mma", "mma") == [496, 518, 543]
+    assert lines_of(canonical, "mma", "consumer_release") == [551]
+    # consumer_release in a comment-free source order after the last mma
+    kinds = [k for k, _ in ops_of(canonical, "mma")]
+    assert kinds[-1] == "consumer_release"
+    assert all(o["pipeline"] == "MainloopPipeline" for o in mma["ops"])
+    assert lines_of(canonical, "mma_tail", "consumer_release") == [574]
+    assert lines_of(canonical, "load_tail", "producer_tail") == [407]
+
+
+def test_canonical_kernel_layer_pingpong(canonical):
+    kl = canonical["kernel_layer"]
+    assert kl["source"]["path"] == PINGPONG
+    assert kl["schedule"] == "pingpong"
+    assert kl["warpgroup_roles"] == ["Producer", "Consumer0", "Consumer1"]
+    assert kl["producer_warp_roles"] == ["Mainloop", "Warp1", "Epilogue", "MainloopAux"]
+    assert (kl["num_load_warpgroups"], kl["num_mma_warpgroups"]) == (1, 2)
+    assert {(b["alias"], b["line"]) for b in kl["order_barriers"]} == {
+        ("LoadWarpOrderBarrier", 151), ("MathWarpGroupOrderBarrier", 155)}
+    calls = {(c["receiver"], c["call"], c["line"]) for c in kl["calls"]}
+    assert ("collective_mainloop", "mma", 849) in calls
+    assert ("math_wg_order_barrier", "wait", 847) in calls
+    assert ("collective_epilogue", "store", 886) in calls
+
+
+def test_kernel_layers_cooperative_and_basic(cutlass, validate):
+    coop = validate(parse_cutlass.parse_file(cutlass(COOPERATIVE)))
+    kl = coop["kernel_layer"]
+    assert coop["kind"] == "kernel_layer"
+    assert kl["schedule"] == "cooperative"
+    assert kl["warpgroup_roles"] == ["Producer", "Consumer0", "Consumer1"]
+    assert kl["num_load_warpgroups"] == 1
+    assert kl["num_mma_warpgroups"] == "NumMMAThreads / NumThreadsPerWarpGroup"
+    assert [b["alias"] for b in kl["order_barriers"]] == ["LoadWarpOrderBarrier"]
+    basic = validate(parse_cutlass.parse_file(cutlass(BASIC)))["kernel_layer"]
+    assert basic["schedule"] == "basic"
+    assert basic["warpgroup_roles"] == ["Producer", "Consumer"]
+    assert (basic["num_load_warpgroups"], basic["num_mma_warpgroups"]) == (1, 1)
+    assert basic["schedule_tag"] == "KernelTmaWarpSpecialized"
+
+
+def test_fp8_variant(cutlass, validate):
+    m = validate(parse_cutlass.parse_file(cutlass(COLLECTIVE + "sm90_mma_tma_gmma_ss_warpspecialized_fp8.hpp")))
+    assert [(p["alias"], p["class"], p["line"]) for p in m["pipelines"]] == [("MainloopPipeline", "PipelineTmaAsync", 113)]
+    assert lines_of(m, "load", "producer_acquire") == [372]
+    assert lines_of(m, "load", "tma_load") == [382, 383]
+    assert lines_of(m, "mma", "consumer_wait") == [492, 523]
+    assert lines_of(m, "mma", "mma") == [504, 541]
+    assert lines_of(m, "mma", "consumer_release") == [552]
+
+
+def test_multistage_cp_async(cutlass, validate):
+    m = validate(parse_cutlass.parse_file(cutlass(COLLECTIVE + "sm90_mma_multistage_gmma_ss_warpspecialized.hpp")))
+    assert [(p["class"], p["line"]) for p in m["pipelines"]] == [("PipelineAsync", 111)]
+    load = function(m, "load")
+    assert load["role"] == "producer"
+    cp = [(o["line"], o["operand"], o["buffer"], o["receiver"]) for o in load["ops"] if o["op"] == "cp_async"]
+    assert cp == [(271, "A", "smem_A", "gmem_tiled_copy_a"), (281, "B", "smem_B", "gmem_tiled_copy_b"),
+                  (305, "A", "smem_A", "gmem_tiled_copy_a"), (306, "B", "smem_B", "gmem_tiled_copy_b")]
+    assert lines_of(m, "load", "producer_commit") == [291, 310]
+    assert not any(o["op"] == "tma_load" for o in load["ops"])
+
+
+# sm90_mma_tma_gmma_ss.hpp is the non-warp-specialized SM90 mainloop: one operator() both
+# issues the TMA loads and runs the GMMAs, so it has a single function of role "both".
+NOT_WARP_SPECIALIZED = {"sm90_mma_tma_gmma_ss.hpp"}
+
+
+def test_every_sm90_collective_has_pipeline_producer_consumer(cutlass_root, validate):
+    files = sorted((cutlass_root / COLLECTIVE).glob("sm90_*.hpp"))
+    assert len(files) >= 14
+    for path in files:
+        m = validate(parse_cutlass.parse_file(path))
+        roles = [f["role"] for f in m["functions"]]
+        assert m["pipelines"], path.name
+        if path.name in NOT_WARP_SPECIALIZED:
+            assert roles.count("both") == 1 and "producer" not in roles and "consumer" not in roles, path.name
+            both = next(f for f in m["functions"] if f["role"] == "both")
+            kinds = {o["op"] for o in both["ops"]}
+            assert {"producer_acquire", "tma_load", "consumer_wait", "mma", "consumer_release"} <= kinds
+            continue
+        assert "producer" in roles and "consumer" in roles, (path.name, roles)
+        assert not m["warnings"], (path.name, m["warnings"])
+        ops = {o["op"] for f in m["functions"] for o in f["ops"]}
+        assert {"producer_acquire", "consumer_wait", "mma", "consumer_release"} <= ops, path.name
+        assert ops & {"tma_load", "cp_async"}, path.name
+
+
+def test_fmha_collective_several_pipelines(cutlass, validate):
+    m = validate(parse_cutlass.parse_file(cutlass(FMHA + "fmha_collective_tma_warpspecialized.hpp")))
+    pipes = {p["alias"]: (p["class"], p["stages"], p["line"]) for p in m["pipelines"]
+             if not p.get("template_parameter")}
+    assert pipes == {"MainloopPipeline": ("PipelineTmaAsync", "Stages::value", 118),
+                     "MainloopPipelineQ": ("PipelineTmaAsync", "StagesQ::value", 119)}
+    # compute()'s `template <..., class MainloopPipelineReducer, ...>` is reported as such.
+    assert [(p["alias"], p["line"]) for p in m["pipelines"] if p.get("template_parameter")] == \
+        [("MainloopPipelineReducer", 331)]
+    assert {b["name"] for b in m["buffers"]} == {"smem_q", "smem_k", "smem_v"}
+    load = function(m, "load_kv_maybe_q")
+    assert load["role"] == "producer"
+    loads = [(o["line"], o["operand"], o["pipeline"], o["buffer"]) for o in load["ops"] if o["op"] == "tma_load"]
+    assert (272, "Q", "MainloopPipelineQ", "smem_q") in loads
+    assert (275, "K", "MainloopPipeline", "smem_k") in loads
+    assert (289, "V", "MainloopPipeline", "smem_v") in loads
+    compute = function(m, "compute")
+    assert compute["role"] == "consumer"
+    waits = [(o["line"], o["pipeline"]) for o in compute["ops"] if o["op"] == "consumer_wait"]
+    assert waits[0] == (379, "MainloopPipelineQ")
+    assert (399, "MainloopPipeline") in waits
+    mmas = [(o["line"], o["receiver"]) for o in compute["ops"] if o["op"] == "mma"]
+    assert (406, "tiled_mma_qk") in mmas and (427, "tiled_mma_pv") in mmas
+    # The commented-out release at line 517 is not an op.
+    assert 517 not in [o["line"] for o in compute["ops"]]
+    assert [o["line"] for o in compute["ops"] if o["op"] == "order_wait"][:1] == [400]
+
+
+def test_fmha_load_helper_template_pipeline(cutlass, validate):
+    m = validate(parse_cutlass.parse_file(cutlass(FMHA + "fmha_collective_load.hpp")))
+    (pipe,) = m["pipelines"]
+    assert pipe["alias"] == "Pipeline" and pipe.get("template_parameter")
+    step = function(m, "step")
+    assert step["role"] == "producer"
+    assert [(o["op"], o["line"]) for o in step["ops"]] == [
+        ("producer_acquire", 124), ("producer_get_barrier", 126), ("tma_load", 129), ("tma_load", 131)]
+    assert all(o["pipeline"] == "Pipeline" for o in step["ops"])
+
+
+def test_driver_file_lists_candidates(cutlass_root):
+    driver = cutlass_root / "examples/48_hopper_warp_specialized_gemm/48_hopper_warp_specialized_gemm.cu"
+    proc = subprocess.run([sys.executable, str(ROOT / "parse_cutlass.py"), str(driver)],
+                          capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 2
+    assert proc.stdout == ""
+    first, *notes = proc.stderr.splitlines()
+    assert "48_hopper_warp_specialized_gemm.cu" in first
+    assert "collective mainloop" in first and "CollectiveBuilder" in first
+    assert "Traceback" not in proc.stderr
+    assert f"  note: candidate mainloop: {CANONICAL}" in notes
+
+
+def test_scan_include_tree(cutlass_root):
+    proc = subprocess.run([sys.executable, str(ROOT / "parse_cutlass.py"), "--scan",
+                           str(cutlass_root / "include"), "--json"],
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    rows = {r["path"]: r for r in map(json.loads, proc.stdout.splitlines())}
+    row = rows["cutlass/gemm/collective/sm90_mma_tma_gmma_ss_warpspecialized.hpp"]
+    assert row == {"path": "cutlass/gemm/collective/sm90_mma_tma_gmma_ss_warpspecialized.hpp",
+                   "kind": "mainloop", "arch": "sm90", "pipeline_classes": ["PipelineTmaAsync"],
+                   "producers": 2, "consumers": 2, "ops": 16, "warnings": 0}
+    assert rows["cutlass/gemm/kernel/sm90_gemm_tma_warpspecialized_pingpong.hpp"]["kind"] == "kernel_layer"
+    assert len(rows) > 40
+    table = subprocess.run([sys.executable, str(ROOT / "parse_cutlass.py"), "--scan",
+                            str(cutlass_root / "include" / "cutlass" / "gemm" / "collective")],
+                           capture_output=True, text=True, timeout=120)
+    assert table.returncode == 0
+    line = next(ln for ln in table.stdout.splitlines() if ln.startswith("sm90_mma_tma_gmma_ss_warpspecialized.hpp"))
+    assert line.split("\t") == ["sm90_mma_tma_gmma_ss_warpspecialized.hpp", "mainloop", "PipelineTmaAsync",
+                                "producers=2", "consumers=2", "ops=16", "warnings=0"]
+
+
+def test_lookup_by_name_under_installed_package(cutlass_root):
+    assert parse_cutlass.locate("sm90_mma_tma_gmma_ss_warpspecialized.hpp") == cutlass_root / CANONICAL
+    assert parse_cutlass.locate("cutlass/gemm/kernel/sm90_gemm_tma_warpspecialized_pingpong.hpp") == \
+        cutlass_root / PINGPONG
+
+
+def test_cutlass_path_env_lookup(tmp_path, monkeypatch):
+    tree = tmp_path / "mycutlass" / "include" / "cutlass"
+    tree.mkdir(parents=True)
+    (tree / "my_mainloop.hpp").write_text("void f(P pipeline) { pipeline.producer_acquire(s); }\n")
+    monkeypatch.setenv("CUTLASS_PATH", str(tmp_path / "mycutlass"))
+    assert parse_cutlass.locate("my_mainloop.hpp") == tree / "my_mainloop.hpp"
+    with pytest.raises(parse_cutlass.InputError) as err:
+        parse_cutlass.locate("no_such_header_anywhere.hpp")
+    assert "no such file" in str(err.value)
+
+
+def test_kernel_layer_as_main_file(cutlass, validate):
+    m = validate(parse_cutlass.parse_file(cutlass(PINGPONG)))
+    assert m["kind"] == "kernel_layer"
+    assert m["kernel_layer"]["schedule"] == "pingpong"
+
+
+def test_examples_json_matches_parser(cutlass):
+    """The committed example structure is exactly what the parser produces today."""
+    committed = json.loads((ROOT / "examples" / "sm90_gemm_pingpong.json").read_text())
+    fresh = json.loads(json.dumps(parse_cutlass.parse_file(cutlass(CANONICAL), cutlass(PINGPONG))))
+    assert committed == fresh

@@ -1,0 +1,219 @@
+"""Parser tests on this project's own fixtures (tests/fixtures/*.hpp paired with *.json) and on
+small texts: blanking invariants, comments and strings never producing ops, error handling."""
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+import parse_cutlass
+from conftest import ROOT
+
+FIXTURES = ROOT / "tests" / "fixtures"
+
+
+def run_cli(*args, stdin=None, cwd=None):
+    """Run a CLI in a subprocess (so a hang or traceback is visible), return the result."""
+    return subprocess.run([sys.executable, *map(str, args)], capture_output=True, text=True,
+                          timeout=60, input=stdin, cwd=cwd)
+
+
+# ---------------------------------------------------------------- blanking pass
+
+
+BLANK_CASES = [
+    "int a; // pipeline.producer_acquire(s);\nint b;\n",
+    "/* multi\nline\ncomment */ x(); /* unterminated\n\n",
+    'auto s = "a \\" quoted // not a comment"; f(\'"\', \'\\\'\');\n',
+    'auto r = R"xy(raw ) " still raw\n)xy"; g();\n',
+    "int n = 1'000'000; char c = 'x';\n",
+    "#define X(a) \\\n  a.producer_acquire(b)\n#if 0\nint y;\n#endif\n",
+    "// line comment continued \\\n   still comment\nz();\n",
+    "\n\n\n",
+    "",
+]
+
+
+@pytest.mark.parametrize("text", BLANK_CASES)
+def test_blanking_preserves_length_and_newlines(text):
+    code, prose = parse_cutlass.blank_source(text)
+    assert len(code) == len(prose) == len(text)
+    newlines = [i for i, c in enumerate(text) if c == "\n"]
+    assert [i for i, c in enumerate(code) if c == "\n"] == newlines
+    assert [i for i, c in enumerate(prose) if c == "\n"] == newlines
+
+
+def test_blanking_removes_comments_strings_and_directives():
+    code, prose = parse_cutlass.blank_source(BLANK_CASES[0] + BLANK_CASES[2] + BLANK_CASES[3] + BLANK_CASES[5])
+    assert "producer_acquire" not in code
+    assert "quoted" not in code and "still raw" not in code
+    assert "quoted" in prose          # prose keeps string literals for statement texts
+    assert "pipeline" not in prose    # but not comments or directives
+    assert 'g();' in code and "f('" in code
+
+
+def test_digit_separator_is_not_a_char_literal():
+    code, _ = parse_cutlass.blank_source("int n = 1'000'000; p.producer_acquire(s);\n")
+    assert "producer_acquire" in code
+
+
+# ---------------------------------------------------------------- comments and strings never produce ops
+
+
+def test_comments_and_strings_never_produce_ops():
+    text = """
+struct M {
+  using MainloopPipeline = cutlass::PipelineTmaAsync<4>;
+  CUTLASS_DEVICE void load(MainloopPipeline pipeline, State s) {
+    // pipeline.producer_acquire(s);
+    /* pipeline.producer_commit(s); */
+    static_assert(X, "pipeline.consumer_release(s); cute::gemm(tiled_mma, a, b, c);");
+    const char* t = "copy(params.tma_load_a.with(*b), x, y);";
+    pipeline.producer_acquire(s);
+  }
+};
+"""
+    model = parse_cutlass.parse_text(text, "t.hpp")
+    (fn,) = [f for f in model["functions"] if f["ops"]]
+    assert [(o["op"], o["line"]) for o in fn["ops"]] == [("producer_acquire", 9)]
+    assert fn["role"] == "producer"
+
+
+def test_multiline_statement_line_end_line_and_text():
+    text = ("struct M {\n  using P = cutlass::PipelineAsync<S>;\n"
+            "  CUTLASS_DEVICE void mma(P pipeline) {\n"
+            "    pipeline.consumer_wait(\n        smem_pipe_read,   // why\n        token);\n  }\n};\n")
+    model = parse_cutlass.parse_text(text, "t.hpp")
+    (op,) = model["functions"][0]["ops"]
+    assert (op["op"], op["line"], op["end_line"]) == ("consumer_wait", 4, 6)
+    assert op["text"] == "pipeline.consumer_wait( smem_pipe_read, token);"
+    assert op["pipeline"] == "P"
+
+
+def test_statement_text_is_trimmed_to_160_chars():
+    args = ", ".join(f"argument_{i}" for i in range(40))
+    text = f"struct M {{ using P = cutlass::PipelineAsync<2>;\n void f(P pipeline) {{ pipeline.producer_commit({args}); }} }};\n"
+    op = parse_cutlass.parse_text(text, "t.hpp")["functions"][0]["ops"][0]
+    assert len(op["text"]) == 160 and op["text"].endswith("...")
+
+
+# ---------------------------------------------------------------- FA3-shaped fixture (our own code)
+
+
+def test_fa3_style_fixture_matches_expectations(validate):
+    model = validate(parse_cutlass.parse_file(FIXTURES / "fa3_style_mainloop.hpp"))
+    want = json.loads((FIXTURES / "fa3_style_mainloop.json").read_text())
+    assert [[p["alias"], p["class"], p["stages"], p["line"]] for p in model["pipelines"]] == want["pipelines"]
+    assert [[b["name"], b["operand"], b["layout"], b["line"], b["struct"]] for b in model["buffers"]] == want["buffers"]
+    got = {f["name"]: [f["role"], f["line"], f["end_line"],
+                       [[o["op"], o["line"], o["receiver"], o["pipeline"]] for o in f["ops"]]]
+           for f in model["functions"] if f["ops"]}
+    assert got == want["functions"]
+
+
+def test_fa3_style_details(validate):
+    model = validate(parse_cutlass.parse_file(FIXTURES / "fa3_style_mainloop.hpp"))
+    load = next(f for f in model["functions"] if f["name"] == "load")
+    v_acquire = next(o for o in load["ops"] if o["receiver"] == "pipeline_v_load")
+    # conditional_return<!Transpose_V>(pipeline_v, pipeline_vt): both candidates are reported.
+    assert v_acquire["pipeline_candidates"] == ["MainloopPipelineV", "MainloopPipelineVt"]
+    q_load = next(o for o in load["ops"] if o["receiver"] == "params.tma_load_Q")
+    assert q_load["pipeline"] is None and q_load["barrier"] == "barrier_Q" and q_load["buffer"] == "smem_q"
+    mma = next(f for f in model["functions"] if f["name"] == "mma")
+    via = [o["via"] for o in mma["ops"] if o["op"] == "consumer_wait"]
+    assert via == [{"lambda": "consumer_wait", "line": 83}] * 2
+    # the lambda's own body (lines 84-85) is not counted at its definition
+    assert not [o for o in mma["ops"] if o["line"] in (84, 85)]
+    assert [o["wait_line"] for o in mma["ops"] if o["op"] == "mma"] == [88, 94]
+
+
+# ---------------------------------------------------------------- bad input through the CLI
+
+
+@pytest.mark.parametrize("case", ["missing", "directory", "empty", "binary", "not_cutlass"])
+def test_bad_input_exit_2_one_line(tmp_path, case):
+    target = tmp_path / "input.hpp"
+    if case == "directory":
+        target.mkdir()
+    elif case == "empty":
+        target.write_text("")
+    elif case == "binary":
+        target.write_bytes(b"\x7fELF\x00\x00\x01binary")
+    elif case == "not_cutlass":
+        target.write_text("#include <vector>\nint main() { std::vector<int> v; return v.size(); }\n")
+    for tool in ("parse_cutlass.py", "viz.py"):
+        proc = run_cli(ROOT / tool, target, cwd=tmp_path)
+        assert proc.returncode == 2, (tool, case, proc.stderr)
+        lines = proc.stderr.splitlines()
+        assert len(lines) == 1, (tool, case, proc.stderr)
+        assert str(target) in lines[0] and "Traceback" not in proc.stderr
+        assert proc.stdout == ""
+    expected = [] if case == "missing" else ["input.hpp"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == expected   # nothing written
+
+
+def test_no_pipeline_api_message(tmp_path):
+    f = tmp_path / "plain.hpp"
+    f.write_text("struct A { void f() { int x = 1; } };\n")
+    proc = run_cli(ROOT / "parse_cutlass.py", f)
+    assert proc.returncode == 2
+    assert proc.stderr.strip() == f"error: {f}: no CUTLASS pipeline API found in {f}"
+
+
+def test_non_utf8_is_decoded_with_a_warning(tmp_path):
+    f = tmp_path / "latin1.hpp"
+    f.write_bytes(b"// caf\xe9\nstruct M { using P = cutlass::PipelineAsync<2>;\n"
+                  b"  void f(P pipeline) { pipeline.producer_acquire(s); } };\n")
+    proc = run_cli(ROOT / "parse_cutlass.py", f)
+    assert proc.returncode == 0
+    model = json.loads(proc.stdout)
+    assert any("not valid UTF-8" in w for w in model["warnings"])
+    assert "not valid UTF-8" in proc.stderr
+    assert model["functions"][0]["ops"][0]["line"] == 3
+
+
+def test_usage_errors_exit_2():
+    assert run_cli(ROOT / "parse_cutlass.py").returncode == 2
+    assert run_cli(ROOT / "parse_cutlass.py", "--bogus").returncode == 2
+    proc = run_cli(ROOT / "viz.py", "--mode", "nope")
+    assert proc.returncode == 2 and "invalid choice" in proc.stderr
+
+
+def test_help_and_version():
+    for tool, prog in (("parse_cutlass.py", "kernel-viz-parse"), ("viz.py", "kernel-viz")):
+        proc = run_cli(ROOT / tool, "--help")
+        assert proc.returncode == 0 and "examples:" in proc.stdout
+        ver = run_cli(ROOT / tool, "--version")
+        assert ver.returncode == 0 and ver.stdout.strip() == f"{prog} {parse_cutlass.__version__}"
+
+
+def test_main_returns_int_and_prints_json(capsys):
+    assert parse_cutlass.main([str(FIXTURES / "fa3_style_mainloop.hpp"), "--pretty"]) == 0
+    out = capsys.readouterr().out
+    assert json.loads(out)["schema_version"] == parse_cutlass.SCHEMA_VERSION
+    assert out.startswith("{\n  ")
+
+
+def test_viz_print_json_and_output_rules(tmp_path):
+    header = FIXTURES / "fa3_style_mainloop.hpp"
+    proc = run_cli(ROOT / "viz.py", header, "--print-json")
+    assert proc.returncode == 0
+    assert json.loads(proc.stdout)["kind"] == "mainloop"
+    # refusing to overwrite an input
+    same = tmp_path / "copy.hpp"
+    same.write_text(header.read_text())
+    proc = run_cli(ROOT / "viz.py", same, "-o", same)
+    assert proc.returncode == 2 and "same as an input" in proc.stderr
+    assert same.read_text() == header.read_text()
+    # a missing output directory
+    proc = run_cli(ROOT / "viz.py", header, "-o", tmp_path / "no" / "such" / "dir" / "x.html")
+    assert proc.returncode == 2 and len(proc.stderr.splitlines()) == 1
+
+
+def test_viz_default_renders_bundled_example(tmp_path):
+    proc = run_cli(ROOT / "viz.py", "-o", "page.html", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    html = (tmp_path / "page.html").read_text()
+    assert html.startswith("<!DOCTYPE html>") and "sm90_mma_tma_gmma_ss_warpspecialized.hpp" in html
+    assert [p.name for p in tmp_path.iterdir()] == ["page.html"]   # no temporary file left
