@@ -377,6 +377,14 @@ RE_GEMM_CALL = re.compile(rf"""
     (?<![\w.>]) (?P<callee>(?:{_IDENT} \s* :: \s*)* gemm(?:_\w+)?) \b \s* (?P<targs><)?
 """, re.VERBOSE)
 
+# Softmax steps of attention consumers: softmax.online_softmax(...), softmax.template
+# max_get_scale<...>(...), softmax.step(...) (88_hopper_fmha). The literal `softmax` is found
+# first and the identifier around it expanded by hand, so no quantifier spans an identifier twice.
+RE_SOFTMAX_WORD = re.compile(r"softmax", re.IGNORECASE)
+RE_MEMBER_CALL_TAIL = re.compile(rf"""
+    \s* (?:\.|->) \s* (?:template \s+)? (?P<call>{_IDENT}) \s* (?:<[^<>;{{}}()]*>)? \s* \(
+""", re.VERBOSE)
+
 # Order barriers between consumer warpgroups, inside a mainloop: math_wg_order_barrier.wait(),
 # and FlashAttention-3's warp_scheduler_barrier_sync() / _arrive() named-barrier helpers.
 RE_ORDER_OP = re.compile(rf"""
@@ -407,8 +415,10 @@ RE_ROLE_ENUM = re.compile(rf"""
     \benum \s+ (?:class|struct) \s+ (?P<name>WarpGroupRole|ProducerWarpRole)
     \s* (?::\s*{_QUALIFIED}\s*)? \{{ (?P<body>[^{{}}]*) \}}
 """, re.VERBOSE)
+# `NumMmaWarpGroups = <expr>;` (the value runs to the statement's ';', braces allowed: FA3
+# writes CUTE_STATIC_V(size(TiledMmaPV{})) / NumThreadsPerWarpGroup); `==` is not a definition.
 RE_WARPGROUP_COUNT = re.compile(r"""
-    \b(?P<name>NumLoadWarpGroups|NumMmaWarpGroups) \s* = \s* (?P<value>[^;{}]*) ;
+    \b(?P<name>NumLoadWarpGroups|NumMmaWarpGroups) \s* =(?!=) \s*
 """, re.VERBOSE)
 RE_ORDER_BARRIER = re.compile(rf"""
     \busing \s+ (?P<alias>\w*OrderBarrier\w*) \s* = \s* (?P<rhs>[^;{{}}]*) ;
@@ -417,10 +427,10 @@ RE_ORDER_BARRIER = re.compile(rf"""
 # whole identifiers are matched, then classified by substring, so there is no backtracking.
 RE_KERNEL_TAG = re.compile(r"\bKernel\w*WarpSpecialized\w*")
 RE_KERNEL_CALL = re.compile(rf"""
-    \b(?P<recv>collective_mainloop|collective_epilogue|{_IDENT}order_barrier\w*)
+    (?<![\w.>]) (?P<recv>(?:collective_)?mainloop|(?:collective_)?epilogue|{_IDENT}order_barrier\w*)
     \s* \. \s* (?:template \s+)? (?P<call>{_IDENT}) \s* (?:<[^<>;{{}}()]*>)? \s* \(
 """, re.VERBOSE)
-RE_MAINLOOP_CALL = re.compile(r"\bcollective_mainloop\s*\.\s*(?:template\s+)?(?:load|mma)\s*[<(]")
+RE_MAINLOOP_CALL = re.compile(r"(?<![\w.>])(?:collective_)?mainloop\s*\.\s*(?:template\s+)?(?:load|mma)\s*[<(]")
 RE_INT_LITERAL = re.compile(r"^\s*\(?\s*(?P<value>\d+)\s*[uUlL]*\s*\)?\s*$")
 
 # Driver files
@@ -1067,6 +1077,16 @@ def find_ops(src, fn, pipelines, buffers):
             continue
         add("mma", m.start(), first, pos)
 
+    for m in RE_SOFTMAX_WORD.finditer(code, lo, hi):
+        start, end = m.start(), m.end()
+        if start > lo and (_is_ident_char(code[start - 1]) or code[start - 1] in ".>"):
+            continue   # not the start of an identifier (or a member: x.softmax): skip
+        while end < hi and _is_ident_char(code[end]):
+            end += 1
+        tail = RE_MEMBER_CALL_TAIL.match(code, end, hi)
+        if tail:
+            add("softmax", start, f"{code[start:end]}.{tail.group('call')}", tail.end() - 1)
+
     for m in RE_ORDER_OP.finditer(code, lo, hi):
         if m.group("fn"):
             kind = "order_wait" if m.group("fcall") == "sync" else "order_arrive"
@@ -1168,10 +1188,10 @@ def parse_kernel_layer(src):
         key = "num_load_warpgroups" if m.group("name") == "NumLoadWarpGroups" else "num_mma_warpgroups"
         if out[key + "_line"] is not None:
             continue
-        stmt_start, _ = src.statement(m.start())
+        stmt_start, stmt_end = src.statement(m.start(), m.end())
         if "constexpr" not in code[stmt_start:m.start()]:
             continue
-        value = " ".join(m.group("value").split())
+        value = " ".join(code[m.end():max(m.end(), stmt_end - 1)].split())
         im = RE_INT_LITERAL.match(value)
         out[key] = int(im.group("value")) if im else value
         out[key + "_line"] = src.line(m.start())
