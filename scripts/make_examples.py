@@ -3,6 +3,12 @@
 
     python3 scripts/make_examples.py          # rewrite examples/
     python3 scripts/make_examples.py --check  # exit 1 and name the stale files if any differ
+    python3 scripts/make_examples.py --flash-attention ~/src/flash-attention
+                                              # also re-parse FA3's forward mainloop
+
+FlashAttention-3 is not on the package registries, so examples/fa3_fwd.json (parsed facts of
+hopper/mainloop_fwd_sm90_tma_gmma_ws.hpp with hopper/flash_fwd_kernel_sm90.h as kernel layer)
+is only re-parsed when a checkout is given; its page is always re-rendered from the JSON.
 
 The JSON files hold parsed facts only (names, line numbers, one-line statement texts); the HTML
 pages are rendered from those JSON files, so `python3 viz.py` works with nothing installed.
@@ -26,6 +32,9 @@ KERNELS = {
 }
 # The issue's canonical view: 4 stages, 4 output tiles x 5 k-tiles.
 EXAMPLE_KNOBS = {"stages": 4, "outputTiles": 4, "kTiles": 5}
+FA3_MAINLOOP = "hopper/mainloop_fwd_sm90_tma_gmma_ws.hpp"
+FA3_KERNEL = "hopper/flash_fwd_kernel_sm90.h"
+FA3_JSON = "fa3_fwd.json"
 
 
 def cutlass_source_root():
@@ -46,7 +55,16 @@ def parsed_examples():
     return out
 
 
-def rendered_pages(models):
+def fa3_model(checkout):
+    """FA3's forward mainloop parsed from a FlashAttention checkout, or the committed JSON."""
+    if checkout:
+        root = Path(checkout)
+        return parse_cutlass.parse_file(root / FA3_MAINLOOP, root / FA3_KERNEL)
+    path = ROOT / "examples" / FA3_JSON
+    return json.loads(path.read_text(encoding="utf-8")) if path.is_file() else None
+
+
+def rendered_pages(models, fa3=None):
     """{file name: text} of every generated file."""
     import render_waveform
     files = {}
@@ -54,6 +72,9 @@ def rendered_pages(models):
         files[f"{name}.json"] = json.dumps(model, indent=1, sort_keys=True) + "\n"
         knobs = render_waveform.initial_knobs(model, EXAMPLE_KNOBS)
         files[f"{name}_waveform.html"] = render_waveform.render(model, knobs)
+    if fa3 is not None:
+        files[FA3_JSON] = json.dumps(fa3, indent=1, sort_keys=True) + "\n"
+        files["fa3_fwd_waveform.html"] = render_waveform.render(fa3, render_waveform.initial_knobs(fa3, {}))
     try:
         import render_html
     except ImportError:
@@ -72,8 +93,9 @@ def main(argv=None):
     """Write or check examples/."""
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--check", action="store_true", help="only check that examples/ is current")
+    ap.add_argument("--flash-attention", metavar="DIR", help="a FlashAttention checkout to re-parse FA3 from")
     args = ap.parse_args(argv)
-    files = rendered_pages(parsed_examples())
+    files = rendered_pages(parsed_examples(), fa3_model(args.flash_attention))
     stale = []
     for name, text in sorted(files.items()):
         path = ROOT / "examples" / name
