@@ -16,7 +16,8 @@ var KVWave = (function () {
   var GUTTER_PAD_PX = 8;             // space left and right of a lane name
   var PLOT_PAD_PX = 6;               // keeps blocks at the view's ends off the gutter and the edge
   var LABEL_MIN_WIDTH_PX = 14;       // narrower blocks get no label at all
-  var LABEL_PAD_PX = 3;              // horizontal padding inside a labelled block
+  var LABEL_PAD_PX = 2;              // horizontal padding inside a labelled block
+  var SEPARATE_MIN_WIDTH_PX = 3;     // blocks at least this wide keep a 1px gap after them
   var MIN_BLOCK_WIDTH_PX = 1;        // sub-pixel blocks are widened to this (and thinned by coverage)
   var TICK_MIN_SPACING_PX = 72;      // ruler ticks at least this far apart
   var ZOOM_STEP = 1.5;               // one +/- press or button click
@@ -648,13 +649,17 @@ var KVWave = (function () {
           var key = dim ? fillKey(b) + "~" : fillKey(b);
           var list = rects[key] || (rects[key] = []);
           var n = list.length;
-          // Coalesce with the previous rectangle of the same fill on this lane when they touch.
-          if (list === lastList && n && list[n - 3] === y && list[n - 4] + list[n - 2] >= cx0 - 0.5) {
+          if (cx1 - cx0 >= SEPARATE_MIN_WIDTH_PX) {
+            // Wide enough to see: a 1px gap keeps back-to-back blocks of one colour apart.
+            list.push(cx0, y, cx1 - cx0 - 1, h);
+            lastList = null;
+          } else if (list === lastList && n && list[n - 4] + list[n - 2] >= cx0 - 0.5) {
+            // Slivers: coalesce with the previous rectangle of the same fill on this lane.
             list[n - 2] = Math.max(list[n - 2], cx1 - list[n - 4]);
           } else {
             list.push(cx0, y, cx1 - cx0, h);
+            lastList = list;
           }
-          lastList = list;
           if (cx1 - cx0 >= LABEL_MIN_WIDTH_PX) labels.push(b, cx0, cx1, y + h / 2, dim);
         }
       }
@@ -722,9 +727,9 @@ var KVWave = (function () {
         outlineBlock(scale, b, colours.highlight, 2);
         var to = blockBox(scale, b);
         (b.after || []).forEach(function (srcId) {
-          var src = state.byId.get(srcId), from = src && blockBox(scale, src);
+          var srcBlk = state.byId.get(srcId), from = srcBlk && blockBox(scale, srcBlk);
           if (!from || !to) return;
-          var xa = scale.xPx(src.end), ya = from.y + from.h / 2, xb = to.x0, yb = to.y + to.h / 2;
+          var xa = scale.xPx(srcBlk.end), ya = from.y + from.h / 2, xb = to.x0, yb = to.y + to.h / 2;
           ctx.beginPath();
           ctx.moveTo(xa, ya);
           ctx.lineTo(xb, yb);
@@ -850,7 +855,7 @@ var KVWave = (function () {
     }
 
     // -- tooltip (parsed source text goes in with textContent only)
-    function showTooltip(b, pt) {
+    function showTooltip(b, clientX, clientY) {
       tooltip.textContent = "";
       function div(text, cls) {
         var d = document.createElement("div");
@@ -876,8 +881,8 @@ var KVWave = (function () {
       }
       var lines = b.lines || [];
       if (lines.length) {
-        var src = document.createElement("div");
-        src.className = "kv-tt-src";
+        var srcBox = document.createElement("div");
+        srcBox.className = "kv-tt-src";
         lines.forEach(function (l) {
           var row = document.createElement("div");
           var loc = document.createElement("span");
@@ -886,15 +891,17 @@ var KVWave = (function () {
           loc.textContent = base + ":" + l.line + (l.end_line && l.end_line !== l.line ? "-" + l.end_line : "");
           row.appendChild(loc);
           row.appendChild(document.createTextNode("  " + String(l.text || l.op || "")));
-          src.appendChild(row);
+          srcBox.appendChild(row);
         });
-        tooltip.appendChild(src);
+        tooltip.appendChild(srcBox);
       }
       tooltip.hidden = false;
-      var boxW = box.clientWidth, tipW = tooltip.offsetWidth, tipH = tooltip.offsetHeight;
-      var left = pt.x + 14, top = pt.y + 16;
-      if (left + tipW > boxW) left = Math.max(0, pt.x - tipW - 14);
-      if (top + tipH > box.clientHeight && pt.y - tipH - 8 >= 0) top = pt.y - tipH - 8;
+      // Fixed positioning in viewport coordinates: the tooltip may extend past the canvas box.
+      var viewW = document.documentElement.clientWidth, viewH = document.documentElement.clientHeight;
+      var tipW = tooltip.offsetWidth, tipH = tooltip.offsetHeight;
+      var left = clientX + 14, top = clientY + 16;
+      if (left + tipW > viewW) left = Math.max(0, clientX - tipW - 14);
+      if (top + tipH > viewH) top = Math.max(0, clientY - tipH - 10);
       tooltip.style.left = left + "px";
       tooltip.style.top = top + "px";
     }
@@ -925,7 +932,7 @@ var KVWave = (function () {
       if (state.scale && pt.x >= state.gutterPx) state.cursor = Math.round(state.scale.tStep(pt.x));
       var hit = blocksAt(pt.x, pt.y)[0] || null;
       state.hover = hit;
-      if (hit) showTooltip(hit, pt); else hideTooltip();
+      if (hit) showTooltip(hit, ev.clientX, ev.clientY); else hideTooltip();
       requestDraw();
     });
     canvas.addEventListener("pointerup", function (ev) {
