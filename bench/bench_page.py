@@ -1,0 +1,128 @@
+"""Benchmark the waveform page in headless Chromium: slider -> re-simulate + redraw, pan redraw, page size.
+
+Usage: python bench/bench_page.py [--runs N] [--example PATH]
+
+Opens the page rendered from the canonical example from file://, moves the k-tiles slider with
+real input events and times, inside the page, the synchronous work of one frame (simulate +
+draw) and the time until the next frame is presented. Medians of N runs. Targets: < 16 ms at the
+defaults, < 100 ms at ~100,000 blocks, page < 200 KB.
+"""
+
+import argparse
+import json
+import statistics
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "tests"))
+
+import browser_util  # noqa: E402
+import pagekit  # noqa: E402
+import render_waveform as rw  # noqa: E402
+
+DEFAULT_EXAMPLE = ROOT / "examples" / "sm90_gemm_pingpong.json"
+# ~100,000 blocks: cooperative runs every k-tile on both consumer WGs.
+LARGE_KNOBS = {"outputTiles": 100, "kTiles": 200, "schedule": "cooperative"}
+TARGET_DEFAULT_MS = 16.0
+TARGET_LARGE_MS = 100.0
+TARGET_PAGE_BYTES = 200 * 1024
+
+# One slider step, timed in the page: sync = input event + simulate + draw (flush); frame = until
+# the next animation frame after that, which includes the browser's raster/compositing of the canvas.
+SLIDER_STEP_JS = """async (value) => {
+  const el = document.getElementById('knob-kTiles');
+  const t0 = performance.now();
+  el.value = String(value);
+  el.dispatchEvent(new Event('input', {bubbles: true}));
+  window.__kv.flush();
+  const t1 = performance.now();
+  await new Promise(r => requestAnimationFrame(() => r()));
+  const t2 = performance.now();
+  const s = window.__kv.state;
+  return {sync: t1 - t0, frame: t2 - t0, sim: s.lastSimMs, draw: s.lastDrawMs, blocks: window.__kv.blocks().length,
+          error: s.result.error};
+}"""
+
+PAN_STEP_JS = """async (fraction) => {
+  const v = window.__kv.state.view, span = v.t1Step - v.t0Step;
+  const t0 = performance.now();
+  window.__kv.setView(v.t0Step + span * fraction, v.t1Step + span * fraction);
+  window.__kv.flush();
+  return {sync: performance.now() - t0};
+}"""
+
+
+def median_of(samples, key):
+    """Median of one field over the samples."""
+    return statistics.median(s[key] for s in samples)
+
+
+def slider_runs(page, base_k, runs):
+    """Alternate the k-tiles slider between base_k+1 and base_k; return the per-step samples."""
+    page.evaluate(SLIDER_STEP_JS, base_k + 1)  # warm-up (JIT, caches)
+    page.evaluate(SLIDER_STEP_JS, base_k)
+    return [page.evaluate(SLIDER_STEP_JS, base_k + 1 if i % 2 == 0 else base_k) for i in range(runs)]
+
+
+def report(name, samples, target_ms):
+    """Print one benchmark line."""
+    sync, frame = median_of(samples, "sync"), median_of(samples, "frame")
+    verdict = "ok" if sync < target_ms else "OVER"
+    print(
+        f"{name:<42} blocks {samples[-1]['blocks']:>7}  sync {sync:7.1f} ms "
+        f"(simulate {median_of(samples, 'sim'):6.1f} + draw {median_of(samples, 'draw'):5.1f})  "
+        f"to next frame {frame:7.1f} ms  target < {target_ms:g} ms: {verdict}"
+    )
+
+
+def main(argv=None):
+    """Run the benchmark and print the figures; returns 0 (figures are informative, not a gate)."""
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--runs", type=int, default=11, help="timed slider steps per case (median)")
+    ap.add_argument("--example", type=Path, default=DEFAULT_EXAMPLE, help="parsed structure JSON")
+    args = ap.parse_args(argv)
+
+    reason = browser_util.unavailable_reason()
+    if reason:
+        print(f"bench_page: cannot run: {reason}", file=sys.stderr)
+        return 2
+    parsed = json.loads(args.example.read_text(encoding="utf-8"))
+    page_text = rw.render(parsed)
+    page_bytes = len(page_text.encode("ascii", "xmlcharrefreplace"))
+
+    with tempfile.TemporaryDirectory() as tmp:
+        out = Path(tmp) / "bench_waveform.html"
+        pagekit.write_atomic(out, page_text)
+        with browser_util.launch_browser() as browser:
+            context, page, watch = browser_util.new_page(browser, out.as_uri())
+            print(f"# {browser_util.chromium_version()}, headless, --disable-gpu; {args.runs} runs, medians")
+            base_k = page.evaluate("window.__kv.state.knobs.kTiles")
+            report("slider (k-tiles), default knobs", slider_runs(page, base_k, args.runs), TARGET_DEFAULT_MS)
+            page.evaluate(f"window.__kv.setKnobs({json.dumps(LARGE_KNOBS)})")
+            page.evaluate("window.__kv.flush()")
+            large = slider_runs(page, LARGE_KNOBS["kTiles"], args.runs)
+            if large[-1]["error"]:
+                print(f"large case failed: {large[-1]['error']}", file=sys.stderr)
+                return 1
+            report("slider (k-tiles), 100 x 200 k-tiles, coop", large, TARGET_LARGE_MS)
+            page.evaluate("window.__kv.setView(20000, 20300)")
+            pans = [page.evaluate(PAN_STEP_JS, 0.05 if i % 2 == 0 else -0.05) for i in range(args.runs)]
+            print(f"{'pan redraw, 100k blocks, 300-step view':<42} sync {median_of(pans, 'sync'):7.1f} ms")
+            page.evaluate("window.__kv.fit()")
+            pans = [page.evaluate(PAN_STEP_JS, 0.01 if i % 2 == 0 else -0.01) for i in range(args.runs)]
+            print(f"{'pan redraw, 100k blocks, whole view':<42} sync {median_of(pans, 'sync'):7.1f} ms")
+            problems = watch.problems()
+            context.close()
+    status = "ok" if page_bytes < TARGET_PAGE_BYTES else "OVER"
+    print(f"{'page size (' + args.example.name + ')':<42} {page_bytes / 1024:7.1f} KB ({page_bytes} bytes)  target < 200 KB: {status}")
+    if problems:
+        print("page problems: " + "; ".join(problems), file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
