@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# Install the test dependencies and run every test: Node (schedule.js), then Python (parser,
+# pages, headless Chromium). This is the README's test command and what .ci/run runs.
+#   bash scripts/test.sh              # everything
+#   bash scripts/test.sh -k parser    # extra arguments go to pytest
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+# 1. System packages: Debian's Chromium for the browser tests, Node.js for the simulator tests.
+missing=()
+command -v chromium >/dev/null 2>&1 || missing+=(chromium)
+command -v node >/dev/null 2>&1 || missing+=(nodejs)
+if [ ${#missing[@]} -gt 0 ]; then
+  if [ "$(id -u)" = 0 ]; then
+    echo "test.sh: installing ${missing[*]} with apt-get" >&2
+    apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
+  else
+    echo "test.sh: missing ${missing[*]}; install them with: sudo apt-get install ${missing[*]}" >&2
+    exit 2
+  fi
+fi
+
+# 2. A local virtualenv with the project and its test extra (pytest, jsonschema, playwright,
+#    hypothesis, nvidia-cutlass==4.2.0.0 for the real CUTLASS headers).
+if [ ! -x .venv/bin/python ]; then
+  python3 -m venv .venv
+fi
+.venv/bin/python -m pip install -q --disable-pip-version-check -e '.[test]'
+
+# 3. The simulator under Node's built-in test runner.
+node --test tests/js/
+
+# 4. Everything else (parser on real headers, pages, headless Chromium, examples current).
+.venv/bin/python -m pytest -q "$@"
