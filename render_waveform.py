@@ -69,6 +69,15 @@ def _lines_text(item):
     return f"lines {line}-{end}"
 
 
+def _alternatives(value):
+    """Return a parsed field as text: 'a | b' for a list of alternatives (e.g. #if branches), '?' if absent."""
+    if value is None:
+        return "?"
+    if isinstance(value, (list, tuple)):
+        return "(" + " | ".join(str(v) for v in value) + ")" if len(value) > 1 else _alternatives(value[0] if value else None)
+    return str(value)
+
+
 def _functions_text(parsed, role):
     """Return 'name (lines a-b), ...' for the parsed functions with the given role."""
     parts = []
@@ -87,7 +96,7 @@ def header_facts(parsed):
     pipelines = parsed.get("pipelines") or []
     if pipelines:
         pipe = pipelines[0]
-        pipeline = f"{pipe.get('class', '?')}<{pipe.get('stages', '?')}>"
+        pipeline = f"{_alternatives(pipe.get('class'))}<{_alternatives(pipe.get('stages'))}>"
         extra = ", ".join(x for x in (pipe.get("alias"), _lines_text(pipe)) if x)
         if extra:
             pipeline += f" ({extra})"
@@ -99,7 +108,7 @@ def header_facts(parsed):
             schedule += f" (line {layer['schedule_line']})"
         wgs = layer.get("num_mma_warpgroups")
         if wgs is not None:
-            schedule += f", {wgs} math warpgroup(s)"
+            schedule += f"; math warpgroups: {wgs}"
     else:
         schedule = "no kernel layer parsed (mainloop only)"
     return {

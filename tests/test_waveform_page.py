@@ -104,6 +104,18 @@ def test_header_facts_from_structure(parsed):
         assert html.escape(value, quote=True) in page
 
 
+def test_header_facts_with_alternatives_and_no_kernel_layer(parsed):
+    odd = copy.deepcopy(parsed)
+    odd["pipelines"][0]["class"] = ["PipelineTmaAsyncNoCluster", "PipelineTmaAsync"]
+    odd["pipelines"][0]["stages"] = ["kStages"]
+    odd.pop("kernel_layer")
+    facts = rw.header_facts(odd)
+    assert facts["pipeline"].startswith("(PipelineTmaAsyncNoCluster | PipelineTmaAsync)<kStages>")
+    assert facts["kernel"] == odd["source"]["path"]
+    assert "no kernel layer" in facts["schedule"]
+    rw.render(odd)
+
+
 def test_render_is_deterministic_and_path_free(parsed, tmp_path):
     first, second = rw.render(parsed), rw.render(copy.deepcopy(parsed))
     assert first == second
