@@ -252,6 +252,17 @@ def test_hash_round_trip(open_page, page_url):
     assert kv(again, "kv.highlighted()") == kv(page, "kv.highlighted()")
 
 
+def test_editing_the_hash_updates_the_page(open_page, page_url):
+    page = open_page(page_url)
+    page.evaluate("location.hash = '#stages=3&k-tiles=7&t0=2&t1=20'")
+    page.wait_for_function("window.__kv.state.knobs.stages === 3")
+    flush(page)
+    assert kv(page, "kv.state.knobs.kTiles") == 7
+    assert kv(page, "[kv.state.view.t0Step, kv.state.view.t1Step]") == [2, 20]
+    assert kv(page, "kv.state.lanes.filter(l => l.id.startsWith('stage')).length") == 3
+    assert page.inner_text("#out-stages") == "3"
+
+
 def test_garbage_hash_is_clamped_or_refused_with_messages(open_page, page_url):
     garbage = "#stages=-5&tiles=1e12&k-tiles=abc&tma=NaN&wgmma=2.6&schedule=%3Cscript%3E&consumers=9&t0=5&t1=1&cursor=Infinity&follow=x&bogus=1&%E0%A4%A=1"
     page = open_page(page_url + garbage)
@@ -404,3 +415,13 @@ def test_large_schedule_stays_interactive(open_page, page_url):
     page.mouse.click(centre["x"], centre["y"])
     assert len(kv(page, "kv.highlighted()")) >= 3
     page.screenshot(path=str(browser_util.artifact_path("waveform_large_zoomed.png")))
+
+
+def test_missing_browser_skips_locally_but_fails_under_ci(monkeypatch):
+    monkeypatch.setattr(browser_util, "CHROMIUM", "/nonexistent/chromium")
+    monkeypatch.delenv("CI", raising=False)
+    with pytest.raises(pytest.skip.Exception, match="nonexistent"):
+        browser_util.require_browser()
+    monkeypatch.setenv("CI", "1")
+    with pytest.raises(pytest.fail.Exception, match="CI is set"):
+        browser_util.require_browser()
