@@ -1,0 +1,1081 @@
+"""Render the dataflow graph page: the parsed pipeline as a static, layered, left-to-right graph.
+
+Three pure steps, each dumpable without the next:
+  build_graph(model)   -> the graph model: nodes, edges and clusters, each carrying the source
+                          lines it comes from ({path, line, end_line, op, text});
+  layout_graph(graph)  -> coordinates: a layered (Sugiyama-style) layout written here, with
+                          orthogonal edges routed through the gaps between layers and rows;
+  render(model, title) -> the page: assets/graph.{html,css,js} with the JSON model inlined.
+Markup, styles and script live in assets/ as real files; this module never writes HTML.
+"""
+
+import html
+import re
+
+import pagekit
+
+TEMPLATE_ASSET = "assets/graph.html"
+THEME_CSS_ASSET = "assets/theme.css"
+GRAPH_CSS_ASSET = "assets/graph.css"
+GRAPH_JS_ASSET = "assets/graph.js"
+# Inlined text must not be able to close its own element or open an HTML comment.
+_FORBIDDEN_IN_INLINE = ("</script", "</style", "<!--")
+
+# ---- Graph model ---------------------------------------------------------------------------
+
+# Zones are the left-to-right bands of the layout, in data-flow order; each is a cluster.
+ZONES = ("global", "producer", "smem", "consumer")
+LOAD_OPS = frozenset(("tma_load", "cp_async"))
+# Parsed op kind -> the synchronisation node it is drawn as (try/test variants fold into one).
+SYNC_NODE_OP = {
+    "producer_acquire": "producer_acquire",
+    "producer_try_acquire": "producer_acquire",
+    "producer_tail": "producer_tail",
+    "producer_commit": "producer_commit",
+    "consumer_wait": "consumer_wait",
+    "consumer_try_wait": "consumer_wait",
+    "consumer_test_wait": "consumer_wait",
+    "consumer_release": "consumer_release",
+}
+# Ops that make the TMA arrive on a pipeline's full barrier (besides the copy itself).
+FULL_ARRIVE_OPS = frozenset(("producer_get_barrier", "producer_expect_transaction"))
+# Edge kinds: data moves; full/empty are the two barrier hand-offs; order is program order
+# inside one warpgroup (acquire before the copy, wait before the MMA, MMA before the release).
+EDGE_KINDS = ("data", "full", "empty", "order")
+# A fragment name that partitions one operand: tCrA, tSrK, tOrV, tOsP -> A, K, V, P.
+RE_FRAGMENT = re.compile(r"""
+    t [A-Z]+        # the partitioner's tile (C for the MMA's C layout, S, O ...)
+    [rs]            # r: register fragment, s: shared-memory view
+    (?P<operand>[A-Z][A-Za-z0-9]*)
+""", re.VERBOSE)
+# The MMA call's argument list starts after `gemm...(`, optionally with template arguments.
+RE_GEMM_OPEN = re.compile(r"\bgemm\w*\s*(?:<[^;(){}]*>)?\s*\(")
+RE_IDENT = re.compile(r"[A-Za-z_]\w*")
+
+
+def _source_line(path, line, end_line, op, text, **extra):
+    """One source reference as the graph model stores it."""
+    ref = {"path": path, "line": line, "end_line": end_line if end_line is not None else line,
+           "op": op, "text": text or ""}
+    ref.update(extra)
+    return ref
+
+
+def _op_line(path, fn, op):
+    """The source reference of one parsed op (with its function's name)."""
+    return _source_line(path, op["line"], op.get("end_line"), op["op"], op.get("text"),
+                        function=fn["name"])
+
+
+def _via_line(path, fn, op):
+    """The source reference of the helper or lambda an op goes through, if any."""
+    via = op.get("via") or {}
+    if not isinstance(via.get("line"), int):
+        return None
+    name = via.get("helper") or via.get("lambda") or "helper"
+    what = "helper" if via.get("helper") else "lambda"
+    text = f"{what} {name}" + (f" (wraps {via['tma']})" if via.get("tma") else "")
+    return _source_line(path, via["line"], via["line"], what, text, function=fn["name"])
+
+
+def _sorted_lines(lines):
+    """Deduplicated source references in (path, line, op) order."""
+    seen = {}
+    for ref in lines:
+        key = (ref["path"], ref["line"], ref["end_line"], ref["op"], ref["text"])
+        seen.setdefault(key, ref)
+    return [seen[k] for k in sorted(seen, key=lambda k: (k[0], k[1], k[2], k[3], k[4]))]
+
+
+def _pipe_label(pipes):
+    """Short text for one pipeline or a compile-time choice: MainloopPipeline{V,Vt}."""
+    if len(pipes) == 1:
+        return pipes[0]
+    prefix = pipes[0]
+    for p in pipes[1:]:
+        while not p.startswith(prefix):
+            prefix = prefix[:-1]
+    # Cut back to a word boundary so every alternative keeps its capitalised suffix.
+    while prefix and any(len(p) == len(prefix) or not p[len(prefix)].isupper() for p in pipes):
+        prefix = prefix[:-1]
+    return f"{prefix}{{{','.join(p[len(prefix):] for p in pipes)}}}"
+
+
+def _mma_args(text):
+    """Split the MMA call's arguments; returns (args, complete) (texts may be truncated)."""
+    m = RE_GEMM_OPEN.search(text or "")
+    if not m:
+        return [], False
+    args, depth, start = [], 0, m.end()
+    for i in range(m.end(), len(text)):
+        ch = text[i]
+        if ch in "([{<":
+            depth += 1
+        elif ch in ")]}>":
+            if depth == 0 and ch == ")":
+                args.append(text[start:i].strip())
+                return args, True
+            depth = max(0, depth - 1)
+        elif ch == "," and depth == 0:
+            args.append(text[start:i].strip())
+            start = i + 1
+    args.append(text[start:].strip())
+    return args, False
+
+
+class _Builder:
+    """Accumulates nodes, edges and clusters with stable ids; merges repeated facts."""
+
+    def __init__(self):
+        self.nodes = {}
+        self.edges = {}
+        self.order = 0
+
+    def node(self, node_id, kind, zone, label, detail=(), **extra):
+        """Return the node with this id, creating it on first use."""
+        node = self.nodes.get(node_id)
+        if node is None:
+            self.order += 1
+            node = {"id": node_id, "kind": kind, "zone": zone, "label": label,
+                    "detail": list(detail), "lines": [], "_order": self.order}
+            node.update(extra)
+            self.nodes[node_id] = node
+        return node
+
+    def edge(self, kind, source, target, lines, description, **extra):
+        """Return the edge kind:source->target, creating it on first use; adds lines."""
+        edge_id = f"{kind}:{source}->{target}"
+        edge = self.edges.get(edge_id)
+        if edge is None:
+            edge = {"id": edge_id, "kind": kind, "source": source, "target": target,
+                    "description": description, "lines": []}
+            edge.update(extra)
+            self.edges[edge_id] = edge
+        edge["lines"].extend(ref for ref in lines if ref)
+        return edge
+
+
+def build_graph(model):
+    """Return the pure graph model {nodes, edges, clusters, pipelines, notes} of a parsed model."""
+    path = (model.get("source") or {}).get("path") or "unknown"
+    layer = model.get("kernel_layer") or None
+    kpath = ((layer or {}).get("source") or {}).get("path") or "unknown"
+    pipelines = {p["alias"]: p for p in model.get("pipelines") or []}
+    b = _Builder()
+
+    # Buffers by name: FA3 declares the same member in several storage structs.
+    buffers = {}
+    for buf in model.get("buffers") or []:
+        entry = buffers.setdefault(buf["name"], {"operand": buf.get("operand") or "",
+                                                 "layouts": [], "lines": []})
+        if buf.get("layout") and buf["layout"] not in entry["layouts"]:
+            entry["layouts"].append(buf["layout"])
+        entry["lines"].append(_source_line(path, buf["line"], buf["line"], "buffer", buf.get("text"),
+                                           struct=buf.get("struct")))
+    buffer_by_operand = {}
+    for name in sorted(buffers):
+        buffer_by_operand.setdefault(buffers[name]["operand"], name)
+
+    functions = [f for f in model.get("functions") or [] if f.get("role") in ("producer", "consumer", "both")]
+
+    def zone_of(fn):
+        return "producer" if fn["role"] in ("producer", "both") else "consumer"
+
+    def pipes_of(op):
+        cands = op.get("pipeline_candidates")
+        if cands:
+            return list(cands)
+        return [op["pipeline"]] if op.get("pipeline") else []
+
+    # Pass 1: which pipelines / barriers feed each buffer (for stage counts and grouping).
+    buffer_pipes = {}
+    for fn in functions:
+        for op in fn["ops"]:
+            if op["op"] in LOAD_OPS and op.get("buffer"):
+                lst = buffer_pipes.setdefault(op["buffer"], [])
+                for p in pipes_of(op) + ([op["barrier"]] if op.get("barrier") else []):
+                    if p not in lst:
+                        lst.append(p)
+    used_pipes = []
+
+    def use_pipe(p):
+        if p not in used_pipes:
+            used_pipes.append(p)
+
+    def full_node(p):
+        use_pipe(p)
+        pipe = pipelines.get(p)
+        if pipe is None:  # a standalone transaction barrier (FA3's barrier_Q)
+            return b.node(f"barrier:{p}", "barrier", "smem", p, ["transaction barrier"], pipeline=p)
+        cls = pipe.get("class")
+        cls = " | ".join(cls) if isinstance(cls, list) else str(cls)
+        node = b.node(f"full:{p}", "full", "smem", "full barrier", [p], pipeline=p)
+        if not node["lines"]:
+            node["lines"].append(_source_line(path, pipe["line"], pipe.get("end_line"), "pipeline",
+                                              pipe.get("text") or f"{p} = {cls}"))
+        return node
+
+    def empty_node(p):
+        use_pipe(p)
+        pipe = pipelines.get(p) or {}
+        node = b.node(f"empty:{p}", "empty", "smem", "empty barrier", [p], pipeline=p)
+        if not node["lines"] and pipe:
+            node["lines"].append(_source_line(path, pipe["line"], pipe.get("end_line"), "pipeline",
+                                              pipe.get("text") or p))
+        return node
+
+    def buffer_node(name):
+        buf = buffers.get(name) or {"operand": "", "layouts": [], "lines": []}
+        pipes = buffer_pipes.get(name) or []
+        stages = [pipelines[p]["stages"] for p in pipes if p in pipelines and pipelines[p].get("stages")]
+        if stages:
+            stage_text = f"stages {stages[0]}"
+        elif pipes:
+            stage_text = f"1 stage ({pipes[0]})"
+        else:
+            stage_text = "stages ? (no load parsed)"
+        detail = [" / ".join(buf["layouts"]) or "layout ?", stage_text]
+        node = b.node(f"smem:{name}", "smem", "smem", name, detail, operand=buf["operand"],
+                      pipeline=pipes[0] if pipes else None,
+                      layouts=buf["layouts"], stages=stages[0] if stages else None)
+        if not node["lines"]:
+            node["lines"].extend(buf["lines"])
+        return node
+
+    def sync_node(zone, op_kind, pipes):
+        key = "|".join(pipes)
+        if op_kind == "producer_tail":
+            # load_tail's wait for the last releases: drawn on the acquire node when the same
+            # warpgroup acquires this pipeline (the common case), else as its own node.
+            acquire = f"op:{zone}:producer_acquire:{key}"
+            if acquire in b.nodes or any(o["op"] in ("producer_acquire", "producer_try_acquire")
+                                         and "|".join(pipes_of(o)) == key
+                                         for f in functions if zone_of(f) == zone for o in f["ops"]):
+                op_kind = "producer_acquire"
+        return b.node(f"op:{zone}:{op_kind}:{key}", "sync", zone, op_kind, [_pipe_label(pipes)],
+                      op=op_kind, pipelines=list(pipes))
+
+    accumulators = set()
+    mma_records = []  # (fn, zone, op, mma node id, acc name, operand tokens)
+
+    for fn in functions:
+        zone = zone_of(fn)
+        ops = sorted(fn["ops"], key=lambda o: (o["line"], o.get("end_line") or o["line"]))
+        fn_loads = []   # (op, load node id, pipes)
+        fn_sync = []    # (op, sync node id, op kind, pipes)
+        fn_mmas = []    # (op, mma node id, pipes read)
+        arrive_lines = {}
+        for op in ops:
+            kind = op["op"]
+            pipes = pipes_of(op)
+            ref = _op_line(path, fn, op)
+            if kind in LOAD_OPS:
+                operand = op.get("operand") or (buffers.get(op.get("buffer")) or {}).get("operand") or "?"
+                engine = "TMA load" if kind == "tma_load" else "cp.async"
+                recv = (op.get("via") or {}).get("tma") or op.get("receiver") or ""
+                g = b.node(f"gmem:{operand}", "gmem", "global", operand, ["global memory"], operand=operand)
+                g["lines"].append(ref)
+                ld = b.node(f"load:{operand}", "load", "producer", f"{engine} {operand}",
+                            [recv.split(".")[-1] or engine], operand=operand, engines=[])
+                if kind not in ld["engines"]:
+                    ld["engines"].append(kind)
+                    if len(ld["engines"]) > 1:
+                        ld["label"] = f"TMA/cp.async {operand}"
+                ld["lines"].append(ref)
+                via = _via_line(path, fn, op)
+                if via:
+                    ld["lines"].append(via)
+                b.edge("data", g["id"], ld["id"], [ref], f"{engine} reads {operand} from global memory")
+                if op.get("buffer"):
+                    s = buffer_node(op["buffer"])
+                    b.edge("data", ld["id"], s["id"], [ref], f"{engine} writes {op['buffer']} (one stage)")
+                if kind == "tma_load":
+                    for p in pipes:
+                        b.edge("full", ld["id"], full_node(p)["id"], [ref, via],
+                               f"the TMA completes its transaction bytes on the full barrier of {p}",
+                               pipeline=p, conditional=len(pipes) > 1)
+                    if op.get("barrier"):
+                        bar = full_node(op["barrier"])
+                        bar["lines"].append(ref)
+                        b.edge("full", ld["id"], bar["id"], [ref, via],
+                               f"the TMA completes its transaction bytes on {op['barrier']}",
+                               pipeline=op["barrier"], conditional=False)
+                fn_loads.append((op, ld["id"], pipes))
+            elif kind in FULL_ARRIVE_OPS:
+                for p in pipes:
+                    arrive_lines.setdefault(p, []).append(ref)
+            elif kind in SYNC_NODE_OP:
+                op_kind = SYNC_NODE_OP[kind]
+                node = sync_node(zone, op_kind, pipes)
+                node["lines"].append(ref)
+                via = _via_line(path, fn, op)
+                if via:
+                    node["lines"].append(via)
+                cond = len(pipes) > 1
+                for p in pipes:
+                    if op_kind in ("producer_acquire", "producer_tail"):
+                        b.edge("empty", empty_node(p)["id"], node["id"], [ref],
+                               f"{kind} waits until the consumers released the stage ({p})",
+                               pipeline=p, conditional=cond)
+                    elif op_kind == "producer_commit":
+                        b.edge("full", node["id"], full_node(p)["id"], [ref],
+                               f"producer_commit arrives on the full barrier ({p})", pipeline=p, conditional=cond)
+                    elif op_kind == "consumer_wait":
+                        b.edge("full", full_node(p)["id"], node["id"], [ref, via],
+                               f"{kind} waits until the stage is full ({p})", pipeline=p, conditional=cond)
+                    else:
+                        b.edge("empty", node["id"], empty_node(p)["id"], [ref],
+                               f"consumer_release arrives on the empty barrier ({p})", pipeline=p, conditional=cond)
+                fn_sync.append((op, node["id"], op_kind, pipes))
+            elif kind == "mma":
+                recv = op.get("receiver") or "mma"
+                node = b.node(f"mma:{recv}", "mma", "consumer" if zone == "consumer" else zone, recv,
+                              ["MMA"], receiver=recv)
+                node["lines"].append(ref)
+                args, complete = _mma_args(op.get("text"))
+                acc = args[-1] if complete and len(args) >= 2 else None
+                acc = acc if acc and RE_IDENT.fullmatch(acc) else None
+                middle = " ".join(args[1:-1] if complete else args[1:])
+                tokens = RE_IDENT.findall(middle)
+                if acc:
+                    accumulators.add(acc)
+                mma_records.append((fn, zone, op, node["id"], acc, tokens, ref))
+                fn_mmas.append((op, node["id"], tokens))
+        # Extra TMA-arrive statements (producer_get_barrier ...) join the load -> full edges.
+        for p, refs in arrive_lines.items():
+            for _op, ld_id, pipes in fn_loads:
+                if p in pipes:
+                    edge = b.edges.get(f"full:{ld_id}->{'full:' + p if p in pipelines else 'barrier:' + p}")
+                    if edge is not None:
+                        edge["lines"].extend(refs)
+        _order_edges(b, path, fn, fn_loads, fn_sync, fn_mmas, buffer_pipes, buffer_by_operand, empty_node)
+
+    # MMA operands, accumulators and the accumulator chain (FMHA: acc_qk -> acc_qk_fixed -> PV).
+    for fn, zone, op, mma_id, acc, tokens, ref in mma_records:
+        read_buffers = []
+        for tok in tokens:
+            m = RE_FRAGMENT.fullmatch(tok)
+            if m and m.group("operand") in buffer_by_operand:
+                name = buffer_by_operand[m.group("operand")]
+                if name not in read_buffers:
+                    read_buffers.append(name)
+        if not read_buffers and op.get("pipeline"):
+            read_buffers = sorted(n for n, ps in buffer_pipes.items() if op["pipeline"] in ps)
+        for name in read_buffers:
+            s = buffer_node(name)
+            b.edge("data", s["id"], mma_id, [ref], f"MMA reads {name} (the stage it waited for)")
+        for other in sorted(accumulators):
+            if other != acc and any(t == other or t.startswith(other + "_") for t in tokens):
+                b.edge("data", f"acc:{other}", mma_id, [ref], f"MMA reads the accumulator {other}")
+        name = acc or "accumulator"
+        a = b.node(f"acc:{name}", "acc", "consumer", name, ["accumulator (registers)"])
+        a["lines"].append(ref)
+        b.edge("data", mma_id, a["id"], [ref], f"MMA accumulates into {name}")
+
+    notes = []
+    epilogue_calls = [c for c in (layer or {}).get("calls") or []
+                      if c.get("receiver") == "collective_epilogue" and c.get("call") in ("store", "store_tail")]
+    if epilogue_calls:
+        epi = b.node("epilogue", "epilogue", "consumer", "epilogue", ["collective_epilogue.store"])
+        epi["lines"].extend(_source_line(kpath, c["line"], c.get("end_line"), c["call"], c.get("text"))
+                            for c in epilogue_calls)
+        mma_calls = [_source_line(kpath, c["line"], c.get("end_line"), c["call"], c.get("text"))
+                     for c in layer.get("calls") or []
+                     if c.get("receiver") == "collective_mainloop" and c.get("call") == "mma"]
+        store = [_source_line(kpath, c["line"], c.get("end_line"), c["call"], c.get("text"))
+                 for c in epilogue_calls if c["call"] == "store"]
+        feeding = {e["source"] for e in b.edges.values() if e["kind"] == "data" and e["source"].startswith("acc:")
+                   and b.nodes.get(e["target"], {}).get("kind") == "mma"}
+        for node_id in sorted(n for n in b.nodes if n.startswith("acc:") and n not in feeding):
+            b.edge("data", node_id, "epilogue", mma_calls + store,
+                   "the kernel passes the accumulators to collective_epilogue.store")
+    elif layer:
+        notes.append("the kernel layer has no collective_epilogue.store call: no epilogue node")
+    else:
+        notes.append("no kernel layer given: the epilogue is not drawn (no parsed source line names it)")
+
+    declared = list(pipelines)
+    used_pipes.sort(key=lambda p: (0, declared.index(p)) if p in pipelines else (1, p))
+    clusters = _clusters(model, b, path, kpath, functions, pipelines, used_pipes, buffer_pipes)
+    pipe_index = {p: i for i, p in enumerate(used_pipes)}
+    nodes = []
+    for node_id in sorted(b.nodes):
+        node = dict(b.nodes[node_id])
+        node.pop("_order")
+        node["lines"] = _sorted_lines(node["lines"])
+        nodes.append(node)
+    edges = []
+    for edge_id in sorted(b.edges):
+        edge = dict(b.edges[edge_id])
+        edge["lines"] = _sorted_lines(edge["lines"])
+        edge.setdefault("pipeline", None)
+        edge.setdefault("conditional", False)
+        edges.append(edge)
+    known = {n["id"] for n in nodes}
+    edges = [e for e in edges if e["source"] in known and e["target"] in known]
+    pipes = []
+    for p in used_pipes:
+        pipe = pipelines.get(p)
+        cls = (pipe or {}).get("class")
+        pipes.append({"name": p, "index": pipe_index[p],
+                      "class": " | ".join(cls) if isinstance(cls, list) else (cls or "transaction barrier"),
+                      "stages": (pipe or {}).get("stages") or "", "standalone": pipe is None})
+    return {"nodes": nodes, "edges": edges, "clusters": clusters, "pipelines": pipes, "notes": notes,
+            "source": {"mainloop": path, "kernel_layer": kpath if layer else None}}
+
+
+def _order_edges(b, path, fn, loads, syncs, mmas, buffer_pipes, buffer_by_operand, empty_node):
+    """Program-order edges inside one function: acquire -> copy -> commit, wait -> MMA -> release."""
+    def key(pipes):
+        return "|".join(pipes)
+
+    def syncs_of(op_kind, pipes):
+        return [(op, nid) for op, nid, kind, ps in syncs if kind == op_kind and key(ps) == key(pipes)]
+
+    def refs(*ops):
+        return [_op_line(path, fn, op) for op in ops]
+
+    acquired = {key(ps) for _op, _n, kind, ps in syncs if kind == "producer_acquire"}
+    for op, ld_id, pipes in loads:
+        for acq, acq_id in syncs_of("producer_acquire", pipes):
+            b.edge("order", acq_id, ld_id, refs(acq, op), "producer_acquire, then the copy into that stage")
+        for com, com_id in syncs_of("producer_commit", pipes):
+            b.edge("order", ld_id, com_id, refs(op, com), "the copy, then producer_commit")
+        # Loads through helpers (88_hopper_fmha's load_k.step) acquire inside the helper.
+        if pipes and key(pipes) not in acquired:
+            via = _via_line(path, fn, op)
+            for p in pipes:
+                b.edge("empty", empty_node(p)["id"], ld_id, refs(op) + [via],
+                       f"the load helper acquires an empty stage of {p} before copying",
+                       pipeline=p, conditional=len(pipes) > 1)
+
+    def mma_reads(tokens, mma_op, p):
+        if mma_op.get("pipeline") == p:
+            return True
+        for tok in tokens:
+            m = RE_FRAGMENT.fullmatch(tok)
+            if m and p in buffer_pipes.get(buffer_by_operand.get(m.group("operand")), []):
+                return True
+        return False
+
+    ordered = sorted(syncs, key=lambda s: s[0]["line"])
+    linked = set()
+    for wait, wait_id, kind, pipes in ordered:
+        if kind != "consumer_wait":
+            continue
+        for mma_op, mma_id, tokens in mmas:
+            if not any(mma_reads(tokens, mma_op, p) for p in pipes):
+                continue
+            # An MMA that names the wait it follows (wait_line) pairs with that wait only.
+            own = mma_op.get("pipeline") in pipes and isinstance(mma_op.get("wait_line"), int)
+            if own and mma_op["wait_line"] not in (wait["line"], wait.get("end_line")):
+                continue
+            b.edge("order", wait_id, mma_id, refs(wait, mma_op), "consumer_wait, then the MMA on that stage")
+            for rel, rel_id in syncs_of("consumer_release", pipes):
+                b.edge("order", mma_id, rel_id, refs(mma_op, rel), "the MMA, then consumer_release")
+            linked.add(wait_id)
+    for wait, wait_id, kind, pipes in ordered:
+        if kind != "consumer_wait" or wait_id in linked:
+            continue
+        # No MMA reads this pipeline here (FA3's load: wait Vt, transpose, produce V, release Vt):
+        # chain the wait to the next op on another pipeline and that pipeline's last op to the release.
+        release = next(((op, nid) for op, nid, k, ps in ordered
+                        if k == "consumer_release" and key(ps) == key(pipes) and op["line"] > wait["line"]), None)
+        between = [(op, nid) for op, nid, k, ps in ordered
+                   if key(ps) != key(pipes) and op["line"] > wait["line"]
+                   and (release is None or op["line"] < release[0]["line"])]
+        if between:
+            b.edge("order", wait_id, between[0][1], refs(wait, between[0][0]),
+                   "consumer_wait, then this warpgroup produces into another pipeline")
+            if release:
+                b.edge("order", between[-1][1], release[1], refs(between[-1][0], release[0]),
+                       "then it releases the stage it read")
+        elif release:
+            b.edge("order", wait_id, release[1], refs(wait, release[0]), "consumer_wait, then consumer_release")
+
+
+def _function_ref(path, fn):
+    """A source reference for a whole function (its head line)."""
+    return _source_line(path, fn["line"], fn.get("end_line"), "function",
+                        f"{fn['name']}(...)  [role {fn['role']}]", function=fn["name"])
+
+
+def _clusters(model, b, path, kpath, functions, pipelines, used_pipes, buffer_pipes):
+    """Zone clusters (global memory, producer WG, shared memory, consumer WGs) and pipeline groups."""
+    layer = model.get("kernel_layer") or None
+    members = {z: sorted(n for n, node in b.nodes.items() if node["zone"] == z) for z in ZONES}
+    calls = (layer or {}).get("calls") or []
+
+    def call_refs(names):
+        return [_source_line(kpath, c["line"], c.get("end_line"), c["call"], c.get("text"))
+                for c in calls if c.get("receiver") == "collective_mainloop" and c.get("call") in names]
+
+    def kline(key, op, text):
+        line = (layer or {}).get(key)
+        return [_source_line(kpath, line, line, op, text)] if isinstance(line, int) else []
+
+    prod_fns = [f for f in functions if f["role"] in ("producer", "both")]
+    cons_fns = [f for f in functions if f["role"] == "consumer"]
+    clusters = []
+
+    def add(cid, kind, title, subtitle, nodes, lines, parent=None, zone=None, pipeline=None):
+        clusters.append({"id": cid, "kind": kind, "title": title, "subtitle": subtitle, "nodes": nodes,
+                         "lines": _sorted_lines([r for r in lines if r]), "parent": parent, "zone": zone,
+                         "pipeline": pipeline})
+
+    if members["global"]:
+        refs = [r for n in members["global"] for r in b.nodes[n]["lines"]]
+        add("cluster:global", "zone", "Global memory", "operands", members["global"], refs,
+            zone="global")
+    if members["producer"]:
+        if layer:
+            roles = layer.get("warpgroup_roles") or []
+            wroles = layer.get("producer_warp_roles") or []
+            title = "Producer warpgroup" + (f" ({roles[0]})" if roles else "")
+            subtitle = "load warp" + (f": {wroles[0]}" if wroles else "") + f" ({layer.get('schedule') or 'basic'} kernel)"
+            refs = (kline("warpgroup_roles_line", "warpgroup_roles", "warpgroup roles: " + ", ".join(roles))
+                    + kline("producer_warp_roles_line", "producer_warp_roles", "producer warp roles: " + ", ".join(wroles))
+                    + call_refs(("load", "load_tail")))
+        else:
+            title = "Producer (load)"
+            subtitle = "functions: " + ", ".join(f["name"] for f in prod_fns)
+            refs = [_function_ref(path, f) for f in prod_fns]
+        add("cluster:producer", "zone", title, subtitle, members["producer"], refs or
+            [r for n in members["producer"] for r in b.nodes[n]["lines"]], zone="producer")
+    if members["smem"]:
+        refs = [r for n in members["smem"] for r in b.nodes[n]["lines"] if r["op"] in ("buffer", "pipeline")]
+        add("cluster:smem", "zone", "Shared memory", "stage buffers and mbarriers", members["smem"], refs, zone="smem")
+        for p in used_pipes:
+            group = sorted(n for n in members["smem"] if b.nodes[n].get("pipeline") == p)
+            pipe = pipelines.get(p)
+            if pipe:
+                cls = pipe.get("class")
+                cls = " | ".join(cls) if isinstance(cls, list) else str(cls)
+                lines = [_source_line(path, pipe["line"], pipe.get("end_line"), "pipeline", pipe.get("text") or p)]
+                sub = cls
+            else:
+                lines = [r for n in group for r in b.nodes[n]["lines"]]
+                sub = "standalone barrier"
+            for n in group:
+                b.nodes[n]["group"] = f"cluster:pipe:{p}"
+            add(f"cluster:pipe:{p}", "pipeline", p, sub, group, lines, parent="cluster:smem", zone="smem", pipeline=p)
+    if members["consumer"]:
+        if layer:
+            roles = [r for r in layer.get("warpgroup_roles") or [] if r.lower().startswith("consumer")]
+            sched = layer.get("schedule") or "basic"
+            count = layer.get("num_mma_warpgroups")
+            title = "Consumer warpgroups" if (isinstance(count, int) and count > 1) or len(roles) > 1 else "Consumer warpgroup"
+            title += f" ({sched})"
+            how = {"pingpong": "alternate output tiles", "cooperative": "split each output tile"}.get(sched, "")
+            subtitle = ", ".join(roles) + (f": {how}" if how and roles else "")
+            refs = (kline("schedule_line", "schedule", f"schedule {sched} ({layer.get('schedule_tag') or ''})")
+                    + kline("warpgroup_roles_line", "warpgroup_roles", "warpgroup roles: " + ", ".join(layer.get("warpgroup_roles") or []))
+                    + kline("num_mma_warpgroups_line", "num_mma_warpgroups", f"math warpgroups: {count}")
+                    + call_refs(("mma", "mma_tail")))
+        else:
+            title = "Consumer (MMA)"
+            subtitle = "functions: " + ", ".join(f["name"] for f in cons_fns)
+            refs = [_function_ref(path, f) for f in cons_fns]
+        add("cluster:consumer", "zone", title, subtitle, members["consumer"], refs or
+            [r for n in members["consumer"] for r in b.nodes[n]["lines"]], zone="consumer")
+    return clusters
+
+
+# ---- Layout --------------------------------------------------------------------------------
+# Pixel sizes are estimates for the page's monospace node font (graph.css uses the same sizes);
+# widths are generous so the text fits in any common monospace face.
+LABEL_CHAR_PX = 7.4          # 12px monospace label, per character
+DETAIL_CHAR_PX = 6.5         # 10.5px monospace detail line, per character
+TITLE_CHAR_PX = 7.0          # 12px UI-font cluster title (proportional, so this is a bound)
+SUBTITLE_CHAR_PX = 6.2       # 10.5px cluster subtitle
+NODE_PAD_X = 12              # text inset inside a node box
+NODE_MIN_W = 84
+LINE_H = 15                  # one text line inside a node
+NODE_PAD_Y = 7
+NODE_GAP = 22                # vertical gap between two node boxes in a layer
+DUMMY_GAP = 12               # vertical clearance around an edge passing through a layer
+GROUP_TITLE_H = 18           # pipeline group title band
+GROUP_PAD = 8                # pipeline group box padding around its nodes
+ZONE_TITLE_H = 36            # zone title + subtitle band
+ZONE_PAD = 12                # zone box padding around its contents
+MIN_GAP = 56                 # gap between layers of two zones (must exceed 2 * (ZONE_PAD + GROUP_PAD))
+MIN_INNER_GAP = 34           # gap between two layers of one zone
+INNER_INSET = 6              # edge tracks keep this far from the boxes in an inner gap
+TRACK_PX = 10                # spacing of vertical edge tracks inside a gap
+MARGIN = 16                  # around the whole drawing
+ORDER_SWEEPS = 12            # barycenter sweeps for crossing reduction
+POSITION_SWEEPS = 12         # down/up sweeps for vertical positions
+GROUP_TITLE_CHARS = 32       # pipeline group title (the alias; the hover has the class)
+ZONE_TITLE_CHARS = 56        # zone title and subtitle
+MAX_TEXT_CHARS = 40          # longer node text lines are cut (the hover shows the full text)
+
+
+def _clip(text, limit=MAX_TEXT_CHARS):
+    """Shorten a node text line to what the box is sized for (ASCII ellipsis)."""
+    text = str(text)
+    return text if len(text) <= limit else text[:limit - 3] + "..."
+
+
+def _node_size(node):
+    """(width, height) of a node box from its label and detail lines."""
+    label = _clip(node["label"])
+    detail = [_clip(d) for d in node["detail"]]
+    width = max([len(label) * LABEL_CHAR_PX] + [len(d) * DETAIL_CHAR_PX for d in detail]) + 2 * NODE_PAD_X
+    height = NODE_PAD_Y * 2 + LINE_H * (1 + len(detail))
+    return max(NODE_MIN_W, round(width)), height
+
+
+def _isotonic(values, weights):
+    """Least-squares non-decreasing fit (pool adjacent violators)."""
+    blocks = []  # [mean, weight, count]
+    for v, w in zip(values, weights):
+        blocks.append([v, w, 1])
+        while len(blocks) > 1 and blocks[-2][0] > blocks[-1][0]:
+            m2, w2, c2 = blocks.pop()
+            m1, w1, c1 = blocks.pop()
+            blocks.append([(m1 * w1 + m2 * w2) / (w1 + w2), w1 + w2, c1 + c2])
+    out = []
+    for mean, _w, count in blocks:
+        out.extend([mean] * count)
+    return out
+
+
+def layout_graph(graph):
+    """Return {width, height, nodes, edges, clusters}: boxes and orthogonal edge polylines."""
+    nodes = {n["id"]: n for n in graph["nodes"]}
+    zone_rank = {z: i for i, z in enumerate(ZONES)}
+    order_of = {nid: i for i, nid in enumerate(sorted(nodes, key=lambda k: (zone_rank[nodes[k]["zone"]], k)))}
+
+    # 1. Orientation: edges run left to right; an edge into an earlier zone (release -> empty,
+    #    empty -> acquire) is laid out reversed, and so is a back edge of a cycle inside a zone.
+    intra = {nid: [] for nid in nodes}
+    for e in graph["edges"]:
+        s, t = e["source"], e["target"]
+        if s != t and nodes[s]["zone"] == nodes[t]["zone"]:
+            intra[s].append(t)
+    back = set()
+    state = {}
+    for root in sorted(nodes, key=order_of.get):
+        if root in state:
+            continue
+        stack = [(root, iter(sorted(set(intra[root]), key=order_of.get)))]
+        state[root] = 1
+        while stack:
+            nid, it = stack[-1]
+            nxt = next(it, None)
+            if nxt is None:
+                state[nid] = 2
+                stack.pop()
+            elif state.get(nxt) == 1:
+                back.add((nid, nxt))
+            elif nxt not in state:
+                state[nxt] = 1
+                stack.append((nxt, iter(sorted(set(intra[nxt]), key=order_of.get))))
+    oriented = []  # (edge id, a, b, reversed) with a laid out left of b
+    for e in graph["edges"]:
+        s, t = e["source"], e["target"]
+        if s == t:
+            continue
+        zs, zt = zone_rank[nodes[s]["zone"]], zone_rank[nodes[t]["zone"]]
+        rev = zs > zt or (zs == zt and (s, t) in back)
+        oriented.append((e["id"], t, s, True) if rev else (e["id"], s, t, False))
+
+    # 2. Layers: zone by zone, longest path inside a zone; zones never share a layer.
+    layer_of = {}
+    base = 0
+    zone_layers = {}
+    for z in ZONES:
+        members = sorted((n for n in nodes if nodes[n]["zone"] == z), key=order_of.get)
+        if not members:
+            continue
+        preds = {n: [] for n in members}
+        for _eid, a, b2, _r in oriented:
+            if a in preds and b2 in preds:
+                preds[b2].append(a)
+        local = {}
+
+        def depth(n, seen=()):
+            if n not in local:
+                local[n] = 0 if not preds[n] else 1 + max(depth(p, seen + (n,)) for p in preds[n] if p not in seen)
+            return local[n]
+        for n in members:
+            depth(n)
+        for n in members:
+            layer_of[n] = base + local[n]
+        top = base + max(local.values())
+        zone_layers[z] = (base, top)
+        base = top + 1
+    nlayers = base
+
+    # 3. Dummy vertices for edges that span several layers.
+    segments = []  # (a, b) between adjacent layers; a, b are node ids or dummy ids
+    chains = {}
+    dummies = {}
+    for eid, a, b2, _rev in oriented:
+        chain = [a]
+        for k in range(layer_of[a] + 1, layer_of[b2]):
+            d = f"~{eid}~{k}"
+            dummies[d] = {"layer": k, "edge": eid}
+            layer_of[d] = k
+            chain.append(d)
+        chain.append(b2)
+        chains[eid] = chain
+        segments.extend(zip(chain, chain[1:]))
+    preds = {v: [] for v in layer_of}
+    succs = {v: [] for v in layer_of}
+    for a, b2 in segments:
+        succs[a].append(b2)
+        preds[b2].append(a)
+
+    def group_of(v):
+        return nodes[v].get("group") if v in nodes else None
+
+    layers = [[] for _ in range(nlayers)]
+    for v in sorted(layer_of, key=lambda v: (order_of.get(v, len(order_of)), v)):
+        layers[layer_of[v]].append(v)
+
+    # 4. Order inside layers: barycenter sweeps; pipeline groups stay contiguous.
+    def crossings(order):
+        pos = {v: i for lay in order for i, v in enumerate(lay)}
+        total = 0
+        for k in range(nlayers - 1):
+            segs = [(pos[a], pos[b2]) for a in order[k] for b2 in succs[a]]
+            for i in range(len(segs)):
+                for j in range(i + 1, len(segs)):
+                    if (segs[i][0] - segs[j][0]) * (segs[i][1] - segs[j][1]) < 0:
+                        total += 1
+        return total
+
+    def reorder(lay, neighbours, pos):
+        bary = {}
+        for i, v in enumerate(lay):
+            ns = [pos[u] for u in neighbours[v]]
+            bary[v] = sum(ns) / len(ns) if ns else None
+        units = []
+        for v in lay:
+            g = group_of(v)
+            if g is not None and units and units[-1][0] == g:
+                units[-1][1].append(v)
+            else:
+                units.append((g if g is not None else None, [v]))
+        merged = {}
+        keyed = []
+        for g, vs in units:
+            if g is not None and g in merged:
+                merged[g].extend(vs)
+                continue
+            if g is not None:
+                merged[g] = vs
+            keyed.append((g, vs))
+        result = []
+        for idx, (g, vs) in enumerate(keyed):
+            known = [bary[v] for v in vs if bary[v] is not None]
+            b_unit = sum(known) / len(known) if known else None
+            inner = sorted(vs, key=lambda v: (bary[v] if bary[v] is not None else float(lay.index(v)), lay.index(v)))
+            result.append((b_unit, idx, inner))
+        # Units without neighbours keep their slot: give them the position they already have.
+        fixed = []
+        for b_unit, idx, inner in result:
+            if b_unit is None:
+                b_unit = sum(lay.index(v) for v in inner) / len(inner)
+            fixed.append((b_unit, idx, inner))
+        fixed.sort(key=lambda t: (t[0], t[1]))
+        return [v for _b, _i, inner in fixed for v in inner]
+
+    best = [list(lay) for lay in layers]
+    # Group pipeline members together before the first sweep.
+    for k, lay in enumerate(best):
+        pos = {v: i for i, v in enumerate(lay)}
+        best[k] = reorder(lay, {v: [] for v in lay}, pos)
+    best_cross = crossings(best)
+    current = [list(lay) for lay in best]
+    for sweep in range(ORDER_SWEEPS):
+        rng = range(1, nlayers) if sweep % 2 == 0 else range(nlayers - 2, -1, -1)
+        for k in rng:
+            neighbour_layer = current[k - 1] if sweep % 2 == 0 else current[k + 1]
+            pos = {v: i for i, v in enumerate(neighbour_layer)}
+            current[k] = reorder(current[k], preds if sweep % 2 == 0 else succs, pos)
+        c = crossings(current)
+        if c < best_cross:
+            best, best_cross = [list(lay) for lay in current], c
+    layers = best
+
+    # 5. Vertical positions: centres as close as possible to the neighbours' mean, order and
+    #    spacing kept (isotonic regression on the offsets), sweeping down and up.
+    size = {v: _node_size(nodes[v]) if v in nodes else (0, 0) for v in layer_of}
+
+    def gap_between(u, v):
+        gap = NODE_GAP if (u in nodes and v in nodes) else DUMMY_GAP
+        gu, gv = group_of(u), group_of(v)
+        if gu != gv:
+            if gu is not None:
+                gap += GROUP_PAD
+            if gv is not None:
+                gap += GROUP_PAD + GROUP_TITLE_H
+        return size[u][1] / 2 + size[v][1] / 2 + gap
+
+    y = {}
+    for lay in layers:
+        cur = 0.0
+        for i, v in enumerate(lay):
+            if i:
+                cur += gap_between(lay[i - 1], v)
+            y[v] = cur
+
+    def place(lay, desired):
+        offsets = [0.0]
+        for i in range(1, len(lay)):
+            offsets.append(offsets[-1] + gap_between(lay[i - 1], lay[i]))
+        weights = [1.0 if v in nodes else 0.6 for v in lay]
+        fit = _isotonic([desired[i] - offsets[i] for i in range(len(lay))], weights)
+        for i, v in enumerate(lay):
+            y[v] = fit[i] + offsets[i]
+
+    for sweep in range(POSITION_SWEEPS):
+        down = sweep % 2 == 0
+        for k in (range(nlayers) if down else range(nlayers - 1, -1, -1)):
+            lay = layers[k]
+            desired = []
+            for v in lay:
+                ns = (preds[v] if down else succs[v]) or (succs[v] if down else preds[v])
+                desired.append(sum(y[u] for u in ns) / len(ns) if ns else y[v])
+            place(lay, desired)
+
+    # 6. Ports: edges leave a node's right side and enter the left side, spread over its height
+    #    in the order of the other end, so parallel edges never share a point.
+    port_out, port_in = {}, {}
+    for v in layer_of:
+        outs = sorted(((y[b2], b2) for b2 in succs[v]))
+        ins = sorted(((y[a], a) for a in preds[v]))
+        h = size[v][1]
+        for side, lst, store in (("out", outs, port_out), ("in", ins, port_in)):
+            for i, (_yy, other) in enumerate(lst):
+                key = (v, other) if side == "out" else (other, v)
+                if v in nodes and len(lst) > 1:
+                    usable = h - 2 * NODE_PAD_Y
+                    store[key] = y[v] - usable / 2 + usable * i / (len(lst) - 1)
+                else:
+                    store[key] = y[v]
+
+    # 7. Tracks: inside each gap, vertical runs get their own x (greedy interval colouring).
+    gap_tracks = {k: [] for k in range(nlayers - 1)}
+    for a, b2 in segments:
+        ya, yb = port_out[(a, b2)], port_in[(a, b2)]
+        if abs(ya - yb) > 0.5:
+            gap_tracks[layer_of[a]].append((min(ya, yb), max(ya, yb), a, b2))
+    track_of = {}
+    gap_count = {}
+    for k, runs in gap_tracks.items():
+        ends = []
+        for lo, hi, a, b2 in sorted(runs, key=lambda r: (r[0], r[1], r[2], r[3])):
+            for t, end in enumerate(ends):
+                if end < lo - TRACK_PX:
+                    ends[t] = hi
+                    track_of[(a, b2)] = t
+                    break
+            else:
+                ends.append(hi)
+                track_of[(a, b2)] = len(ends) - 1
+        gap_count[k] = len(ends)
+    # Zone boxes (and the smem pipeline groups) sit in the gaps at zone boundaries; inner gaps
+    # only need room for their tracks.
+    zone_at = {}
+    for z, (lo, hi) in zone_layers.items():
+        for k in range(lo, hi + 1):
+            zone_at[k] = z
+    gap_inset = [(ZONE_PAD + GROUP_PAD) if zone_at.get(k) != zone_at.get(k + 1) else INNER_INSET
+                 for k in range(nlayers - 1)]
+    gap_w = [max(MIN_GAP if gap_inset[k] != INNER_INSET else MIN_INNER_GAP,
+                 (gap_count.get(k, 0) + 1) * TRACK_PX + 2 * gap_inset[k]) for k in range(nlayers - 1)]
+
+    # 8. Horizontal positions; a layer is as wide as its widest box or group title, and a zone
+    #    as wide as its title.
+    col_w = [max([NODE_MIN_W // 2] + [size[v][0] for v in lay]) for lay in layers]
+    group_titles = {}
+    for c in graph["clusters"]:
+        if c["kind"] == "pipeline":
+            group_titles[c["id"]] = c
+    for k, lay in enumerate(layers):
+        for v in lay:
+            g = group_of(v)
+            if g in group_titles:
+                c = group_titles[g]
+                need = len(_clip(c["title"], GROUP_TITLE_CHARS)) * TITLE_CHAR_PX - 2 * GROUP_PAD + 8
+                col_w[k] = max(col_w[k], round(need))
+
+    def columns():
+        x, left = MARGIN + ZONE_PAD, []
+        for k in range(nlayers):
+            left.append(x)
+            x += col_w[k] + (gap_w[k] if k < nlayers - 1 else 0)
+        return left
+    col_x = columns()
+    for c in graph["clusters"]:
+        if c["kind"] == "zone" and c["zone"] in zone_layers:
+            lo, hi = zone_layers[c["zone"]]
+            span = col_x[hi] + col_w[hi] - col_x[lo] + 2 * ZONE_PAD
+            need = max(len(_clip(c["title"], ZONE_TITLE_CHARS)) * TITLE_CHAR_PX,
+                       len(_clip(c["subtitle"], ZONE_TITLE_CHARS)) * SUBTITLE_CHAR_PX) + 16
+            if need > span:
+                col_w[hi] += int(need - span) + 1
+                col_x = columns()
+
+    # 9. Boxes, then edge polylines through ports, tracks and dummy rows.
+    boxes = {}
+    for v in nodes:
+        k = layer_of[v]
+        w, h = size[v]
+        boxes[v] = {"x": round(col_x[k] + (col_w[k] - w) / 2, 1), "y": round(y[v] - h / 2, 1), "w": w, "h": h,
+                    "text": [_clip(nodes[v]["label"])] + [_clip(d) for d in nodes[v]["detail"]]}
+
+    def right_x(v):
+        if v in nodes:
+            return boxes[v]["x"] + boxes[v]["w"]
+        return col_x[layer_of[v]] + col_w[layer_of[v]]
+
+    def left_x(v):
+        return boxes[v]["x"] if v in nodes else col_x[layer_of[v]]
+
+    edge_points = {}
+    for eid, a, b2, rev in oriented:
+        chain = chains[eid]
+        pts = []
+        for u, v in zip(chain, chain[1:]):
+            ya, yb = port_out[(u, v)], port_in[(u, v)]
+            xa, xb = right_x(u), left_x(v)
+            if u not in nodes:
+                pts.append((left_x(u), ya))
+            pts.append((xa, ya))
+            if (u, v) in track_of:
+                k = layer_of[u]
+                gx = col_x[k] + col_w[k]
+                inset = gap_inset[k]
+                xt = gx + inset + (track_of[(u, v)] + 1) * (gap_w[k] - 2 * inset) / (gap_count[k] + 1)
+                pts.append((xt, ya))
+                pts.append((xt, yb))
+            else:
+                yb = ya  # sub-pixel difference: keep the run exactly horizontal
+            pts.append((xb, yb))
+        clean = []
+        for p in pts:
+            p = (round(p[0], 1), round(p[1], 1))
+            if clean and clean[-1] == p:
+                continue
+            if len(clean) >= 2 and (clean[-2][0] == clean[-1][0] == p[0] or clean[-2][1] == clean[-1][1] == p[1]):
+                clean[-1] = p
+                continue
+            clean.append(p)
+        if rev:
+            clean.reverse()
+        edge_points[eid] = {"points": [list(p) for p in clean], "reversed": rev}
+
+    # 10. Cluster boxes: pipeline groups first, zones around their nodes, groups and passing edges.
+    cboxes = {}
+    for c in graph["clusters"]:
+        if c["kind"] == "pipeline" and c["nodes"]:
+            xs = [boxes[n]["x"] for n in c["nodes"]]
+            x2 = [boxes[n]["x"] + boxes[n]["w"] for n in c["nodes"]]
+            ys = [boxes[n]["y"] for n in c["nodes"]]
+            y2 = [boxes[n]["y"] + boxes[n]["h"] for n in c["nodes"]]
+            k = layer_of[c["nodes"][0]]
+            x0 = min(min(xs), col_x[k]) - GROUP_PAD
+            x1 = max(max(x2), col_x[k] + col_w[k]) + GROUP_PAD
+            cboxes[c["id"]] = {"x": x0, "y": min(ys) - GROUP_PAD - GROUP_TITLE_H, "w": x1 - x0,
+                               "h": max(y2) - min(ys) + 2 * GROUP_PAD + GROUP_TITLE_H,
+                               "text": [_clip(c["title"], GROUP_TITLE_CHARS)]}
+    for c in graph["clusters"]:
+        if c["kind"] != "zone" or c["zone"] not in zone_layers:
+            continue
+        lo, hi = zone_layers[c["zone"]]
+        top = [boxes[n]["y"] for n in c["nodes"]]
+        bottom = [boxes[n]["y"] + boxes[n]["h"] for n in c["nodes"]]
+        for child in graph["clusters"]:
+            if child.get("parent") == c["id"] and child["id"] in cboxes:
+                top.append(cboxes[child["id"]]["y"])
+                bottom.append(cboxes[child["id"]]["y"] + cboxes[child["id"]]["h"])
+        for d, info in dummies.items():
+            if lo <= info["layer"] <= hi:
+                top.append(y[d] - DUMMY_GAP)
+                bottom.append(y[d] + DUMMY_GAP)
+        x0 = col_x[lo] - ZONE_PAD - (GROUP_PAD if c["zone"] == "smem" else 0)
+        x1 = col_x[hi] + col_w[hi] + ZONE_PAD + (GROUP_PAD if c["zone"] == "smem" else 0)
+        y0 = min(top) - ZONE_PAD - ZONE_TITLE_H
+        cboxes[c["id"]] = {"x": x0, "y": y0, "w": x1 - x0, "h": max(bottom) + ZONE_PAD - y0,
+                           "text": [_clip(c["title"], ZONE_TITLE_CHARS), _clip(c["subtitle"], ZONE_TITLE_CHARS)]}
+
+    # Shift everything so the drawing starts at (MARGIN, MARGIN).
+    all_y = [b2["y"] for b2 in boxes.values()] + [b2["y"] for b2 in cboxes.values()]
+    all_y += [p[1] for e in edge_points.values() for p in e["points"]]
+    all_x = [b2["x"] for b2 in boxes.values()] + [b2["x"] for b2 in cboxes.values()]
+    dy = MARGIN - min(all_y) if all_y else 0
+    dx = MARGIN - min(all_x) if all_x else 0
+    for box in list(boxes.values()) + list(cboxes.values()):
+        box["x"] = round(box["x"] + dx, 1)
+        box["y"] = round(box["y"] + dy, 1)
+        box["w"] = round(box["w"], 1)
+        box["h"] = round(box["h"], 1)
+    for e in edge_points.values():
+        e["points"] = [[round(p[0] + dx, 1), round(p[1] + dy, 1)] for p in e["points"]]
+    right = [b2["x"] + b2["w"] for b2 in list(boxes.values()) + list(cboxes.values())]
+    lower = [b2["y"] + b2["h"] for b2 in list(boxes.values()) + list(cboxes.values())]
+    return {
+        "width": round(max(right, default=0) + MARGIN, 1),
+        "height": round(max(lower, default=0) + MARGIN, 1),
+        "nodes": {k: boxes[k] for k in sorted(boxes)},
+        "edges": {k: edge_points[k] for k in sorted(edge_points)},
+        "clusters": {k: cboxes[k] for k in sorted(cboxes)},
+        "layers": {v: layer_of[v] for v in sorted(nodes)},
+        "crossings": best_cross,
+    }
+
+
+# ---- Page ----------------------------------------------------------------------------------
+
+def default_title(model):
+    """Return a title from the kernel (or mainloop) file name, without directories or extension."""
+    layer = model.get("kernel_layer") or {}
+    name = ((layer.get("source") or {}).get("path") or (model.get("source") or {}).get("path") or "kernel")
+    name = name.replace("\\", "/").rsplit("/", 1)[-1]
+    stem = name.rsplit(".", 1)[0] if "." in name else name
+    return f"{stem or 'kernel'} - pipeline dataflow graph"
+
+
+def _inline_asset(relpath):
+    """Read an asset meant for inlining and refuse text that could end its element early."""
+    text = pagekit.read_asset(relpath)
+    lowered = text.lower()
+    for bad in _FORBIDDEN_IN_INLINE:
+        if bad in lowered:
+            raise pagekit.AssetError(f"{relpath} contains {bad!r}, which would break out of its inline element")
+    return text
+
+
+def page_model(model):
+    """Return the JSON model embedded in the page: the graph and its layout."""
+    graph = build_graph(model)
+    return {"graph": graph, "layout": layout_graph(graph)}
+
+
+def render(model, title=None):
+    """Return the complete self-contained dataflow graph page for a parsed model."""
+    import render_waveform  # header facts are shared with the waveform page (read-only use)
+
+    title = title if title is not None else default_title(model)
+    facts = render_waveform.header_facts(model)
+
+    def esc(text):
+        return html.escape(str(text), quote=True)
+
+    replacements = {
+        "@@TITLE@@": esc(title),
+        "@@HEADING@@": esc(title),
+        "@@FACT_KERNEL@@": esc(facts["kernel"]),
+        "@@FACT_MAINLOOP@@": esc(facts["mainloop"]),
+        "@@FACT_PIPELINE@@": esc(facts["pipeline"]),
+        "@@FACT_SCHEDULE@@": esc(facts["schedule"]),
+        "/*@@THEME_CSS@@*/": _inline_asset(THEME_CSS_ASSET),
+        "/*@@GRAPH_CSS@@*/": _inline_asset(GRAPH_CSS_ASSET),
+        "/*@@GRAPH_JS@@*/": _inline_asset(GRAPH_JS_ASSET),
+        "@@MODEL_JSON@@": pagekit.json_for_script(page_model(model)),
+    }
+    return pagekit.fill_markers(pagekit.read_asset(TEMPLATE_ASSET), replacements)

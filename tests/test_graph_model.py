@@ -1,0 +1,403 @@
+"""build_graph / layout_graph on the installed nvidia-cutlass 4.2.0.0 headers and an FA3-shaped fixture."""
+
+import json
+from pathlib import Path
+
+import pytest
+
+import pagekit
+import parse_cutlass
+import render_html
+
+FIXTURES = Path(__file__).resolve().parent / "fixtures"
+MAINLOOP = "include/cutlass/gemm/collective/sm90_mma_tma_gmma_ss_warpspecialized.hpp"
+PINGPONG = "include/cutlass/gemm/kernel/sm90_gemm_tma_warpspecialized_pingpong.hpp"
+COOPERATIVE = "include/cutlass/gemm/kernel/sm90_gemm_tma_warpspecialized_cooperative.hpp"
+MULTISTAGE = "include/cutlass/gemm/collective/sm90_mma_multistage_gmma_ss_warpspecialized.hpp"
+FMHA = "examples/88_hopper_fmha/collective/fmha_collective_tma_warpspecialized.hpp"
+FA3_LIKE = FIXTURES / "fa3_like_mainloop.hpp"
+PIPE = "MainloopPipeline"
+
+
+# ---- helpers -------------------------------------------------------------------------------
+
+def graph_of(path, kernel=None):
+    """(parsed model, graph) of one header."""
+    model = parse_cutlass.parse_file(path, kernel)
+    return model, render_html.build_graph(model)
+
+
+def nodes_by_id(graph):
+    return {n["id"]: n for n in graph["nodes"]}
+
+
+def edge(graph, kind, source, target):
+    """The edge kind:source->target (fails with the list of edges when absent)."""
+    for e in graph["edges"]:
+        if (e["kind"], e["source"], e["target"]) == (kind, source, target):
+            return e
+    raise AssertionError(f"no {kind} edge {source} -> {target}; edges: {[e['id'] for e in graph['edges']]}")
+
+
+def lines(item, path_end=None):
+    """Line numbers of a node/edge/cluster (optionally only those in a file ending with path_end)."""
+    return sorted({r["line"] for r in item["lines"] if path_end is None or r["path"].endswith(path_end)})
+
+
+def cluster(graph, cid):
+    for c in graph["clusters"]:
+        if c["id"] == cid:
+            return c
+    raise AssertionError(f"no cluster {cid}: {[c['id'] for c in graph['clusters']]}")
+
+
+def inside(inner, outer):
+    return (inner["x"] >= outer["x"] and inner["y"] >= outer["y"]
+            and inner["x"] + inner["w"] <= outer["x"] + outer["w"]
+            and inner["y"] + inner["h"] <= outer["y"] + outer["h"])
+
+
+def segment_hits_box(p, q, box, inset=1.0):
+    """True when the axis-parallel segment p-q passes through the box's interior (shrunk by inset)."""
+    x0, y0 = box["x"] + inset, box["y"] + inset
+    x1, y1 = box["x"] + box["w"] - inset, box["y"] + box["h"] - inset
+    if p[0] == q[0]:  # vertical
+        lo, hi = sorted((p[1], q[1]))
+        return x0 < p[0] < x1 and lo < y1 and hi > y0
+    if p[1] == q[1]:  # horizontal
+        lo, hi = sorted((p[0], q[0]))
+        return y0 < p[1] < y1 and lo < x1 and hi > x0
+    raise AssertionError(f"edge segment {p}-{q} is not orthogonal")
+
+
+def check_geometry(graph, layout):
+    """The layout invariants: every node placed, no overlaps, no edge through a box, ends on borders."""
+    boxes = layout["nodes"]
+    assert set(boxes) == {n["id"] for n in graph["nodes"]}
+    ids = sorted(boxes)
+    for i, a in enumerate(ids):
+        for b in ids[i + 1:]:
+            A, B = boxes[a], boxes[b]
+            overlap = (A["x"] < B["x"] + B["w"] and B["x"] < A["x"] + A["w"]
+                       and A["y"] < B["y"] + B["h"] and B["y"] < A["y"] + A["h"])
+            assert not overlap, f"node boxes overlap: {a} {A} and {b} {B}"
+    for e in graph["edges"]:
+        pts = layout["edges"][e["id"]]["points"]
+        assert len(pts) >= 2, e["id"]
+        for p, q in zip(pts, pts[1:]):
+            for nid, box in boxes.items():
+                assert not segment_hits_box(p, q, box), f"edge {e['id']} segment {p}-{q} crosses node {nid} {box}"
+        # The polyline starts on the source box's border and ends on the target's.
+        for point, nid in ((pts[0], e["source"]), (pts[-1], e["target"])):
+            box = boxes[nid]
+            on_side = point[0] in (box["x"], round(box["x"] + box["w"], 1))
+            assert on_side and box["y"] <= point[1] <= box["y"] + box["h"], (e["id"], nid, point, box)
+    # Pipeline groups sit inside the shared-memory zone and hold their nodes; zones hold theirs.
+    for c in graph["clusters"]:
+        box = layout["clusters"][c["id"]]
+        for nid in c["nodes"]:
+            assert inside(boxes[nid], box), f"{nid} outside cluster {c['id']}"
+        if c.get("parent"):
+            assert inside(box, layout["clusters"][c["parent"]]), c["id"]
+    zones = [layout["clusters"][c["id"]] for c in graph["clusters"] if c["kind"] == "zone"]
+    for i, a in enumerate(zones):
+        for b in zones[i + 1:]:
+            assert a["x"] + a["w"] <= b["x"] or b["x"] + b["w"] <= a["x"], "zone boxes overlap"
+
+
+def check_traceable(graph):
+    """Every node, edge and cluster carries at least one source line with a path and statement text."""
+    for item in graph["nodes"] + graph["edges"] + graph["clusters"]:
+        assert item["lines"], f"{item['id']} has no source lines"
+        for ref in item["lines"]:
+            assert set(ref) >= {"path", "line", "end_line", "op", "text"}, ref
+            assert ref["line"] >= 1 and ref["end_line"] >= ref["line"] and ref["text"], (item["id"], ref)
+
+
+# ---- canonical GEMM mainloop with the pingpong kernel layer -------------------------------
+
+@pytest.fixture(scope="module")
+def gemm(cutlass):
+    return graph_of(cutlass(MAINLOOP), cutlass(PINGPONG))
+
+
+def test_gemm_nodes(gemm):
+    _model, g = gemm
+    nodes = nodes_by_id(g)
+    assert {"gmem:A", "gmem:B", "load:A", "load:B", "smem:smem_A", "smem:smem_B", f"full:{PIPE}",
+            f"empty:{PIPE}", "mma:tiled_mma", "acc:accum", "epilogue"} <= set(nodes)
+    assert nodes["load:A"]["label"] == "TMA load A"
+    assert lines(nodes["smem:smem_A"]) == [156] and lines(nodes["smem:smem_B"]) == [157]
+    assert nodes["smem:smem_A"]["layouts"] == ["SmemLayoutA"]
+    assert nodes["smem:smem_A"]["stages"] == "DispatchPolicy::Stages"
+    assert "stages DispatchPolicy::Stages" in nodes["smem:smem_A"]["detail"]
+    assert lines(nodes[f"full:{PIPE}"]) == [111] and lines(nodes[f"empty:{PIPE}"]) == [111]
+    assert lines(nodes["mma:tiled_mma"]) == [496, 518, 543]
+    assert lines(nodes[f"op:producer:producer_acquire:{PIPE}"]) == [374, 407]
+    assert lines(nodes[f"op:consumer:consumer_release:{PIPE}"]) == [551, 574]
+    # The epilogue comes from the kernel layer's collective_epilogue.store call.
+    epi = nodes["epilogue"]
+    assert lines(epi, PINGPONG) == [886, 904]
+    assert all(r["path"] == PINGPONG for r in epi["lines"])
+    assert "collective_epilogue.store(" in epi["lines"][0]["text"]
+
+
+def test_gemm_data_path(gemm):
+    _model, g = gemm
+    tma_a = edge(g, "data", "load:A", "smem:smem_A")
+    assert lines(tma_a) == [384]
+    assert tma_a["lines"][0]["text"].startswith("copy(mainloop_params.tma_load_a.with(")
+    assert tma_a["lines"][0]["op"] == "tma_load"
+    assert lines(edge(g, "data", "gmem:A", "load:A")) == [384]
+    assert lines(edge(g, "data", "load:B", "smem:smem_B")) == [385]
+    assert lines(edge(g, "data", "smem:smem_A", "mma:tiled_mma")) == [496, 518, 543]
+    assert lines(edge(g, "data", "smem:smem_B", "mma:tiled_mma")) == [496, 518, 543]
+    assert lines(edge(g, "data", "mma:tiled_mma", "acc:accum")) == [496, 518, 543]
+    to_epi = edge(g, "data", "acc:accum", "epilogue")
+    assert lines(to_epi, PINGPONG) == [849, 886]
+
+
+def test_gemm_barrier_signals(gemm):
+    _model, g = gemm
+    # producer_acquire (374) <- empty barrier <- consumer_release (551)
+    release = edge(g, "empty", f"op:consumer:consumer_release:{PIPE}", f"empty:{PIPE}")
+    assert 551 in lines(release) and release["pipeline"] == PIPE
+    acquire = edge(g, "empty", f"empty:{PIPE}", f"op:producer:producer_acquire:{PIPE}")
+    assert 374 in lines(acquire)
+    assert any(r["line"] == 374 and r["text"] == "pipeline.producer_acquire(smem_pipe_write);" for r in acquire["lines"])
+    # TMA arrive -> full barrier -> consumer_wait
+    arrive = edge(g, "full", "load:A", f"full:{PIPE}")
+    assert lines(arrive) == [381, 384]
+    wait = edge(g, "full", f"full:{PIPE}", f"op:consumer:consumer_wait:{PIPE}")
+    assert lines(wait) == [486, 487, 512, 513, 532, 533]
+    # Program order inside each warpgroup.
+    assert lines(edge(g, "order", f"op:producer:producer_acquire:{PIPE}", "load:A")) == [374, 384]
+    assert 496 in lines(edge(g, "order", f"op:consumer:consumer_wait:{PIPE}", "mma:tiled_mma"))
+    assert 551 in lines(edge(g, "order", "mma:tiled_mma", f"op:consumer:consumer_release:{PIPE}"))
+
+
+def test_gemm_clusters_from_kernel_layer(gemm):
+    _model, g = gemm
+    prod = cluster(g, "cluster:producer")
+    cons = cluster(g, "cluster:consumer")
+    assert "Producer" in prod["title"] and "load:A" in prod["nodes"]
+    assert cons["title"] == "Consumer warpgroups (pingpong)"
+    assert "Consumer0" in cons["subtitle"] and "Consumer1" in cons["subtitle"]
+    assert {"mma:tiled_mma", "acc:accum", "epilogue"} <= set(cons["nodes"])
+    assert 373 in lines(cons, PINGPONG) and 69 in lines(cons, PINGPONG)
+    pipe = cluster(g, f"cluster:pipe:{PIPE}")
+    assert pipe["parent"] == "cluster:smem" and pipe["title"] == PIPE
+    assert set(pipe["nodes"]) == {f"full:{PIPE}", f"empty:{PIPE}", "smem:smem_A", "smem:smem_B"}
+    assert cluster(g, "cluster:global")["nodes"] == ["gmem:A", "gmem:B"]
+
+
+def test_gemm_traceable_and_layout(gemm):
+    _model, g = gemm
+    check_traceable(g)
+    layout = render_html.layout_graph(g)
+    check_geometry(g, layout)
+    lay = layout["layers"]
+    # Left to right: operand, load, buffer, MMA, accumulator, epilogue.
+    chain = ["gmem:A", "load:A", "smem:smem_A", "mma:tiled_mma", "acc:accum", "epilogue"]
+    assert [lay[n] for n in chain] == sorted(lay[n] for n in chain) and len({lay[n] for n in chain}) == len(chain)
+    # Readable without dragging: the whole drawing fits a 1280px-wide window at >= 75%.
+    assert 1240 / layout["width"] >= 0.75, layout["width"]
+
+
+def test_cooperative_cluster_title(cutlass):
+    _model, g = graph_of(cutlass(MAINLOOP), cutlass(COOPERATIVE))
+    assert cluster(g, "cluster:consumer")["title"] == "Consumer warpgroups (cooperative)"
+    assert "epilogue" in nodes_by_id(g)
+
+
+def test_no_kernel_layer_means_no_epilogue(cutlass):
+    _model, g = graph_of(cutlass(MAINLOOP))
+    assert "epilogue" not in nodes_by_id(g)
+    assert any("no kernel layer" in n for n in g["notes"])
+    prod = cluster(g, "cluster:producer")
+    assert prod["title"] == "Producer (load)" and "load" in prod["subtitle"]
+    assert 310 in lines(prod)  # the load function's head
+    check_traceable(g)
+
+
+def test_build_is_deterministic(cutlass):
+    model = parse_cutlass.parse_file(cutlass(MAINLOOP), cutlass(PINGPONG))
+    first = json.dumps(render_html.page_model(model), sort_keys=True)
+    again = json.dumps(render_html.page_model(json.loads(json.dumps(model))), sort_keys=True)
+    assert first == again
+
+
+# ---- the multistage cp.async mainloop ------------------------------------------------------
+
+def test_multistage_cp_async(cutlass):
+    _model, g = graph_of(cutlass(MULTISTAGE))
+    nodes = nodes_by_id(g)
+    assert nodes["load:A"]["label"] == "cp.async A"
+    assert lines(nodes["load:A"]) == [271, 305]
+    assert lines(edge(g, "data", "load:A", "smem:smem_A")) == [271, 305]
+    assert lines(nodes["smem:smem_A"]) == [138]
+    commit = f"op:producer:producer_commit:{PIPE}"
+    # cp.async completes through producer_commit, not through a TMA transaction.
+    assert lines(edge(g, "full", commit, f"full:{PIPE}")) == [291, 310]
+    assert lines(edge(g, "order", "load:A", commit)) == [271, 291, 305, 310]
+    assert not [e for e in g["edges"] if e["kind"] == "full" and e["source"].startswith("load:")]
+    assert 475 in lines(edge(g, "empty", f"op:consumer:consumer_release:{PIPE}", f"empty:{PIPE}"))
+    assert {263, 301} <= set(lines(edge(g, "empty", f"empty:{PIPE}", f"op:producer:producer_acquire:{PIPE}")))
+    check_traceable(g)
+    check_geometry(g, render_html.layout_graph(g))
+
+
+# ---- 88_hopper_fmha: K/V share one pipeline, Q has its own ---------------------------------
+
+def test_fmha_two_pipelines(cutlass):
+    _model, g = graph_of(cutlass(FMHA))
+    nodes = nodes_by_id(g)
+    q = "MainloopPipelineQ"
+    assert {f"full:{PIPE}", f"empty:{PIPE}", f"full:{q}", f"empty:{q}"} <= set(nodes)
+    assert [p["name"] for p in g["pipelines"]] == [PIPE, q]
+    assert set(cluster(g, f"cluster:pipe:{PIPE}")["nodes"]) == {f"full:{PIPE}", f"empty:{PIPE}", "smem:smem_k", "smem:smem_v"}
+    assert set(cluster(g, f"cluster:pipe:{q}")["nodes"]) == {f"full:{q}", f"empty:{q}", "smem:smem_q"}
+    assert nodes["smem:smem_q"]["stages"] == "StagesQ::value"
+    assert nodes["smem:smem_k"]["stages"] == "Stages::value"
+    # Loads go through helper objects (load_k.step): the helper line is part of the load node.
+    assert 265 in lines(nodes["load:K"]) and 275 in lines(nodes["load:K"])
+    assert lines(edge(g, "full", "load:K", f"full:{PIPE}")) == [265, 275, 299]
+    assert lines(edge(g, "full", "load:Q", f"full:{q}")) == [262, 272, 278, 293, 314, 322]
+    # The helpers acquire inside step(): empty barrier -> load directly.
+    assert 275 in lines(edge(g, "empty", f"empty:{PIPE}", "load:K"))
+    assert 322 in lines(edge(g, "empty", f"empty:{q}", "load:Q"))
+    # Separate consumer paths per pipeline: wait/release nodes are not merged.
+    assert lines(edge(g, "full", f"full:{q}", f"op:consumer:consumer_wait:{q}")) == [379]
+    assert lines(edge(g, "empty", f"op:consumer:consumer_release:{q}", f"empty:{q}")) == [545]
+    assert 399 in lines(edge(g, "full", f"full:{PIPE}", f"op:consumer:consumer_wait:{PIPE}"))
+    # Two MMAs; S = Q K^T reads smem_q and smem_k, O = P V reads smem_v and the S accumulator.
+    assert lines(edge(g, "data", "smem:smem_q", "mma:tiled_mma_qk")) == [406, 452, 505]
+    assert lines(edge(g, "data", "smem:smem_k", "mma:tiled_mma_qk")) == [406, 452, 505]
+    assert lines(edge(g, "data", "smem:smem_v", "mma:tiled_mma_pv")) == [427, 476, 532]
+    assert lines(edge(g, "data", "acc:acc_qk", "mma:tiled_mma_pv")) == [427, 476, 532]
+    assert lines(edge(g, "data", "mma:tiled_mma_pv", "acc:acc_pv")) == [427, 476, 532]
+    # The Q wait orders the QK MMA (it reads smem_q), even though that MMA follows the K wait.
+    assert 379 in lines(edge(g, "order", f"op:consumer:consumer_wait:{q}", "mma:tiled_mma_qk"))
+    for e in g["edges"]:
+        if e["kind"] in ("full", "empty"):
+            assert e["pipeline"] in (PIPE, q)
+            assert (e["pipeline"] == q) == (q in e["source"] + e["target"]), e["id"]
+    check_traceable(g)
+    check_geometry(g, render_html.layout_graph(g))
+
+
+# ---- FA3-shaped structure (own fixture): K, V, Vt pipelines and barrier_Q ------------------
+
+@pytest.fixture(scope="module")
+def fa3_like():
+    return graph_of(FA3_LIKE)
+
+
+def test_fa3_like_separate_pipelines(fa3_like):
+    _model, g = fa3_like
+    nodes = nodes_by_id(g)
+    names = ["MainloopPipelineK", "MainloopPipelineV", "MainloopPipelineVt"]
+    assert [p["name"] for p in g["pipelines"]] == names + ["barrier_Q"]
+    for name in names:
+        assert f"full:{name}" in nodes and f"empty:{name}" in nodes
+        group = cluster(g, f"cluster:pipe:{name}")
+        assert group["title"] == name and f"full:{name}" in group["nodes"]
+        assert "PipelineAsync" in group["subtitle"]  # conditional_t alternatives
+        assert lines(nodes[f"full:{name}"]) == [12 + names.index(name)]
+    # Distinct palette slots: the three paths are drawn in different colours.
+    assert len({p["index"] for p in g["pipelines"]}) == 4
+    # Signal edges never mix pipelines: each belongs to exactly one.
+    for e in g["edges"]:
+        if e["kind"] in ("full", "empty"):
+            ends = [n for n in (e["source"], e["target"]) if n.split(":")[0] in ("full", "empty", "barrier")]
+            assert len(ends) == 1 and ends[0].endswith(":" + e["pipeline"]), e["id"]
+
+
+def test_fa3_like_load_consumes_vt_and_produces_v(fa3_like):
+    _model, g = fa3_like
+    vt, v = "MainloopPipelineVt", "MainloopPipelineV"
+    # The producer warpgroup waits on Vt's full barrier and releases Vt's empty barrier ...
+    assert lines(edge(g, "full", f"full:{vt}", f"op:producer:consumer_wait:{vt}")) == [52]
+    assert lines(edge(g, "empty", f"op:producer:consumer_release:{vt}", f"empty:{vt}")) == [57]
+    # ... and produces V: acquire V's empty barrier, commit V's full barrier.
+    assert 53 in lines(edge(g, "empty", f"empty:{v}", f"op:producer:producer_acquire:{v}"))
+    assert lines(edge(g, "full", f"op:producer:producer_commit:{v}", f"full:{v}")) == [56]
+    # In that order: wait Vt -> acquire V ... commit V -> release Vt.
+    assert lines(edge(g, "order", f"op:producer:consumer_wait:{vt}", f"op:producer:producer_acquire:{v}")) == [52, 53]
+    assert lines(edge(g, "order", f"op:producer:producer_commit:{v}", f"op:producer:consumer_release:{vt}")) == [56, 57]
+    prod = cluster(g, "cluster:producer")
+    assert f"op:producer:consumer_wait:{vt}" in prod["nodes"]
+    # The V copy goes through a compile-time choice of V or Vt: both drawn, marked conditional.
+    choice = "op:producer:producer_acquire:MainloopPipelineV|MainloopPipelineVt"
+    assert nodes_by_id(g)[choice]["detail"] == ["MainloopPipeline{V,Vt}"]
+    for p in (v, vt):
+        arrive = edge(g, "full", "load:V", f"full:{p}")
+        assert arrive["conditional"] and lines(arrive) == [46]
+        assert edge(g, "empty", f"empty:{p}", choice)["conditional"]
+
+
+def test_fa3_like_q_barrier_and_lambda_waits(fa3_like):
+    _model, g = fa3_like
+    nodes = nodes_by_id(g)
+    bar = nodes["barrier:barrier_Q"]
+    assert bar["kind"] == "barrier" and lines(bar) == [63]
+    assert lines(edge(g, "full", "load:Q", "barrier:barrier_Q")) == [63]
+    assert lines(edge(g, "data", "load:Q", "smem:smem_q")) == [63]
+    assert "1 stage (barrier_Q)" in nodes["smem:smem_q"]["detail"]
+    # The consumer waits through its local consumer_wait lambda (line 99), per pipeline.
+    k_wait = nodes["op:consumer:consumer_wait:MainloopPipelineK"]
+    assert lines(k_wait) == [99, 107]
+    assert any(r["op"] == "lambda" and "consumer_wait" in r["text"] for r in k_wait["lines"])
+    assert lines(nodes["op:consumer:consumer_wait:MainloopPipelineV"]) == [99, 112]
+    assert lines(edge(g, "data", "smem:smem_q", "mma:tiled_mma_qk")) == [108]
+    assert lines(edge(g, "data", "smem:smem_k", "mma:tiled_mma_qk")) == [108]
+    assert lines(edge(g, "data", "smem:smem_v", "mma:tiled_mma_pv")) == [113]
+    assert lines(edge(g, "order", "op:consumer:consumer_wait:MainloopPipelineK", "mma:tiled_mma_qk")) == [107, 108]
+    assert lines(edge(g, "order", "mma:tiled_mma_pv", "op:consumer:consumer_release:MainloopPipelineV")) == [113, 114]
+
+
+def test_fa3_like_traceable_and_layout(fa3_like):
+    _model, g = fa3_like
+    check_traceable(g)
+    layout = render_html.layout_graph(g)
+    check_geometry(g, layout)
+    # The three pipeline groups are separate boxes stacked without overlap.
+    groups = [layout["clusters"][f"cluster:pipe:{p}"] for p in ("MainloopPipelineK", "MainloopPipelineV", "MainloopPipelineVt")]
+    for i, a in enumerate(groups):
+        for b in groups[i + 1:]:
+            assert a["y"] + a["h"] <= b["y"] or b["y"] + b["h"] <= a["y"]
+
+
+# ---- page plumbing -------------------------------------------------------------------------
+
+def test_render_page(cutlass):
+    model = parse_cutlass.parse_file(cutlass(MAINLOOP), cutlass(PINGPONG))
+    page = render_html.render(model)
+    assert page.count('<script type="application/json" id="model">') == 1
+    assert "@@" not in page and "/*@@" not in page
+    assert "http://" not in page.replace('xmlns="http://www.w3.org/2000/svg"', "").replace(
+        'SVG_NS = "http://www.w3.org/2000/svg"', "")
+    assert "https://" not in page
+    assert page == render_html.render(json.loads(json.dumps(model)))
+    assert render_html.render(model, title="a <b> & c").count("a &lt;b&gt; &amp; c") == 2
+
+
+def test_hostile_text_is_escaped():
+    model = json.loads(json.dumps(json.loads(pagekit.asset_path("examples/sm90_gemm_pingpong.json").read_text())))
+    for fn in model["functions"]:
+        for op in fn["ops"]:
+            op["text"] = "</script><img src=x onerror=alert(1)> <!--"
+    page = render_html.render(model)
+    assert "</script><img" not in page and "<img" not in page
+    assert page.count("</script>") == 2  # the JSON island and the graph script only
+
+
+def test_assets_are_ascii_and_markers_once():
+    template = pagekit.read_asset(render_html.TEMPLATE_ASSET)
+    for marker in ("@@TITLE@@", "@@HEADING@@", "/*@@THEME_CSS@@*/", "/*@@GRAPH_CSS@@*/",
+                   "/*@@GRAPH_JS@@*/", "@@MODEL_JSON@@"):
+        assert template.count(marker) == 1, marker
+    for asset in (render_html.TEMPLATE_ASSET, render_html.GRAPH_CSS_ASSET, render_html.GRAPH_JS_ASSET):
+        pagekit.read_asset(asset).encode("ascii")
+    js = pagekit.read_asset(render_html.GRAPH_JS_ASSET)
+    assert "innerHTML" not in js and "fetch(" not in js and "XMLHttpRequest" not in js
