@@ -1,0 +1,114 @@
+#!/usr/bin/env python3
+"""Parser benchmark: prints figures and ratios against baselines run in the same process.
+
+    python3 bench/bench_parse.py [--repeat N]
+
+1. One header, parse to JSON, whole process (`python3 parse_cutlass.py HEADER`) versus the
+   floor: `python3 -c "open(HEADER).read()"` (interpreter start plus reading the same file).
+2. `parse_cutlass.py --scan` over the whole include/ tree of nvidia-cutlass 4.2.0.0.
+3. In-process parse_text() on pathological texts of about 5 MB each, and on the real header
+   repeated to the same size (the baseline).
+Needs nvidia-cutlass==4.2.0.0 installed (pip install -e '.[test]'). Not part of the tests.
+"""
+
+import argparse
+import os
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+import parse_cutlass  # noqa: E402
+
+CANONICAL = "include/cutlass/gemm/collective/sm90_mma_tma_gmma_ss_warpspecialized.hpp"
+FIVE_MB = 5 * 1024 * 1024
+
+
+# Byte-compiled modules are what an installed console script runs; let Python write them.
+ENV = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+
+
+def wall(cmd, repeat):
+    """Median wall time (s) of running cmd `repeat` times (after one warm-up run)."""
+    subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False, env=ENV, cwd=ROOT)
+    times = []
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False,
+                       env=ENV, cwd=ROOT)
+        times.append(time.perf_counter() - t0)
+    return statistics.median(times)
+
+
+def timed(fn):
+    """(seconds, result) of one call."""
+    t0 = time.perf_counter()
+    out = fn()
+    return time.perf_counter() - t0, out
+
+
+def pathological_texts():
+    """Name -> ~5 MB text built to stress each construct."""
+    unit = {
+        "unbalanced <": "template <",
+        "unbalanced (": "f(",
+        "deep template nesting": "A<" * 50 + "int" + ">" * 50 + ";\n",
+        "near-miss pipeline ops": "pipeline.producer_acquir(x); pipeline . consumer_wai (y);\n",
+        "near-miss copies": "copy(params.tma_load_a.wit(*b), x); copy_if(gmem_tiled_copy_, x);\n",
+        "using without ;": "using X = cutlass::PipelineTmaAsync<Stages, ",
+        "unterminated comment": "/*" + "x" * 1000,
+        "long identifier": "a" * 1000,
+        "quotes": "'\"" * 500 + "\n",
+        "braces": "{" * 1000 + "}" * 1000 + "\n",
+    }
+    out = {}
+    for name, piece in unit.items():
+        out[name] = (piece * (FIVE_MB // len(piece) + 1))[:FIVE_MB]
+    out["single 5 MB line of ops"] = ("p.consumer_wait(s); " * (FIVE_MB // 20))[:FIVE_MB]
+    return out
+
+
+def main():
+    """Print the figures."""
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--repeat", type=int, default=7)
+    args = ap.parse_args()
+    roots = [r for r in parse_cutlass.cutlass_roots() if (r / CANONICAL).is_file()]
+    if not roots:
+        raise SystemExit("bench_parse: install nvidia-cutlass==4.2.0.0 first")
+    root = roots[0]
+    header = root / CANONICAL
+    print(f"python {sys.version.split()[0]}, header {CANONICAL} ({header.stat().st_size} bytes)")
+
+    floor = wall([sys.executable, "-c", f"open({str(header)!r}).read()"], args.repeat)
+    script = wall([sys.executable, str(ROOT / "parse_cutlass.py"), str(header)], args.repeat)
+    module = wall([sys.executable, "-m", "parse_cutlass", str(header)], args.repeat)
+    print(f"1. one header to JSON, whole process; floor (python -c read) {floor * 1000:.0f} ms")
+    print(f"   python -m parse_cutlass (byte-compiled, as the console script): {module * 1000:.0f} ms, "
+          f"ratio {module / floor:.2f}x (target <= 2x)")
+    print(f"   python parse_cutlass.py (source compiled on every run): {script * 1000:.0f} ms, "
+          f"ratio {script / floor:.2f}x")
+
+    scan = wall([sys.executable, str(ROOT / "parse_cutlass.py"), "--scan", str(root / "include")],
+                max(1, args.repeat // 2))
+    count = sum(1 for _ in (root / "include").rglob("*.h*"))
+    print(f"2. --scan include/ ({count} headers): {scan:.2f} s (target < 3 s)")
+
+    text = header.read_text()
+    baseline_text = (text * (FIVE_MB // len(text) + 1))[:FIVE_MB]
+    base_s, _ = timed(lambda: parse_cutlass.parse_text(baseline_text, "baseline.hpp"))
+    print(f"3. parse_text on 5 MB: real header repeated {base_s:.2f} s (baseline)")
+    slowest = ("", 0.0)
+    for name, body in pathological_texts().items():
+        secs, _ = timed(lambda: parse_cutlass.parse_text(body, "x.hpp"))
+        slowest = max(slowest, (name, secs), key=lambda item: item[1])
+        print(f"   {name:28s} {secs:6.2f} s  ({secs / base_s:.2f}x baseline)")
+    print(f"   slowest pathological input: {slowest[0]} at {slowest[1]:.2f} s")
+
+
+if __name__ == "__main__":
+    main()
