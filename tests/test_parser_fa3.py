@@ -1,0 +1,86 @@
+"""Parser tests on FlashAttention-3's real hopper/ sources, run locally when a checkout is given.
+
+FlashAttention is not on the package registries and its source is never committed here, so
+these tests need FLASH_ATTENTION_PATH=/path/to/flash-attention (any checkout with hopper/);
+without it they skip (CI covers the same shapes with tests/fixtures/fa3_style_mainloop.hpp
+and CUTLASS's own 88_hopper_fmha collectives).
+"""
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+import parse_cutlass
+from conftest import ROOT
+
+FA3 = os.environ.get("FLASH_ATTENTION_PATH")
+pytestmark = pytest.mark.skipif(not FA3, reason="set FLASH_ATTENTION_PATH to a flash-attention checkout")
+MAINLOOP = "hopper/mainloop_fwd_sm90_tma_gmma_ws.hpp"
+KERNEL = "hopper/flash_fwd_kernel_sm90.h"
+
+
+@pytest.fixture(scope="module")
+def fa3(validate):
+    root = Path(FA3)
+    return validate(parse_cutlass.parse_file(root / MAINLOOP, root / KERNEL))
+
+
+def fn(model, name):
+    return next(f for f in model["functions"] if f["name"] == name)
+
+
+def test_pipelines_are_conditional_aliases(fa3):
+    pipes = {p["alias"]: p for p in fa3["pipelines"]}
+    for alias in ("MainloopPipelineK", "MainloopPipelineV", "MainloopPipelineVt"):
+        assert pipes[alias]["conditional"]
+        assert set(pipes[alias]["class"]) >= {"PipelineTmaAsync", "PipelineAsync"}
+        assert pipes[alias]["stages"] == "kStages"
+        assert pipes[alias]["used"]
+
+
+def test_buffers_in_every_alternative_struct(fa3):
+    names = [b["name"] for b in fa3["buffers"]]
+    assert {"smem_q", "smem_k", "smem_v", "smem_vt"} <= set(names)
+    assert names.count("smem_v") >= 3   # declared once per alternative TensorStorage struct
+
+
+def test_load_warp_produces_k_v_and_consumes_vt(fa3):
+    load = fn(fa3, "load")
+    assert load["role"] == "both"
+    by = {(o["op"], o["pipeline"]) for o in load["ops"]}
+    assert ("producer_acquire", "MainloopPipelineK") in by
+    assert ("tma_load", "MainloopPipelineK") in by
+    assert ("consumer_wait", "MainloopPipelineVt") in by
+    assert ("producer_commit", "MainloopPipelineV") in by
+    assert ("consumer_release", "MainloopPipelineVt") in by
+    q = [o for o in load["ops"] if o["op"] == "tma_load" and o["operand"] == "Q"]
+    assert q and q[0]["pipeline"] is None and q[0]["barrier"] == "barrier_Q"
+
+
+def test_consumer_lambda_waits_resolve_to_pipeline_passed_in(fa3):
+    mma = fn(fa3, "mma")
+    assert mma["role"] == "consumer"
+    waits = [o for o in mma["ops"] if o["op"] == "consumer_wait"]
+    assert waits and all(o["via"]["lambda"] == "consumer_wait" for o in waits)
+    assert {o["pipeline"] for o in waits} == {"MainloopPipelineK", "MainloopPipelineV"}
+    releases = {o["pipeline"] for o in mma["ops"] if o["op"] == "consumer_release"}
+    assert releases == {"MainloopPipelineK", "MainloopPipelineV"}
+    gemm0 = [o for o in mma["ops"] if o["op"] == "mma" and o["receiver"] == "tiled_mma_qk"]
+    assert gemm0 and all(o["pipeline"] == "MainloopPipelineK" for o in gemm0)
+    assert any(o["op"] == "softmax" for o in mma["ops"])
+
+
+def test_kernel_calls(fa3):
+    calls = {(c["receiver"], c["call"]) for c in fa3["kernel_layer"]["calls"]}
+    assert {("mainloop", "load"), ("mainloop", "mma"), ("epilogue", "store")} <= calls
+
+
+def test_committed_example_matches_this_checkout_when_same_source(fa3):
+    """examples/fa3_fwd.json was parsed from a FlashAttention checkout; if this checkout has the
+    same file length, the facts must agree exactly."""
+    committed = json.loads((ROOT / "examples" / "fa3_fwd.json").read_text())
+    if committed["source"]["lines"] != fa3["source"]["lines"]:
+        pytest.skip("a different FlashAttention revision than the committed example")
+    assert json.loads(json.dumps(fa3)) == committed
