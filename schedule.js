@@ -1327,6 +1327,19 @@ var KernelSchedule = (function () {
     return parts.join("; ");
   }
 
+  /**
+   * Structure-dependent knob limits, applied by simulate() after validation: with one ring shared
+   * by K and V (88_hopper_fmha), intraWGOverlap keeps K[j+1] and V[j] in flight together, which
+   * one stage cannot hold (the load warp and the WGs would wait on each other forever).
+   */
+  function adjustAttentionKnobs(knobs, refs, messages) {
+    if (refs.shape.kv === "shared" && knobs.intraWGOverlap && knobs.stages < 2) {
+      messages.push("stages: " + knobs.stages + " cannot hold K[j+1] and V[j] in the shared K/V pipeline " +
+        "with intraWGOverlap; using 2");
+      knobs.stages = 2;
+    }
+  }
+
   /** The attention model's simulate: validated knobs and precomputed refs in, result fields out. */
   function simulateAttention(knobs, refs) {
     var run = runAttention(knobs, refs);
@@ -1375,6 +1388,7 @@ var KernelSchedule = (function () {
       lanes: attentionLanes,
       simulate: simulateAttention,
       refs: attentionRefs,
+      adjust: adjustAttentionKnobs,
       flags: ATTENTION_KNOB_FLAGS,
       waitReasons: ATTENTION_WAIT_REASONS,
       blockKinds: ATTENTION_BLOCK_KINDS,
@@ -1468,6 +1482,7 @@ var KernelSchedule = (function () {
     if (norm.error) return failure(norm.knobs, norm.messages, [], norm.error, sourceRefs(structure));
     var model = MODELS[norm.knobs.model];
     var refs = model.refs(structure);
+    if (model.adjust) model.adjust(norm.knobs, refs, norm.messages);
     var estimate = model.estimateBlocks(norm.knobs);
     if (estimate > MAX_BLOCKS) {
       return failure(norm.knobs, norm.messages, model.lanes(norm.knobs, refs),
