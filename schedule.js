@@ -1165,8 +1165,8 @@ var KernelSchedule = (function () {
         w.waits[reason] += start - w.free;
         w.waits.total += start - w.free;
       }
-      var all = [[w.free, w.last]].concat(cands);
-      return { start: start, after: binding(all, start) };
+      if (w.last !== null && w.free === start) scratch.push(w.last);
+      return { start: start, after: binding(cands, start) };
     }
 
     /** Close a GEMM phase of WG w (pingpong bookkeeping). */
@@ -1233,7 +1233,7 @@ var KernelSchedule = (function () {
       var st = startAt(w, [[vRing.fillEnd[n], vRing.fillBlk[n], "v"]], o, j - 1, n % S);
       useItem(vRing, n, st.start, o, j - 1, refs.fullV);
       var g1 = add(w.lane, "gemm1", st.start, st.start + G1, o, j - 1, n % S, null, refs.gemm1, st.after, null);
-      var sm = add(w.smLane, "softmax", st.start, st.start + X, o, j, null, null, refs.softmax, st.after, null);
+      var sm = add(w.smLane, "softmax", st.start, st.start + X, o, j, null, null, refs.softmax, st.after.slice(), null);
       vRing.release(n, g1.end, g1);
       endPhase(w, g1);
       w.free = Math.max(g1.end, sm.end);
@@ -1288,15 +1288,20 @@ var KernelSchedule = (function () {
    * which some WG is in softmax (a sweep over the sorted block edges).
    */
   function tensorCoreSteps(blocks) {
-    var edges = [];
+    var count = 0;
+    for (var n = 0; n < blocks.length; n++) {
+      if (blocks[n].kind === "gemm0" || blocks[n].kind === "gemm1" || blocks[n].kind === "softmax") count++;
+    }
+    var sorted = new Float64Array(2 * count), next = 0;
     for (var i = 0; i < blocks.length; i++) {
       var b = blocks[i];
       var code = b.kind === "gemm0" || b.kind === "gemm1" ? 0 : b.kind === "softmax" ? 1 : -1;
       if (code < 0) continue;
       // Encoded as t * 4 + code: ends (0 gemm, 1 softmax) sort before starts (2, 3) at equal t.
-      edges.push(b.end * 4 + code, b.start * 4 + 2 + code);
+      sorted[next++] = b.end * 4 + code;
+      sorted[next++] = b.start * 4 + 2 + code;
     }
-    var sorted = Float64Array.from(edges).sort();
+    sorted.sort();
     var gemms = 0, softmaxes = 0, busy = 0, exposed = 0, soft = 0, prev = 0;
     for (var e = 0; e < sorted.length; e++) {
       var t = Math.floor(sorted[e] / 4), kind = sorted[e] - t * 4;
