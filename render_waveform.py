@@ -11,18 +11,37 @@ import pagekit
 
 # CLI flag -> knob name in KernelSchedule (schedule.js). viz.py builds argparse options from this,
 # and the page uses the flag names (without "--") as its URL-hash keys, so links read like the CLI.
+# The order is the hash's order; each model uses the knobs it has (knobsFor in schedule.js).
 KNOB_FLAGS = (
+    ("--model", "model"),
     ("--stages", "stages"),
     ("--tiles", "outputTiles"),
     ("--k-tiles", "kTiles"),
+    ("--kv-blocks", "kvBlocks"),
     ("--tma", "tmaLatency"),
     ("--wgmma", "wgmmaLatency"),
+    ("--gemm0", "gemm0Latency"),
+    ("--softmax", "softmaxLatency"),
+    ("--gemm1", "gemm1Latency"),
     ("--epilogue", "epilogueLatency"),
     ("--consumers", "consumerWGs"),
     ("--schedule", "schedule"),
+    ("--intra-overlap", "intraWGOverlap"),
+    ("--inter-pingpong", "interWGPingpong"),
 )
 KNOB_NAMES = frozenset(name for _flag, name in KNOB_FLAGS)
+MODELS = ("gemm", "attention")
 SCHEDULES = ("pingpong", "cooperative")
+# On/off knobs: the CLI and the hash spell them on/off; the embedded model holds booleans.
+FLAG_WORDS = {"on": True, "off": False}
+BOOLEAN_KNOBS = frozenset({"intraWGOverlap", "interWGPingpong"})
+# Knobs whose CLI values are words rather than integers (viz.py makes them argparse choices).
+KNOB_CHOICES = {
+    "model": MODELS,
+    "schedule": SCHEDULES,
+    "intraWGOverlap": tuple(FLAG_WORDS),
+    "interWGPingpong": tuple(FLAG_WORDS),
+}
 
 TEMPLATE_ASSET = "assets/waveform.html"
 THEME_CSS_ASSET = "assets/theme.css"
@@ -35,27 +54,79 @@ SCHEDULE_JS_ASSET = "schedule.js"
 _FORBIDDEN_IN_INLINE = ("</script", "</style", "<!--")
 
 
+def _ends_with(alias, suffix):
+    """True when a pipeline alias ends with suffix and has something before it (MainloopPipelineK)."""
+    return len(alias) > len(suffix) and alias.endswith(suffix)
+
+
+def structure_model(parsed):
+    """Return the model the page starts in, as KernelSchedule.defaultModel(parsed) decides it.
+
+    "attention" for separate K and V pipelines (FA3's MainloopPipelineK / V), or for buffers of
+    operands K and V plus mma ops on a qk (or qv) and a pv tiled MMA (88_hopper_fmha's shared
+    K/V ring); "gemm" otherwise. tests/test_waveform_page.py checks it agrees with schedule.js.
+    """
+    if not isinstance(parsed, dict):
+        return "gemm"
+    aliases = [p["alias"] for p in parsed.get("pipelines") or []
+               if isinstance(p, dict) and isinstance(p.get("alias"), str) and not p.get("template_parameter")]
+    if any(_ends_with(a, "K") for a in aliases) and any(_ends_with(a, "V") for a in aliases):
+        return "attention"
+    operands = {b.get("operand") for b in parsed.get("buffers") or [] if isinstance(b, dict)}
+    gemms = set()
+    for fn in parsed.get("functions") or []:
+        for op in (fn.get("ops") or []) if isinstance(fn, dict) else []:
+            if not isinstance(op, dict) or op.get("op") != "mma":
+                continue
+            receiver = op.get("receiver") if isinstance(op.get("receiver"), str) else ""
+            receiver = receiver.lower()
+            if "qk" in receiver or "qv" in receiver:
+                gemms.add("gemm0")
+            elif "pv" in receiver:
+                gemms.add("gemm1")
+    return "attention" if {"K", "V"} <= operands and {"gemm0", "gemm1"} <= gemms else "gemm"
+
+
+def _knob_value(name, value):
+    """Return an override as the page expects it: on/off words become booleans for on/off knobs."""
+    if name in BOOLEAN_KNOBS and not isinstance(value, bool):
+        if value not in FLAG_WORDS:
+            raise ValueError(f"knob {name!r} takes on or off, not {value!r}")
+        return FLAG_WORDS[value]
+    return value
+
+
 def initial_knobs(parsed, overrides=None):
-    """Return the page's starting knob values: kernel-layer facts first, then non-None overrides."""
+    """Return the page's starting knob values: kernel-layer facts first, then non-None overrides.
+
+    The model is the override's, else the structure's (structure_model); the page's defaults fill
+    in everything not set here. GEMM: a pingpong or cooperative kernel layer gives 2 consumer WGs
+    and that schedule, any other (basic, unknown, missing) 1 WG. Attention: FA3's kernel layer has
+    no schedule tag, so only an integer num_mma_warpgroups sets the consumer WGs.
+    """
+    overrides = overrides or {}
+    for name in overrides:
+        if name not in KNOB_NAMES:
+            raise ValueError(f"unknown knob {name!r}; expected one of {sorted(KNOB_NAMES)}")
+    model = overrides.get("model") or structure_model(parsed)
     knobs = {}
     layer = parsed.get("kernel_layer") if isinstance(parsed, dict) else None
     if isinstance(layer, dict):
-        schedule = layer.get("schedule")
-        if schedule in SCHEDULES:
-            knobs["consumerWGs"] = 2
-            knobs["schedule"] = schedule
-        else:
-            # "basic" (or no recognised schedule): a single math warpgroup.
-            knobs["consumerWGs"] = 1
+        if model != "attention":
+            schedule = layer.get("schedule")
+            if schedule in SCHEDULES:
+                knobs["consumerWGs"] = 2
+                knobs["schedule"] = schedule
+            else:
+                # "basic" (or no recognised schedule): a single math warpgroup.
+                knobs["consumerWGs"] = 1
         wgs = layer.get("num_mma_warpgroups")
         # bool is an int subclass; a stray true/false must not become 1/0 warpgroups.
         if isinstance(wgs, int) and not isinstance(wgs, bool):
             knobs["consumerWGs"] = wgs
-    for name, value in (overrides or {}).items():
-        if name not in KNOB_NAMES:
-            raise ValueError(f"unknown knob {name!r}; expected one of {sorted(KNOB_NAMES)}")
+    for name, value in overrides.items():
         if value is not None:
-            knobs[name] = value
+            knobs[name] = _knob_value(name, value)
     return knobs
 
 

@@ -62,9 +62,12 @@ def build_arg_parser():
                     help="output HTML path (default: <header stem>_<mode>.html in the current directory)")
     ap.add_argument("--print-json", action="store_true", help="print the parsed JSON instead of rendering")
     knobs = ap.add_argument_group("initial knob values of the waveform page")
+    import render_waveform
     for flag, name in _knob_flags():
-        if name == "schedule":
-            knobs.add_argument(flag, dest=name, choices=("pingpong", "cooperative"))
+        # Words (model, schedule, on/off refinements) are choices; every other knob is an integer.
+        choices = render_waveform.KNOB_CHOICES.get(name)
+        if choices:
+            knobs.add_argument(flag, dest=name, choices=choices)
         else:
             knobs.add_argument(flag, dest=name, type=int, metavar="N")
     ap.add_argument("--version", action="version", version=f"%(prog)s {__version__}")

@@ -12,6 +12,9 @@ var KVWave = (function () {
   var RULER_HEIGHT_PX = 26;          // time ruler at the top of the canvas
   var LANE_HEIGHT_PX = 24;           // one lane (producer, stage s, consumer WG c)
   var BLOCK_INSET_PX = 3;            // vertical gap between a block and its lane's edges
+  var SUB_LANE_HEIGHT_PX = 18;       // a sub-row under its lane (attention: WG c's softmax)
+  var SUB_BLOCK_INSET_PX = 2;
+  var SUB_LANE_INDENT_PX = 10;       // sub-row names are indented under their lane's name
   var GUTTER_MIN_WIDTH_PX = 96;      // lane names at the left; widened to the longest name
   var GUTTER_PAD_PX = 8;             // space left and right of a lane name
   var PLOT_PAD_PX = 6;               // keeps blocks at the view's ends off the gutter and the edge
@@ -37,19 +40,68 @@ var KVWave = (function () {
   var LANE_FONT_PX = 12;
   var VIEW_DECIMALS = 1000;          // view numbers in the hash keep 3 decimals
   // Slider ends for comfortable dragging; the simulator's KNOB_RANGES may go further (hash, CLI).
-  var SLIDER_MAX = {stages: 16, outputTiles: 128, kTiles: 256, tmaLatency: 64, wgmmaLatency: 64, epilogueLatency: 64};
+  var SLIDER_MAX = {stages: 16, outputTiles: 128, kTiles: 256, kvBlocks: 256, tmaLatency: 64, wgmmaLatency: 64,
+    gemm0Latency: 64, softmaxLatency: 64, gemm1Latency: 64, epilogueLatency: 64};
+  // A numeric knob with at most this many values (consumer WGs: 1 or 2) is a select, not a slider.
+  var SELECT_MAX_VALUES = 2;
+  // Short control labels; the simulator's longer label and doc (knobsFor) become the tooltip.
+  var KNOB_SHORT_LABELS = {stages: "Stages", outputTiles: "Output tiles", kTiles: "k-tiles / tile",
+    kvBlocks: "KV blocks / tile", tmaLatency: "TMA fill", wgmmaLatency: "WGMMA", gemm0Latency: "GEMM0",
+    softmaxLatency: "Softmax", gemm1Latency: "GEMM1", epilogueLatency: "Epilogue", consumerWGs: "Consumer WGs",
+    schedule: "Schedule", intraWGOverlap: "Intra-WG overlap", interWGPingpong: "Inter-WG pingpong"};
 
   // Fill keys in drawing order; each maps to a theme variable (wait is a hatched pattern).
-  var FILL_KEYS = ["issue", "filling", "full", "mma-a", "mma-b", "epilogue", "wait"];
-  var WAIT_REASON_ORDER = ["tma", "order", "epilogue-order", "epilogue"];
-  var CHAIN_KINDS = {issue: true, filling: true, full: true, wgmma: true};
+  var FILL_KEYS = ["issue", "transpose", "filling", "full", "mma-a", "mma-b", "gemm0", "softmax", "gemm1", "epilogue", "wait"];
+  // Verdict order of wait reasons: the GEMM model's, then the attention model's.
+  var WAIT_REASON_ORDER = ["tma", "order", "epilogue-order", "epilogue", "barrier", "q", "k", "v"];
+  // Kinds on a k-tile's (GEMM) or KV block's (attention) path from TMA issue to the math that uses it.
+  var CHAIN_KINDS = {issue: true, transpose: true, filling: true, full: true, wgmma: true, gemm0: true, softmax: true, gemm1: true};
+  // Kinds on an output tile's math (followed from an epilogue, or an attention Q block).
+  var TILE_KINDS = {wgmma: true, gemm0: true, softmax: true, gemm1: true, epilogue: true};
+  // Order of kinds along a chain, for blocks starting at the same step.
+  var CHAIN_RANK = {issue: 0, filling: 1, full: 2, transpose: 3, wgmma: 4, gemm0: 4, softmax: 5, gemm1: 6, epilogue: 7};
   var KIND_NAMES = {issue: "TMA issue", filling: "FILLING", full: "FULL", wgmma: "WGMMA",
-    epilogue: "EPILOGUE", wait: "WAIT"};
+    epilogue: "EPILOGUE", wait: "WAIT", transpose: "TRANSPOSE", gemm0: "GEMM0", softmax: "SOFTMAX", gemm1: "GEMM1"};
+  var KIND_DOCS = {
+    transpose: "load warp copies Vt[j] into V[j] (copy_Vt_to_V)",
+    gemm0: "S = Q K^T on the tensor cores",
+    softmax: "online softmax of S into P (CUDA cores)",
+    gemm1: "O += P V on the tensor cores"
+  };
   var WAIT_REASONS = {
     "tma": "the stage is not FULL yet (TMA fill still landing)",
     "order": "math warpgroup order barrier (the other consumer WG has the tensor cores)",
     "epilogue-order": "epilogue order barrier (the other consumer WG stores first)",
-    "epilogue": "waiting for an epilogue to finish"
+    "epilogue": "waiting for an epilogue to finish",
+    "barrier": "inter-WG pingpong barrier (the other consumer WG has the tensor cores)",
+    "q": "Q is not loaded yet",
+    "k": "K[j] is not FULL yet (TMA fill still landing)",
+    "v": "V[j] is not FULL yet (TMA fill or transpose still landing)"
+  };
+  // Legend entries by kind: swatch fill keys, then text where [x] is set as code. Per model, the
+  // legend lists only the kinds of MODELS[model].blockKinds (transpose only with a Vt pipeline).
+  var LEGEND = {
+    gemm: {
+      issue: [["issue"], ["issue ", ["o.k"], " (producer TMA issue)"]],
+      filling: [["filling"], [["FILLING"], " (TMA in flight)"]],
+      full: [["full"], [["FULL"], " (stage ready / in use)"]],
+      wgmma: [["mma-a", "mma-b"], ["WGMMA ", ["o.k"], " (alternates by output tile)"]],
+      epilogue: [["epilogue"], [["EPI o"], " (epilogue)"]],
+      wait: [["wait"], [["WAIT reason"], " (hatched bubble)"]],
+      note: ["", ["o.k"], " = output tile o, k-tile k; time in abstract steps"]
+    },
+    attention: {
+      issue: [["issue"], ["issue ", ["K o.j"], " (load warp TMA issue of K, V, Vt or Q)"]],
+      transpose: [["transpose"], [["T o.j"], " (transpose Vt \u2192 V)"]],
+      filling: [["filling"], [["FILLING K o.j"], " (TMA in flight)"]],
+      full: [["full"], [["FULL K o.j"], " (stage ready / in use)"]],
+      gemm0: [["gemm0"], [["G0 o.j"], " GEMM0 S = Q K^T"]],
+      softmax: [["softmax"], [["SM o.j"], " softmax (thin row under its WG)"]],
+      gemm1: [["gemm1"], [["G1 o.j"], " GEMM1 O += P V"]],
+      epilogue: [["epilogue"], [["EPI o"], " (epilogue)"]],
+      wait: [["wait"], [["WAIT reason"], " (hatched bubble)"]],
+      note: ["", ["o.j"], " = output tile o, KV block j; K / V / Vt / Q name the operand; time in abstract steps"]
+    }
   };
 
   // ---- (2) Pure helpers ----------------------------------------------------------------------
@@ -120,11 +172,22 @@ var KVWave = (function () {
   /** Label candidates for a block, longest first; the drawer uses the first that fits. */
   function labelCandidates(b) {
     var ok = tileText(b);
+    if (b.operand && (b.kind === "issue" || b.kind === "filling" || b.kind === "full")) {
+      // Attention load blocks name their operand: "K 0.3", "FILLING V 0.3".
+      var opOk = b.operand + (ok ? " " + ok : "");
+      if (b.kind === "issue") return [opOk, b.operand];
+      var word = b.kind === "filling" ? "FILLING" : "FULL";
+      return [word + " " + opOk, opOk, b.operand];
+    }
     switch (b.kind) {
       case "issue": return ok ? [ok] : ["I"];
       case "filling": return ok ? ["FILLING " + ok, "FILLING", "FILL", "F"] : ["FILLING", "F"];
       case "full": return ok ? ["FULL " + ok, "FULL", "F"] : ["FULL", "F"];
       case "wgmma": return ok ? ["WGMMA " + ok, ok] : ["WGMMA", "M"];
+      case "transpose": return ok ? ["T " + ok, "T"] : ["T"];
+      case "gemm0": return ok ? ["GEMM0 " + ok, "G0 " + ok, "G0"] : ["GEMM0", "G0"];
+      case "softmax": return ok ? ["SOFTMAX " + ok, "SM " + ok, "SM"] : ["SOFTMAX", "SM"];
+      case "gemm1": return ok ? ["GEMM1 " + ok, "G1 " + ok, "G1"] : ["GEMM1", "G1"];
       case "epilogue": return ["EPI " + (b.tile === null || b.tile === undefined ? "" : b.tile), "E"];
       case "wait": return b.reason ? ["WAIT " + b.reason, "WAIT", "W"] : ["WAIT", "W"];
       default: return [String(b.kind)];
@@ -137,15 +200,19 @@ var KVWave = (function () {
     return b.kind;
   }
 
-  /** Ids of the blocks a click on b follows: its k-tile's issue/FILLING/FULL/WGMMA (epilogue: the tile's math). */
-  function chainIds(blocks, b) {
+  /**
+   * Ids of the blocks that following {tile, k} highlights. With k: the k-tile's issue / FILLING /
+   * FULL / WGMMA (GEMM), or the KV block's K and V (Vt) loads, GEMM0, softmax and GEMM1 on every WG
+   * (attention). With k null: the output tile's math and epilogue, plus its Q load (attention).
+   */
+  function chainIds(blocks, tile, k) {
     var ids = [];
-    if (!b || b.tile === null || b.tile === undefined) return ids;
-    var wantEpilogue = b.kind === "epilogue";
+    if (tile === null || tile === undefined) return ids;
+    var wholeTile = k === null || k === undefined;
     for (var i = 0; i < blocks.length; i++) {
       var c = blocks[i];
-      if (c.tile !== b.tile) continue;
-      if (wantEpilogue ? (c.kind === "wgmma" || c.kind === "epilogue") : (c.k === b.k && CHAIN_KINDS[c.kind])) ids.push(c.id);
+      if (c.tile !== tile) continue;
+      if (wholeTile ? (TILE_KINDS[c.kind] || (c.operand === "Q" && CHAIN_KINDS[c.kind])) : (c.k === k && CHAIN_KINDS[c.kind])) ids.push(c.id);
     }
     return ids;
   }
@@ -155,11 +222,17 @@ var KVWave = (function () {
 
   var RE_NUMBER = /^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$/;
   var RE_FOLLOW = /^(\d{1,9})\.(\d{1,9})$|^e(\d{1,9})$/;
+  // Accepted spellings of an on/off knob in the hash (written as on / off).
+  var HASH_FLAG_WORDS = {on: true, off: false, "true": true, "false": false, "1": true, "0": false, yes: true, no: false};
 
-  /** Parse "#k=v&..." into knob values, view, cursor, markers and messages for refused/clamped values.
-   *  hashKeys: [[hashKey, knobName], ...]; ranges(knobName) -> {min, max} or {options: [...]}. */
-  function parseHash(hash, hashKeys, ranges) {
-    var out = {knobs: {}, view: null, cursor: null, markerA: null, markerB: null, follow: null, messages: []};
+  /**
+   * Parse "#k=v&..." into the model, knob values, view, cursor, markers and messages for refused or
+   * clamped values. hashKeys: [[hashKey, knobName], ...]; the hash's own model key (else
+   * currentModel) decides which knobs apply. ranges(knobName, model) -> {min, max}, {options},
+   * {flag: true}, or null for a knob the model does not have.
+   */
+  function parseHash(hash, hashKeys, ranges, currentModel) {
+    var out = {model: null, knobs: {}, view: null, cursor: null, markerA: null, markerB: null, follow: null, messages: []};
     var text = String(hash || "").replace(/^#/, "");
     if (!text) return out;
     if (text.length > MAX_HASH_LENGTH) {
@@ -168,18 +241,41 @@ var KVWave = (function () {
     }
     var knobOf = {};
     hashKeys.forEach(function (pair) { knobOf[pair[0]] = pair[1]; });
-    var view = {};
+    // Decode every part first: the model key must be known before other knobs are checked.
+    var entries = [];
     text.split("&").forEach(function (part) {
       if (!part) return;
       var eq = part.indexOf("=");
       var key = eq < 0 ? part : part.slice(0, eq), raw = eq < 0 ? "" : part.slice(eq + 1);
-      var value;
-      try { value = decodeURIComponent(raw.replace(/\+/g, " ")).trim(); key = decodeURIComponent(key); } catch (e) {
-        out.messages.push("URL hash: ignored " + part.slice(0, 40) + " (bad % escape)."); return;
+      try {
+        entries.push({key: decodeURIComponent(key), value: decodeURIComponent(raw.replace(/\+/g, " ")).trim()});
+      } catch (e) {
+        out.messages.push("URL hash: ignored " + part.slice(0, 40) + " (bad % escape).");
       }
+    });
+    var model = currentModel;
+    entries.forEach(function (e) {
+      if (knobOf[e.key] !== "model") return;
+      var models = ranges("model", currentModel).options;
+      if (models.indexOf(e.value) >= 0) { out.model = e.value; model = e.value; }
+      else out.messages.push("URL hash: ignored " + e.key + "=" + e.value.slice(0, 40) + " (expected one of " + models.join(", ") + ").");
+    });
+    var view = {};
+    entries.forEach(function (e) {
+      var key = e.key, value = e.value;
       var shown = key + "=" + value.slice(0, 40);
       if (Object.prototype.hasOwnProperty.call(knobOf, key)) {
-        var name = knobOf[key], range = ranges(name);
+        var name = knobOf[key];
+        if (name === "model") return;
+        var range = ranges(name, model);
+        if (!range) { out.messages.push("URL hash: ignored " + shown + " (not a knob of the " + model + " model)."); return; }
+        if (range.flag) {
+          var word = value.toLowerCase();
+          if (!Object.prototype.hasOwnProperty.call(HASH_FLAG_WORDS, word)) {
+            out.messages.push("URL hash: ignored " + shown + " (expected on or off).");
+          } else out.knobs[name] = HASH_FLAG_WORDS[word];
+          return;
+        }
         if (range.options) {
           var match = null;
           range.options.forEach(function (opt) { if (String(opt) === value) match = opt; });
@@ -222,11 +318,14 @@ var KVWave = (function () {
     return out;
   }
 
+  /** One knob value as hash text: on / off for booleans, else the value itself (URI-encoded). */
+  function hashValue(v) { return typeof v === "boolean" ? (v ? "on" : "off") : encodeURIComponent(String(v)); }
+
   /** Serialise knobs and view into "k=v&..." (knobs in hashKeys order, then view, cursor, markers, follow). */
   function formatHash(s, hashKeys) {
     var parts = [];
     hashKeys.forEach(function (pair) {
-      if (s.knobs[pair[1]] !== undefined) parts.push(pair[0] + "=" + encodeURIComponent(String(s.knobs[pair[1]])));
+      if (s.knobs[pair[1]] !== undefined) parts.push(pair[0] + "=" + hashValue(s.knobs[pair[1]]));
     });
     if (s.view) parts.push("t0=" + hashNumber(s.view.t0Step), "t1=" + hashNumber(s.view.t1Step));
     if (s.cursor !== null && s.cursor !== undefined) parts.push("cursor=" + hashNumber(s.cursor));
@@ -272,21 +371,43 @@ var KVWave = (function () {
 
     var state = {
       knobs: {}, result: null, lanes: [], laneIndex: [], laneRow: {}, byId: new Map(),
+      rowTop: [], rowHeight: [], rowStripe: [], rowsBottom: RULER_HEIGHT_PX,
       view: {t0Step: 0, t1Step: 1}, fitted: true, cursor: null, markerA: null, markerB: null,
       follow: null, highlighted: new Set(), hover: null, hashMessages: [], simMessages: [],
       scale: null, gutterPx: GUTTER_MIN_WIDTH_PX, frames: 0, lastFrameMs: 0, lastSimMs: 0, lastDrawMs: 0
     };
 
-    // -- knobs: ranges from the simulator, starting values DEFAULT < embedded < hash
-    function rangeOf(name) {
-      var choices = KS.KNOB_CHOICES && KS.KNOB_CHOICES[name];
-      if (Array.isArray(choices)) return {options: choices.slice()};
-      if (name === "schedule") return {options: ["pingpong", "cooperative"]};
-      var r = KS.KNOB_RANGES && KS.KNOB_RANGES[name];
-      var min, max;
-      if (Array.isArray(r)) { min = r[0]; max = r[1]; } else if (r) { min = r.min; max = r.max; }
-      if (name === "consumerWGs") return {min: typeof min === "number" ? min : 1, max: typeof max === "number" ? max : 2};
-      return {min: typeof min === "number" ? min : 0, max: typeof max === "number" ? max : 1e6};
+    // -- knobs: specs from the simulator (knobsFor), starting values: model defaults < embedded < hash
+    var modelNames = Array.isArray(KS.MODEL_NAMES) && KS.MODEL_NAMES.length ? KS.MODEL_NAMES.slice() : ["gemm"];
+    var hashKeyOf = {};
+    hashKeys.forEach(function (pair) { hashKeyOf[pair[1]] = pair[0]; });
+
+    /** The knob specs of a model (knobsFor), or the GEMM tables of an older simulator without it. */
+    function specsOf(modelName) {
+      if (typeof KS.knobsFor === "function") return KS.knobsFor(modelName);
+      var specs = [];
+      Object.keys(KS.KNOB_RANGES || {}).forEach(function (name) {
+        var r = KS.KNOB_RANGES[name];
+        specs.push({name: name, type: "range", label: r.label || name, doc: r.doc || "", min: r.min, max: r.max, "default": (KS.DEFAULT_KNOBS || {})[name]});
+      });
+      Object.keys(KS.KNOB_CHOICES || {}).forEach(function (name) {
+        specs.push({name: name, type: "choice", label: name, doc: "", choices: KS.KNOB_CHOICES[name].slice(), "default": (KS.DEFAULT_KNOBS || {})[name]});
+      });
+      return specs;
+    }
+
+    /** What the hash and the controls accept for a knob of a model: {min, max}, {options}, {flag}, or null. */
+    function rangeOf(name, modelName) {
+      if (name === "model") return {options: modelNames.slice()};
+      var specs = specsOf(modelName || state.knobs.model);
+      for (var i = 0; i < specs.length; i++) {
+        var spec = specs[i];
+        if (spec.name !== name) continue;
+        if (spec.type === "flag") return {flag: true};
+        if (spec.type === "choice") return {options: spec.choices.slice()};
+        return {min: spec.min, max: spec.max};
+      }
+      return null;
     }
 
     function normalize(knobs) {
@@ -296,25 +417,108 @@ var KVWave = (function () {
       return {knobs: r || knobs, messages: []};
     }
 
-    var controls = {};
-    Array.prototype.forEach.call(document.querySelectorAll("[data-knob]"), function (el) {
-      var name = el.getAttribute("data-knob");
-      controls[name] = el;
-      var r = rangeOf(name);
-      if (el.type === "range") {
-        el.min = String(r.min);
-        el.max = String(Math.min(r.max, SLIDER_MAX[name] || r.max));
+    // The page's model: the embedded initial knobs' (from --model), else the structure's.
+    var initial = model.initialKnobs || {};
+    var startMessages = [];
+    var pageModel = typeof KS.defaultModel === "function" ? KS.defaultModel(parsed) : "gemm";
+    if (initial.model !== undefined) {
+      if (modelNames.indexOf(initial.model) >= 0) pageModel = initial.model;
+      else startMessages.push("initial model " + String(initial.model).slice(0, 40) + " ignored; using " + pageModel + ".");
+    }
+
+    /** Starting knobs of a model: its defaults, plus the embedded initial knobs on the page's own model. */
+    function baseKnobs(modelName) {
+      var knobs = {model: modelName};
+      specsOf(modelName).forEach(function (spec) { knobs[spec.name] = spec["default"]; });
+      if (modelName === pageModel) {
+        Object.keys(initial).forEach(function (name) {
+          if (name !== "model" && rangeOf(name, modelName)) knobs[name] = initial[name];
+        });
       }
-      var doc = KS.KNOB_RANGES && KS.KNOB_RANGES[name] && KS.KNOB_RANGES[name].doc;
-      if (doc) el.title = String(doc);
-      el.addEventListener(el.tagName === "SELECT" ? "change" : "input", function () {
-        state.knobs[name] = el.tagName === "SELECT" && name !== "schedule" ? Number(el.value) :
-          (el.type === "range" ? Number(el.value) : el.value);
-        state.hashMessages = [];
-        readout(name);
-        requestSimulate();
-      });
+      return knobs;
+    }
+    Object.keys(initial).forEach(function (name) {
+      if (name !== "model" && !rangeOf(name, pageModel)) {
+        startMessages.push("initial knob " + name + " ignored: not a knob of the " + pageModel + " model.");
+      }
     });
+
+    var modelSelect = document.getElementById("knob-model");
+    modelNames.forEach(function (name) {
+      var opt = document.createElement("option");
+      opt.value = name;
+      opt.textContent = name;
+      modelSelect.appendChild(opt);
+    });
+    modelSelect.addEventListener("change", function () { setModel(modelSelect.value); });
+
+    /** Switch the model: that model's starting knobs, its controls and legend, a fitted view. */
+    function setModel(modelName) {
+      if (modelNames.indexOf(modelName) < 0) return;
+      state.knobs = baseKnobs(modelName);
+      state.hashMessages = [];
+      state.follow = null;
+      state.fitted = true;
+      buildControls(modelName);
+      requestSimulate();
+    }
+
+    var controls = {};
+    /** Build one labelled control per knob of the model that has a hash key (CLI flag): slider, select or checkbox. */
+    function buildControls(modelName) {
+      var holder = document.getElementById("knob-controls");
+      holder.textContent = "";
+      controls = {};
+      modelSelect.value = modelName;
+      specsOf(modelName).forEach(function (spec) {
+        // Knobs without a CLI flag (GEMM's releaseLag) keep their defaults, so every shown knob round-trips.
+        if (!hashKeyOf[spec.name]) return;
+        var name = spec.name, id = "knob-" + name;
+        var label = document.createElement("label");
+        label.className = "kv-knob";
+        label.htmlFor = id;
+        var text = document.createElement("span");
+        text.textContent = KNOB_SHORT_LABELS[name] || spec.label || name;
+        var el, out = null, event = "change";
+        if (spec.type === "flag") {
+          el = document.createElement("input");
+          el.type = "checkbox";
+        } else if (spec.type === "choice" || spec.max - spec.min + 1 <= SELECT_MAX_VALUES) {
+          el = document.createElement("select");
+          var values = spec.type === "choice" ? spec.choices : [];
+          for (var v = spec.min; spec.type !== "choice" && v <= spec.max; v++) values.push(v);
+          values.forEach(function (value) {
+            var opt = document.createElement("option");
+            opt.value = String(value);
+            opt.textContent = String(value);
+            el.appendChild(opt);
+          });
+        } else {
+          el = document.createElement("input");
+          el.type = "range";
+          el.min = String(spec.min);
+          el.max = String(Math.min(spec.max, SLIDER_MAX[name] || spec.max));
+          el.step = "1";
+          out = document.createElement("output");
+          out.id = "out-" + name;
+          out.htmlFor = id;
+          event = "input";
+        }
+        el.id = id;
+        el.setAttribute("data-knob", name);
+        el.title = String(spec.label || name) + (spec.doc ? ": " + spec.doc : "");
+        if (spec.type === "flag") { label.appendChild(el); label.appendChild(text); } else { label.appendChild(text); label.appendChild(el); }
+        if (out) label.appendChild(out);
+        holder.appendChild(label);
+        controls[name] = el;
+        el.addEventListener(event, function () {
+          state.knobs[name] = spec.type === "flag" ? el.checked : (spec.type === "choice" ? el.value : Number(el.value));
+          state.hashMessages = [];
+          readout(name);
+          requestSimulate();
+        });
+      });
+    }
     document.getElementById("knobs").addEventListener("submit", function (e) { e.preventDefault(); });
 
     function readout(name) {
@@ -323,13 +527,55 @@ var KVWave = (function () {
     }
 
     function syncControls() {
+      modelSelect.value = state.knobs.model;
       Object.keys(controls).forEach(function (name) {
         var el = controls[name], v = state.knobs[name];
+        if (el.type === "checkbox") { el.checked = v === true; return; }
         // A value beyond the slider's comfortable range (from the hash or CLI) stretches the slider.
         if (el.type === "range" && typeof v === "number" && v > Number(el.max)) el.max = String(v);
         if (v !== undefined) el.value = String(v);
         readout(name);
       });
+    }
+
+    /** The legend: the current model's block kinds only (transpose only when a Vt pipeline is drawn). */
+    var legendKey = null;
+    function renderLegend(modelName) {
+      var box = document.getElementById("legend");
+      var table = LEGEND[modelName] || LEGEND.gemm;
+      var kinds = (KS.MODELS && KS.MODELS[modelName] && KS.MODELS[modelName].blockKinds) || Object.keys(table);
+      var hasVt = state.lanes.some(function (lane) { return /^vt_stage/.test(lane.id); });
+      if (legendKey === modelName + hasVt) return;  // unchanged: keep the DOM as it is
+      legendKey = modelName + hasVt;
+      box.textContent = "";
+      function addText(parent, parts) {
+        parts.forEach(function (part) {
+          if (Array.isArray(part)) {
+            var code = document.createElement("code");
+            code.textContent = part[0];
+            parent.appendChild(code);
+          } else if (part) parent.appendChild(document.createTextNode(part));
+        });
+      }
+      kinds.forEach(function (kind) {
+        var entry = table[kind];
+        if (!entry || (kind === "transpose" && !hasVt)) return;
+        var item = document.createElement("span");
+        item.className = "kv-legend-item";
+        item.setAttribute("data-kind", kind);
+        entry[0].forEach(function (key) {
+          var sw = document.createElement("span");
+          sw.className = "kv-swatch kv-sw-" + key;
+          item.appendChild(sw);
+        });
+        addText(item, entry[1]);
+        box.appendChild(item);
+      });
+      var note = document.createElement("span");
+      note.className = "kv-legend-item kv-muted";
+      addText(note, table.note);
+      box.appendChild(note);
+      box.setAttribute("data-model", modelName);
     }
 
     // -- simulation
@@ -344,11 +590,17 @@ var KVWave = (function () {
         result = {error: "simulation failed: " + (e && e.message ? e.message : String(e))};
       }
       result = result || {error: "simulation returned nothing"};
+      // The simulator may adjust knobs for the structure (attention: 2 stages for a shared K/V ring
+      // with intra-WG overlap); the controls and the hash show what was simulated.
+      if (result.knobs && typeof result.knobs === "object" && result.knobs.model === state.knobs.model) {
+        state.knobs = Object.assign({}, result.knobs);
+      }
       var blocks = Array.isArray(result.blocks) && !result.error ? result.blocks : [];
       state.result = result;
       state.lanes = Array.isArray(result.lanes) ? result.lanes : [];
       state.laneRow = {};
       state.lanes.forEach(function (lane, i) { state.laneRow[lane.id] = i; });
+      layoutRows();
       var perLane = state.lanes.map(function () { return []; });
       state.byId = new Map();
       for (var i = 0; i < blocks.length; i++) {
@@ -365,10 +617,29 @@ var KVWave = (function () {
       if (state.fitted) fitView(); else clampView();
       applyFollow();
       syncControls();
+      renderLegend(state.knobs.model);
       renderNotices();
       renderVerdict();
       state.lastSimMs = performance.now() - t0;
     }
+
+    /** Row geometry: a softmax lane is a thinner sub-row under its consumer lane and shares its stripe. */
+    function layoutRows() {
+      var top = RULER_HEIGHT_PX, stripe = -1;
+      state.rowTop = [];
+      state.rowHeight = [];
+      state.rowStripe = [];
+      state.lanes.forEach(function (lane) {
+        var sub = isSubLane(lane);
+        if (!sub) stripe++;
+        state.rowTop.push(top);
+        state.rowHeight.push(sub ? SUB_LANE_HEIGHT_PX : LANE_HEIGHT_PX);
+        state.rowStripe.push(Math.max(stripe, 0));
+        top += sub ? SUB_LANE_HEIGHT_PX : LANE_HEIGHT_PX;
+      });
+      state.rowsBottom = top;
+    }
+    function isSubLane(lane) { return lane.group === "softmax"; }
 
     function total() { return Math.max(1, (state.result && state.result.total) || 0); }
 
@@ -403,14 +674,8 @@ var KVWave = (function () {
     function applyFollow() {
       state.highlighted = new Set();
       if (!state.follow || !state.result || state.result.error) return;
-      var f = state.follow, blocks = state.result.blocks || [], anchor = null;
-      for (var i = 0; i < blocks.length && !anchor; i++) {
-        var b = blocks[i];
-        if (b.tile !== f.tile) continue;
-        if (f.epilogue ? b.kind === "epilogue" : (b.k === f.k && CHAIN_KINDS[b.kind])) anchor = b;
-      }
-      if (!anchor) { renderChainInfo(); return; }
-      chainIds(blocks, anchor).forEach(function (id) { state.highlighted.add(id); });
+      var f = state.follow, blocks = state.result.blocks || [];
+      chainIds(blocks, f.tile, f.epilogue ? null : f.k).forEach(function (id) { state.highlighted.add(id); });
       renderChainInfo();
     }
     function follow(b) {
@@ -429,21 +694,41 @@ var KVWave = (function () {
 
     function renderChainInfo() {
       var el = document.getElementById("chain-info");
-      if (!state.follow) { el.textContent = "Click a block to follow its k-tile; Escape clears."; return; }
-      if (!state.highlighted.size) { el.textContent = "The followed k-tile is not in this schedule; Escape clears."; return; }
+      var attention = state.knobs.model === "attention";
+      var unit = attention ? "KV block" : "k-tile";
+      if (!state.follow) { el.textContent = "Click a block to follow its " + unit + "; Escape clears."; return; }
+      if (!state.highlighted.size) { el.textContent = "The followed " + unit + " is not in this schedule; Escape clears."; return; }
       var chain = [];
       state.highlighted.forEach(function (id) { chain.push(state.byId.get(id)); });
-      var order = {issue: 0, filling: 1, full: 2, wgmma: 3, epilogue: 4};
-      chain.sort(function (a, b) { return (order[a.kind] - order[b.kind]) || (a.start - b.start); });
+      chain.sort(function (a, b) { return (a.start - b.start) || (CHAIN_RANK[a.kind] - CHAIN_RANK[b.kind]) || (a.id - b.id); });
       var f = state.follow;
+      var twoWGs = state.lanes.some(function (lane) { return lane.id === "consumer1"; });
       var parts = chain.map(function (b) {
-        return (b.kind === "issue" ? "issue" : KIND_NAMES[b.kind]) + " " + b.start + "\u2013" + b.end;
+        var name = b.kind === "issue" ? "issue" : KIND_NAMES[b.kind];
+        if (b.operand && b.kind !== "transpose") name = b.operand + " " + name;
+        var wg = /^consumer(\d+)/.exec(b.lane);
+        if (wg && twoWGs) name += " WG" + wg[1];
+        return name + " " + b.start + "\u2013" + b.end;
       });
-      // consumer_release frees the stage when the k-tile's WGMMA ends.
-      var release = null;
-      if (!f.epilogue) chain.forEach(function (b) { if (b.kind === "wgmma") release = Math.max(release === null ? -Infinity : release, b.end); });
-      el.textContent = (f.epilogue ? "Following output tile " + f.tile + ": " : "Following k-tile " + f.tile + "." + f.k + ": ") +
-        parts.join(" \u2192 ") + (release !== null ? " \u2192 release at " + release : "") + ". Escape clears.";
+      // consumer_release frees a stage when the math that reads it ends: WGMMA (GEMM); GEMM0 for K,
+      // GEMM1 for V (attention), on every WG.
+      function lastEnd(kind) {
+        var end = null;
+        chain.forEach(function (b) { if (b.kind === kind) end = Math.max(end === null ? -Infinity : end, b.end); });
+        return end;
+      }
+      var release = "";
+      if (!f.epilogue && attention) {
+        var k = lastEnd("gemm0"), v = lastEnd("gemm1");
+        var rel = [];
+        if (k !== null) rel.push("K released at " + k);
+        if (v !== null) rel.push("V released at " + v);
+        if (rel.length) release = " \u2192 " + rel.join(", ");
+      } else if (!f.epilogue && lastEnd("wgmma") !== null) {
+        release = " \u2192 release at " + lastEnd("wgmma");
+      }
+      el.textContent = (f.epilogue ? "Following output tile " + f.tile + ": " : "Following " + unit + " " + f.tile + "." + f.k + ": ") +
+        parts.join(" \u2192 ") + release + ". Escape clears.";
     }
 
     // -- notices and verdict (text only, via textContent)
@@ -493,6 +778,11 @@ var KVWave = (function () {
       });
       el.appendChild(ul);
       line("Tensor-core utilization: " + pct(v.tensorCoreUtilization));
+      if (state.knobs.model === "attention") {
+        line("Softmax exposed: " + v.exposedSoftmaxSteps + " of " + v.softmaxSteps + " steps (no GEMM running)");
+        el.title = v.summary ? String(v.summary) : "";
+        return;
+      }
       var stages = state.knobs.stages;
       var need = v.minStagesToHideTma;
       line("Min stages to hide TMA: " + (need === null || need === undefined ? "n/a" : need) +
@@ -565,14 +855,19 @@ var KVWave = (function () {
 
     function laneName(lane) { return String(lane.label || lane.id); }
 
-    function laneTop(row) { return RULER_HEIGHT_PX + row * LANE_HEIGHT_PX; }
+    function laneTop(row) { return state.rowTop[row]; }
+    /** Top and height of the blocks drawn in a row (sub-rows have a smaller inset). */
+    function blockY(row) {
+      var inset = state.rowHeight[row] === LANE_HEIGHT_PX ? BLOCK_INSET_PX : SUB_BLOCK_INSET_PX;
+      return {y: state.rowTop[row] + inset, h: state.rowHeight[row] - 2 * inset};
+    }
 
     // -- drawing
     function draw() {
       var t0 = performance.now();
       var dpr = window.devicePixelRatio || 1;
       var widthCss = Math.max(320, Math.floor(box.clientWidth || 800));
-      var heightCss = RULER_HEIGHT_PX + Math.max(1, state.lanes.length) * LANE_HEIGHT_PX;
+      var heightCss = state.lanes.length ? state.rowsBottom : RULER_HEIGHT_PX + LANE_HEIGHT_PX;
       if (canvas.width !== Math.round(widthCss * dpr) || canvas.height !== Math.round(heightCss * dpr)) {
         canvas.width = Math.round(widthCss * dpr);
         canvas.height = Math.round(heightCss * dpr);
@@ -583,7 +878,8 @@ var KVWave = (function () {
       useFont(LANE_FONT_PX + "px " + uiFont);
       var gutterPx = GUTTER_MIN_WIDTH_PX;
       for (var li = 0; li < state.lanes.length; li++) {
-        gutterPx = Math.max(gutterPx, Math.ceil(textWidth(laneName(state.lanes[li]))) + 2 * GUTTER_PAD_PX);
+        gutterPx = Math.max(gutterPx, Math.ceil(textWidth(laneName(state.lanes[li]))) + 2 * GUTTER_PAD_PX +
+          (isSubLane(state.lanes[li]) ? SUB_LANE_INDENT_PX : 0));
       }
       state.gutterPx = gutterPx;
       var scale = new TimeScale(state.view.t0Step, state.view.t1Step, gutterPx + PLOT_PAD_PX, widthCss - PLOT_PAD_PX);
@@ -593,7 +889,7 @@ var KVWave = (function () {
       ctx.fillRect(0, 0, widthCss, heightCss);
       // Lane stripes and group separators.
       for (var row = 0; row < state.lanes.length; row++) {
-        if (row % 2 === 1) { ctx.fillStyle = colours.panel; ctx.fillRect(state.gutterPx, laneTop(row), widthCss, LANE_HEIGHT_PX); }
+        if (state.rowStripe[row] % 2 === 1) { ctx.fillStyle = colours.panel; ctx.fillRect(state.gutterPx, laneTop(row), widthCss, state.rowHeight[row]); }
       }
       var tickStep = niceTickStep(scale.pxPerStep);
       var firstTick = Math.ceil(scale.t0Step / tickStep) * tickStep;
@@ -632,7 +928,7 @@ var KVWave = (function () {
       for (var row = 0; row < state.laneIndex.length; row++) {
         var index = state.laneIndex[row], blocks = index.blocks;
         var range = visibleRange(index, scale.t0Step, scale.t1Step);
-        var y = laneTop(row) + BLOCK_INSET_PX, h = LANE_HEIGHT_PX - 2 * BLOCK_INSET_PX;
+        var rowBox = blockY(row), y = rowBox.y, h = rowBox.h;
         var coveredPx = -Infinity, lastList = null;
         for (var i = range[0]; i < range[1]; i++) {
           var b = blocks[i];
@@ -705,7 +1001,8 @@ var KVWave = (function () {
       var row = state.laneRow[b.lane];
       if (row === undefined) return null;
       var x0 = scale.xPx(b.start), x1 = Math.max(scale.xPx(b.end), x0 + MIN_BLOCK_WIDTH_PX);
-      return {x0: x0, x1: x1, y: laneTop(row) + BLOCK_INSET_PX, h: LANE_HEIGHT_PX - 2 * BLOCK_INSET_PX};
+      var rowBox = blockY(row);
+      return {x0: x0, x1: x1, y: rowBox.y, h: rowBox.h};
     }
 
     function outlineBlock(scale, b, colour, width) {
@@ -808,14 +1105,17 @@ var KVWave = (function () {
       ctx.fillText("step", GUTTER_PAD_PX, RULER_HEIGHT_PX / 2);
       var lastGroup = null;
       for (var row = 0; row < state.lanes.length; row++) {
-        var lane = state.lanes[row], top = laneTop(row);
-        if (lastGroup !== null && lane.group !== lastGroup) {
+        var lane = state.lanes[row], top = laneTop(row), sub = isSubLane(lane);
+        // A sub-row belongs to the lane above it: no separator, a smaller indented muted name.
+        if (lastGroup !== null && lane.group !== lastGroup && !sub) {
           ctx.fillStyle = colours.border;
           ctx.fillRect(0, top, canvas.width, 1);
         }
         lastGroup = lane.group;
-        ctx.fillStyle = colours.fg;
-        ctx.fillText(laneName(lane), GUTTER_PAD_PX, top + LANE_HEIGHT_PX / 2);
+        if (sub) useFont(LABEL_FONT_PX + "px " + uiFont);
+        ctx.fillStyle = sub ? colours.muted : colours.fg;
+        ctx.fillText(laneName(lane), GUTTER_PAD_PX + (sub ? SUB_LANE_INDENT_PX : 0), top + state.rowHeight[row] / 2);
+        if (sub) useFont(LANE_FONT_PX + "px " + uiFont);
       }
     }
 
@@ -839,7 +1139,8 @@ var KVWave = (function () {
     function blocksAt(x, y) {
       var scale = state.scale;
       if (!scale || x < state.gutterPx || y < RULER_HEIGHT_PX) return [];
-      var row = Math.floor((y - RULER_HEIGHT_PX) / LANE_HEIGHT_PX);
+      if (y >= state.rowsBottom) return [];
+      var row = upperBound(state.rowTop, y, false) - 1;
       var index = state.laneIndex[row];
       if (!index) return [];
       var t = scale.tStep(x), slop = HIT_SLOP_PX / scale.pxPerStep;
@@ -865,10 +1166,12 @@ var KVWave = (function () {
         return d;
       }
       var ok = tileText(b);
-      div(KIND_NAMES[b.kind] + (ok ? " " + ok : "") + "  [" + (lanes(b.lane)) + "]", "kv-tt-title");
+      div(blockName(b) + (ok ? " " + ok : "") + "  [" + (lanes(b.lane)) + "]", "kv-tt-title");
+      if (KIND_DOCS[b.kind]) div(KIND_DOCS[b.kind]);
       var facts = [];
+      if (b.operand) facts.push("operand " + b.operand);
       if (b.tile !== null && b.tile !== undefined) facts.push("output tile " + b.tile);
-      if (b.k !== null && b.k !== undefined) facts.push("k-tile " + b.k);
+      if (b.k !== null && b.k !== undefined) facts.push((state.knobs.model === "attention" ? "KV block " : "k-tile ") + b.k);
       if (b.stage !== null && b.stage !== undefined) facts.push("stage " + b.stage);
       if (facts.length) div(facts.join(", "));
       div("steps " + b.start + "\u2013" + b.end + " (" + (b.end - b.start) + " step" + (b.end - b.start === 1 ? "" : "s") + ")");
@@ -876,7 +1179,7 @@ var KVWave = (function () {
       var after = (b.after || []).map(function (id) { return state.byId.get(id); }).filter(Boolean);
       if (after.length) {
         div("started when: " + after.map(function (a) {
-          return KIND_NAMES[a.kind] + (tileText(a) ? " " + tileText(a) : "") + " ended at " + a.end;
+          return blockName(a) + (tileText(a) ? " " + tileText(a) : "") + " ended at " + a.end;
         }).join("; "));
       }
       var lines = b.lines || [];
@@ -904,6 +1207,11 @@ var KVWave = (function () {
       if (top + tipH > viewH) top = Math.max(0, clientY - tipH - 10);
       tooltip.style.left = left + "px";
       tooltip.style.top = top + "px";
+    }
+    /** Kind name of a block, with its operand for loads ("TMA issue K", "FULL V"). */
+    function blockName(b) {
+      var name = KIND_NAMES[b.kind] || String(b.kind);
+      return b.operand && (b.kind === "issue" || b.kind === "filling" || b.kind === "full") ? name + " " + b.operand : name;
     }
     function lanes(id) {
       var row = state.laneRow[id];
@@ -1023,11 +1331,17 @@ var KVWave = (function () {
       try { history.replaceState(null, "", "#" + h); } catch (e) { /* some file:// setups refuse; the view still works */ }
     }
     function applyHash(hash) {
-      var p = parseHash(hash, hashKeys, rangeOf);
+      var p = parseHash(hash, hashKeys, rangeOf, state.knobs.model);
+      if (p.model && p.model !== state.knobs.model) {
+        // Another model: its starting knobs and controls, then the hash's knobs on top.
+        state.knobs = baseKnobs(p.model);
+        buildControls(p.model);
+      }
       Object.keys(p.knobs).forEach(function (k) { state.knobs[k] = p.knobs[k]; });
       state.cursor = p.cursor; state.markerA = p.markerA; state.markerB = p.markerB;
       state.follow = p.follow;
-      state.hashMessages = p.messages;
+      state.hashMessages = startMessages.concat(p.messages);
+      startMessages = [];
       simulateNow();
       if (p.view) {
         state.view = p.view;
@@ -1049,11 +1363,9 @@ var KVWave = (function () {
       if (location.hash.replace(/^#/, "") !== lastWrittenHash) applyHash(location.hash);
     });
 
-    // -- start: defaults < embedded initial knobs < hash
-    var defaults = KS.DEFAULT_KNOBS || {};
-    Object.keys(defaults).forEach(function (k) { state.knobs[k] = defaults[k]; });
-    var initial = model.initialKnobs || {};
-    Object.keys(initial).forEach(function (k) { state.knobs[k] = initial[k]; });
+    // -- start: the page model's defaults < embedded initial knobs < hash
+    state.knobs = baseKnobs(pageModel);
+    buildControls(pageModel);
     readTheme();
     if (window.matchMedia) {
       var mq = window.matchMedia("(prefers-color-scheme: dark)");
@@ -1085,6 +1397,7 @@ var KVWave = (function () {
       blocks: function () { return (state.result && state.result.blocks) || []; },
       highlighted: function () { return Array.from(state.highlighted).sort(function (a, b) { return a < b ? -1 : a > b ? 1 : 0; }); },
       setKnobs: function (k) { Object.keys(k).forEach(function (n) { state.knobs[n] = k[n]; }); requestSimulate(); },
+      setModel: setModel,
       setView: setView,
       fit: function () { fitView(); requestDraw(); },
       flush: flush,

@@ -237,7 +237,8 @@ def test_hash_round_trip(open_page, page_url):
     assert state["a"] is not None and state["b"] is not None and state["b"] > state["a"]
     assert "B\u2212A" in page.inner_text("#marker-readout")
     hash_text = kv(page, "kv.writeHashNow()")
-    assert hash_text.startswith("#stages=6&")
+    # The model is a knob too (gemm | attention) and leads the hash; the GEMM knobs follow in flag order.
+    assert hash_text.startswith("#model=gemm&stages=6&")
     assert "&consumers=1&" in hash_text and "&t0=" in hash_text and "&a=" in hash_text and "follow=" in hash_text
 
     again = open_page(page_url + hash_text)

@@ -5,6 +5,8 @@ import html
 import json
 import os
 import re
+import shutil
+import subprocess
 import sys
 from pathlib import Path
 
@@ -18,6 +20,8 @@ import render_waveform as rw  # noqa: E402
 
 # The canonical example; KV_EXAMPLE_JSON points the tests at another parsed structure.
 EXAMPLE = Path(os.environ.get("KV_EXAMPLE_JSON", ROOT / "examples" / "sm90_gemm_pingpong.json"))
+FA3_EXAMPLE = ROOT / "examples" / "fa3_fwd.json"
+FMHA_COLLECTIVE = "examples/88_hopper_fmha/collective/fmha_collective_tma_warpspecialized.hpp"
 RE_MODEL = re.compile(r'<script type="application/json" id="model">(?P<json>[^<]*)</script>')
 
 
@@ -155,22 +159,86 @@ def test_missing_marker_is_a_packaging_error(parsed, tmp_path, monkeypatch):
 
 
 def test_knob_flags_match_the_simulator():
+    # Model-aware page (issue 5): --model and the attention knobs joined the GEMM flags, and the
+    # controls are built from KernelSchedule.knobsFor(model) instead of being fixed in the template.
     assert rw.KNOB_FLAGS == (
+        ("--model", "model"),
         ("--stages", "stages"),
         ("--tiles", "outputTiles"),
         ("--k-tiles", "kTiles"),
+        ("--kv-blocks", "kvBlocks"),
         ("--tma", "tmaLatency"),
         ("--wgmma", "wgmmaLatency"),
+        ("--gemm0", "gemm0Latency"),
+        ("--softmax", "softmaxLatency"),
+        ("--gemm1", "gemm1Latency"),
         ("--epilogue", "epilogueLatency"),
         ("--consumers", "consumerWGs"),
         ("--schedule", "schedule"),
+        ("--intra-overlap", "intraWGOverlap"),
+        ("--inter-pingpong", "interWGPingpong"),
     )
     schedule_js = pagekit.read_asset(rw.SCHEDULE_JS_ASSET)
     for _flag, name in rw.KNOB_FLAGS:
         assert re.search(r"\b%s\s*:" % name, schedule_js), name
     template = pagekit.read_asset(rw.TEMPLATE_ASSET)
-    for _flag, name in rw.KNOB_FLAGS:
-        assert f'data-knob="{name}"' in template, name
+    assert 'id="knob-model"' in template and 'id="knob-controls"' in template
+    assert set(rw.KNOB_CHOICES) <= rw.KNOB_NAMES and rw.BOOLEAN_KNOBS <= rw.KNOB_NAMES
+
+
+# Prints, per model, knobsFor's names and types, and defaultModel of each structure given on stdin.
+NODE_KNOBS = r"""
+const KS = require(process.argv[1]);
+const structures = JSON.parse(require("fs").readFileSync(0, "utf8"));
+const specs = {};
+for (const m of KS.MODEL_NAMES) specs[m] = KS.knobsFor(m).map((s) => [s.name, s.type]);
+process.stdout.write(JSON.stringify({models: KS.MODEL_NAMES, specs, defaults: structures.map(KS.defaultModel)}));
+"""
+
+
+def run_schedule_js(structures):
+    """Ask schedule.js (under Node) for knobsFor of every model and defaultModel of each structure."""
+    node = shutil.which("node")
+    if node is None:
+        if os.environ.get("CI"):
+            pytest.fail("node is missing and CI is set")
+        pytest.skip("node is not installed")
+    proc = subprocess.run([node, "-e", NODE_KNOBS, str(ROOT / rw.SCHEDULE_JS_ASSET)], input=json.dumps(structures),
+                          capture_output=True, text=True, timeout=60, check=True)
+    return json.loads(proc.stdout)
+
+
+def test_every_flagged_knob_is_a_simulator_knob_and_back():
+    js = run_schedule_js([])
+    assert tuple(js["models"]) == rw.MODELS
+    simulator = {name: kind for specs in js["specs"].values() for name, kind in specs}
+    # Every simulator knob has a flag (so a hash key and a page control), except GEMM's release-lag
+    # refinement, which the page leaves at its default.
+    assert set(simulator) - {"releaseLag"} == rw.KNOB_NAMES - {"model"}
+    assert {n for n, kind in simulator.items() if kind == "flag"} == rw.BOOLEAN_KNOBS
+    assert {n for n, kind in simulator.items() if kind == "choice"} == set(rw.KNOB_CHOICES) - {"model"} - rw.BOOLEAN_KNOBS
+
+
+def _example(name):
+    return json.loads((ROOT / name).read_text(encoding="utf-8"))
+
+
+def test_structure_model_agrees_with_schedule_js(parsed, cutlass):
+    import parse_cutlass
+    structures = [
+        parsed,
+        _example("examples/sm90_gemm_cooperative.json"),
+        _example("examples/fa3_fwd.json"),
+        _example("tests/fixtures/fa3_style_mainloop.parsed.json"),
+        parse_cutlass.parse_file(cutlass(FMHA_COLLECTIVE)),
+        {},
+        {"pipelines": [{"alias": "K"}, {"alias": "V"}]},  # the alias must have something before K / V
+        {"pipelines": [{"alias": "PipeK", "template_parameter": True}, {"alias": "PipeV"}]},
+    ]
+    expected = run_schedule_js(structures)["defaults"]
+    assert [rw.structure_model(s) for s in structures] == expected
+    assert expected[:5] == ["gemm", "gemm", "attention", "attention", "attention"]
+    assert rw.structure_model(None) == "gemm"
 
 
 def _with_layer(parsed, **layer):
@@ -216,3 +284,56 @@ def test_render_embeds_overridden_knobs(parsed):
     assert model["initialKnobs"]["stages"] == 7
     assert model["initialKnobs"]["tmaLatency"] == 9
     assert model["initialKnobs"]["schedule"] == parsed["kernel_layer"]["schedule"]
+
+
+@pytest.fixture(scope="module")
+def fa3():
+    """FA3's parsed forward mainloop with its kernel layer (no schedule tag, symbolic warpgroups)."""
+    return json.loads(FA3_EXAMPLE.read_text(encoding="utf-8"))
+
+
+def test_initial_knobs_for_attention_ignore_the_missing_schedule(fa3):
+    # FA3's kernel layer has schedule "unknown" and num_mma_warpgroups an expression: nothing is
+    # forced, so the page's attention defaults (2 consumer WGs) stand.
+    assert fa3["kernel_layer"]["schedule"] == "unknown"
+    assert rw.initial_knobs(fa3) == {}
+    assert rw.initial_knobs(_with_layer(fa3, num_mma_warpgroups=1), {}) == {"consumerWGs": 1}
+    # A GEMM schedule tag means nothing to the attention model.
+    assert rw.initial_knobs(_with_layer(fa3, schedule="pingpong"), {}) == {}
+    # Forcing the GEMM model on it brings back the GEMM rule (no known schedule: 1 WG).
+    assert rw.initial_knobs(fa3, {"model": "gemm"}) == {"model": "gemm", "consumerWGs": 1}
+
+
+def test_initial_knobs_attention_overrides(fa3, parsed):
+    knobs = rw.initial_knobs(fa3, {"kvBlocks": 6, "intraWGOverlap": "on", "interWGPingpong": False,
+                                   "gemm0Latency": 3, "softmaxLatency": None})
+    assert knobs == {"kvBlocks": 6, "intraWGOverlap": True, "interWGPingpong": False, "gemm0Latency": 3}
+    with pytest.raises(ValueError, match="on or off"):
+        rw.initial_knobs(fa3, {"intraWGOverlap": "maybe"})
+    # --model attention on a GEMM structure: the attention rule for the kernel layer.
+    assert rw.initial_knobs(_with_layer(parsed, schedule="pingpong", num_mma_warpgroups=None),
+                            {"model": "attention"}) == {"model": "attention"}
+
+
+def test_cli_knob_flags_reach_the_page(fa3, tmp_path):
+    import viz
+    ap = viz.build_arg_parser()
+    args = ap.parse_args(["--model", "attention", "--kv-blocks", "6", "--gemm0", "3", "--softmax", "4",
+                          "--gemm1", "5", "--intra-overlap", "on", "--inter-pingpong", "off", "--consumers", "2"])
+    assert (args.model, args.kvBlocks, args.gemm0Latency, args.softmaxLatency, args.gemm1Latency) == ("attention", 6, 3, 4, 5)
+    assert (args.intraWGOverlap, args.interWGPingpong) == ("on", "off")
+    args.mode = "waveform"
+    model = model_of(viz.render(fa3, args))
+    assert model["initialKnobs"] == {"model": "attention", "kvBlocks": 6, "gemm0Latency": 3, "softmaxLatency": 4,
+                                     "gemm1Latency": 5, "intraWGOverlap": True, "interWGPingpong": False,
+                                     "consumerWGs": 2}
+    for bad in (["--model", "flash"], ["--intra-overlap", "yes"], ["--kv-blocks", "many"]):
+        with pytest.raises(SystemExit) as exc:
+            ap.parse_args(bad)
+        assert exc.value.code == 2, bad
+
+
+def test_render_embeds_attention_knobs(fa3):
+    model = model_of(rw.render(fa3, {"intraWGOverlap": True, "interWGPingpong": True, "kvBlocks": 6}))
+    assert model["initialKnobs"] == {"intraWGOverlap": True, "interWGPingpong": True, "kvBlocks": 6}
+    assert ["model", "model"] in model["hashKeys"] and ["intra-overlap", "intraWGOverlap"] in model["hashKeys"]
