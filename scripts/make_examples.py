@@ -35,6 +35,10 @@ EXAMPLE_KNOBS = {"stages": 4, "outputTiles": 4, "kTiles": 5}
 FA3_MAINLOOP = "hopper/mainloop_fwd_sm90_tma_gmma_ws.hpp"
 FA3_KERNEL = "hopper/flash_fwd_kernel_sm90.h"
 FA3_JSON = "fa3_fwd.json"
+# FA3's forward kernel as it runs: two math warpgroups with both refinements on (intra-warpgroup
+# GEMM/softmax overlap, inter-warpgroup pingpong), over 6 KV blocks per output tile. The page opens
+# in the attention model (KernelSchedule.defaultModel) with these.
+FA3_KNOBS = {"consumerWGs": 2, "kvBlocks": 6, "intraWGOverlap": True, "interWGPingpong": True}
 
 
 def cutlass_source_root():
@@ -74,7 +78,7 @@ def rendered_pages(models, fa3=None):
         files[f"{name}_waveform.html"] = render_waveform.render(model, knobs)
     if fa3 is not None:
         files[FA3_JSON] = json.dumps(fa3, indent=1, sort_keys=True) + "\n"
-        files["fa3_fwd_waveform.html"] = render_waveform.render(fa3, render_waveform.initial_knobs(fa3, {}))
+        files["fa3_fwd_waveform.html"] = render_waveform.render(fa3, render_waveform.initial_knobs(fa3, FA3_KNOBS))
     try:
         import render_html
     except ImportError:
