@@ -1186,14 +1186,20 @@ var KVWave = (function () {
       if (lines.length) {
         var srcBox = document.createElement("div");
         srcBox.className = "kv-tt-src";
+        var shown = {};
         lines.forEach(function (l) {
+          var base = String(l.path || "").split("/").pop();
+          var where = base + ":" + l.line + (l.end_line && l.end_line !== l.line ? "-" + l.end_line : "");
+          var text = String(l.text || l.op || "");
+          // One statement can be two ops (consumer_try_wait + consumer_wait): show it once.
+          if (shown[where + "\n" + text]) return;
+          shown[where + "\n" + text] = true;
           var row = document.createElement("div");
           var loc = document.createElement("span");
           loc.className = "kv-tt-loc";
-          var base = String(l.path || "").split("/").pop();
-          loc.textContent = base + ":" + l.line + (l.end_line && l.end_line !== l.line ? "-" + l.end_line : "");
+          loc.textContent = where;
           row.appendChild(loc);
-          row.appendChild(document.createTextNode("  " + String(l.text || l.op || "")));
+          row.appendChild(document.createTextNode("  " + text));
           srcBox.appendChild(row);
         });
         tooltip.appendChild(srcBox);
