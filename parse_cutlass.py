@@ -15,10 +15,14 @@ Nothing here renders anything; viz.py and the renderers read the dict that parse
 
 import argparse
 import bisect
+import itertools
 import json
+import operator
 import os
 import re
+import stat
 import sys
+from array import array
 from pathlib import Path
 
 __version__ = "0.1.0"
@@ -28,6 +32,7 @@ TOOL_NAME = "kernel_logical_visualizer"
 MAX_FILE_BYTES = 16 * 1024 * 1024   # larger inputs are refused: headers are < 1 MB
 MAX_TEXT_CHARS = 160                # statement texts are trimmed to this length
 STATEMENT_SCAN_LIMIT = 4000         # chars scanned around an op for its statement (keeps it linear)
+MAX_FUNCTION_NESTING = 3            # functions inside functions inside ... deeper are not parsed
 BINARY_SNIFF_BYTES = 8192
 
 # ----------------------------------------------------------------------------------------------
@@ -75,14 +80,26 @@ def read_source(path):
     if not path.exists():
         raise InputError(path, "no such file")
     if path.is_dir():
-        raise InputError(path, "is a directory (use --scan DIR to scan a tree)")
+        raise InputError(path, "is a directory, not a source file")
+    if not path.is_file():
+        # A FIFO or device may block on open or never end: refuse it before opening it.
+        raise InputError(path, "not a regular file")
     try:
-        size = path.stat().st_size
-        if size > MAX_FILE_BYTES:
-            raise InputError(path, f"file too large ({size} bytes; the limit is {MAX_FILE_BYTES})")
-        data = path.read_bytes()
+        with open(path, "rb") as handle:
+            info = os.fstat(handle.fileno())
+            if not stat.S_ISREG(info.st_mode):   # replaced since the check above
+                raise InputError(path, "not a regular file")
+            if info.st_size > MAX_FILE_BYTES:
+                raise InputError(path, f"file too large ({info.st_size} bytes; the limit is "
+                                 f"{MAX_FILE_BYTES})")
+            # Never read more than the limit, even if the file grows while we read it.
+            data = handle.read(MAX_FILE_BYTES + 1)
     except OSError as exc:
         raise InputError(path, f"cannot read: {exc.strerror or exc}") from None
+    if len(data) > MAX_FILE_BYTES:
+        raise InputError(path, f"file too large (more than {MAX_FILE_BYTES} bytes)")
+    if not data.strip():
+        raise InputError(path, "empty file")
     if b"\0" in data[:BINARY_SNIFF_BYTES]:
         raise InputError(path, "binary file (NUL bytes), not C++ source")
     warnings = []
@@ -207,35 +224,87 @@ class BracketIndex:
     """Pairs of matching (), [] and {} in blanked code, found in one stack pass.
 
     `<` is not paired here (it is also less-than); template argument lists are scanned locally
-    with scan_angle(). Unbalanced brackets are left unpaired and never raise.
+    with scan_angle(). Unbalanced brackets are left unpaired and never raise. The index also
+    holds every `;`, so statement_end() can jump from any offset to the end of its statement.
+    Offsets and partners live in flat arrays (a dict of 5 million pairs costs gigabytes).
     """
 
     OPEN = {"(": ")", "[": "]", "{": "}"}
     CLOSE = {")": "(", "]": "[", "}": "{"}
+    NONE = -1
 
     def __init__(self, code):
-        self.match = {}
-        stack = []
-        for m in re.finditer(r"[()\[\]{}]", code):
-            ch, pos = m.group(), m.start()
-            if ch in self.OPEN:
-                stack.append((ch, pos))
+        # Token offsets at C speed: split() yields the text between tokens, so token k sits at
+        # the summed lengths of the k+1 first pieces plus k.
+        self.chars = RE_STATEMENT_STOP.findall(code)
+        pieces = RE_STATEMENT_STOP.split(code)
+        self.pos = array("q", map(operator.add, itertools.accumulate(map(len, pieces)),
+                                  range(len(self.chars))))
+        partner = array("q", [self.NONE]) * len(self.chars)
+        stack = []                       # token indices of open brackets
+        open_count = {"(": 0, "[": 0, "{": 0}
+        chars = self.chars
+        for k, ch in enumerate(chars):
+            if ch in open_count:
+                stack.append(k)
+                open_count[ch] += 1
                 continue
-            want = self.CLOSE[ch]
-            # Pop until the matching opener: a stray closer only discards mismatched openers.
-            k = len(stack) - 1
-            while k >= 0 and stack[k][0] != want:
-                k -= 1
-            if k < 0:
-                continue
-            opener = stack[k][1]
-            del stack[k:]
-            self.match[opener] = pos
-            self.match[pos] = opener
+            want = self.CLOSE.get(ch)
+            if want is None or not open_count[want]:
+                continue                 # `;`, or a stray closer: O(1), never a stack walk
+            # Pop until the matching opener: mismatched openers in between are discarded, so
+            # each opener is popped once and the walk is amortised linear.
+            while True:
+                j = stack.pop()
+                open_count[chars[j]] -= 1
+                if chars[j] == want:
+                    break
+            partner[j] = k
+            partner[k] = j
+        self.partner = partner
+        self._stops = None
+
+    def _index(self, pos):
+        """Token index of the bracket at offset pos, or None."""
+        k = bisect.bisect_left(self.pos, pos)
+        if k < len(self.pos) and self.pos[k] == pos:
+            return k
+        return None
 
     def close_of(self, pos):
-        """Offset of the bracket closing the one at pos, or None."""
-        return self.match.get(pos)
+        """Offset of the bracket closing (or opening) the one at pos, or None."""
+        k = self._index(pos)
+        if k is None or self.partner[k] == self.NONE:
+            return None
+        return self.pos[self.partner[k]]
+
+    def _stop_table(self):
+        """stop[k]: the token where a statement scan starting at token k ends (built on first use).
+
+        A `;` or a closer ends it; a paired opener jumps past its partner; an unpaired opener is
+        skipped. One backward pass, so every later statement_end() is a lookup.
+        """
+        if self._stops is None:
+            n = len(self.chars)
+            stops = array("q", [self.NONE]) * (n + 1)
+            chars, partner = self.chars, self.partner
+            for k in range(n - 1, -1, -1):
+                ch = chars[k]
+                if ch in "([{":
+                    p = partner[k]
+                    stops[k] = stops[p + 1] if p != self.NONE else stops[k + 1]
+                else:
+                    stops[k] = k
+            self._stops = stops
+        return self._stops
+
+    def statement_end(self, pos, limit):
+        """Offset just past the `;` (or at the closer) ending the statement from pos; limit if later."""
+        k = bisect.bisect_left(self.pos, pos)
+        stop = self._stop_table()[k]
+        if stop == self.NONE or self.pos[stop] >= limit:
+            return limit
+        return self.pos[stop] + 1 if self.chars[stop] == ";" else self.pos[stop]
 
 
 def scan_angle(code, pos, limit=2000):
@@ -271,18 +340,35 @@ def scan_angle(code, pos, limit=2000):
 
 RE_ANGLE_STOP = re.compile(r"[<>();{}]")
 RE_STATEMENT_STOP = re.compile(r"[()\[\]{};]")
+RE_SPACES = re.compile(r"\s*")
+RE_SPLIT_STOP = re.compile(r"[()\[\]{}<>,]")
+MAX_ARG_CHARS = 4 * MAX_TEXT_CHARS   # an argument longer than this is cut before it is read
 MAX_TEMPLATE_DEPTH = 64   # deeper <...> nesting is not a type we can use
 
 
-def split_top_level(code, start, end):
-    """Split code[start:end] at top-level commas (outside (), [], {}, <>); return (s, e) spans."""
+def split_top_level(code, start, end, brackets=None, max_parts=None):
+    """Split code[start:end] at top-level commas (outside (), [], {}, <>); return (s, e) spans.
+
+    With a BracketIndex, a paired bracket is jumped over in one step; with max_parts, the scan
+    stops once that many spans are known (the last one then runs to end). Both keep a call
+    nested in a call's first argument from costing its whole length at every level.
+    """
     spans = []
     depth = 0
     angle = 0
     seg = start
-    for i in range(start, end):
-        ch = code[i]
+    i = start
+    while True:
+        m = RE_SPLIT_STOP.search(code, i, end)
+        if m is None:
+            break
+        i = m.start()
+        ch = m.group()
         if ch in "([{":
+            close = brackets.close_of(i) if brackets is not None and depth == 0 else None
+            if close is not None and close < end:
+                i = close + 1
+                continue
             depth += 1
         elif ch in ")]}":
             depth -= 1
@@ -293,6 +379,9 @@ def split_top_level(code, start, end):
         elif ch == "," and depth == 0 and angle == 0:
             spans.append((seg, i))
             seg = i + 1
+            if max_parts is not None and len(spans) >= max_parts:
+                return spans
+        i += 1
     spans.append((seg, end))
     return spans
 
@@ -347,6 +436,10 @@ RE_STRUCT_HEAD = re.compile(rf"""
 
 RE_TEMPLATE_PREFIX = re.compile(r"\s*template\s*<")
 
+# A `{` that can open a scope: its head (the text since the previous ; { }) is not blank, so
+# `{{{{` runs cost one regex scan, not a Python step per brace.
+RE_SCOPE_BRACE = re.compile(r"[^\s{};] \s* \{", re.VERBOSE)
+
 # Pipeline member calls: recv.producer_acquire( ... ). The receiver is read backwards.
 PRODUCER_OPS = ("producer_acquire", "producer_try_acquire", "producer_get_barrier",
                 "producer_commit", "producer_expect_transaction", "producer_tail")
@@ -364,13 +457,13 @@ RE_COPY_CALL = re.compile(r"""
 
 # First argument of a TMA copy: X.with(...)  (X: mainloop_params.tma_load_a, params.tma_load_K, params)
 RE_TMA_WITH = re.compile(rf"""
-    ^ \s* (?P<recv>{_IDENT}(?:\s*(?:\.|->)\s*{_IDENT})*) \s* \. \s* with \s* \(
+    \s* (?P<recv>{_IDENT}(?:\s*(?:\.|->)\s*{_IDENT})*) \s* \. \s* with \s* \(
 """, re.VERBOSE)
 
 # The operand named by a TMA copy object: tma_load_a -> a, tma_load_K -> K, tma_load_V_new -> V_new
 RE_TMA_OPERAND = re.compile(r"tma_load_?(?P<operand>[A-Za-z]\w*)$")
 # A cp.async tiled copy: gmem_tiled_copy_a / GmemTiledCopyA
-RE_GMEM_COPY = re.compile(rf"^\s*(?P<recv>(?:{_IDENT}\s*(?:\.|->)\s*)*(?:gmem_tiled_copy|gmem_copy)_?(?P<operand>[A-Za-z]\w*))\s*$")
+RE_GMEM_COPY = re.compile(rf"\s*(?P<recv>(?:{_IDENT}\s*(?:\.|->)\s*)*(?:gmem_tiled_copy|gmem_copy)_?(?P<operand>[A-Za-z]\w*))\s*$")
 
 # Barrier-ish identifiers inside .with(...): *tma_barrier, shared_storage.pipelines.barrier_Q
 RE_BARRIER_NAME = re.compile(r"\b(\w*barrier\w*)\b")
@@ -410,6 +503,14 @@ RE_LOAD_HELPER = re.compile(rf"""
     \b(?P<type>{_IDENT}) \s+ (?P<var>{_IDENT}) \s* [{{(] \s*
     (?P<tma>(?:{_IDENT}\s*(?:\.|->)\s*)* tma_load_?\w+) \s* , \s*   # params.tma_load_k,
     (?P<pipe>{_IDENT}) \s* ,
+""", re.VERBOSE)
+
+# Any call `name(`, and any member call `var.method(` / `var.template method<...>(`: the name is
+# looked up in a dict afterwards, so one scan serves every lambda and load helper.
+RE_NAMED_CALL = re.compile(rf"(?<![\w.>])(?P<name>{_IDENT})\s*\(")
+RE_MEMBER_CALL = re.compile(rf"""
+    (?<![\w.>]) (?P<var>{_IDENT}) \s* \. \s* (?:template\s+)?
+    (?P<method>{_IDENT}) \s* (?:<[^<>;{{}}()]*>)? \s* \(
 """, re.VERBOSE)
 
 RE_AUTO_LOCAL = re.compile(rf"""
@@ -485,34 +586,24 @@ class Source:
         start = max(code.rfind(";", lo, pos), code.rfind("{", lo, pos), code.rfind("}", lo, pos)) + 1
         start = max(start, lo)
         # Leading white space is not part of the statement.
-        while start < pos and code[start].isspace():
-            start += 1
+        start = RE_SPACES.match(code, start, max(start, pos)).end()
         i = end_hint if end_hint is not None else pos
         hi = min(len(code), i + STATEMENT_SCAN_LIMIT)
-        depth = 0
-        while True:
-            m = RE_STATEMENT_STOP.search(code, i, hi)
-            if m is None:
-                return start, hi
-            i = m.start()
-            ch = m.group()
-            if ch in "([{":
-                close = self.brackets.close_of(i)
-                if close is not None and close < hi:
-                    i = close + 1
-                    continue
-                depth += 1
-            elif ch in ")]}":
-                if depth == 0:
-                    return start, i
-                depth -= 1
-            elif depth == 0:   # ';'
-                return start, i + 1
-            i += 1
+        return start, self.brackets.statement_end(i, hi)
 
     def snippet(self, start, end):
-        """One-line statement text (comments removed, white space collapsed, trimmed)."""
-        text = " ".join(self.prose[start:end].split())
+        """One-line statement text (comments removed, white space collapsed, trimmed).
+
+        Only a prefix of a long span is collapsed: once the collapsed prefix exceeds the limit,
+        the rest cannot change the trimmed text (so many ops in one huge statement stay cheap).
+        """
+        window = 4 * MAX_TEXT_CHARS
+        while True:
+            stop = min(end, start + window)
+            text = " ".join(self.prose[start:stop].split())
+            if len(text) > MAX_TEXT_CHARS or stop >= end:
+                break
+            window *= 4
         if len(text) > MAX_TEXT_CHARS:
             text = text[:MAX_TEXT_CHARS - 3] + "..."
         return text
@@ -532,8 +623,8 @@ def find_scopes(src):
     """
     code = src.code
     structs, functions = [], []
-    for m in re.finditer(r"\{", code):
-        open_pos = m.start()
+    for m in RE_SCOPE_BRACE.finditer(code):
+        open_pos = m.end() - 1
         close_pos = src.brackets.close_of(open_pos)
         if close_pos is None:
             continue
@@ -641,12 +732,14 @@ def find_pipelines(src):
     code = src.code
     pipelines = []
     by_alias = {}
+    covered = 0   # end of the last alias statement: a `using` inside it is not a statement of its own
     for m in RE_USING.finditer(code):
         alias = m.group("alias")
-        if alias in NOT_PIPELINE_CLASSES or RE_NOT_PIPELINE.search(alias):
+        if m.start() < covered or alias in NOT_PIPELINE_CLASSES or RE_NOT_PIPELINE.search(alias):
             continue
         rhs_start = m.end()
         _, stmt_end = src.statement(m.start(), m.end())
+        covered = stmt_end
         rhs = code[rhs_start:max(rhs_start, stmt_end - 1)]
         if "Pipeline" not in rhs:
             continue
@@ -680,10 +773,12 @@ def find_pipelines(src):
 
 
 def _line_span(src, pos):
-    """(start, end) offsets of the line holding pos."""
-    start = src.code.rfind("\n", 0, pos) + 1
-    end = src.code.find("\n", pos)
-    return start, (len(src.code) if end < 0 else end)
+    """(start, end) offsets of the line holding pos, at most STATEMENT_SCAN_LIMIT either side."""
+    lo = max(0, pos - STATEMENT_SCAN_LIMIT)
+    hi = min(len(src.code), pos + STATEMENT_SCAN_LIMIT)
+    start = max(lo, src.code.rfind("\n", lo, pos) + 1)
+    end = src.code.find("\n", pos, hi)
+    return start, (hi if end < 0 else end)
 
 
 def _type_candidates(code, start, end, by_alias, depth=0):
@@ -700,7 +795,8 @@ def _type_candidates(code, start, end, by_alias, depth=0):
     last = parts[-1] if parts else ""
     targs = None
     if m.group("lt"):
-        close = scan_angle(code, m.end() - 1)
+        # Bounded by the expression's end: a later `>` is rejected anyway.
+        close = scan_angle(code, m.end() - 1, limit=max(0, end - m.end() + 1))
         if close is not None and close <= end:
             targs = (m.end(), close - 1)
     if last in ("conditional_t", "conditional") and targs:
@@ -741,6 +837,7 @@ def find_buffers(src, structs):
     """Shared-memory stage buffers: `array_aligned<..., cosize_v<Layout>...> smem_X;` members."""
     code = src.code
     buffers = []
+    enclosing = _EnclosingStructs(structs)
     aliases = {}   # using SmemP_t = conditional_t<..., array_aligned<E, cosize_v<SmemLayoutP>>>;
     for m in RE_ARRAY_ALIGNED.finditer(code):
         lt = m.end() - 1
@@ -750,7 +847,7 @@ def find_buffers(src, structs):
         targs = code[lt + 1:end - 1]
         lm = RE_COSIZE_LAYOUT.search(targs)
         layout = " ".join(lm.group("layout").split()) if lm else ""
-        nm = RE_MEMBER_NAME.match(code, end)
+        nm = RE_MEMBER_NAME.match(code, end, end + STATEMENT_SCAN_LIMIT)
         if nm is None:
             # Maybe inside a using-alias: find the alias this array_aligned belongs to.
             um = _enclosing_using(src, m.start())
@@ -760,11 +857,12 @@ def find_buffers(src, structs):
         name = nm.group("name")
         if name in ("SharedStorage",):
             continue
-        buffers.append(_buffer_entry(src, structs, name, layout, m.start(), nm.end()))
+        buffers.append(_buffer_entry(src, enclosing, name, layout, m.start(), nm.end()))
     if aliases:
         pat = re.compile(rf"\b(?P<type>{'|'.join(map(re.escape, sorted(aliases)))})\s+(?P<name>{_IDENT})\s*;")
+        enclosing = _EnclosingStructs(structs)
         for m in pat.finditer(code):
-            buffers.append(_buffer_entry(src, structs, m.group("name"), aliases[m.group("type")],
+            buffers.append(_buffer_entry(src, enclosing, m.group("name"), aliases[m.group("type")],
                                          m.start(), m.end(), via=m.group("type")))
     buffers.sort(key=lambda b: (b["line"], b["name"]))
     return buffers
@@ -777,13 +875,35 @@ def _enclosing_using(src, pos):
     return m.group("alias") if m else None
 
 
-def _buffer_entry(src, structs, name, layout, start_pos, end_pos, via=None):
+class _EnclosingStructs:
+    """The innermost struct around each of a rising sequence of offsets, in one sweep.
+
+    Struct spans come from bracket pairs, so they nest; a stack of the structs opened so far
+    (minus those already closed) holds exactly the ones around the current offset.
+    """
+
+    def __init__(self, structs):
+        self.structs = sorted(structs, key=lambda s: s["open"])
+        self.next = 0
+        self.stack = []
+
+    def at(self, pos):
+        """The innermost struct with open < pos < close, or None (pos must not decrease)."""
+        while self.next < len(self.structs) and self.structs[self.next]["open"] < pos:
+            s = self.structs[self.next]
+            self.next += 1
+            while self.stack and self.stack[-1]["close"] < s["open"]:
+                self.stack.pop()
+            self.stack.append(s)
+        while self.stack and self.stack[-1]["close"] <= pos:
+            self.stack.pop()
+        return self.stack[-1] if self.stack else None
+
+
+def _buffer_entry(src, enclosing, name, layout, start_pos, end_pos, via=None):
     """One buffer record with its enclosing struct."""
     stmt_start, stmt_end = src.statement(start_pos)
-    struct = None
-    for s in structs:
-        if s["open"] < start_pos < s["close"] and (struct is None or s["open"] > struct["open"]):
-            struct = s
+    struct = enclosing.at(start_pos)
     entry = {
         "name": name,
         "operand": operand_from_name(name),
@@ -832,25 +952,25 @@ def _receiver_before(code, dot_pos):
     return start, " ".join(code[start:end].split()).replace(" .", ".").replace(". ", ".")
 
 
-_TYPED_CACHE = {}
+# A declaration `[typename] [ns::]Type [const] [&|*] name` followed by , ) = ; { ( [ -- the type is
+# checked against the pipeline aliases afterwards (one pattern for any number of aliases; an
+# alternation of thousands of names would cost thousands of tries per character). The start
+# may not follow `:` either, so a long a::b::c chain is tried from its first name only.
+RE_TYPED_NAME = re.compile(rf"""
+    (?<![\w.>:]) (?:typename\s+)? (?:{_IDENT}\s*::\s*)*   # optional qualification
+    (?P<alias>{_IDENT}) \b                                 # the type (a pipeline alias?)
+    (?:\s+const)? (?:\s*[&*]+\s*|\s+)                      # & / * / blank
+    (?P<name>{_IDENT}) \s* (?=[,)=;{{(\[])                  # the declared name
+""", re.VERBOSE)
 
 
-def _typed_name_pattern(aliases):
-    """A pattern for declarations whose type is one of the pipeline aliases (cached per alias set)."""
+def typed_names(code, start, end, aliases):
+    """Yield (alias, name) for declarations in code[start:end] whose type is one of aliases."""
     if not aliases:
-        return None
-    pat = _TYPED_CACHE.get(aliases)
-    if pat is None:
-        pat = re.compile(rf"""
-            (?<![\w.>]) (?:typename\s+)? (?:{_IDENT}\s*::\s*)*   # optional qualification
-            (?P<alias>{"|".join(map(re.escape, aliases))}) \b      # a pipeline alias as the type
-            (?:\s+const)? (?:\s*[&*]+\s*|\s+)                      # & / * / blank
-            (?P<name>{_IDENT}) \s* (?=[,)=;{{(\[])                   # the declared name
-        """, re.VERBOSE)
-        if len(_TYPED_CACHE) > 256:
-            _TYPED_CACHE.clear()
-        _TYPED_CACHE[aliases] = pat
-    return pat
+        return
+    for m in RE_TYPED_NAME.finditer(code, start, end):
+        if m.group("alias") in aliases:
+            yield m.group("alias"), m.group("name")
 
 
 class FunctionContext:
@@ -868,12 +988,9 @@ class FunctionContext:
         code, fn = self.src.code, self.fn
         pstart, pend = fn["params"]
         body_end = fn["close"]
-        typed = _typed_name_pattern(tuple(sorted(self.aliases)))
         for span_start, span_end in ((pstart, pend), (fn["open"], body_end)):
-            if typed is None:
-                break
-            for m in typed.finditer(code, span_start, span_end):
-                self.names.setdefault(m.group("name"), [m.group("alias")])
+            for alias, name in typed_names(code, span_start, span_end, self.aliases):
+                self.names.setdefault(name, [alias])
         for m in RE_AUTO_LOCAL.finditer(code, fn["open"], body_end):
             refs = [n for n in re.findall(rf"\b{_IDENT}\b", m.group("init")) if n in self.names]
             if refs and m.group("name") not in self.names:
@@ -945,11 +1062,8 @@ def find_ops(src, fn, pipelines, buffers):
     """All ops in one function body, in source order."""
     code = src.code
     ctx = FunctionContext(src, fn, pipelines)
-    lambda_spans = [(lam["open"], lam["close"]) for lam in ctx.lambdas.values()]
+    wrappers = _SpanUnion((lam["open"], lam["close"]) for lam in ctx.lambdas.values())
     ops = []
-
-    def inside_wrapper(pos):
-        return any(a < pos < b for a, b in lambda_spans)
 
     def add(kind, pos, receiver, call_open=None, **extra):
         end_hint = None
@@ -971,7 +1085,7 @@ def find_ops(src, fn, pipelines, buffers):
 
     lo, hi = fn["open"], fn["close"]
     for m in RE_PIPE_OP.finditer(code, lo, hi):
-        if inside_wrapper(m.start()):
+        if wrappers.contains(m.start()):
             continue
         rstart, recv = _receiver_before(code, m.start())
         if not recv:
@@ -991,31 +1105,37 @@ def find_ops(src, fn, pipelines, buffers):
                 barrier_vars[am.group("name")] = (op["pipeline"], op.get("pipeline_candidates", [op["pipeline"]]))
 
     # Calls through local wrapper lambdas: consumer_wait(pipeline_k, smem_pipe_read)
-    for name, lam in ctx.lambdas.items():
-        call_re = re.compile(rf"(?<![\w.>]){re.escape(name)}\s*\(")
-        for m in call_re.finditer(code, lo, hi):
-            if lam["open"] <= m.start() <= lam["close"]:
-                continue
-            paren = m.end() - 1
-            close = src.brackets.close_of(paren)
-            if close is None or m.start() < lam["close"] and m.start() > lam["open"]:
-                continue
-            args = [" ".join(code[s:e].split()) for s, e in split_top_level(code, paren + 1, close)]
-            for kind, idx in lam["ops"]:
-                recv = args[idx] if idx < len(args) else ""
-                resolved = ctx.resolve(recv)
-                add(kind, m.start(), recv, paren, resolved=resolved,
-                    via={"lambda": name, "line": lam["line"]})
+    # One scan for calls of any name (a pattern per lambda would rescan the body per lambda).
+    for m in RE_NAMED_CALL.finditer(code, lo, hi) if ctx.lambdas else ():
+        name = m.group("name")
+        lam = ctx.lambdas.get(name)
+        if lam is None:
+            continue
+        if lam["open"] <= m.start() <= lam["close"]:
+            continue
+        paren = m.end() - 1
+        close = src.brackets.close_of(paren)
+        if close is None or m.start() < lam["close"] and m.start() > lam["open"]:
+            continue
+        want = max(idx for _, idx in lam["ops"]) + 1
+        args = [" ".join(code[s:min(e, s + MAX_ARG_CHARS)].split())
+                for s, e in split_top_level(code, paren + 1, close, src.brackets, want)]
+        for kind, idx in lam["ops"]:
+            recv = args[idx] if idx < len(args) else ""
+            resolved = ctx.resolve(recv)
+            add(kind, m.start(), recv, paren, resolved=resolved,
+                via={"lambda": name, "line": lam["line"]})
 
     # Loads: TMA copies (X.with(...)) and cp.async tiled copies (gmem_tiled_copy_x)
+    acquires = _Acquires(ops)
     for m in RE_COPY_CALL.finditer(code, lo, hi):
         paren = m.end() - 1
         close = src.brackets.close_of(paren)
         if close is None:
             continue
-        spans = split_top_level(code, paren + 1, close)
-        first = code[spans[0][0]:spans[0][1]]
-        tm = RE_TMA_WITH.match(first)
+        spans = split_top_level(code, paren + 1, close, src.brackets, 1)
+        first_start, first_end = spans[0]
+        tm = RE_TMA_WITH.match(code, first_start, first_end)
         if tm:
             recv = " ".join(tm.group("recv").split())
             recv_compact = re.sub(r"\s+", "", recv)
@@ -1024,44 +1144,43 @@ def find_ops(src, fn, pipelines, buffers):
             # The barrier named inside .with(...) tells the pipeline: either a direct
             # *pipeline_k.producer_get_barrier(...), or a variable assigned from one
             # (tma_barrier), or a standalone barrier (FA3's barrier_Q: no pipeline at all).
-            with_open = spans[0][0] + tm.end() - 1
-            with_close = src.brackets.close_of(with_open) or spans[0][1]
+            with_open = tm.end() - 1
+            with_close = src.brackets.close_of(with_open) or first_end
             barrier = None
             bm = RE_PIPE_OP.search(code, with_open, with_close)
             if bm:
                 _, brecv = _receiver_before(code, bm.start())
                 resolved = ctx.resolve(brecv)
             else:
-                first_arg = split_top_level(code, with_open + 1, with_close)[0]
+                first_arg = split_top_level(code, with_open + 1, with_close, src.brackets, 1)[0]
                 names = RE_BARRIER_NAME.findall(code, first_arg[0], first_arg[1])
                 if names and names[-1] in barrier_vars:
                     resolved = barrier_vars[names[-1]]
                 elif names:
                     resolved, barrier = (None, []), names[-1]
                 else:
-                    resolved = _last_acquire(ops, m.start())
+                    resolved = acquires.before(m.start())
             extra = {"barrier": barrier} if barrier else {}
             add("tma_load", m.start(), recv, paren, resolved=resolved,
                 operand=_norm_operand(operand), buffer=_buffer_for(operand, buffers), **extra)
             continue
-        gm = RE_GMEM_COPY.match(first)
+        gm = RE_GMEM_COPY.fullmatch(code, first_start, first_end)
         if gm:
             operand = gm.group("operand")
             add("cp_async", m.start(), " ".join(gm.group("recv").split()), paren,
-                resolved=_last_acquire(ops, m.start()), operand=_norm_operand(operand),
+                resolved=acquires.before(m.start()), operand=_norm_operand(operand),
                 buffer=_buffer_for(operand, buffers))
 
     # Load helper objects: load_k.step(...) where load_k was built from params.tma_load_k
-    for var, helper in ctx.helpers.items():
-        step_re = re.compile(rf"(?<![\w.>]){re.escape(var)}\s*\.\s*(?:template\s+)?"
-                             rf"(?P<method>{_IDENT})\s*(?:<[^<>;{{}}()]*>)?\s*\(")
-        for m in step_re.finditer(code, lo, hi):
-            if m.group("method") in HELPER_SETUP_METHODS:
-                continue
-            resolved = ctx.resolve(helper["pipeline"])
-            add("tma_load", m.start(), f"{var}.{m.group('method')}", m.end() - 1, resolved=resolved,
-                operand=_norm_operand(helper["operand"]), buffer=_buffer_for(helper["operand"], buffers),
-                via={"helper": var, "tma": helper["tma"], "line": helper["line"]})
+    for m in RE_MEMBER_CALL.finditer(code, lo, hi) if ctx.helpers else ():
+        var = m.group("var")
+        helper = ctx.helpers.get(var)
+        if helper is None or m.group("method") in HELPER_SETUP_METHODS:
+            continue
+        resolved = ctx.resolve(helper["pipeline"])
+        add("tma_load", m.start(), f"{var}.{m.group('method')}", m.end() - 1, resolved=resolved,
+            operand=_norm_operand(helper["operand"]), buffer=_buffer_for(helper["operand"], buffers),
+            via={"helper": var, "tma": helper["tma"], "line": helper["line"]})
 
     # MMAs: gemm(tiled_mma..., ...)
     for m in RE_GEMM_CALL.finditer(code, lo, hi):
@@ -1078,8 +1197,8 @@ def find_ops(src, fn, pipelines, buffers):
         close = src.brackets.close_of(pos)
         if close is None:
             continue
-        first_span = split_top_level(code, pos + 1, close)[0]
-        first = " ".join(code[first_span[0]:first_span[1]].split())
+        first_span = split_top_level(code, pos + 1, close, src.brackets, 1)[0]
+        first = " ".join(code[first_span[0]:min(first_span[1], first_span[0] + MAX_ARG_CHARS)].split())
         if "mma" not in first.lower():
             continue
         add("mma", m.start(), first, pos)
@@ -1139,16 +1258,45 @@ def _buffer_for(operand, buffers):
     return None
 
 
-def _last_acquire(ops, pos):
-    """The pipeline of the nearest preceding producer_acquire in the same function."""
-    best = None
-    for op in ops:
-        if op["op"] in ("producer_acquire", "producer_get_barrier") and op["_pos"] < pos:
-            if best is None or op["_pos"] > best["_pos"]:
-                best = op
-    if best and best["pipeline"]:
-        return best["pipeline"], best.get("pipeline_candidates", [best["pipeline"]])
-    return None, []
+class _Acquires:
+    """The nearest preceding producer_acquire (or producer_get_barrier) of an offset, by bisection."""
+
+    KINDS = ("producer_acquire", "producer_get_barrier")
+
+    def __init__(self, ops):
+        found = sorted((op["_pos"], i, op) for i, op in enumerate(ops) if op["op"] in self.KINDS)
+        self.positions = [p for p, _, _ in found]
+        self.ops = [op for _, _, op in found]
+
+    def before(self, pos):
+        """(alias, candidates) of the pipeline acquired last before pos, else (None, [])."""
+        k = bisect.bisect_left(self.positions, pos) - 1
+        if k < 0:
+            return None, []
+        while k > 0 and self.positions[k - 1] == self.positions[k]:
+            k -= 1   # among ops at one offset the first listed wins
+        best = self.ops[k]
+        if best["pipeline"]:
+            return best["pipeline"], best.get("pipeline_candidates", [best["pipeline"]])
+        return None, []
+
+
+class _SpanUnion:
+    """Offsets strictly inside any of a set of (open, close) spans, by bisection over their union."""
+
+    def __init__(self, spans):
+        self.starts, self.ends = [], []
+        for a, b in sorted(spans):
+            if self.ends and a < self.ends[-1]:
+                self.ends[-1] = max(self.ends[-1], b)
+            else:
+                self.starts.append(a)
+                self.ends.append(b)
+
+    def contains(self, pos):
+        """True when a < pos < b for some span (a, b)."""
+        k = bisect.bisect_left(self.starts, pos) - 1
+        return k >= 0 and pos < self.ends[k]
 
 
 PRODUCER_ROLE_OPS = frozenset({"producer_acquire", "producer_commit", "producer_tail",
@@ -1271,9 +1419,11 @@ def parse_text(text, path="<text>", display=None, read_warnings=()):
     src = Source(text, path, display)
     src.warnings.extend(read_warnings)
     structs, fns = find_scopes(src)
+    fns = _shallow_functions(src, fns)
     pipelines = find_pipelines(src)
     buffers = find_buffers(src, structs)
     functions = []
+    alias_set = frozenset(p["alias"] for p in pipelines)
     for fn in fns:
         ops = find_ops(src, fn, pipelines, buffers)
         # Functions nested in another listed function (local structs) keep their own ops;
@@ -1281,10 +1431,8 @@ def parse_text(text, path="<text>", display=None, read_warnings=()):
         if not ops and not fn["device"]:
             continue
         params = {}
-        typed = _typed_name_pattern(tuple(sorted(p["alias"] for p in pipelines)))
-        if typed is not None:
-            for m in typed.finditer(src.code, fn["params"][0], fn["params"][1]):
-                params[m.group("name")] = m.group("alias")
+        for alias, name in typed_names(src.code, fn["params"][0], fn["params"][1], alias_set):
+            params[name] = alias
         functions.append({
             "name": fn["name"], "role": role_of(ops), "line": fn["line"], "end_line": fn["end_line"],
             "device": fn["device"], "pipeline_params": params, "ops": ops,
@@ -1321,14 +1469,37 @@ def parse_text(text, path="<text>", display=None, read_warnings=()):
 
 def _drop_outer_duplicates(functions):
     """When a function's span contains another's, ops on the inner lines belong to the inner."""
-    spans = [(f["line"], f["end_line"]) for f in functions]
-    for i, f in enumerate(functions):
-        inner = [spans[j] for j in range(len(functions))
-                 if j != i and spans[i][0] < spans[j][0] and spans[j][1] <= spans[i][1]]
+    order = sorted(range(len(functions)), key=lambda j: functions[j]["line"])
+    starts = [functions[j]["line"] for j in order]
+    for f in functions:
+        first, last = f["line"], f["end_line"]
+        # Only functions starting inside this one can be inside it (bisection, not all pairs).
+        inner = [(functions[j]["line"] - 1, functions[j]["end_line"] + 1)
+                 for j in order[bisect.bisect_right(starts, first):bisect.bisect_right(starts, last)]
+                 if functions[j]["end_line"] <= last]
         if inner:
-            f["ops"] = [o for o in f["ops"] if not any(a <= o["line"] <= b for a, b in inner)]
+            lines = _SpanUnion(inner)   # open spans (line-1, end+1): the lines line..end
+            f["ops"] = [o for o in f["ops"] if not lines.contains(o["line"])]
             f["role"] = role_of(f["ops"])
     return functions
+
+
+def _shallow_functions(src, fns):
+    """The functions nested at most MAX_FUNCTION_NESTING deep in other functions (one warning
+    for the rest): each body is scanned once per enclosing function, so depth bounds the work."""
+    kept, stack, dropped = [], [], None
+    for fn in fns:   # in order of their opening brace; bodies nest (they are bracket pairs)
+        while stack and stack[-1] < fn["open"]:
+            stack.pop()
+        if len(stack) >= MAX_FUNCTION_NESTING:
+            dropped = dropped or fn
+            continue
+        stack.append(fn["close"])
+        kept.append(fn)
+    if dropped is not None:
+        src.warn(dropped["name_pos"], f"functions nested more than {MAX_FUNCTION_NESTING} deep "
+                 "in other functions are not parsed")
+    return kept
 
 
 def has_pipeline_api(model):
@@ -1403,6 +1574,10 @@ def driver_candidates(path):
     return []
 
 
+KERNEL_LAYER_AS_MAINLOOP = ("is a kernel layer, not a collective mainloop: its ops are the kernel's "
+                            "own; pass the mainloop header first and this one as --kernel-layer")
+
+
 def parse_file(path, kernel_layer=None):
     """Parse a mainloop (or kernel-layer) file, optionally with a kernel layer; raise VizError."""
     path = Path(path)
@@ -1417,6 +1592,8 @@ def parse_file(path, kernel_layer=None):
                               "the CollectiveBuilder resolves to (pass that header)" + where, notes=notes)
     if not has_pipeline_api(model) and model["kind"] != "kernel_layer":
         raise ParseError(path, f"no CUTLASS pipeline API found in {path}")
+    if model["kind"] == "kernel_layer":
+        model["warnings"].append(f"{display_path(path)}: {KERNEL_LAYER_AS_MAINLOOP}")
     if kernel_layer is not None:
         ktext, kwarns = read_source(kernel_layer)
         ksrc = Source(ktext, kernel_layer, display_path(kernel_layer))
@@ -1561,6 +1738,9 @@ def main(argv=None):
         return 2
     except BrokenPipeError:
         return 0
+    except KeyboardInterrupt:
+        print("error: interrupted", file=sys.stderr)
+        return 130
 
 
 if __name__ == "__main__":

@@ -1,0 +1,152 @@
+"""Pathological parser inputs, shared by tests/test_pathological.py and bench/bench_parse.py.
+
+Two families:
+  * generic shapes (long lines, unbalanced brackets, deep nesting, one huge line, ...);
+  * near-matches of every RE_* pattern in parse_cutlass, generated from one matching sample
+    per pattern (NEAR_MATCH_SAMPLES): every prefix of the sample and the sample with each single
+    character deleted, repeated. A pattern added to parse_cutlass without a sample here fails
+    test_every_pattern_has_a_near_match_sample, so the family stays complete.
+"""
+
+import parse_cutlass
+
+# One text each pattern matches (checked by the tests). The text is placed inside a function body
+# of a mainloop-looking file so the per-function patterns are exercised too.
+NEAR_MATCH_SAMPLES = {
+    "RE_LEXEME": '/* c */ "s\\"" \'c\' // x',
+    "RE_USING": "using MainloopPipeline = cutlass::PipelineTmaAsync<Stages>;",
+    "RE_TEMPLATE_PIPELINE_PARAM": "template <class T, class MainloopPipeline> struct S {};",
+    "RE_NOT_PIPELINE": "PipelineState",
+    "RE_TYPE_HEAD": "typename cutlass::PipelineTmaAsync<",
+    "RE_PIPELINE_NAME": "PipelineTmaAsync",
+    "RE_CONDITIONAL": "cute::conditional_t<B, cutlass::PipelineTmaAsync<S>, cutlass::PipelineAsync<S>>",
+    "RE_ARRAY_ALIGNED": "cute::array_aligned<T, cute::cosize_v<SmemLayoutA>> smem_A;",
+    "RE_COSIZE_LAYOUT": "cosize_v<SmemLayoutA>",
+    "RE_MEMBER_NAME": " smem_A[4];",
+    "RE_STRUCT_HEAD": "struct alignas(16) [[nodiscard]] SharedStorage final {",
+    "RE_TEMPLATE_PREFIX": "template <class T>",
+    "RE_PIPE_OP": "pipeline.template producer_acquire<true>(smem_pipe_write);",
+    "RE_COPY_CALL": "cute::copy(params.tma_load_a.with(*tma_barrier, mcast_mask_a), tAgA, tAsA);",
+    "RE_TMA_WITH": "mainloop_params.tma_load_a.with(",
+    "RE_TMA_OPERAND": "tma_load_V_new",
+    "RE_GMEM_COPY": "params.gmem_tiled_copy_a",
+    "RE_BARRIER_NAME": "shared_storage.pipelines.barrier_Q",
+    "RE_ASSIGNED_NAME": "BarrierType* tma_barrier = pipeline.producer_get_barrier(smem_pipe_write);",
+    "RE_GEMM_CALL": "flash::gemm</*zero_init=*/true>(tiled_mma_qk, tSrQ, tSrK, tSrS);",
+    "RE_SOFTMAX_WORD": "softmax.template max_get_scale<true>(tSrS);",
+    "RE_MEMBER_CALL_TAIL": ".template online_softmax<true>(",
+    "RE_ORDER_OP": "math_wg_order_barrier.wait(); warp_scheduler_barrier_sync();",
+    "RE_LAMBDA": "auto consumer_wait = [](auto& pipeline, auto& smem_pipe_read) {",
+    "RE_LOAD_HELPER": "LoadK load_k{params.tma_load_k, pipeline_k, storage.smem_k};",
+    "RE_AUTO_LOCAL": "auto& pipe = pipeline_k;",
+    "RE_ROLE_ENUM": "enum class WarpGroupRole : int32_t { Producer = 0, Consumer0 = 1 };",
+    "RE_WARPGROUP_COUNT": "static constexpr uint32_t NumMmaWarpGroups = 2;",
+    "RE_ORDER_BARRIER": "using MathWarpGroupOrderBarrier = cutlass::OrderedSequenceBarrier<1, 2>;",
+    "RE_KERNEL_TAG": "KernelTmaWarpSpecializedPingpong",
+    "RE_KERNEL_CALL": "collective_mainloop.template load<true>(params, pipeline);",
+    "RE_MAINLOOP_CALL": "collective_mainloop.mma(",
+    "RE_INT_LITERAL": " (2u) ",
+    "RE_DRIVER": "cutlass::gemm::collective::CollectiveBuilder",
+    "RE_ARCH_NAME": "sm90_",
+    "RE_ARCH_TAG": "cutlass::arch::Sm90",
+    "RE_ANGLE_STOP": "<",
+    "RE_STATEMENT_STOP": ";",
+    "RE_SCAN_PREFILTER": "PipelineTmaAsync <",
+    "RE_SCOPE_BRACE": "void f() {",
+    "RE_SPACES": "  ",
+    "RE_SPLIT_STOP": ",",
+    "RE_TYPED_NAME": "typename cute::MainloopPipeline const& pipeline,",
+    "RE_NAMED_CALL": "consumer_wait(pipeline_k, smem_pipe_read);",
+    "RE_MEMBER_CALL": "load_k.template step<true>(smem_pipe_write);",
+}
+
+# A mainloop-shaped frame: the near-matches land in a struct, a function body and a call's
+# argument list, where the per-scope patterns run.
+FRAME_HEAD = ("struct CollectiveMma {\n  using MainloopPipeline = cutlass::PipelineTmaAsync<4>;\n"
+              "  CUTLASS_DEVICE void load(MainloopPipeline pipeline) {\n"
+              "    pipeline.producer_acquire(state);\n")
+FRAME_TAIL = "\n  }\n};\n"
+
+
+def pattern_names():
+    """Names of every module-level compiled RE_* pattern in parse_cutlass."""
+    return sorted(n for n, v in vars(parse_cutlass).items()
+                  if n.startswith("RE_") and hasattr(v, "finditer"))
+
+
+def near_matches(sample):
+    """Every prefix of sample and sample with each one character deleted, space-separated."""
+    pieces = [sample[:k] for k in range(1, len(sample))]
+    pieces += [sample[:k] + sample[k + 1:] for k in range(len(sample))]
+    return " ".join(pieces)
+
+
+def fill(piece, size):
+    """piece repeated to exactly size characters."""
+    return (piece * (size // max(1, len(piece)) + 1))[:size]
+
+
+def near_match_text(name, size):
+    """A mainloop-shaped text of about size characters full of near-matches of one pattern."""
+    body = fill(near_matches(NEAR_MATCH_SAMPLES[name]) + "\n", size)
+    return FRAME_HEAD + body + FRAME_TAIL
+
+
+def generic_texts(size):
+    """Name -> text of about size characters, each built to stress one shape."""
+    unit = {
+        "long lines": "x" * 100_000 + "\n",
+        "unbalanced <": "template <",
+        "unbalanced (": "f(",
+        "unbalanced [": "a[",
+        "unbalanced {": "struct A {",
+        "stray closers": ")]}>",
+        "openers then stray closers": None,
+        "deep template nesting": "A<" * 50 + "int" + ">" * 50 + ";\n",
+        "deep call nesting": None,
+        "nested copy calls": None,
+        "nested gemm calls": None,
+        "near-miss pipeline ops": "pipeline.producer_acquir(x); pipeline . consumer_wai (y);\n",
+        "near-miss copies": "copy(params.tma_load_a.wit(*b), x); copy_if(gmem_tiled_copy_, x);\n",
+        "using without ;": "using X = cutlass::PipelineTmaAsync<Stages, ",
+        "ops without ;": "p.consumer_wait(s) ",
+        "unterminated comment": "/*" + "x" * 1000,
+        "unterminated raw string": 'R"xy(' + "a" * 100,
+        "long identifier": "a" * 1000,
+        "quotes": "'\"" * 500 + "\n",
+        "backslashes": "\\" * 999 + "\n",
+        "braces": "{" * 1000 + "}" * 1000 + "\n",
+        "function heads": "void f() const noexcept ",
+        "single line of ops": "p.consumer_wait(s); ",
+    }
+    half = size // 2
+    out = {}
+    for name, piece in unit.items():
+        if piece is not None:
+            out[name] = fill(piece, size)
+    out["openers then stray closers"] = fill("(", half) + fill("]", half)
+    depth = size // 16
+    out["deep call nesting"] = "void g() {" + "f(" * depth + ")" * depth + ";}"
+    n = size // 16
+    out["nested copy calls"] = "void g() {" + "copy(a, " * n + ")" * n + ";}"
+    n = size // 32
+    out["nested gemm calls"] = "void g() {" + "gemm(tiled_mma, " * n + ")" * n + ";}"
+    n = size // 40
+    out["nested functions"] = "void f() { p.consumer_wait(s);" * n + "}" * n
+    many = {
+        "many device functions": "CUTLASS_DEVICE void f(P p) { p.consumer_wait(s); }\n",
+        "many lambdas": "auto w = [](auto& p) { p.consumer_wait(s); }; w(pipeline); ",
+        "many load helpers": "LoadK load_k{params.tma_load_k, pipeline_k, s}; load_k.step(x); ",
+        "many structs with buffers": "struct S { cute::array_aligned<T, cute::cosize_v<L>> smem_a; };\n",
+        "many pipeline aliases": "using P{i} = cutlass::PipelineTmaAsync<{i}>; ",
+        "many copies after acquires": "p.producer_acquire(s); copy(params.tma_load_a.with(b), x, y); ",
+    }
+    for name, piece in many.items():
+        if "{i}" in piece:
+            text = "".join(piece.replace("{i}", str(i)) for i in range(size // len(piece)))
+        else:
+            text = fill(piece, size)
+        out[name] = FRAME_HEAD + text + FRAME_TAIL
+    out["single line of ops"] = FRAME_HEAD + out["single line of ops"] + FRAME_TAIL
+    out["ops without ;"] = FRAME_HEAD + out["ops without ;"] + FRAME_TAIL
+    return out
