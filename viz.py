@@ -93,6 +93,8 @@ def resolve_output(args, stem, inputs):
         if inp is not None and Path(inp).resolve() == out_resolved:
             raise OutputError(out, "output path is the same as an input file; refusing to overwrite it")
     parent = out.parent if str(out.parent) else Path(".")
+    if parent.exists() and not parent.is_dir():
+        raise OutputError(out, f"cannot write under {parent}: not a directory")
     if not parent.is_dir():
         raise OutputError(out, f"output directory does not exist: {parent}")
     return out
@@ -126,10 +128,16 @@ def main(argv=None):
                 raise InputError(args.kernel_layer, "--kernel-layer needs a HEADER")
             model, stem = load_bundled_example()
             inputs = []
-        parse_cutlass.print_warnings(model)
         if args.print_json:
+            parse_cutlass.print_warnings(model)
             sys.stdout.write(parse_cutlass.dump_json(model, pretty=True) + "\n")
             return 0
+        if model["kind"] == "kernel_layer" and args.header:
+            # Both pages are drawn from a mainloop's pipelines; a kernel layer's own ops (its
+            # epilogue pipelines) would show a misleading schedule, so refuse with the fix.
+            raise InputError(header, "is a kernel layer, not a collective mainloop; pass the "
+                             "mainloop header and give this file as --kernel-layer")
+        parse_cutlass.print_warnings(model)
         out = resolve_output(args, stem, inputs)
         html = render(model, args)
         try:
@@ -144,6 +152,10 @@ def main(argv=None):
         return 2
     except BrokenPipeError:
         return 0
+    except KeyboardInterrupt:
+        # write_atomic has already removed its temporary file; nothing half-written remains.
+        print("error: interrupted", file=sys.stderr)
+        return 130
 
 
 if __name__ == "__main__":
