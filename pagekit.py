@@ -1,5 +1,6 @@
 """Shared page plumbing: find assets, inline them at markers, embed JSON safely, write atomically."""
 
+import html
 import json
 import os
 import sys
@@ -47,6 +48,30 @@ def fill_markers(template, replacements):
                 out.append(piece)
         pieces = out
     return "".join(p[0] if isinstance(p, tuple) else p for p in pieces)
+
+
+# Inlined CSS/JS must not be able to close its own element or open an HTML comment.
+FORBIDDEN_IN_INLINE = ("</script", "</style", "<!--")
+
+
+def inline_asset(relpath):
+    """Read an asset meant for inlining and refuse text that could end its element early."""
+    text = read_asset(relpath)
+    lowered = text.lower()
+    for bad in FORBIDDEN_IN_INLINE:
+        if bad in lowered:
+            raise AssetError(f"{relpath} contains {bad!r}, which would break out of its inline element")
+    return text
+
+
+def render_template(template_relpath, texts, assets, model):
+    """Fill a page template: every `@@NAME@@` of `texts` with HTML-escaped text, every
+    `/*@@NAME@@*/` of `assets` with that asset file inlined, and `@@MODEL_JSON@@` with the model
+    serialized by json_for_script. Each marker must occur exactly once."""
+    replacements = {f"@@{name}@@": html.escape(str(value), quote=True) for name, value in texts.items()}
+    replacements.update({f"/*@@{name}@@*/": inline_asset(rel) for name, rel in assets.items()})
+    replacements["@@MODEL_JSON@@"] = json_for_script(model)
+    return fill_markers(read_asset(template_relpath), replacements)
 
 
 def json_for_script(obj):

@@ -9,7 +9,6 @@ Three pure steps, each dumpable without the next:
 Markup, styles and script live in assets/ as real files; this module never writes HTML.
 """
 
-import html
 import re
 
 import pagekit
@@ -18,8 +17,6 @@ TEMPLATE_ASSET = "assets/graph.html"
 THEME_CSS_ASSET = "assets/theme.css"
 GRAPH_CSS_ASSET = "assets/graph.css"
 GRAPH_JS_ASSET = "assets/graph.js"
-# Inlined text must not be able to close its own element or open an HTML comment.
-_FORBIDDEN_IN_INLINE = ("</script", "</style", "<!--")
 
 # ---- Graph model ---------------------------------------------------------------------------
 
@@ -1040,16 +1037,6 @@ def default_title(model):
     return f"{stem or 'kernel'} - pipeline dataflow graph"
 
 
-def _inline_asset(relpath):
-    """Read an asset meant for inlining and refuse text that could end its element early."""
-    text = pagekit.read_asset(relpath)
-    lowered = text.lower()
-    for bad in _FORBIDDEN_IN_INLINE:
-        if bad in lowered:
-            raise pagekit.AssetError(f"{relpath} contains {bad!r}, which would break out of its inline element")
-    return text
-
-
 def page_model(model):
     """Return the JSON model embedded in the page: the graph and its layout."""
     graph = build_graph(model)
@@ -1063,19 +1050,7 @@ def render(model, title=None):
     title = title if title is not None else default_title(model)
     facts = render_waveform.header_facts(model)
 
-    def esc(text):
-        return html.escape(str(text), quote=True)
-
-    replacements = {
-        "@@TITLE@@": esc(title),
-        "@@HEADING@@": esc(title),
-        "@@FACT_KERNEL@@": esc(facts["kernel"]),
-        "@@FACT_MAINLOOP@@": esc(facts["mainloop"]),
-        "@@FACT_PIPELINE@@": esc(facts["pipeline"]),
-        "@@FACT_SCHEDULE@@": esc(facts["schedule"]),
-        "/*@@THEME_CSS@@*/": _inline_asset(THEME_CSS_ASSET),
-        "/*@@GRAPH_CSS@@*/": _inline_asset(GRAPH_CSS_ASSET),
-        "/*@@GRAPH_JS@@*/": _inline_asset(GRAPH_JS_ASSET),
-        "@@MODEL_JSON@@": pagekit.json_for_script(page_model(model)),
-    }
-    return pagekit.fill_markers(pagekit.read_asset(TEMPLATE_ASSET), replacements)
+    texts = {"TITLE": title, "HEADING": title}
+    texts.update({f"FACT_{key.upper()}": facts[key] for key in ("kernel", "mainloop", "pipeline", "schedule")})
+    assets = {"THEME_CSS": THEME_CSS_ASSET, "GRAPH_CSS": GRAPH_CSS_ASSET, "GRAPH_JS": GRAPH_JS_ASSET}
+    return pagekit.render_template(TEMPLATE_ASSET, texts, assets, page_model(model))

@@ -4,7 +4,6 @@ The page's markup, styles and script live in assets/ as real files; this module 
 the plain-text header facts and the embedded JSON model, then fills the template's markers.
 """
 
-import html
 import posixpath
 
 import pagekit
@@ -50,8 +49,6 @@ WAVEFORM_JS_ASSET = "assets/waveform.js"
 # A module-level name so experiments can point it at another simulator build.
 SCHEDULE_JS_ASSET = "schedule.js"
 
-# Inlined text must not be able to close its own element or open an HTML comment.
-_FORBIDDEN_IN_INLINE = ("</script", "</style", "<!--")
 
 
 def _ends_with(alias, suffix):
@@ -150,13 +147,25 @@ def _alternatives(value):
 
 
 def _functions_text(parsed, role):
-    """Return 'name (lines a-b), ...' for the parsed functions with the given role."""
+    """Return 'name (lines a-b), ...' for the parsed functions with the given role.
+
+    A function of role "both" (FA3's load warp: it produces K/V and consumes Vt) is listed
+    under producer and consumer, marked "(both)".
+    """
     parts = []
     for fn in parsed.get("functions") or []:
-        if fn.get("role") == role:
+        if fn.get("role") in (role, "both"):
             where = _lines_text(fn)
-            parts.append(f"{fn.get('name', '?')} ({where})" if where else str(fn.get("name", "?")))
+            text = f"{fn.get('name', '?')} ({where})" if where else str(fn.get("name", "?"))
+            parts.append(text + (" (both)" if fn.get("role") == "both" else ""))
     return ", ".join(parts) or "not found"
+
+
+def _pipeline_text(pipe):
+    """'Class<stages> (alias, line N)' for one parsed pipeline."""
+    text = f"{_alternatives(pipe.get('class'))}<{_alternatives(pipe.get('stages'))}>"
+    extra = ", ".join(x for x in (pipe.get("alias"), _lines_text(pipe)) if x)
+    return f"{text} ({extra})" if extra else text
 
 
 def header_facts(parsed):
@@ -165,14 +174,9 @@ def header_facts(parsed):
     layer = parsed.get("kernel_layer") or {}
     layer_source = layer.get("source") or {}
     pipelines = parsed.get("pipelines") or []
-    if pipelines:
-        pipe = pipelines[0]
-        pipeline = f"{_alternatives(pipe.get('class'))}<{_alternatives(pipe.get('stages'))}>"
-        extra = ", ".join(x for x in (pipe.get("alias"), _lines_text(pipe)) if x)
-        if extra:
-            pipeline += f" ({extra})"
-    else:
-        pipeline = "not found"
+    # The pipelines ops actually use (FA3 also declares an intermediate alias no op names).
+    shown = [p for p in pipelines if p.get("used")] or pipelines
+    pipeline = "; ".join(_pipeline_text(p) for p in shown) if shown else "not found"
     if layer:
         schedule = str(layer.get("schedule") or "basic")
         if layer.get("schedule_line") is not None:
@@ -200,16 +204,6 @@ def default_title(parsed):
     return f"{stem or 'kernel'} - logical pipeline schedule"
 
 
-def _inline_asset(relpath):
-    """Read an asset meant for inlining and refuse text that could end its element early."""
-    text = pagekit.read_asset(relpath)
-    lowered = text.lower()
-    for bad in _FORBIDDEN_IN_INLINE:
-        if bad in lowered:
-            raise pagekit.AssetError(f"{relpath} contains {bad!r}, which would break out of its inline element")
-    return text
-
-
 def page_model(parsed, knobs):
     """Return the JSON model embedded in the page: structure, starting knobs, hash keys."""
     return {
@@ -226,22 +220,8 @@ def render(parsed, knobs=None, title=None):
     title = title if title is not None else default_title(parsed)
     facts = header_facts(parsed)
 
-    def esc(text):
-        return html.escape(str(text), quote=True)
-
-    replacements = {
-        "@@TITLE@@": esc(title),
-        "@@HEADING@@": esc(title),
-        "@@FACT_KERNEL@@": esc(facts["kernel"]),
-        "@@FACT_MAINLOOP@@": esc(facts["mainloop"]),
-        "@@FACT_PIPELINE@@": esc(facts["pipeline"]),
-        "@@FACT_PRODUCER@@": esc(facts["producer"]),
-        "@@FACT_CONSUMER@@": esc(facts["consumer"]),
-        "@@FACT_SCHEDULE@@": esc(facts["schedule"]),
-        "/*@@THEME_CSS@@*/": _inline_asset(THEME_CSS_ASSET),
-        "/*@@WAVEFORM_CSS@@*/": _inline_asset(WAVEFORM_CSS_ASSET),
-        "/*@@SCHEDULE_JS@@*/": _inline_asset(SCHEDULE_JS_ASSET),
-        "/*@@WAVEFORM_JS@@*/": _inline_asset(WAVEFORM_JS_ASSET),
-        "@@MODEL_JSON@@": pagekit.json_for_script(page_model(parsed, knobs)),
-    }
-    return pagekit.fill_markers(pagekit.read_asset(TEMPLATE_ASSET), replacements)
+    texts = {"TITLE": title, "HEADING": title}
+    texts.update({f"FACT_{key.upper()}": value for key, value in facts.items()})
+    assets = {"THEME_CSS": THEME_CSS_ASSET, "WAVEFORM_CSS": WAVEFORM_CSS_ASSET,
+              "SCHEDULE_JS": SCHEDULE_JS_ASSET, "WAVEFORM_JS": WAVEFORM_JS_ASSET}
+    return pagekit.render_template(TEMPLATE_ASSET, texts, assets, page_model(parsed, knobs))

@@ -337,3 +337,15 @@ def test_render_embeds_attention_knobs(fa3):
     model = model_of(rw.render(fa3, {"intraWGOverlap": True, "interWGPingpong": True, "kvBlocks": 6}))
     assert model["initialKnobs"] == {"intraWGOverlap": True, "interWGPingpong": True, "kvBlocks": 6}
     assert ["model", "model"] in model["hashKeys"] and ["intra-overlap", "intraWGOverlap"] in model["hashKeys"]
+
+
+def test_header_facts_list_both_role_functions_and_used_pipelines():
+    """FA3's load warp (role both) appears as producer and consumer; every used pipeline is named."""
+    fa3 = json.loads((ROOT / "examples" / "fa3_fwd.json").read_text())
+    facts = rw.header_facts(fa3)
+    assert facts["producer"].startswith("load (lines 591-891) (both)")
+    assert "load (lines 591-891) (both)" in facts["consumer"] and "mma (lines" in facts["consumer"]
+    for alias in ("MainloopPipelineK", "MainloopPipelineV", "MainloopPipelineVt"):
+        assert alias in facts["pipeline"]
+    # the unused intermediate alias `PipelineTmaAsync` (line 283) is not shown
+    assert "line 283" not in facts["pipeline"]
