@@ -110,15 +110,27 @@ var KernelSchedule = (function () {
     return num + 0; // + 0 turns -0 (from rounding -0.4) into 0, so outputs deep-equal
   }
 
+  /** The knob object to read: the input when it is a plain object, else {} with a message. */
+  function knobObject(input, messages) {
+    if (input === undefined || input === null) return {};
+    if (typeof input !== "object" || Array.isArray(input)) {
+      messages.push("knobs: expected an object, got " + showValue(input) + "; using the defaults");
+      return {};
+    }
+    return input;
+  }
+
+  /** Add an "unknown knob" message for every key of raw that the validated knobs lack. */
+  function reportUnknownKnobs(raw, knobs, messages) {
+    Object.keys(raw).sort().forEach(function (key) {
+      if (!Object.prototype.hasOwnProperty.call(knobs, key)) messages.push("unknown knob " + showValue(key) + " ignored");
+    });
+  }
+
   /** Validate a knob set for the GEMM model: returns {knobs, messages}; never throws. */
   function normalizeGemmKnobs(input) {
     var messages = [];
-    var raw = input;
-    if (raw === undefined || raw === null) raw = {};
-    if (typeof raw !== "object" || Array.isArray(raw)) {
-      messages.push("knobs: expected an object, got " + showValue(input) + "; using the defaults");
-      raw = {};
-    }
+    var raw = knobObject(input, messages);
     var knobs = { model: "gemm" };
     var name;
     for (name in GEMM_KNOB_RANGES) {
@@ -143,10 +155,7 @@ var KernelSchedule = (function () {
         "); clamped to " + (knobs.stages - 1));
       knobs.releaseLag = knobs.stages - 1;
     }
-    var known = Object.keys(knobs);
-    Object.keys(raw).sort().forEach(function (key) {
-      if (known.indexOf(key) < 0) messages.push("unknown knob " + showValue(key) + " ignored");
-    });
+    reportUnknownKnobs(raw, knobs, messages);
     return { knobs: knobs, messages: messages };
   }
 
@@ -688,12 +697,7 @@ var KernelSchedule = (function () {
   /** Validate a knob set for the attention model: returns {knobs, messages}; never throws. */
   function normalizeAttentionKnobs(input) {
     var messages = [];
-    var raw = input;
-    if (raw === undefined || raw === null) raw = {};
-    if (typeof raw !== "object" || Array.isArray(raw)) {
-      messages.push("knobs: expected an object, got " + showValue(input) + "; using the defaults");
-      raw = {};
-    }
+    var raw = knobObject(input, messages);
     var knobs = { model: "attention" };
     var name;
     for (name in ATTENTION_KNOB_RANGES) {
@@ -702,9 +706,7 @@ var KernelSchedule = (function () {
     for (name in ATTENTION_KNOB_FLAGS) {
       knobs[name] = normalizeFlag(name, raw[name], ATTENTION_DEFAULT_KNOBS[name], messages);
     }
-    Object.keys(raw).sort().forEach(function (key) {
-      if (!Object.prototype.hasOwnProperty.call(knobs, key)) messages.push("unknown knob " + showValue(key) + " ignored");
-    });
+    reportUnknownKnobs(raw, knobs, messages);
     return { knobs: knobs, messages: messages };
   }
 
