@@ -137,8 +137,8 @@ def main(argv=None):
             # epilogue pipelines) would show a misleading schedule, so refuse with the fix.
             raise InputError(header, "is a kernel layer, not a collective mainloop; pass the "
                              "mainloop header and give this file as --kernel-layer")
+        out = resolve_output(args, stem, inputs)   # before the warnings: a refusal is one line
         parse_cutlass.print_warnings(model)
-        out = resolve_output(args, stem, inputs)
         html = render(model, args)
         try:
             pagekit.write_atomic(out, html)
