@@ -527,8 +527,8 @@ RE_ROLE_ENUM = re.compile(rf"""
 RE_WARPGROUP_COUNT = re.compile(r"""
     \b(?P<name>NumLoadWarpGroups|NumMmaWarpGroups) \s* =(?!=) \s*
 """, re.VERBOSE)
-RE_ORDER_BARRIER = re.compile(rf"""
-    \busing \s+ (?P<alias>\w*OrderBarrier\w*) \s* = \s* (?P<rhs>[^;{{}}]*) ;
+RE_ORDER_BARRIER = re.compile(r"""
+    \busing \s+ (?P<alias>\w*OrderBarrier\w*) \s* = \s* (?P<rhs>[^;{}]*) ;
 """, re.VERBOSE)
 # Kernel schedule tags (KernelTmaWarpSpecializedPingpong, KernelCpAsyncWarpSpecialized, ...):
 # whole identifiers are matched, then classified by substring, so there is no backtracking.
