@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pagekit
 import parse_cutlass
+import render_waveform
 from parse_cutlass import InputError, VizError, __version__
 
 # The bundled canonical example: the parsed structure of CUTLASS 4.2's
@@ -41,12 +42,6 @@ class OutputError(VizError):
     """The output path cannot be written (or would overwrite an input)."""
 
 
-def _knob_flags():
-    """(flag, knob name) pairs shared with the waveform renderer."""
-    import render_waveform
-    return render_waveform.KNOB_FLAGS
-
-
 def build_arg_parser():
     """The kernel-viz command line."""
     ap = argparse.ArgumentParser(
@@ -62,8 +57,7 @@ def build_arg_parser():
                     help="output HTML path (default: <header stem>_<mode>.html in the current directory)")
     ap.add_argument("--print-json", action="store_true", help="print the parsed JSON instead of rendering")
     knobs = ap.add_argument_group("initial knob values of the waveform page")
-    import render_waveform
-    for flag, name in _knob_flags():
+    for flag, name in render_waveform.KNOB_FLAGS:
         # Words (model, schedule, on/off refinements) are choices; every other knob is an integer.
         choices = render_waveform.KNOB_CHOICES.get(name)
         if choices:
@@ -105,8 +99,7 @@ def render(model, args):
     if args.mode == "graph":
         import render_html
         return render_html.render(model)
-    import render_waveform
-    overrides = {name: getattr(args, name) for _flag, name in _knob_flags()
+    overrides = {name: getattr(args, name) for _flag, name in render_waveform.KNOB_FLAGS
                  if getattr(args, name, None) is not None}
     knobs = render_waveform.initial_knobs(model, overrides)
     return render_waveform.render(model, knobs)
