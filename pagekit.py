@@ -90,14 +90,20 @@ def write_atomic(path, text):
     """Write text to path via a temporary file in the same directory and a rename.
 
     An interrupted run never leaves a half-written page; on any failure the temporary file is
-    removed and the OSError propagates to the caller.
+    removed and the OSError propagates to the caller. A symbolic link is followed, so the file
+    it points to is replaced and the link stays a link. An existing target that is not a
+    regular file (a terminal, a pipe: `-o /dev/stdout`) is written to directly: renaming over
+    it would replace the device node instead of writing to it.
     """
-    path = Path(path)
-    directory = path.parent if str(path.parent) else Path(".")
-    fd, tmp = tempfile.mkstemp(prefix="." + path.name + ".", suffix=".tmp", dir=str(directory))
+    # ASCII with character references: the page survives any encoding it is opened with.
+    data = text.encode("ascii", "xmlcharrefreplace")
+    path = Path(os.path.realpath(path))
+    if path.exists() and not path.is_file():
+        with open(path, "wb") as handle:
+            handle.write(data)
+        return
+    fd, tmp = tempfile.mkstemp(prefix="." + path.name + ".", suffix=".tmp", dir=str(path.parent))
     try:
-        # ASCII with character references: the page survives any encoding it is opened with.
-        data = text.encode("ascii", "xmlcharrefreplace")
         with os.fdopen(fd, "wb") as handle:
             handle.write(data)
         os.chmod(tmp, 0o644)

@@ -54,7 +54,8 @@ def build_arg_parser():
     ap.add_argument("--kernel-layer", metavar="K", help="kernel-layer header (pingpong/cooperative/basic)")
     ap.add_argument("--mode", choices=MODES, default="waveform", help="page to render (default: waveform)")
     ap.add_argument("-o", "--output", metavar="OUT",
-                    help="output HTML path (default: <header stem>_<mode>.html in the current directory)")
+                    help="output HTML path, or - for standard output "
+                         "(default: <header stem>_<mode>.html in the current directory)")
     ap.add_argument("--print-json", action="store_true", help="print the parsed JSON instead of rendering")
     knobs = ap.add_argument_group("initial knob values of the waveform page")
     for flag, name in render_waveform.KNOB_FLAGS:
@@ -130,6 +131,10 @@ def main(argv=None):
             # epilogue pipelines) would show a misleading schedule, so refuse with the fix.
             raise InputError(header, "is a kernel layer, not a collective mainloop; pass the "
                              "mainloop header and give this file as --kernel-layer")
+        if args.output == "-":
+            parse_cutlass.print_warnings(model)
+            sys.stdout.write(render(model, args).encode("ascii", "xmlcharrefreplace").decode("ascii"))
+            return 0
         out = resolve_output(args, stem, inputs)   # before the warnings: a refusal is one line
         parse_cutlass.print_warnings(model)
         html = render(model, args)

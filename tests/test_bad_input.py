@@ -303,3 +303,26 @@ def test_keyboard_interrupt_during_viz_leaves_nothing_half_written(tmp_path, mon
     assert capsys.readouterr().err.splitlines()[-1] == "error: interrupted"
     assert page.read_text() == "old page\n"
     assert listing(tmp_path) == ["page.html"]
+
+
+def test_output_to_stdout_dash_and_device_and_symlink(tmp_path):
+    """`-o -` and `-o /dev/stdout` write the page to standard output; a symlinked output path
+    replaces the file it points to and stays a symlink (never the link or device node itself)."""
+    dash = subprocess.run([sys.executable, str(ROOT / "viz.py"), "-o", "-"], capture_output=True,
+                          text=True, timeout=120, cwd=tmp_path)
+    assert dash.returncode == 0, dash.stderr
+    assert dash.stdout.startswith("<!DOCTYPE html>") and list(tmp_path.iterdir()) == []
+    with open(tmp_path / "captured.html", "wb") as sink:
+        dev = subprocess.run([sys.executable, str(ROOT / "viz.py"), "-o", "/dev/stdout"], stdout=sink,
+                             stderr=subprocess.PIPE, timeout=120, cwd=tmp_path)
+    assert dev.returncode == 0, dev.stderr
+    assert os.path.islink("/dev/stdout")
+    assert (tmp_path / "captured.html").read_text().startswith("<!DOCTYPE html>")
+    target = tmp_path / "real.html"
+    target.write_text("old")
+    link = tmp_path / "link.html"
+    link.symlink_to(target)
+    proc = subprocess.run([sys.executable, str(ROOT / "viz.py"), "-o", str(link)], capture_output=True,
+                          text=True, timeout=120, cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert link.is_symlink() and target.read_text().startswith("<!DOCTYPE html>")
