@@ -19,8 +19,10 @@ def test_examples_hold_facts_not_sources():
     """Committed examples are parsed facts: no third-party licence headers, short texts."""
     for path in sorted(EXAMPLES.iterdir()):
         text = path.read_text(encoding="utf-8")
-        assert "NVIDIA CORPORATION & AFFILIATES" not in text, path.name
-        assert "Tri Dao" not in text, path.name
+        # The licence headers of CUTLASS and FlashAttention (split so this file is not mistaken
+        # for one of them by a search for the same text).
+        assert "NVIDIA CORPORATION " + "& AFFILIATES" not in text, path.name
+        assert "Tri " + "Dao" not in text, path.name
         if path.suffix == ".json":
             model = json.loads(text)
             assert model["schema_version"] == 1
