@@ -18,6 +18,9 @@ function knobs(overrides) {
   }, overrides);
 }
 
+/** The documented tie-break order of attention wait reasons (spelled out, not read from the code). */
+const ATTENTION_WAIT_PRIORITY = ["barrier", "q", "k", "v"];
+
 /** The fields of a block that a hand-worked expectation spells out. */
 function row(b) {
   return [b.lane, b.kind, b.start, b.end, b.tile, b.k, b.stage, b.reason, b.operand];
@@ -276,6 +279,15 @@ test("hand case: Vt pipeline, the load warp transposes Vt -> V", () => {
   assert.deepEqual(transpose.after, [r.blocks.findIndex((b) => b.lane === "vt_stage0")]);
 });
 
+test("load warp order per tile (FA3's): K one block ahead of V with intraWGOverlap", () => {
+  const order = (structure, intra) => KS.simulate(structure, knobs({ stages: 4, kvBlocks: 3, intraWGOverlap: intra }))
+    .blocks.filter((b) => b.lane === "producer").map((b) => (b.kind === "transpose" ? "T" : b.operand) + (b.k === null ? "" : b.k));
+  assert.deepEqual(order(null, false), ["K0", "Q", "V0", "K1", "V1", "K2", "V2"]);
+  assert.deepEqual(order(null, true), ["K0", "Q", "K1", "V0", "K2", "V1", "V2"]);
+  assert.deepEqual(order(fa3Like(), false), ["K0", "Q", "Vt0", "T0", "K1", "Vt1", "T1", "K2", "Vt2", "T2"]);
+  assert.deepEqual(order(fa3Like(), true), ["K0", "Q", "Vt0", "K1", "T0", "Vt1", "K2", "T1", "Vt2", "T2"]);
+});
+
 // ------------------------------------------------------------------------------------------------
 // Randomized invariants.
 
@@ -370,6 +382,67 @@ function checkAttention(r, kn, msg) {
     }
     if (vt) assert.equal(vWrites.filter((b) => b.kind === "transpose").length, O * J, msg);
   }
+  // The load warp's equation, re-derived from the blocks: each producer block starts at the max of
+  // the previous producer block's end and the release of its stage's previous item (R = the last
+  // WG's release: K after GEMM0, V after GEMM1, Q after the tile's last GEMM0, Vt after its
+  // transpose); a transpose also waits for its Vt fill.
+  const L = kn.tmaLatency, stagesUsed = r.knobs.stages;
+  const ringOf = (b) => b.operand === "Q" ? "Q" : shared ? "KV" : b.operand;
+  const released = (b) => b.operand === "Q" ? lastEnd("gemm0", b.tile, J - 1)
+    : b.operand === "K" ? lastEnd("gemm0", b.tile, b.k)
+      : b.operand === "V" ? lastEnd("gemm1", b.tile, b.k)
+        : producer.find((t) => t.kind === "transpose" && t.tile === b.tile && t.k === b.k).end;
+  const items = { Q: [], K: [], V: [], Vt: [], KV: [] };
+  producer.forEach((b, i) => {
+    const ring = items[ringOf(b)];
+    const size = b.operand === "Q" ? 1 : stagesUsed;
+    const cands = [i > 0 ? producer[i - 1].end : 0, ring.length >= size ? released(ring[ring.length - size]) : 0];
+    if (b.kind === "transpose") {
+      cands.push(producer.find((x) => x.operand === "Vt" && x.tile === b.tile && x.k === b.k).end + L);
+    }
+    assert.equal(b.start, Math.max(...cands), msg + " producer equation of " + JSON.stringify(row(b)));
+    ring.push(b);
+  });
+
+  // Consumer starts and wait reasons, re-derived: a GEMM phase starts at the max of the WG's free
+  // time, its inputs' fill ends and (pingpong) the barrier; a wait's reason is the first of
+  // barrier, q, k, v whose time equals that start. Phases: each GEMM (plain), or per tile
+  // {GEMM0(0)}, {GEMM0(j), GEMM1(j-1)}..., {GEMM1(J-1)} (intraWGOverlap).
+  const fillEnd = (operand, o, j) => { // V with Vt: the transpose writes it
+    const b = producer.find((x) => x.operand === operand && x.tile === o && (operand === "Q" || x.k === j));
+    return b.kind === "transpose" ? b.end : b.end + L;
+  };
+  const phases = [];
+  for (let c = 0; c < C; c++) {
+    const list = blocks.filter((b) => b.lane === "consumer" + c && (b.kind === "gemm0" || b.kind === "gemm1"));
+    const ph = [];
+    for (const b of list) {
+      const opens = !kn.intraWGOverlap || b.kind === "gemm0" || b.k === J - 1;
+      if (opens) ph.push([b]); else ph[ph.length - 1].push(b);
+    }
+    phases.push(ph);
+  }
+  for (let c = 0; c < C; c++) {
+    const own = blocks.filter((b) => b.lane === "consumer" + c);
+    phases[c].forEach((ph, p) => ph.forEach((b, pos) => {
+      const cands = [[fillEnd(b.kind === "gemm0" ? "K" : "V", b.tile, b.k), b.kind === "gemm0" ? "k" : "v"]];
+      if (b.kind === "gemm0" && b.k === 0) cands.push([fillEnd("Q", b.tile, null), "q"]);
+      if (pingpong && pos === 0 && (c === 1 || p > 0)) {
+        const other = phases[1 - c][c === 1 ? p : p - 1];
+        cands.push([other[other.length - 1].end, "barrier"]);
+      }
+      const i = own.indexOf(b);
+      const wait = i > 0 && own[i - 1].kind === "wait" ? own[i - 1] : null;
+      const free = wait ? wait.start : b.start;
+      assert.equal(b.start, Math.max(free, ...cands.map((x) => x[0])), msg + " start of " + JSON.stringify(row(b)));
+      if (wait) {
+        const bound = cands.filter((x) => x[0] === b.start).map((x) => x[1]);
+        assert.equal(wait.reason, ATTENTION_WAIT_PRIORITY.find((reason) => bound.includes(reason)),
+          msg + " reason before " + JSON.stringify(row(b)));
+      }
+    }));
+  }
+
   // Stage lanes: filling then full, never two items at once (lane non-overlap checked above).
   for (const b of blocks) {
     if (b.lane.includes("_stage")) assert.ok(b.kind === "filling" || b.kind === "full", msg);
@@ -590,6 +663,7 @@ test("knobsFor lists each model's knob specs in display order", () => {
   assert.deepEqual(gemm[gemm.length - 1].choices, ["pingpong", "cooperative"]);
   assert.deepEqual(KS.knobsFor("nope"), []);
   assert.deepEqual(KS.MODEL_NAMES, ["gemm", "attention"]);
+  assert.deepEqual(KS.ATTENTION_WAIT_REASONS, ATTENTION_WAIT_PRIORITY);
 });
 
 test("attention block cap: over the limit returns an error and no blocks, quickly", () => {

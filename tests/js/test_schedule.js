@@ -18,6 +18,9 @@ function knobs(overrides) {
   }, overrides);
 }
 
+/** The documented tie-break order of wait reasons (spelled out, so the test does not follow the code). */
+const WAIT_PRIORITY = ["order", "epilogue-order", "epilogue", "tma"];
+
 /** The fields of a block that a hand-worked expectation spells out. */
 function row(b) {
   return [b.lane, b.kind, b.start, b.end, b.tile, b.k, b.stage, b.reason, b.after];
@@ -378,7 +381,7 @@ function checkInvariants(r, kn, msg) {
       assert.equal(b.start, start, msg + " equation of " + JSON.stringify(b));
       if (i > 0 && own[i - 1].kind === "wait") {
         const bound = cands.filter((cand) => cand[0] === start).map((cand) => cand[1]);
-        const expected = KS.WAIT_REASONS.find((reason) => bound.includes(reason));
+        const expected = WAIT_PRIORITY.find((reason) => bound.includes(reason));
         assert.equal(own[i - 1].reason, expected, msg + " reason before " + JSON.stringify(b));
       }
     });
@@ -522,6 +525,28 @@ test("block cap: over the limit returns an error and no blocks, quickly", () => 
   assert.ok(ms < 200, "took " + ms + " ms");
   assert.ok(KS.estimateBlockCount({ outputTiles: 4096, kTiles: 4096 }) > KS.MAX_BLOCKS);
   assert.equal(typeof r.verdict.summary, "string");
+});
+
+test("block cap: the documented estimate, and an error just above the limit", () => {
+  const formula = (kn) => {
+    const n = kn.outputTiles * kn.kTiles;
+    const copies = kn.consumerWGs === 2 && kn.schedule === "cooperative" ? 2 : 1;
+    return n * (2 + (kn.tmaLatency > 0 ? 1 : 0)) + copies * 2 * (n + (kn.epilogueLatency > 0 ? kn.outputTiles : 0));
+  };
+  for (const over of [{}, { tmaLatency: 0 }, { epilogueLatency: 0 }, { schedule: "cooperative" },
+    { schedule: "cooperative", consumerWGs: 1 }, { outputTiles: 7, kTiles: 9 }]) {
+    const kn = knobs(over);
+    assert.equal(KS.estimateBlockCount(kn), formula(kn), JSON.stringify(over));
+  }
+  // O = 1000, K = 400: 5 * 400000 + 2 * 1000 = 2,002,000 blocks, just above the cap.
+  const r = KS.simulate(null, knobs({ outputTiles: 1000, kTiles: 400 }));
+  assert.equal(r.error, "too many blocks: up to 2002000 (limit 2000000); reduce outputTiles (O) or kTiles (K)");
+  assert.equal(r.verdict.summary, r.error);
+  assert.equal(KS.MAX_BLOCKS, 2000000);
+});
+
+test("wait reasons are exported in their tie-break order", () => {
+  assert.deepEqual(KS.WAIT_REASONS, WAIT_PRIORITY);
 });
 
 test("unknown model is an error", () => {
