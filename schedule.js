@@ -950,10 +950,9 @@ var KernelSchedule = (function () {
    * A ring of S stages (one pipeline). Items are numbered in issue order; item n uses stage n mod S
    * and may be issued once item n - S has been released by every consumer (need of them).
    */
-  function Ring(S, firstLane, count, need, operand) {
+  function Ring(S, firstLane, count, need) {
     this.S = S;
     this.firstLane = firstLane;
-    this.operand = operand;
     this.need = need;
     this.next = 0;
     this.fillEnd = new Float64Array(count);
@@ -1034,14 +1033,14 @@ var KernelSchedule = (function () {
     var tl = new Timeline(lanes);
     var N = O * J;
 
-    var qRing = new Ring(1, laneIndex.q_stage0, O, C, "Q");
+    var qRing = new Ring(1, laneIndex.q_stage0, O, C);
     var kRing, vRing, vtRing = null;
     if (shared) {
-      kRing = vRing = new Ring(S, laneIndex.kv_stage0, 2 * N, C, "K/V");
+      kRing = vRing = new Ring(S, laneIndex.kv_stage0, 2 * N, C);
     } else {
-      kRing = new Ring(S, laneIndex.k_stage0, N, C, "K");
-      vRing = new Ring(S, laneIndex.v_stage0, N, C, "V");
-      if (vt) vtRing = new Ring(S, laneIndex.vt_stage0, N, 1, "Vt");
+      kRing = new Ring(S, laneIndex.k_stage0, N, C);
+      vRing = new Ring(S, laneIndex.v_stage0, N, C);
+      if (vt) vtRing = new Ring(S, laneIndex.vt_stage0, N, 1);
     }
     var kItem = new Int32Array(N).fill(-1), vItem = new Int32Array(N).fill(-1), vtItem = vt ? new Int32Array(N).fill(-1) : null;
 
@@ -1137,8 +1136,7 @@ var KernelSchedule = (function () {
     var wg = [];
     for (var c = 0; c < C; c++) {
       wg.push({ c: c, o: 0, pos: 0, free: 0, last: null, lane: laneIndex["consumer" + c],
-        smLane: laneIndex["consumer" + c + "_softmax"], g0: null, g1Prev: null, sm: null,
-        phases: 0, phaseEnd: 0, phaseBlk: null, waits: newAttentionWaits() });
+        smLane: laneIndex["consumer" + c + "_softmax"], phases: 0, phaseEnd: 0, phaseBlk: null, waits: newAttentionWaits() });
     }
     var opsPerTile = intra ? 2 * J + 2 : 3 * J + 1;
 
@@ -1195,7 +1193,6 @@ var KernelSchedule = (function () {
       if (j === J - 1) qRing.release(o, blk.end, blk);
       w.free = blk.end;
       w.last = blk;
-      w.g0 = blk;
       if (!intra || j === 0) endPhase(w, blk);
       return true;
     }
@@ -1205,7 +1202,6 @@ var KernelSchedule = (function () {
       var blk = add(w.smLane, "softmax", w.free, w.free + X, o, j, null, null, refs.softmax, [w.last], null);
       w.free = blk.end;
       w.last = blk;
-      w.sm = blk;
       return true;
     }
 
@@ -1216,14 +1212,12 @@ var KernelSchedule = (function () {
       var gt = gate(w);
       if (gt === null) return false;
       var cands = [[vRing.fillEnd[n], vRing.fillBlk[n], "v"], [gt[0], gt[1], "barrier"]];
-      if (intra && w.g1Prev !== null && w.g1Prev.end > w.free) cands.push([w.g1Prev.end, w.g1Prev, null]);
       var st = startAt(w, cands, o, j, n % S);
       useItem(vRing, n, st.start, o, j, refs.fullV);
       var blk = add(w.lane, "gemm1", st.start, st.start + G1, o, j, n % S, null, refs.gemm1, st.after, null);
       vRing.release(n, blk.end, blk);
       w.free = blk.end;
       w.last = blk;
-      w.g1Prev = null;
       endPhase(w, blk);
       return true;
     }
@@ -1240,8 +1234,6 @@ var KernelSchedule = (function () {
       endPhase(w, g1);
       w.free = Math.max(g1.end, sm.end);
       w.last = g1.end >= sm.end ? g1 : sm;
-      w.g1Prev = g1;
-      w.sm = sm;
       return true;
     }
 
@@ -1383,6 +1375,8 @@ var KernelSchedule = (function () {
       flags: {},
       waitReasons: WAIT_REASON_PRIORITY,
       blockKinds: BLOCK_KINDS,
+      // Model-specific verdict fields of a result with no blocks (block cap).
+      emptyVerdict: { minStagesToHideTma: null },
       // Knobs that multiply the block count, named in the block-cap error.
       sizeKnobs: "outputTiles (O) or kTiles (K)"
     },
@@ -1399,6 +1393,7 @@ var KernelSchedule = (function () {
       flags: ATTENTION_KNOB_FLAGS,
       waitReasons: ATTENTION_WAIT_REASONS,
       blockKinds: ATTENTION_BLOCK_KINDS,
+      emptyVerdict: { exposedSoftmaxSteps: 0, softmaxSteps: 0 },
       sizeKnobs: "outputTiles (O) or kvBlocks (J)"
     }
   };
@@ -1457,22 +1452,21 @@ var KernelSchedule = (function () {
     return norm.error ? 0 : MODELS[norm.knobs.model].estimateBlocks(norm.knobs);
   }
 
-  /** Result with no blocks and an error message (unknown model, block cap). */
-  function failure(knobs, messages, lanes, error, refs) {
+  /**
+   * Result with no blocks and an error message (unknown model, block cap). The verdict has the
+   * common fields plus the model's own (extra, from MODELS[...].emptyVerdict), zeroed.
+   */
+  function failure(knobs, messages, lanes, error, refs, extra) {
+    var verdict = { total: 0, waits: {}, tensorCoreUtilization: 0, tensorCoreBusySteps: 0 };
+    for (var key in extra) verdict[key] = extra[key];
+    verdict.summary = error;
     return {
       model: knobs.model,
       total: 0,
       lanes: lanes,
       blocks: [],
       laneBlocks: {},
-      verdict: {
-        total: 0,
-        waits: {},
-        tensorCoreUtilization: 0,
-        tensorCoreBusySteps: 0,
-        minStagesToHideTma: null,
-        summary: error
-      },
+      verdict: verdict,
       knobs: knobs,
       messages: messages,
       error: error,
@@ -1486,14 +1480,15 @@ var KernelSchedule = (function () {
    */
   function simulate(structure, knobs) {
     var norm = normalizeKnobs(knobs, structure);
-    if (norm.error) return failure(norm.knobs, norm.messages, [], norm.error, sourceRefs(structure));
+    if (norm.error) return failure(norm.knobs, norm.messages, [], norm.error, sourceRefs(structure), {});
     var model = MODELS[norm.knobs.model];
     var refs = model.refs(structure);
     if (model.adjust) model.adjust(norm.knobs, refs, norm.messages);
     var estimate = model.estimateBlocks(norm.knobs);
     if (estimate > MAX_BLOCKS) {
       return failure(norm.knobs, norm.messages, model.lanes(norm.knobs, refs),
-        "too many blocks: up to " + estimate + " (limit " + MAX_BLOCKS + "); reduce " + model.sizeKnobs, refs);
+        "too many blocks: up to " + estimate + " (limit " + MAX_BLOCKS + "); reduce " + model.sizeKnobs, refs,
+        model.emptyVerdict);
     }
     var result = model.simulate(norm.knobs, refs);
     result.model = norm.knobs.model;

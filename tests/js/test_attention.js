@@ -676,6 +676,9 @@ test("attention block cap: over the limit returns an error and no blocks, quickl
   assert.match(r.error, /kvBlocks \(J\)/);
   assert.ok(r.lanes.some((l) => l.id === "vt_stage0"));
   assert.ok(KS.estimateBlockCount(kn) > KS.MAX_BLOCKS);
+  // The empty verdict has the attention verdict's fields (no GEMM-only minStagesToHideTma).
+  assert.deepEqual(Object.keys(r.verdict), Object.keys(KS.simulate(fa3Like(), {}).verdict));
+  assert.equal(r.verdict.summary, r.error);
 });
 
 // ------------------------------------------------------------------------------------------------

@@ -543,6 +543,7 @@ test("block cap: the documented estimate, and an error just above the limit", ()
   assert.equal(r.error, "too many blocks: up to 2002000 (limit 2000000); reduce outputTiles (O) or kTiles (K)");
   assert.equal(r.verdict.summary, r.error);
   assert.equal(KS.MAX_BLOCKS, 2000000);
+  assert.deepEqual(Object.keys(r.verdict), Object.keys(KS.simulate(null, {}).verdict));
 });
 
 test("wait reasons are exported in their tie-break order", () => {
