@@ -792,7 +792,7 @@ var KernelSchedule = (function () {
     return sortRefs(ops.map(function (op) { return makeRef(path, op.line, op.end_line, op.op, op.text); }));
   }
 
-  /** Frozen union of ref lists (deduplicated by identity of op line/op), sorted by line. */
+  /** Frozen union of ref lists (one ref per path, line and op), sorted by line. */
   function unionRefs(lists) {
     var seen = {};
     var out = [];
@@ -802,7 +802,7 @@ var KernelSchedule = (function () {
         if (!seen[key]) { seen[key] = true; out.push(ref); }
       });
     });
-    return sortRefs(out.map(function (ref) { return { path: ref.path, line: ref.line, end_line: ref.end_line, op: ref.op, text: ref.text }; }));
+    return sortRefs(out);
   }
 
   /**
