@@ -378,28 +378,15 @@ var KVWave = (function () {
     };
 
     // -- knobs: specs from the simulator (knobsFor), starting values: model defaults < embedded < hash
-    var modelNames = Array.isArray(KS.MODEL_NAMES) && KS.MODEL_NAMES.length ? KS.MODEL_NAMES.slice() : ["gemm"];
+    var modelNames = KS.MODEL_NAMES.slice();
     var hashKeyOf = {};
     hashKeys.forEach(function (pair) { hashKeyOf[pair[1]] = pair[0]; });
 
-    /** The knob specs of a model (knobsFor), or the GEMM tables of an older simulator without it. */
-    function specsOf(modelName) {
-      if (typeof KS.knobsFor === "function") return KS.knobsFor(modelName);
-      var specs = [];
-      Object.keys(KS.KNOB_RANGES || {}).forEach(function (name) {
-        var r = KS.KNOB_RANGES[name];
-        specs.push({name: name, type: "range", label: r.label || name, doc: r.doc || "", min: r.min, max: r.max, "default": (KS.DEFAULT_KNOBS || {})[name]});
-      });
-      Object.keys(KS.KNOB_CHOICES || {}).forEach(function (name) {
-        specs.push({name: name, type: "choice", label: name, doc: "", choices: KS.KNOB_CHOICES[name].slice(), "default": (KS.DEFAULT_KNOBS || {})[name]});
-      });
-      return specs;
-    }
 
     /** What the hash and the controls accept for a knob of a model: {min, max}, {options}, {flag}, or null. */
     function rangeOf(name, modelName) {
       if (name === "model") return {options: modelNames.slice()};
-      var specs = specsOf(modelName || state.knobs.model);
+      var specs = KS.knobsFor(modelName || state.knobs.model);
       for (var i = 0; i < specs.length; i++) {
         var spec = specs[i];
         if (spec.name !== name) continue;
@@ -410,17 +397,10 @@ var KVWave = (function () {
       return null;
     }
 
-    function normalize(knobs) {
-      if (typeof KS.normalizeKnobs !== "function") return {knobs: knobs, messages: []};
-      var r = KS.normalizeKnobs(knobs);
-      if (r && r.knobs) return {knobs: r.knobs, messages: r.messages || []};
-      return {knobs: r || knobs, messages: []};
-    }
-
     // The page's model: the embedded initial knobs' (from --model), else the structure's.
     var initial = model.initialKnobs || {};
     var startMessages = [];
-    var pageModel = typeof KS.defaultModel === "function" ? KS.defaultModel(parsed) : "gemm";
+    var pageModel = KS.defaultModel(parsed);
     if (initial.model !== undefined) {
       if (modelNames.indexOf(initial.model) >= 0) pageModel = initial.model;
       else startMessages.push("initial model " + String(initial.model).slice(0, 40) + " ignored; using " + pageModel + ".");
@@ -429,7 +409,7 @@ var KVWave = (function () {
     /** Starting knobs of a model: its defaults, plus the embedded initial knobs on the page's own model. */
     function baseKnobs(modelName) {
       var knobs = {model: modelName};
-      specsOf(modelName).forEach(function (spec) { knobs[spec.name] = spec["default"]; });
+      KS.knobsFor(modelName).forEach(function (spec) { knobs[spec.name] = spec["default"]; });
       if (modelName === pageModel) {
         Object.keys(initial).forEach(function (name) {
           if (name !== "model" && rangeOf(name, modelName)) knobs[name] = initial[name];
@@ -470,7 +450,7 @@ var KVWave = (function () {
       holder.textContent = "";
       controls = {};
       modelSelect.value = modelName;
-      specsOf(modelName).forEach(function (spec) {
+      KS.knobsFor(modelName).forEach(function (spec) {
         // Knobs without a CLI flag (GEMM's releaseLag) keep their defaults, so every shown knob round-trips.
         if (!hashKeyOf[spec.name]) return;
         var name = spec.name, id = "knob-" + name;
@@ -581,8 +561,6 @@ var KVWave = (function () {
     // -- simulation
     function simulateNow() {
       var t0 = performance.now();
-      var norm = normalize(state.knobs);
-      state.knobs = norm.knobs;
       var result;
       try {
         result = KS.simulate(parsed, state.knobs);
@@ -590,8 +568,9 @@ var KVWave = (function () {
         result = {error: "simulation failed: " + (e && e.message ? e.message : String(e))};
       }
       result = result || {error: "simulation returned nothing"};
-      // The simulator may adjust knobs for the structure (attention: 2 stages for a shared K/V ring
-      // with intra-WG overlap); the controls and the hash show what was simulated.
+      // simulate() validates the knobs (clamping, with messages) and may adjust them for the
+      // structure (attention: 2 stages for a shared K/V ring with intra-WG overlap); the controls
+      // and the hash show what was simulated.
       if (result.knobs && typeof result.knobs === "object" && result.knobs.model === state.knobs.model) {
         state.knobs = Object.assign({}, result.knobs);
       }
@@ -610,10 +589,7 @@ var KVWave = (function () {
         if (row !== undefined) perLane[row].push(b);
       }
       state.laneIndex = perLane.map(buildLaneIndex);
-      var seen = {};
-      state.simMessages = norm.messages.concat(result.messages || []).filter(function (m) {
-        var key = String(m); if (seen[key]) return false; seen[key] = true; return true;
-      });
+      state.simMessages = Array.isArray(result.messages) ? result.messages : [];
       if (state.fitted) fitView(); else clampView();
       applyFollow();
       syncControls();
@@ -915,7 +891,7 @@ var KVWave = (function () {
       ctx.restore();
 
       drawRuler(scale, widthCss, tickStep, firstTick);
-      drawGutter(heightCss);
+      drawGutter(widthCss, heightCss);
       updateReadouts();
       state.lastDrawMs = performance.now() - t0;
     }
@@ -923,7 +899,8 @@ var KVWave = (function () {
     function drawBlocks(scale, widthCss) {
       var anyHighlight = state.highlighted.size > 0;
       // rects[key] is a flat [x, y, w, h, ...] list; "~" marks the dimmed variant of a fill.
-      var rects = {}, labels = [];
+      // labels[key] is a flat [block, x0, x1, yMid, dim, ...] list per fill (its text colour).
+      var rects = {}, labels = {};
       var xMin = state.gutterPx, xMax = widthCss;
       for (var row = 0; row < state.laneIndex.length; row++) {
         var index = state.laneIndex[row], blocks = index.blocks;
@@ -956,7 +933,7 @@ var KVWave = (function () {
             list.push(cx0, y, cx1 - cx0, h);
             lastList = list;
           }
-          if (cx1 - cx0 >= LABEL_MIN_WIDTH_PX) labels.push(b, cx0, cx1, y + h / 2, dim);
+          if (cx1 - cx0 >= LABEL_MIN_WIDTH_PX) (labels[fillKey(b)] || (labels[fillKey(b)] = [])).push(b, cx0, cx1, y + h / 2, dim);
         }
       }
       // Fills batched by colour: one fillStyle change and one fill() per key.
@@ -979,17 +956,16 @@ var KVWave = (function () {
       ctx.textBaseline = "middle";
       ctx.textAlign = "center";
       for (var k2 = 0; k2 < FILL_KEYS.length; k2++) {
-        var fk = FILL_KEYS[k2], styled = false;
-        for (var j = 0; j < labels.length; j += 5) {
-          var lb = labels[j];
-          if (fillKey(lb) !== fk) continue;
-          var room = labels[j + 2] - labels[j + 1] - 2 * LABEL_PAD_PX;
-          var cands = labelCandidates(lb), text = null;
+        var fk = FILL_KEYS[k2], group = labels[fk];
+        if (!group) continue;
+        ctx.fillStyle = colours[fk + "-fg"];
+        for (var j = 0; j < group.length; j += 5) {
+          var room = group[j + 2] - group[j + 1] - 2 * LABEL_PAD_PX;
+          var cands = labelCandidates(group[j]), text = null;
           for (var c = 0; c < cands.length; c++) if (textWidth(cands[c]) <= room) { text = cands[c]; break; }
           if (text === null) continue;
-          if (!styled) { ctx.fillStyle = colours[fk + "-fg"]; styled = true; }
-          ctx.globalAlpha = labels[j + 4] ? DIM_ALPHA + 0.2 : 1;
-          ctx.fillText(text, (labels[j + 1] + labels[j + 2]) / 2, labels[j + 3]);
+          ctx.globalAlpha = group[j + 4] ? DIM_ALPHA + 0.2 : 1;
+          ctx.fillText(text, (group[j + 1] + group[j + 2]) / 2, group[j + 3]);
         }
       }
       ctx.globalAlpha = 1;
@@ -1093,7 +1069,7 @@ var KVWave = (function () {
       if (state.cursor !== null) tag(state.cursor, String(state.cursor), colours.cursor);
     }
 
-    function drawGutter(heightCss) {
+    function drawGutter(widthCss, heightCss) {
       ctx.fillStyle = colours.panel;
       ctx.fillRect(0, 0, state.gutterPx, heightCss);
       ctx.fillStyle = colours.border;
@@ -1109,7 +1085,7 @@ var KVWave = (function () {
         // A sub-row belongs to the lane above it: no separator, a smaller indented muted name.
         if (lastGroup !== null && lane.group !== lastGroup && !sub) {
           ctx.fillStyle = colours.border;
-          ctx.fillRect(0, top, canvas.width, 1);
+          ctx.fillRect(0, top, widthCss, 1);
         }
         lastGroup = lane.group;
         if (sub) useFont(LABEL_FONT_PX + "px " + uiFont);
@@ -1166,7 +1142,7 @@ var KVWave = (function () {
         return d;
       }
       var ok = tileText(b);
-      div(blockName(b) + (ok ? " " + ok : "") + "  [" + (lanes(b.lane)) + "]", "kv-tt-title");
+      div(blockName(b) + (ok ? " " + ok : "") + "  [" + laneLabel(b.lane) + "]", "kv-tt-title");
       if (KIND_DOCS[b.kind]) div(KIND_DOCS[b.kind]);
       var facts = [];
       if (b.operand) facts.push("operand " + b.operand);
@@ -1203,6 +1179,9 @@ var KVWave = (function () {
           srcBox.appendChild(row);
         });
         tooltip.appendChild(srcBox);
+      } else {
+        // The simulator found no parsed op for this step (e.g. FA3's barrier_Q wait): say so.
+        div("no parsed source line for this step", "kv-tt-src kv-muted");
       }
       tooltip.hidden = false;
       // Fixed positioning in viewport coordinates: the tooltip may extend past the canvas box.
@@ -1219,9 +1198,10 @@ var KVWave = (function () {
       var name = KIND_NAMES[b.kind] || String(b.kind);
       return b.operand && (b.kind === "issue" || b.kind === "filling" || b.kind === "full") ? name + " " + b.operand : name;
     }
-    function lanes(id) {
+    /** Display name of a lane id ("consumer WG0"), or the id itself for an unknown lane. */
+    function laneLabel(id) {
       var row = state.laneRow[id];
-      return row === undefined ? String(id) : String(state.lanes[row].label || id);
+      return row === undefined ? String(id) : laneName(state.lanes[row]);
     }
     function hideTooltip() { tooltip.hidden = true; }
 

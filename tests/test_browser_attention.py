@@ -197,6 +197,38 @@ def test_gemm1_tooltip_shows_v_wait_and_pv_mma_lines(open_page, fa3):
     assert f"wait reason: {wait['reason']}" in page.inner_text("#tooltip")
 
 
+def source_refs(parsed):
+    """Every (path, line, text) the parser recorded anywhere in a parsed structure."""
+    refs, stack = set(), [parsed]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, dict):
+            if isinstance(item.get("line"), int) and "text" in item:
+                refs.add((item["line"], item["text"]))
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+    return refs
+
+
+def test_every_block_traces_to_parsed_lines(open_page, fa3):
+    """Faithfulness: a block's source lines are lines the parser recorded; a block without any says so."""
+    page = open_page(FA3_PAGE.as_uri())
+    known = source_refs(fa3)
+    blocks = kv(page, "kv.blocks()")
+    unknown = [(b["kind"], ref["line"]) for b in blocks for ref in b["lines"] if (ref["line"], ref["text"]) not in known]
+    assert unknown == []
+    with_lines = [b for b in blocks if b["lines"]]
+    # Only the Q hand-off lacks a parsed line (the parser records no op for barrier_Q's wait).
+    assert len(with_lines) >= len(blocks) - 2
+    assert {(b["kind"], b["lane"]) for b in blocks if not b["lines"]} <= {("full", "q_stage0"), ("wait", "consumer0")}
+    lineless = next(b for b in blocks if not b["lines"])
+    centre = kv(page, f"kv.blockCenter({lineless['id']})")
+    page.mouse.move(centre["x"], centre["y"])
+    page.wait_for_selector("#tooltip:not([hidden])")
+    assert "no parsed source line" in page.inner_text("#tooltip")
+
+
 def test_click_follows_one_kv_block(open_page):
     page = open_page(FA3_PAGE.as_uri())
     block, centre = find_block(page, "gemm0", tile=1, k=2)

@@ -118,11 +118,22 @@ def test_page_loads_offline_and_draws(open_page, page_url, parsed):
     page.screenshot(path=str(browser_util.artifact_path("waveform_light.png")), full_page=True)
 
 
+CANVAS_PIXEL_JS = """([x, y]) => {
+  const canvas = document.getElementById('wave'), dpr = window.devicePixelRatio || 1;
+  return Array.from(canvas.getContext('2d').getImageData(Math.round(x * dpr), Math.round(y * dpr), 1, 1).data);
+}"""
+
+
 def test_dark_scheme(open_page, page_url):
     page = open_page(page_url, color_scheme="dark")
     light_bg = "#ffffff"
     bg = page.evaluate("getComputedStyle(document.documentElement).getPropertyValue('--bg').trim()")
     assert bg and bg.lower() != light_bg
+    # The canvas reads the theme too: its ruler and lane gutter are the dark panel colour.
+    width = kv(page, "document.getElementById('wave').clientWidth")
+    for x, y in ((width - 3, 3), (3, kv(page, "kv.state.rowsBottom") - 3)):
+        r, g, b, _a = page.evaluate(CANVAS_PIXEL_JS, [x, y])
+        assert r + g + b < 3 * 64, (x, y, r, g, b)
     page.screenshot(path=str(browser_util.artifact_path("waveform_dark.png")), full_page=True)
 
 
@@ -190,6 +201,14 @@ def test_tooltip_shows_source_lines(open_page, page_url, parsed):
         assert f":{op['line']}" in text, op_kind
         assert op["text"][:30] in text, op_kind
     page.screenshot(path=str(browser_util.artifact_path("waveform_tooltip.png")))
+    # Faithfulness: every block's lines are lines the parser recorded (path, line and text).
+    known = {(op["line"], op["text"]) for fn in parsed["functions"] for op in fn.get("ops", [])}
+    known |= {(c["line"], c["text"]) for c in (parsed.get("kernel_layer") or {}).get("calls", [])
+              if isinstance(c, dict) and "text" in c}
+    blocks = kv(page, "kv.blocks()")
+    assert all(b["lines"] for b in blocks), [b for b in blocks if not b["lines"]][:3]
+    stray = [(b["kind"], r["line"]) for b in blocks for r in b["lines"] if (r["line"], r["text"]) not in known]
+    assert stray == []
     # Wait blocks name their reason.
     wait, centre = find_block(page, "wait")
     page.mouse.move(centre["x"], centre["y"])
@@ -317,6 +336,15 @@ def test_keyboard_and_buttons_zoom_pan_fit(open_page, page_url):
     assert kv(page, "kv.state.view.t1Step - kv.state.view.t0Step") > zoomed["t1Step"] - zoomed["t0Step"]
     page.keyboard.press("f")
     assert kv(page, "[kv.state.view.t0Step, kv.state.view.t1Step]") == [0, total]
+    # Home / End jump to either end at the same zoom.
+    page.keyboard.press("+")
+    span = kv(page, "kv.state.view.t1Step - kv.state.view.t0Step")
+    page.keyboard.press("End")
+    assert kv(page, "[kv.state.view.t0Step, kv.state.view.t1Step]") == pytest.approx([total - span, total])
+    page.keyboard.press("Home")
+    assert kv(page, "[kv.state.view.t0Step, kv.state.view.t1Step]") == pytest.approx([0, span])
+    page.keyboard.press("0")
+    assert kv(page, "[kv.state.view.t0Step, kv.state.view.t1Step]") == [0, total]
     page.click("#btn-zoom-in")
     assert kv(page, "kv.state.view.t1Step - kv.state.view.t0Step") < total
     page.click("#btn-fit")
@@ -340,16 +368,23 @@ def test_keyboard_and_buttons_zoom_pan_fit(open_page, page_url):
 def test_mouse_wheel_zoom_and_drag_pan(open_page, page_url):
     page = open_page(page_url)
     box = page.locator("#wave").bounding_box()
-    x, y = box["x"] + box["width"] * 0.6, box["y"] + box["height"] * 0.6
+    # Whole pixels: mouse events carry integer client coordinates.
+    x, y = round(box["x"] + box["width"] * 0.6), round(box["y"] + box["height"] * 0.6)
     page.mouse.move(x, y)
     flush(page)
     assert page.inner_text("#cursor-readout") != "cursor \u2013"
     span0 = kv(page, "kv.state.view.t1Step - kv.state.view.t0Step")
+    step_under_mouse = f"kv.state.scale.tStep({x} - document.getElementById('wave').getBoundingClientRect().left)"
+    anchor = kv(page, step_under_mouse)
     page.keyboard.down("Control")
     page.mouse.wheel(0, -300)
     page.keyboard.up("Control")
     # Wheel events are delivered asynchronously: wait for their effect (the timeout only catches hangs).
     page.wait_for_function(f"window.__kv.state.view.t1Step - window.__kv.state.view.t0Step < {span0}")
+    flush(page)
+    # Zoom keeps the step under the mouse where it was (GTKWave / Perfetto habit), not the centre.
+    assert kv(page, step_under_mouse) == pytest.approx(anchor, abs=1e-6)
+    assert kv(page, "kv.state.view.t0Step") > 0
     t0 = kv(page, "kv.state.view.t0Step")
     page.mouse.wheel(0, 120)
     page.wait_for_function(f"window.__kv.state.view.t0Step > {t0}")
