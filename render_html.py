@@ -12,6 +12,7 @@ Markup, styles and script live in assets/ as real files; this module never write
 import re
 
 import pagekit
+import render_waveform
 
 TEMPLATE_ASSET = "assets/graph.html"
 THEME_CSS_ASSET = "assets/theme.css"
@@ -1029,12 +1030,8 @@ def layout_graph(graph):
 # ---- Page ----------------------------------------------------------------------------------
 
 def default_title(model):
-    """Return a title from the kernel (or mainloop) file name, without directories or extension."""
-    layer = model.get("kernel_layer") or {}
-    name = ((layer.get("source") or {}).get("path") or (model.get("source") or {}).get("path") or "kernel")
-    name = name.replace("\\", "/").rsplit("/", 1)[-1]
-    stem = name.rsplit(".", 1)[0] if "." in name else name
-    return f"{stem or 'kernel'} - pipeline dataflow graph"
+    """Return the graph page's title: the kernel file's stem (as on the waveform page) and what the page shows."""
+    return f"{render_waveform.kernel_stem(model)} - pipeline dataflow graph"
 
 
 def page_model(model):
@@ -1045,9 +1042,8 @@ def page_model(model):
 
 def render(model, title=None):
     """Return the complete self-contained dataflow graph page for a parsed model."""
-    import render_waveform  # header facts are shared with the waveform page (read-only use)
-
     title = title if title is not None else default_title(model)
+    # The header facts (and their wording) are the waveform page's, so both pages agree.
     facts = render_waveform.header_facts(model)
 
     texts = {"TITLE": title, "HEADING": title}

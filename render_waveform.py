@@ -196,12 +196,16 @@ def header_facts(parsed):
     }
 
 
-def default_title(parsed):
-    """Return a title from the kernel (or mainloop) file name, without directories or extension."""
-    facts = header_facts(parsed)
-    name = posixpath.basename(facts["kernel"].replace("\\", "/"))
+def kernel_stem(parsed):
+    """Return the kernel (or mainloop) file name without directories or extension; both pages' titles use it."""
+    name = posixpath.basename(header_facts(parsed)["kernel"].replace("\\", "/"))
     stem = name.rsplit(".", 1)[0] if "." in name else name
-    return f"{stem or 'kernel'} - logical pipeline schedule"
+    return stem or "kernel"
+
+
+def default_title(parsed):
+    """Return the waveform page's title: the kernel file's stem and what the page shows."""
+    return f"{kernel_stem(parsed)} - logical pipeline schedule"
 
 
 def page_model(parsed, knobs):

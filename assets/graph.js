@@ -311,7 +311,7 @@ var KVGraph = (function () {
       case "Escape": clearSelection(); hideTip(); break;
       case "+": case "=": zoomBy(ZOOM_STEP); break;
       case "-": case "_": zoomBy(1 / ZOOM_STEP); break;
-      case "f": case "0": fit(); break;
+      case "f": case "F": case "0": fit(); break;
       case "ArrowLeft": panBy(PAN_STEP_PX, 0); break;
       case "ArrowRight": panBy(-PAN_STEP_PX, 0); break;
       case "ArrowUp": panBy(0, PAN_STEP_PX); break;

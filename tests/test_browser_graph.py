@@ -141,8 +141,16 @@ def test_canonical_page(browser, tmp_path):
         page.keyboard.press("-")
         assert page.evaluate("KVGraph.state.view.scale") < before
         page.mouse.move(640, 500)
+        view = page.evaluate("KVGraph.state.view")
         page.mouse.wheel(0, -300)
+        # Wheel events arrive asynchronously: wait for the zoom (the timeout only catches hangs).
+        page.wait_for_function(f"KVGraph.state.view.scale > {view['scale']}")
         zoomed = page.evaluate("KVGraph.state.view")
+        # The drawing point under the mouse stays under it.
+        box = page.locator("#graph").bounding_box()
+        px, py = 640 - box["x"], 500 - box["y"]
+        for axis, p in (("tx", px), ("ty", py)):
+            assert (p - zoomed[axis]) / zoomed["scale"] == pytest.approx((p - view[axis]) / view["scale"], abs=1e-6)
         page.mouse.move(300, 300)
         page.mouse.down()
         page.mouse.move(380, 340, steps=4)
@@ -152,6 +160,11 @@ def test_canonical_page(browser, tmp_path):
         assert page.evaluate("document.querySelectorAll('.kg-dim').length") == 0  # a drag is not a click
         page.click("#btn-fit")
         assert_fit(page)
+        fitted = page.evaluate("KVGraph.state.view")
+        page.keyboard.press("+")
+        assert page.evaluate("KVGraph.state.view.scale") > fitted["scale"]
+        page.keyboard.press("Shift+F")
+        assert page.evaluate("KVGraph.state.view") == fitted
 
         page.screenshot(path=str(browser_util.artifact_path("graph_canonical_light.png")))
         assert watch.problems() == []
