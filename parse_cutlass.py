@@ -262,6 +262,7 @@ class BracketIndex:
             partner[j] = k
             partner[k] = j
         self.partner = partner
+        self._code = code
         self._stops = None
 
     def _index(self, pos):
@@ -281,16 +282,21 @@ class BracketIndex:
     def _stop_table(self):
         """stop[k]: the token where a statement scan starting at token k ends (built on first use).
 
-        A `;` or a closer ends it; a paired opener jumps past its partner; an unpaired opener is
-        skipped. One backward pass, so every later statement_end() is a lookup.
+        A `;`, a closer, or a `{` right after a `)` (the block of `if (...) {`, `for (...) {`)
+        ends it; any other paired opener (a brace initializer `Shape{}`, a call) jumps past its
+        partner; an unpaired opener is skipped. One backward pass, so every later
+        statement_end() is a lookup.
         """
         if self._stops is None:
             n = len(self.chars)
             stops = array("q", [self.NONE]) * (n + 1)
-            chars, partner = self.chars, self.partner
+            chars, partner, pos, code = self.chars, self.partner, self.pos, self._code
             for k in range(n - 1, -1, -1):
                 ch = chars[k]
-                if ch in "([{":
+                if ch == "{" and k and chars[k - 1] == ")" and \
+                        not code[pos[k - 1] + 1:pos[k]].strip():
+                    stops[k] = k
+                elif ch in "([{":
                     p = partner[k]
                     stops[k] = stops[p + 1] if p != self.NONE else stops[k + 1]
                 else:
@@ -298,10 +304,19 @@ class BracketIndex:
             self._stops = stops
         return self._stops
 
-    def statement_end(self, pos, limit):
-        """Offset just past the `;` (or at the closer) ending the statement from pos; limit if later."""
-        k = bisect.bisect_left(self.pos, pos)
-        stop = self._stop_table()[k]
+    def statement_end(self, start, pos, limit):
+        """Offset ending the statement that starts at start and holds pos: just past its `;`, or
+        at the `{` of the block it heads, or at an enclosing closer; limit if that is later.
+
+        The scan runs from start, so brackets opened inside the statement before pos (the
+        `copy(` around `softmax.finalize(...)`) are closed in its text. A closer of a bracket
+        opened before start (the `)` of `for (...; ...; ++i) op;`) that lies before pos would
+        end it too early: then the scan runs from pos.
+        """
+        stops = self._stop_table()
+        stop = stops[bisect.bisect_left(self.pos, start)]
+        if stop != self.NONE and self.pos[stop] < pos:
+            stop = stops[bisect.bisect_left(self.pos, pos)]
         if stop == self.NONE or self.pos[stop] >= limit:
             return limit
         return self.pos[stop] + 1 if self.chars[stop] == ";" else self.pos[stop]
@@ -579,7 +594,9 @@ class Source:
 
     def statement(self, pos, end_hint=None):
         """Return (start, end) of the statement containing pos: from after the previous ; { }
-        to the next ; at bracket depth 0 (or the end of an enclosing call).  Bounded scans."""
+        to its ; at bracket depth 0, the `{` of a block it heads, or the end of an enclosing
+        call (BracketIndex.statement_end). end_hint (past an op's call) must lie inside it.
+        Bounded scans."""
         code = self.code
         lo = max(0, pos - STATEMENT_SCAN_LIMIT)
         # The previous ; { or } (rfind runs at C speed, so long statements cost little).
@@ -589,7 +606,7 @@ class Source:
         start = RE_SPACES.match(code, start, max(start, pos)).end()
         i = end_hint if end_hint is not None else pos
         hi = min(len(code), i + STATEMENT_SCAN_LIMIT)
-        return start, self.brackets.statement_end(i, hi)
+        return start, self.brackets.statement_end(start, i, hi)
 
     def snippet(self, start, end):
         """One-line statement text (comments removed, white space collapsed, trimmed).

@@ -91,6 +91,30 @@ def test_multiline_statement_line_end_line_and_text():
     assert op["pipeline"] == "P"
 
 
+def test_statement_text_closes_brackets_opened_before_the_op():
+    """An op nested in a call or condition shows its whole statement, not a cut-off prefix."""
+    text = ("struct M {\n  using P = cutlass::PipelineTmaAsync<S>;\n"
+            "  CUTLASS_DEVICE void f(P pipeline) {\n"
+            "    copy(params.tma_load_K.with(*pipeline.producer_get_barrier(w), mask),\n"
+            "         tKgK(_, n), tKsK(_, w.index()));\n"
+            "    cute::copy(softmax.finalize(v_descale), scores_scale);\n"
+            "    if (pipeline.consumer_test_wait(r)) {\n      x = 1;\n    }\n"
+            "    for (int i = 0; i < n; ++i) pipeline.consumer_release(r);\n  }\n};\n")
+    ops = parse_cutlass.parse_text(text, "t.hpp")["functions"][0]["ops"]
+    got = [(o["op"], o["line"], o["end_line"], o["text"]) for o in ops]
+    whole_copy = "copy(params.tma_load_K.with(*pipeline.producer_get_barrier(w), mask), tKgK(_, n), tKsK(_, w.index()));"
+    assert got == [
+        ("tma_load", 4, 5, whole_copy),
+        ("producer_get_barrier", 4, 5, whole_copy),
+        ("softmax", 6, 6, "cute::copy(softmax.finalize(v_descale), scores_scale);"),
+        ("consumer_test_wait", 7, 7, "if (pipeline.consumer_test_wait(r))"),
+        ("consumer_release", 10, 10, got[-1][3]),
+    ]
+    # The for header's `)` closes a bracket opened before the statement's start (after the
+    # header's last `;`): the statement still runs on to the op's own `;`.
+    assert got[-1][3].endswith(") pipeline.consumer_release(r);")
+
+
 def test_statement_text_is_trimmed_to_160_chars():
     args = ", ".join(f"argument_{i}" for i in range(40))
     text = f"struct M {{ using P = cutlass::PipelineAsync<2>;\n void f(P pipeline) {{ pipeline.producer_commit({args}); }} }};\n"
