@@ -407,6 +407,7 @@ def split_top_level(code, start, end, brackets=None, max_parts=None):
 
 _IDENT = r"[A-Za-z_]\w*"
 _QUALIFIED = rf"(?:::)?{_IDENT}(?:\s*::\s*{_IDENT})*"
+RE_IDENT = re.compile(rf"\b{_IDENT}")
 
 # `using Alias =` -- the aliased type runs to the statement's ';' (found bracket-aware by
 # Source.statement, since FA3's types hold `{}` as in CUTE_STATIC_V(size(ClusterShape{}))).
@@ -1009,7 +1010,7 @@ class FunctionContext:
             for alias, name in typed_names(code, span_start, span_end, self.aliases):
                 self.names.setdefault(name, [alias])
         for m in RE_AUTO_LOCAL.finditer(code, fn["open"], body_end):
-            refs = [n for n in re.findall(rf"\b{_IDENT}\b", m.group("init")) if n in self.names]
+            refs = [n for n in RE_IDENT.findall(m.group("init")) if n in self.names]
             if refs and m.group("name") not in self.names:
                 seen = []
                 for r in refs:
@@ -1033,7 +1034,7 @@ class FunctionContext:
                 continue
             params = []
             for s, e in split_top_level(code, paren + 1, pclose):
-                words = re.findall(rf"{_IDENT}", code[s:e])
+                words = RE_IDENT.findall(code, s, e)
                 if words:
                     params.append(words[-1])
             brace = code.find("{", pclose)
@@ -1083,7 +1084,7 @@ def find_ops(src, fn, pipelines, buffers):
     ops = []
 
     def add(kind, pos, receiver, call_open=None, **extra):
-        end_hint = None
+        end_hint = close = None
         if call_open is not None:
             close = src.brackets.close_of(call_open)
             end_hint = close + 1 if close is not None else None
@@ -1093,6 +1094,7 @@ def find_ops(src, fn, pipelines, buffers):
             "op": kind, "line": src.line(pos), "end_line": src.line(max(pos, end - 1)),
             "receiver": receiver, "pipeline": alias, "buffer": None, "operand": None,
             "text": src.snippet(start, end), "_pos": pos,
+            "_args": (call_open + 1, close) if close is not None else None,
         }
         if len(cands) > 1:
             op["pipeline_candidates"] = cands
@@ -1240,16 +1242,41 @@ def find_ops(src, fn, pipelines, buffers):
         add(kind, m.start(), recv, m.end() - 1)
 
     ops.sort(key=lambda o: (o["_pos"], o["op"]))
-    # An MMA reads the stage its nearest preceding consumer_wait (same function) waited for.
-    waited = None
+    _pair_mmas_with_waits(code, ops)
     for op in ops:
-        if op["op"] in ("consumer_wait", "consumer_try_wait"):
-            waited = op
-        elif op["op"] == "mma" and waited is not None and waited["pipeline"]:
-            op["pipeline"] = waited["pipeline"]
-            op["wait_line"] = waited["line"]
-        del op["_pos"]
+        del op["_pos"], op["_args"]
     return ops
+
+
+WAIT_OPS = ("consumer_wait", "consumer_try_wait")
+
+
+def _pair_mmas_with_waits(code, ops):
+    """Give each MMA the pipeline and line of the consumer wait whose stage it reads.
+
+    That is the nearest preceding wait (same function) whose call arguments share a name with
+    the MMA's (the pipeline state: FA3's backward waits on pipeline_q with smem_pipe_read and
+    on pipeline_do with smem_pipe_read_do_cur, then runs MMAs on both stages), else the nearest
+    preceding wait.
+    """
+    waits = []   # (wait op, names in its arguments other than its receiver), in source order
+    for op in ops:
+        if op["op"] in WAIT_OPS:
+            waits.append((op, _arg_names(code, op) - {op["receiver"]}))
+        elif op["op"] == "mma" and waits:
+            names = _arg_names(code, op)
+            waited = next((w for w, state in reversed(waits) if state & names), waits[-1][0])
+            if waited["pipeline"]:
+                op["pipeline"] = waited["pipeline"]
+                op["wait_line"] = waited["line"]
+
+
+def _arg_names(code, op):
+    """Identifiers in the first MAX_ARG_CHARS characters of an op's call arguments."""
+    if op["_args"] is None:
+        return set()
+    start, end = op["_args"]
+    return set(RE_IDENT.findall(code, start, min(end, start + MAX_ARG_CHARS)))
 
 
 # Methods of a load helper object that prepare rather than load.

@@ -54,6 +54,7 @@ NEAR_MATCH_SAMPLES = {
     "RE_SCAN_PREFILTER": "PipelineTmaAsync <",
     "RE_SCOPE_BRACE": "void f() {",
     "RE_SPACES": "  ",
+    "RE_IDENT": "smem_pipe_read",
     "RE_SPLIT_STOP": ",",
     "RE_TYPED_NAME": "typename cute::MainloopPipeline const& pipeline,",
     "RE_NAMED_CALL": "consumer_wait(pipeline_k, smem_pipe_read);",

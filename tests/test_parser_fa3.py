@@ -72,6 +72,21 @@ def test_consumer_lambda_waits_resolve_to_pipeline_passed_in(fa3):
     assert any(o["op"] == "softmax" for o in mma["ops"])
 
 
+def test_backward_mmas_read_the_stage_of_the_wait_they_name(validate):
+    bwd = validate(parse_cutlass.parse_file(Path(FA3) / "hopper/mainloop_bwd_sm90_tma_gmma_ws.hpp"))
+    mma = fn(bwd, "mma")
+    waits = {o["line"]: o["pipeline"] for o in mma["ops"] if o["op"] == "consumer_wait"}
+    assert set(waits.values()) == {"MainloopPipeline", "MainloopPipeline_dO"}
+    gemms = [o for o in mma["ops"] if o["op"] == "mma"]
+    # dK += dS^T Q reads Q's stage (smem_pipe_read); dV += P^T dO reads dO's (smem_pipe_read_do_cur)
+    for o in gemms:
+        if "tdKrQ(_, _, _, smem_pipe_read.index())" in o["text"]:
+            assert o["pipeline"] == "MainloopPipeline" and waits[o["wait_line"]] == "MainloopPipeline"
+        if "smem_pipe_read_do_cur.index()" in o["text"]:
+            assert o["pipeline"] == "MainloopPipeline_dO"
+    assert any("tdKrQ" in o["text"] for o in gemms)
+
+
 def test_kernel_calls(fa3):
     calls = {(c["receiver"], c["call"]) for c in fa3["kernel_layer"]["calls"]}
     assert {("mainloop", "load"), ("mainloop", "mma"), ("epilogue", "store")} <= calls

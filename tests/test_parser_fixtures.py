@@ -115,6 +115,22 @@ def test_statement_text_closes_brackets_opened_before_the_op():
     assert got[-1][3].endswith(") pipeline.consumer_release(r);")
 
 
+def test_mma_pairs_with_the_wait_whose_stage_it_reads():
+    """FA3-backward shape: after waits on two pipelines, each MMA takes the wait that shares its
+    pipeline-state argument; an MMA naming no waited state takes the nearest wait."""
+    text = ("struct M {\n  using PQ = cutlass::PipelineTmaAsync<S>;\n"
+            "  using PdO = cutlass::PipelineTmaAsync<S>;\n"
+            "  CUTLASS_DEVICE void mma(PQ pipeline_q, PdO pipeline_do) {\n"
+            "    pipeline_q.consumer_wait(smem_pipe_read, token);\n"
+            "    pipeline_do.consumer_wait(smem_pipe_read_do);\n"
+            "    gemm(tiled_mma_dv, tP, tdO(_, smem_pipe_read_do.index()), tdV);\n"
+            "    gemm(tiled_mma_dk, tdS, tQ(_, smem_pipe_read.index()), tdK);\n"
+            "    gemm(tiled_mma_dq, tdS, tK, tdQ);\n  }\n};\n")
+    ops = parse_cutlass.parse_text(text, "t.hpp")["functions"][0]["ops"]
+    assert [(o["line"], o["pipeline"], o["wait_line"]) for o in ops if o["op"] == "mma"] == [
+        (7, "PdO", 6), (8, "PQ", 5), (9, "PdO", 6)]
+
+
 def test_statement_text_is_trimmed_to_160_chars():
     args = ", ".join(f"argument_{i}" for i in range(40))
     text = f"struct M {{ using P = cutlass::PipelineAsync<2>;\n void f(P pipeline) {{ pipeline.producer_commit({args}); }} }};\n"
