@@ -437,7 +437,8 @@ RE_PIPELINE_NAME = re.compile(r"Pipeline[A-Z]\w*$")
 RE_CONDITIONAL = re.compile(r"\bconditional(?:_t)?\s*<")
 
 # cute::array_aligned<T, cosize_v<Layout>[, align]> smem_x;  (the <...> is scanned with scan_angle)
-RE_ARRAY_ALIGNED = re.compile(r"\barray_aligned\s*<")
+# and cute::ArrayEngine<T, cosize_v<Layout>> smem_x; (SM90 sparse and mixed-input collectives)
+RE_ARRAY_ALIGNED = re.compile(r"\b(?:array_aligned|ArrayEngine)\s*<")
 RE_COSIZE_LAYOUT = re.compile(rf"\bcosize_v\s*<\s*(?P<layout>{_QUALIFIED})")
 RE_MEMBER_NAME = re.compile(rf"\s*(?P<name>{_IDENT})\s*(?:\[[^\];{{}}]*\]\s*)?;")
 
@@ -852,7 +853,7 @@ def operand_from_name(name):
 
 
 def find_buffers(src, structs):
-    """Shared-memory stage buffers: `array_aligned<..., cosize_v<Layout>...> smem_X;` members."""
+    """Shared-memory stage buffers: `array_aligned<...> smem_X;` / `ArrayEngine<...> smem_X;` members."""
     code = src.code
     buffers = []
     enclosing = _EnclosingStructs(structs)

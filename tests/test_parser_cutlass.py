@@ -151,6 +151,12 @@ def test_every_sm90_collective_has_pipeline_producer_consumer(cutlass_root, vali
         ops = {o["op"] for f in m["functions"] for o in f["ops"]}
         assert {"producer_acquire", "consumer_wait", "mma", "consumer_release"} <= ops, path.name
         assert ops & {"tma_load", "cp_async"}, path.name
+        # Every stage buffer is found (array_aligned or, in the sparse and mixed-input
+        # collectives, ArrayEngine), so every A/B load names the buffer it fills.
+        assert {"smem_A", "smem_B"} <= {b["name"] for b in m["buffers"]}, path.name
+        loads = [o for f in m["functions"] for o in f["ops"] if o["op"] in ("tma_load", "cp_async")]
+        assert all(o["buffer"] == "smem_" + o["operand"] for o in loads if o["operand"] in ("A", "B")), \
+            (path.name, [(o["line"], o["operand"], o["buffer"]) for o in loads])
 
 
 def test_fmha_collective_several_pipelines(cutlass, validate):
