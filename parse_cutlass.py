@@ -229,7 +229,6 @@ class BracketIndex:
     Offsets and partners live in flat arrays (a dict of 5 million pairs costs gigabytes).
     """
 
-    OPEN = {"(": ")", "[": "]", "{": "}"}
     CLOSE = {")": "(", "]": "[", "}": "{"}
     NONE = -1
 
@@ -757,15 +756,14 @@ def find_pipelines(src):
         if m.start() < covered or alias in NOT_PIPELINE_CLASSES or RE_NOT_PIPELINE.search(alias):
             continue
         rhs_start = m.end()
-        _, stmt_end = src.statement(m.start(), m.end())
-        covered = stmt_end
-        rhs = code[rhs_start:max(rhs_start, stmt_end - 1)]
+        start, end = src.statement(m.start(), m.end())
+        covered = end
+        rhs = code[rhs_start:max(rhs_start, end - 1)]
         if "Pipeline" not in rhs:
             continue
         classes, stages = _type_candidates(code, rhs_start, rhs_start + len(rhs), by_alias)
         if not classes:
             continue
-        start, end = src.statement(m.start(), m.end())
         entry = {
             "alias": alias,
             "class": classes[0] if len(classes) == 1 else classes,
@@ -890,7 +888,7 @@ def find_buffers(src, structs):
 def _enclosing_using(src, pos):
     """Name of the `using X =` alias whose declaration contains pos, if any."""
     start, _ = src.statement(pos)
-    m = re.match(rf"\s*using\s+(?P<alias>{_IDENT})\s*=", src.code[start:pos])
+    m = RE_USING.match(src.code, start, pos)
     return m.group("alias") if m else None
 
 
@@ -1111,10 +1109,9 @@ def find_ops(src, fn, pipelines, buffers):
         if not recv:
             continue
         resolved = ctx.resolve(recv)
-        op = add(m.group("op"), rstart, recv, m.end() - 1, resolved=resolved)
+        add(m.group("op"), rstart, recv, m.end() - 1, resolved=resolved)
         if resolved[0] is None:
             src.warn(rstart, f"{m.group('op')}: receiver '{recv}' not resolved to a pipeline alias")
-            op["pipeline"] = None
 
     # Variables holding a pipeline's producer barrier: BarrierType* tma_barrier = pipeline.producer_get_barrier(...)
     barrier_vars = {}
@@ -1135,7 +1132,7 @@ def find_ops(src, fn, pipelines, buffers):
             continue
         paren = m.end() - 1
         close = src.brackets.close_of(paren)
-        if close is None or m.start() < lam["close"] and m.start() > lam["open"]:
+        if close is None:
             continue
         want = max(idx for _, idx in lam["ops"]) + 1
         args = [" ".join(code[s:min(e, s + MAX_ARG_CHARS)].split())
@@ -1397,7 +1394,7 @@ def parse_kernel_layer(src):
         out[key + "_line"] = src.line(m.start())
     for m in RE_ORDER_BARRIER.finditer(code):
         alias = m.group("alias")
-        if alias.endswith("SharedStorage") or alias.endswith("Storage") or alias.endswith("Params"):
+        if alias.endswith(("Storage", "Params")):
             continue
         cls = re.search(rf"({_IDENT})\s*(?:<|$)", m.group("rhs").strip())
         out["order_barriers"].append({"alias": alias, "class": cls.group(1) if cls else m.group("rhs").strip(),
@@ -1584,10 +1581,8 @@ def locate(name):
         for cand in (root / name, root / "include" / name, root / "examples" / name):
             if cand.is_file():
                 return cand
-    if os.sep in name or "/" in name:
-        hits = []
-    else:
-        hits = []
+    hits = []
+    if os.sep not in name and "/" not in name:
         for root in roots:
             for sub in ("include", "examples", "."):
                 base = root / sub
