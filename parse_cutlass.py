@@ -509,6 +509,14 @@ RE_ORDER_OP = re.compile(rf"""
     \s* \(
 """, re.VERBOSE)
 
+# Standalone transaction barriers outside any pipeline (FlashAttention-3's Q and O barriers):
+# barrier_Q.wait(phase), shared_storage.pipelines.barrier_Q.arrive_and_expect_tx(bytes),
+# barrier_Q.arrive(). The member name must start with `barrier_`; the receiver is read backwards.
+RE_BARRIER_OP = re.compile(r"""
+    (?<![\w]) barrier_ (?P<name>\w+) \s* (?P<dot>\.|->) \s*
+    (?P<call>wait|try_wait|arrive|arrive_and_expect_tx|expect_transaction) \s* \(
+""", re.VERBOSE)
+
 # A local lambda taking the pipeline as a parameter: auto consumer_wait = [](auto& pipeline, ...) {
 RE_LAMBDA = re.compile(rf"""
     \bauto \s+ (?P<name>{_IDENT}) \s* = \s* \[ [^\]\[;{{}}]* \] \s* \(
@@ -1238,6 +1246,11 @@ def find_ops(src, fn, pipelines, buffers):
             kind = "order_wait" if m.group("call") == "wait" else "order_arrive"
             recv = m.group("recv")
         add(kind, m.start(), recv, m.end() - 1)
+
+    for m in RE_BARRIER_OP.finditer(code, lo, hi):
+        rstart, recv = _receiver_before(code, m.start("dot"))
+        kind = "barrier_wait" if m.group("call") in ("wait", "try_wait") else "barrier_arrive"
+        add(kind, rstart, recv, m.end() - 1, barrier=f"barrier_{m.group('name')}")
 
     ops.sort(key=lambda o: (o["_pos"], o["op"]))
     _pair_mmas_with_waits(code, ops)

@@ -857,7 +857,11 @@ var KernelSchedule = (function () {
     var fullV = refsOf(waits.gemm1, path);
     var waitK = refsOf(waits.gemm0.filter(function (op) { return op.op === "consumer_wait"; }), path);
     var waitV = refsOf(waits.gemm1.filter(function (op) { return op.op === "consumer_wait"; }), path);
+    // Q waits: on a Q pipeline (88_hopper_fmha), else on a standalone barrier_Q (FA3's
+    // barrier_Q.wait(work_idx % 2), parsed as barrier_wait).
+    function onQBarrier(op) { return op.barrier === "barrier_Q"; }
     var fullQ = refsOf(pick(cOps, waitKinds, onPipe(shape.qPipe)), path);
+    if (fullQ.length === 0) fullQ = refsOf(pick(cOps, ["barrier_wait"], onQBarrier), path);
     /** Producer acquire/load/commit ops of one operand: loads by operand, acquire/commit by pipeline. */
     function issueOps(operand, pipe, exclude) {
       return pOps.filter(function (op) {
@@ -897,7 +901,8 @@ var KernelSchedule = (function () {
       releaseV: releaseV,
       issueK: refsOf(issueOps("K", kPipe, transposeOps), path),
       issueV: refsOf(issueOps("V", vPipe, transposeOps), path),
-      issueQ: refsOf(issueOps("Q", shape.qPipe, transposeOps), path),
+      issueQ: unionRefs([refsOf(issueOps("Q", shape.qPipe, transposeOps), path),
+        refsOf(pick(pOps, ["barrier_arrive"], onQBarrier), path)]),
       fillK: refsOf(pick(pOps, ["tma_load", "cp_async"], function (op) { return op.operand === "K"; }), path),
       fillV: refsOf(pick(pOps, ["tma_load", "cp_async"], function (op) { return op.operand === "V"; }), path),
       fillQ: refsOf(pick(pOps, ["tma_load", "cp_async"], function (op) { return op.operand === "Q"; }), path),

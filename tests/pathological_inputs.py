@@ -36,6 +36,7 @@ NEAR_MATCH_SAMPLES = {
     "RE_SOFTMAX_WORD": "softmax.template max_get_scale<true>(tSrS);",
     "RE_MEMBER_CALL_TAIL": ".template online_softmax<true>(",
     "RE_ORDER_OP": "math_wg_order_barrier.wait(); warp_scheduler_barrier_sync();",
+    "RE_BARRIER_OP": "shared_storage.pipelines.barrier_Q.arrive_and_expect_tx(kBytes); barrier_Q.wait(work_idx % 2);",
     "RE_LAMBDA": "auto consumer_wait = [](auto& pipeline, auto& smem_pipe_read) {",
     "RE_LOAD_HELPER": "LoadK load_k{params.tma_load_k, pipeline_k, storage.smem_k};",
     "RE_AUTO_LOCAL": "auto& pipe = pipeline_k;",

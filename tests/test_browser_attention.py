@@ -212,18 +212,31 @@ def source_refs(parsed):
 
 
 def test_every_block_traces_to_parsed_lines(open_page, fa3):
-    """Faithfulness: a block's source lines are lines the parser recorded; a block without any says so."""
+    """Faithfulness: every block of the FA3 page carries source lines, all of them lines the parser
+    recorded (the Q hand-off included: barrier_Q.arrive_and_expect_tx / barrier_Q.wait)."""
     page = open_page(FA3_PAGE.as_uri())
     known = source_refs(fa3)
     blocks = kv(page, "kv.blocks()")
     unknown = [(b["kind"], ref["line"]) for b in blocks for ref in b["lines"] if (ref["line"], ref["text"]) not in known]
     assert unknown == []
-    with_lines = [b for b in blocks if b["lines"]]
-    # Only the Q hand-off lacks a parsed line (the parser records no op for barrier_Q's wait).
-    assert len(with_lines) >= len(blocks) - 2
-    assert {(b["kind"], b["lane"]) for b in blocks if not b["lines"]} <= {("full", "q_stage0"), ("wait", "consumer0")}
-    lineless = next(b for b in blocks if not b["lines"])
-    centre = kv(page, f"kv.blockCenter({lineless['id']})")
+    assert [(b["kind"], b["lane"]) for b in blocks if not b["lines"]] == []
+    q_full = next(b for b in blocks if b["kind"] == "full" and b["lane"] == "q_stage0")
+    assert {ref["op"] for ref in q_full["lines"]} == {"barrier_wait"}
+
+
+def test_block_without_parsed_lines_says_so(open_page, fa3, tmp_path):
+    """Without the barrier_Q waits (as if the parser had missed them) the Q blocks have no line, and
+    their tooltip says so instead of showing nothing."""
+    stripped = json.loads(json.dumps(fa3))
+    for fn in stripped["functions"]:
+        fn["ops"] = [op for op in fn["ops"] if op["op"] != "barrier_wait"]
+    out = tmp_path / "fa3_no_q_wait.html"
+    pagekit.write_atomic(out, rw.render(stripped, {"intraWGOverlap": True, "interWGPingpong": True}))
+    page = open_page(out.as_uri())
+    blocks = kv(page, "kv.blocks()")
+    lineless = [b for b in blocks if not b["lines"]]
+    assert lineless and {(b["kind"], b["lane"]) for b in lineless} <= {("full", "q_stage0"), ("wait", "consumer0")}
+    centre = kv(page, f"kv.blockCenter({lineless[0]['id']})")
     page.mouse.move(centre["x"], centre["y"])
     page.wait_for_selector("#tooltip:not([hidden])")
     assert "no parsed source line" in page.inner_text("#tooltip")

@@ -70,6 +70,9 @@ def test_consumer_lambda_waits_resolve_to_pipeline_passed_in(fa3):
     gemm0 = [o for o in mma["ops"] if o["op"] == "mma" and o["receiver"] == "tiled_mma_qk"]
     assert gemm0 and all(o["pipeline"] == "MainloopPipelineK" for o in gemm0)
     assert any(o["op"] == "softmax" for o in mma["ops"])
+    # the consumer's Q hand-off: barrier_Q.wait(work_idx % 2), no pipeline
+    q_waits = [o for o in mma["ops"] if o["op"] == "barrier_wait" and o["barrier"] == "barrier_Q"]
+    assert q_waits and all(o["pipeline"] is None for o in q_waits)
 
 
 def test_backward_mmas_read_the_stage_of_the_wait_they_name(validate):

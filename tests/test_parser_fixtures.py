@@ -257,3 +257,35 @@ def test_viz_default_renders_bundled_example(tmp_path):
     html = (tmp_path / "page.html").read_text()
     assert html.startswith("<!DOCTYPE html>") and "sm90_mma_tma_gmma_ss_warpspecialized.hpp" in html
     assert [p.name for p in tmp_path.iterdir()] == ["page.html"]   # no temporary file left
+
+
+def test_standalone_transaction_barrier_ops():
+    """FA3-style Q barrier: arrive_and_expect_tx / arrive in the producer, wait in the consumer;
+    order barriers and pipeline tokens named *barrier* are not standalone barrier ops."""
+    text = """struct M {
+  using P = cutlass::PipelineTmaAsync<2>;
+  CUTLASS_DEVICE void load(P pipeline_k, Storage& shared_storage) {
+    shared_storage.pipelines.barrier_Q.arrive_and_expect_tx(kBytesQ);
+    copy(params.tma_load_Q.with(reinterpret_cast<B&>(shared_storage.pipelines.barrier_Q), 0), g, s);
+    pipeline_k.producer_acquire(w);
+  }
+  CUTLASS_DEVICE void mma(P pipeline_k, Storage& shared_storage) {
+    auto &barrier_Q = shared_storage.pipelines.barrier_Q;
+    barrier_Q.wait(work_idx % 2);
+    auto barrier_token = pipeline_k.consumer_try_wait(r);
+    math_wg_order_barrier.wait();
+    pipeline_k.consumer_release(r);
+  }
+};
+"""
+    model = parse_cutlass.parse_text(text, "t.hpp")
+    ops = {f["name"]: [(o["op"], o["line"], o.get("barrier"), o["receiver"]) for o in f["ops"]]
+           for f in model["functions"]}
+    assert ops["load"][0] == ("barrier_arrive", 4, "barrier_Q", "shared_storage.pipelines.barrier_Q")
+    assert ("tma_load", 5, "barrier_Q", "params.tma_load_Q") in ops["load"]
+    assert ops["mma"] == [("barrier_wait", 10, "barrier_Q", "barrier_Q"),
+                          ("consumer_try_wait", 11, None, "pipeline_k"),
+                          ("order_wait", 12, None, "math_wg_order_barrier"),
+                          ("consumer_release", 13, None, "pipeline_k")]
+    # a barrier op never changes a function's role
+    assert [f["role"] for f in model["functions"]] == ["producer", "consumer"]

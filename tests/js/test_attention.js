@@ -724,7 +724,11 @@ test("attention refs of the committed FA3 forward mainloop and the FA3-style fix
   assert.ok(lineNumbers(refs.gemm0).includes(1141) && lineNumbers(refs.gemm0).includes(1177));
   assert.ok(lineNumbers(refs.gemm1).includes(1182) && lineNumbers(refs.gemm1).includes(1297));
   assert.deepEqual(lineNumbers(refs.transpose), [781, 782, 786, 790]);
-  assert.deepEqual(lineNumbers(refs.issueQ), [820]);
+  // Q: the TMA copy plus barrier_Q's arrive_and_expect_tx (819) and, from the non-TMA branch that
+  // is read too, barrier_Q.arrive() (836); the consumer waits on barrier_Q.wait(work_idx % 2).
+  assert.deepEqual(lineNumbers(refs.issueQ), [819, 820, 836]);
+  assert.deepEqual(lineNumbers(refs.fullQ), [1096, 1111, 1118, 1125]);
+  assert.deepEqual(refs.waitQ, refs.fullQ);
   assert.deepEqual(lineNumbers(refs.epilogue), [444]);
   assert.deepEqual(lineNumbers(refs.barrier).slice(0, 2), [1176, 1183]);
   assert.deepEqual(lineNumbers(refs.releaseK), [1143, 1185, 1269, 1278]);
