@@ -117,3 +117,13 @@ def chromium_version():
         return out.stdout.strip() or "unknown"
     except (OSError, subprocess.SubprocessError):
         return "unknown"
+
+
+def kv(page, expr):
+    """Evaluate a JS expression against the test hook window.__kv."""
+    return page.evaluate(f"(() => {{ const kv = window.__kv; return {expr}; }})()")
+
+
+def flush(page):
+    """Run the pending re-simulation and redraw now."""
+    page.evaluate("window.__kv.flush()")

@@ -57,6 +57,34 @@ def validate():
     return check
 
 
+@pytest.fixture(scope="session")
+def browser():
+    """One headless Chromium for the whole run (skips, or fails under CI, when unavailable)."""
+    import browser_util
+    browser_util.require_browser()
+    with browser_util.launch_browser() as b:
+        yield b
+
+
+@pytest.fixture
+def open_page(browser):
+    """Open pages; after the test, assert none of them erred or touched the network."""
+    import browser_util
+    opened = []
+
+    def _open(url, **kwargs):
+        context, page, watch = browser_util.new_page(browser, url, **kwargs)
+        opened.append((context, watch))
+        return page
+
+    yield _open
+    problems = []
+    for context, watch in opened:
+        problems += watch.problems()
+        context.close()
+    assert not problems, problems
+
+
 def ops_of(model, function):
     """[(op, line)] of one function, by name (the first function with that name)."""
     for f in model["functions"]:

@@ -15,13 +15,6 @@ READY = "window.KVGraph && KVGraph.state.ready"
 HOSTILE = "<b id=\"inj\">bold</b> & </div>"
 
 
-@pytest.fixture(scope="module")
-def browser():
-    browser_util.require_browser()
-    with browser_util.launch_browser() as b:
-        yield b
-
-
 def canonical_model():
     """The bundled canonical GEMM (pingpong) parse, with one statement text made hostile."""
     model = json.loads(pagekit.asset_path("examples/sm90_gemm_pingpong.json").read_text(encoding="utf-8"))

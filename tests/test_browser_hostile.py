@@ -56,13 +56,6 @@ CHECK_JS = """() => ({
 
 
 @pytest.fixture(scope="module")
-def browser():
-    browser_util.require_browser()
-    with browser_util.launch_browser() as b:
-        yield b
-
-
-@pytest.fixture(scope="module")
 def hostile(tmp_path_factory):
     """(header path, parsed model) of the hostile header in a hostile directory."""
     d = tmp_path_factory.mktemp("x") / ("dir " + NAME_PAYLOAD)

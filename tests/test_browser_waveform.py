@@ -17,6 +17,7 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests"))
 
 import browser_util  # noqa: E402
+from browser_util import flush, kv  # noqa: E402
 import pagekit  # noqa: E402
 import render_waveform as rw  # noqa: E402
 
@@ -32,47 +33,11 @@ def parsed():
 
 
 @pytest.fixture(scope="module")
-def browser():
-    """One headless Chromium for the module (skips, or fails under CI, when unavailable)."""
-    browser_util.require_browser()
-    with browser_util.launch_browser() as b:
-        yield b
-
-
-@pytest.fixture(scope="module")
 def page_url(parsed, tmp_path_factory):
     """file:// URL of the page rendered from the canonical example."""
     out = tmp_path_factory.mktemp("waveform") / "sm90_gemm_pingpong_waveform.html"
     pagekit.write_atomic(out, rw.render(parsed))
     return out.as_uri()
-
-
-@pytest.fixture
-def open_page(browser):
-    """Open pages; after the test, assert none of them erred or touched the network."""
-    opened = []
-
-    def _open(url, **kwargs):
-        context, page, watch = browser_util.new_page(browser, url, **kwargs)
-        opened.append((context, watch))
-        return page
-
-    yield _open
-    problems = []
-    for context, watch in opened:
-        problems += watch.problems()
-        context.close()
-    assert not problems, problems
-
-
-def kv(page, expr):
-    """Evaluate a JS expression against the test hook window.__kv."""
-    return page.evaluate(f"(() => {{ const kv = window.__kv; return {expr}; }})()")
-
-
-def flush(page):
-    """Run the pending re-simulation and redraw now."""
-    page.evaluate("window.__kv.flush()")
 
 
 FIND_BLOCK_JS = """([kind, tile, k]) => {

@@ -5,6 +5,7 @@ const test = require("node:test");
 const assert = require("node:assert/strict");
 const fs = require("node:fs");
 const path = require("node:path");
+const { mulberry32, randInt } = require("./prng.js");
 
 const ROOT = path.join(__dirname, "..", "..");
 const KS = require(path.join(ROOT, "schedule.js"));
@@ -24,23 +25,6 @@ const ATTENTION_WAIT_PRIORITY = ["barrier", "q", "k", "v"];
 /** The fields of a block that a hand-worked expectation spells out. */
 function row(b) {
   return [b.lane, b.kind, b.start, b.end, b.tile, b.k, b.stage, b.reason, b.operand];
-}
-
-/** Seeded PRNG (mulberry32) so randomized invariants are reproducible. */
-function mulberry32(seed) {
-  let a = seed >>> 0;
-  return function () {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
-/** Integer in [lo, hi] from a PRNG. */
-function randInt(rand, lo, hi) {
-  return lo + Math.floor(rand() * (hi - lo + 1));
 }
 
 /** Read a committed JSON file of the repository. */
