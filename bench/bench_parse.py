@@ -14,6 +14,7 @@ Needs nvidia-cutlass==4.2.0.0 installed (pip install -e '.[test]'). Not part of 
 
 import argparse
 import os
+import shutil
 import statistics
 import subprocess
 import sys
@@ -85,6 +86,14 @@ def main():
           f"ratio {module / floor:.2f}x (target <= 2x)")
     print(f"   python parse_cutlass.py (source compiled on every run): {script * 1000:.0f} ms, "
           f"ratio {script / floor:.2f}x")
+    # The same comparison through the `python3` found on PATH, as a user types it (on machines
+    # where that is a version-manager shim, its own start-up is part of both sides).
+    path_python = shutil.which("python3")
+    if path_python and os.path.realpath(path_python) != os.path.realpath(sys.executable):
+        shim_floor = wall([path_python, "-c", f"open({str(header)!r}).read()"], args.repeat)
+        shim_script = wall([path_python, str(ROOT / "parse_cutlass.py"), str(header)], args.repeat)
+        print(f"   via `python3` on PATH ({path_python}): floor {shim_floor * 1000:.0f} ms, "
+              f"parse_cutlass.py {shim_script * 1000:.0f} ms, ratio {shim_script / shim_floor:.2f}x")
 
     scan = wall([sys.executable, str(ROOT / "parse_cutlass.py"), "--scan", str(root / "include")],
                 max(1, args.repeat // 2))
