@@ -1756,36 +1756,15 @@ def print_warnings(model, stream=None):
         print(f"warning: {w}", file=stream)
 
 
-def main(argv=None):
-    """Entry point of kernel-viz-parse; returns the exit status."""
-    ap = build_arg_parser()
-    args = ap.parse_args(argv)
+def run_cli(body):
+    """Run a CLI body; our errors become one stderr line and an exit status.
+
+    VizError -> its message (and notes), 2; a closed pipe -> 0; Ctrl-C -> `error: interrupted`,
+    130 (pagekit.write_atomic has already removed its temporary file). Other exceptions are bugs
+    and keep their traceback.
+    """
     try:
-        if args.scan:
-            if args.file:
-                ap.error("give either FILE or --scan DIR, not both")
-            if not Path(args.scan).is_dir():
-                raise InputError(args.scan, "not a directory")
-            rows = 0
-            for row in scan(args.scan):
-                rows += 1
-                if args.json:
-                    print(json.dumps(row, sort_keys=True))
-                else:
-                    print(f"{row['path']}\t{row['kind']}\t{','.join(row['pipeline_classes']) or '-'}\t"
-                          f"producers={row['producers']}\tconsumers={row['consumers']}\t"
-                          f"ops={row['ops']}\twarnings={row['warnings']}")
-            if not args.json:
-                print(f"{rows} headers use the pipeline API", file=sys.stderr)
-            return 0
-        if not args.file:
-            ap.error("FILE or --scan DIR is required")
-        path = locate(args.file)
-        klayer = locate(args.kernel_layer) if args.kernel_layer else None
-        model = parse_file(path, klayer)
-        print_warnings(model)
-        sys.stdout.write(dump_json(model, args.pretty) + "\n")
-        return 0
+        return body()
     except VizError as err:
         report_error(err)
         return 2
@@ -1794,6 +1773,42 @@ def main(argv=None):
     except KeyboardInterrupt:
         print("error: interrupted", file=sys.stderr)
         return 130
+
+
+def main(argv=None):
+    """Entry point of kernel-viz-parse; returns the exit status."""
+    ap = build_arg_parser()
+    args = ap.parse_args(argv)
+    return run_cli(lambda: _main(ap, args))
+
+
+def _main(ap, args):
+    """The kernel-viz-parse command once its arguments are parsed."""
+    if args.scan:
+        if args.file:
+            ap.error("give either FILE or --scan DIR, not both")
+        if not Path(args.scan).is_dir():
+            raise InputError(args.scan, "not a directory")
+        rows = 0
+        for row in scan(args.scan):
+            rows += 1
+            if args.json:
+                print(json.dumps(row, sort_keys=True))
+            else:
+                print(f"{row['path']}\t{row['kind']}\t{','.join(row['pipeline_classes']) or '-'}\t"
+                      f"producers={row['producers']}\tconsumers={row['consumers']}\t"
+                      f"ops={row['ops']}\twarnings={row['warnings']}")
+        if not args.json:
+            print(f"{rows} headers use the pipeline API", file=sys.stderr)
+        return 0
+    if not args.file:
+        ap.error("FILE or --scan DIR is required")
+    path = locate(args.file)
+    klayer = locate(args.kernel_layer) if args.kernel_layer else None
+    model = parse_file(path, klayer)
+    print_warnings(model)
+    sys.stdout.write(dump_json(model, args.pretty) + "\n")
+    return 0
 
 
 if __name__ == "__main__":

@@ -107,53 +107,47 @@ def render(model, args):
 
 
 def main(argv=None):
-    """Entry point of kernel-viz; returns the exit status."""
-    ap = build_arg_parser()
-    args = ap.parse_args(argv)
-    try:
-        if args.header:
-            header = parse_cutlass.locate(args.header)
-            klayer = parse_cutlass.locate(args.kernel_layer) if args.kernel_layer else None
-            model = parse_cutlass.parse_file(header, klayer)
-            stem = header.stem
-            inputs = [header, klayer]
-        else:
-            if args.kernel_layer:
-                raise InputError(args.kernel_layer, "--kernel-layer needs a HEADER")
-            model, stem = load_bundled_example()
-            inputs = []
-        if args.print_json:
-            parse_cutlass.print_warnings(model)
-            sys.stdout.write(parse_cutlass.dump_json(model, pretty=True) + "\n")
-            return 0
-        if model["kind"] == "kernel_layer" and args.header:
-            # Both pages are drawn from a mainloop's pipelines; a kernel layer's own ops (its
-            # epilogue pipelines) would show a misleading schedule, so refuse with the fix.
-            raise InputError(header, "is a kernel layer, not a collective mainloop; pass the "
-                             "mainloop header and give this file as --kernel-layer")
-        if args.output == "-":
-            parse_cutlass.print_warnings(model)
-            sys.stdout.write(render(model, args).encode("ascii", "xmlcharrefreplace").decode("ascii"))
-            return 0
-        out = resolve_output(args, stem, inputs)   # before the warnings: a refusal is one line
+    """Entry point of kernel-viz; returns the exit status (errors are handled by run_cli)."""
+    args = build_arg_parser().parse_args(argv)
+    return parse_cutlass.run_cli(lambda: _main(args))
+
+
+def _main(args):
+    """The kernel-viz command once its arguments are parsed."""
+    if args.header:
+        header = parse_cutlass.locate(args.header)
+        klayer = parse_cutlass.locate(args.kernel_layer) if args.kernel_layer else None
+        model = parse_cutlass.parse_file(header, klayer)
+        stem = header.stem
+        inputs = [header, klayer]
+    else:
+        if args.kernel_layer:
+            raise InputError(args.kernel_layer, "--kernel-layer needs a HEADER")
+        model, stem = load_bundled_example()
+        inputs = []
+    if args.print_json:
         parse_cutlass.print_warnings(model)
-        html = render(model, args)
-        try:
-            pagekit.write_atomic(out, html)
-        except OSError as exc:
-            raise OutputError(out, f"cannot write: {exc.strerror or exc}") from None
-        print(f"wrote {out} ({len(html.encode('ascii', 'xmlcharrefreplace')) // 1024} KB, {args.mode})",
-              file=sys.stderr)
+        sys.stdout.write(parse_cutlass.dump_json(model, pretty=True) + "\n")
         return 0
-    except VizError as err:
-        parse_cutlass.report_error(err)
-        return 2
-    except BrokenPipeError:
+    if model["kind"] == "kernel_layer" and args.header:
+        # Both pages are drawn from a mainloop's pipelines; a kernel layer's own ops (its
+        # epilogue pipelines) would show a misleading schedule, so refuse with the fix.
+        raise InputError(header, "is a kernel layer, not a collective mainloop; pass the "
+                         "mainloop header and give this file as --kernel-layer")
+    if args.output == "-":
+        parse_cutlass.print_warnings(model)
+        sys.stdout.write(render(model, args).encode("ascii", "xmlcharrefreplace").decode("ascii"))
         return 0
-    except KeyboardInterrupt:
-        # write_atomic has already removed its temporary file; nothing half-written remains.
-        print("error: interrupted", file=sys.stderr)
-        return 130
+    out = resolve_output(args, stem, inputs)   # before the warnings: a refusal is one line
+    parse_cutlass.print_warnings(model)
+    html = render(model, args)
+    try:
+        pagekit.write_atomic(out, html)
+    except OSError as exc:
+        raise OutputError(out, f"cannot write: {exc.strerror or exc}") from None
+    print(f"wrote {out} ({len(html.encode('ascii', 'xmlcharrefreplace')) // 1024} KB, {args.mode})",
+          file=sys.stderr)
+    return 0
 
 
 if __name__ == "__main__":
