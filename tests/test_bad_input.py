@@ -226,29 +226,33 @@ def test_output_equal_to_an_input_is_refused(cutlass_root, tmp_path, which):
 # ---------------------------------------------------------------- interrupted writes
 
 
-def test_write_atomic_failing_midway_keeps_the_old_file(tmp_path, monkeypatch):
-    page = tmp_path / "page.html"
-    page.write_text("old page\n")
+def fail_while_writing(monkeypatch, exc):
+    """Make pagekit's temporary-file write put half of the data on disk, then raise exc
+    (a full disk, or Ctrl-C in the middle of the write)."""
     real_fdopen = os.fdopen
 
     class HalfWriter:
-        """Writes half of the data, then fails like a full disk."""
-
         def __init__(self, handle):
             self.handle = handle
 
         def __enter__(self):
             return self
 
-        def __exit__(self, *exc):
+        def __exit__(self, *exc_info):
             self.handle.close()
 
         def write(self, data):
             self.handle.write(data[:len(data) // 2])
             self.handle.flush()
-            raise OSError(28, "No space left on device")
+            raise exc
 
     monkeypatch.setattr(pagekit.os, "fdopen", lambda fd, mode: HalfWriter(real_fdopen(fd, mode)))
+
+
+def test_write_atomic_failing_midway_keeps_the_old_file(tmp_path, monkeypatch):
+    page = tmp_path / "page.html"
+    page.write_text("old page\n")
+    fail_while_writing(monkeypatch, OSError(28, "No space left on device"))
     with pytest.raises(OSError):
         pagekit.write_atomic(page, "new page " * 1000)
     assert page.read_text() == "old page\n"
@@ -280,23 +284,7 @@ def test_keyboard_interrupt_during_viz_leaves_nothing_half_written(tmp_path, mon
     if stage == "render":
         monkeypatch.setattr(viz, "render", interrupt)
     elif stage == "write":
-        real_fdopen = os.fdopen
-
-        class Interrupted:
-            def __init__(self, handle):
-                self.handle = handle
-
-            def __enter__(self):
-                return self
-
-            def __exit__(self, *exc):
-                self.handle.close()
-
-            def write(self, data):
-                self.handle.write(data[:100])
-                raise KeyboardInterrupt
-
-        monkeypatch.setattr(pagekit.os, "fdopen", lambda fd, mode: Interrupted(real_fdopen(fd, mode)))
+        fail_while_writing(monkeypatch, KeyboardInterrupt())
     else:
         monkeypatch.setattr(pagekit.os, "replace", interrupt)
     assert viz.main([str(MAINLOOP), "-o", str(page)]) == 130
