@@ -1,0 +1,642 @@
+/*
+ * trace_export.js: take a simulated schedule to the tools kernel engineers already use.
+ *
+ * Pure and DOM-free, like schedule.js: every exporter reads a KernelSchedule.simulate() result
+ * (v1 block API {lane, kind, start, end, tile, k, stage, reason, lines, after}, lanes, knobs,
+ * model; plus `barriers`/`barrierEvents` when the simulator provides them) and returns text.
+ *   - chromeTrace / chromeTraceChunks: Chrome trace-event JSON (Perfetto UI, speedscope,
+ *     chrome://tracing): one process per CTA, one thread per lane (split into numbered
+ *     sub-threads where blocks of a lane overlap), X per block, flows for every dependency.
+ *   - vcd: a Value Change Dump (GTKWave, Surfer): one tick per step, a scope per role.
+ *   - main(argv, io): the Node command line (`node trace_export.js --format chrome|vcd
+ *     --structure parsed.json [--knob name=value ...]`), which simulates with ./schedule.js.
+ * Plain ES2017, no module syntax, ASCII only: a page inlines it into a classic <script> (the
+ * global KernelExport); Node gets the same object through module.exports.
+ */
+var KernelExport = (function () {
+  "use strict";
+
+  /** Microseconds per simulator step in the Chrome trace (the trace's ts/dur unit is 1 us). */
+  var US_PER_STEP = 1;
+  /** Nanoseconds per step in the VCD ($timescale 1 ns, one tick per step). */
+  var VCD_TIMESCALE = "1 ns";
+  var TOOL = "kernel_logical_visualizer trace_export.js";
+  var FORMATS = ["chrome", "vcd"];
+  /** File name suffix of each format. */
+  var EXTENSIONS = { chrome: ".trace.json", vcd: ".vcd" };
+  /** Thread ids start here; 0 is avoided because some readers treat tid 0 as "the process". */
+  var FIRST_TID = 1;
+  /** The value a lane's state signal holds when no block runs on it. */
+  var IDLE = "idle";
+  /** Width of the VCD integer signals (tile, k, stage, step, counters). */
+  var VCD_INT_BITS = 32;
+  /** VCD identifier codes are strings over the printable ASCII characters '!' (33) to '~' (126). */
+  var VCD_ID_FIRST = 33;
+  var VCD_ID_BASE = 94;
+  var NO_BARRIERS = "the simulator result has no barriers/barrierEvents: barrier phase bits are not exported";
+
+  // ---------------------------------------------------------------------------------------------
+  // Shared helpers
+
+  function isObject(x) { return x !== null && typeof x === "object" && !Array.isArray(x); }
+
+  function isFiniteNumber(x) { return typeof x === "number" && isFinite(x); }
+
+  /** Last path component of a source path ("a/b/c.hpp" -> "c.hpp"). */
+  function baseName(path) { return String(path || "").split("/").pop(); }
+
+  /** "file.hpp:123" for one source reference {path, line}. */
+  function lineKey(ref) { return baseName(ref.path) + ":" + ref.line; }
+
+  /** The kernel's short name from a structure (its source file stem), "kernel" when unknown. */
+  function kernelName(structure) {
+    var path = isObject(structure) && isObject(structure.source) ? structure.source.path : null;
+    var stem = baseName(path).replace(/\.[^.]*$/, "");
+    return stem || "kernel";
+  }
+
+  /** Download / output file name: <kernel>[_<knob>-<value>...]<ext>, safe on every file system. */
+  function exportFileName(name, knobs, format) {
+    var parts = [String(name || "kernel")];
+    if (isObject(knobs)) {
+      Object.keys(knobs).sort().forEach(function (key) {
+        var v = knobs[key];
+        if (v === null || v === undefined || isObject(v) || Array.isArray(v)) return;
+        parts.push(key + "-" + String(v));
+      });
+    }
+    var stem = parts.join("_").replace(/[^A-Za-z0-9._-]+/g, "-");
+    return stem + (EXTENSIONS[format] || "." + format);
+  }
+
+  /** Label of a block's tile and k-tile: "2.3", or "2" when it has no k. */
+  function tileText(block) {
+    var t = block.tile === null || block.tile === undefined ? "" : String(block.tile);
+    if (block.k === null || block.k === undefined) return t;
+    return (t === "" ? "?" : t) + "." + block.k;
+  }
+
+  /**
+   * The threads of a result: each lane in lane order, split into sub-threads where its blocks
+   * overlap (greedy interval partitioning: a block goes on the first sub-thread that is free at
+   * its start). Returns {threads: [{lane, laneIndex, sub, name, blocks: [index]}], threadOf:
+   * Int32Array block index -> thread index, unknownLanes: [lane ids not in result.lanes]}.
+   */
+  function splitThreads(result) {
+    var lanes = Array.isArray(result.lanes) ? result.lanes : [];
+    var blocks = Array.isArray(result.blocks) ? result.blocks : [];
+    var laneIndex = {};
+    var laneList = [];
+    lanes.forEach(function (lane) {
+      if (!isObject(lane) || typeof lane.id !== "string" || laneIndex.hasOwnProperty(lane.id)) return;
+      laneIndex[lane.id] = laneList.length;
+      laneList.push(lane);
+    });
+    var unknown = [];
+    var perLane = laneList.map(function () { return []; });
+    for (var i = 0; i < blocks.length; i++) {
+      var id = blocks[i].lane;
+      if (!laneIndex.hasOwnProperty(id)) {
+        // A block on a lane the result does not list still gets a thread, after the known ones.
+        laneIndex[id] = laneList.length;
+        laneList.push({ id: String(id), label: String(id), group: "unknown" });
+        perLane.push([]);
+        unknown.push(String(id));
+      }
+      perLane[laneIndex[id]].push(i);
+    }
+    var threads = [];
+    var threadOf = new Int32Array(blocks.length);
+    laneList.forEach(function (lane, li) {
+      var list = perLane[li];
+      list.sort(function (a, b) {
+        return blocks[a].start - blocks[b].start || blocks[a].end - blocks[b].end || a - b;
+      });
+      var ends = [];
+      var subs = [];
+      list.forEach(function (bi) {
+        var b = blocks[bi];
+        var s = 0;
+        while (s < ends.length && ends[s] > b.start) s++;
+        if (s === ends.length) { ends.push(b.end); subs.push([]); } else ends[s] = b.end;
+        subs[s].push(bi);
+      });
+      if (!subs.length) subs.push([]);
+      subs.forEach(function (sub, s) {
+        var label = lane.label || lane.id;
+        threads.push({ lane: lane, laneIndex: li, sub: s, name: s ? label + " (" + (s + 1) + ")" : label,
+                       id: s ? lane.id + "_" + (s + 1) : lane.id, blocks: sub });
+        sub.forEach(function (bi) { threadOf[bi] = threads.length - 1; });
+      });
+    });
+    return { threads: threads, threadOf: threadOf, unknownLanes: unknown };
+  }
+
+  /** Whether the result carries the barrier facts of the contract (barriers + barrierEvents). */
+  function hasBarriers(result) {
+    return Array.isArray(result.barriers) && Array.isArray(result.barrierEvents);
+  }
+
+  /** Checks shared by both exporters; returns an error message or null. */
+  function checkResult(result) {
+    if (!isObject(result)) return "not a simulator result (expected an object)";
+    if (result.error) return "the simulation failed: " + result.error;
+    if (!Array.isArray(result.blocks)) return "the result has no blocks array";
+    for (var i = 0; i < result.blocks.length; i++) {
+      var b = result.blocks[i];
+      if (!isObject(b) || !isFiniteNumber(b.start) || !isFiniteNumber(b.end) || b.end < b.start || b.start < 0) {
+        return "block " + i + " has no valid start/end";
+      }
+    }
+    return null;
+  }
+
+  /** Metadata both formats carry: where the file comes from and what it leaves out. */
+  function metadata(result, options, split) {
+    var notes = [];
+    if (!hasBarriers(result)) notes.push(NO_BARRIERS);
+    if (split.unknownLanes.length) notes.push("blocks on lanes not listed in result.lanes: " + split.unknownLanes.join(", "));
+    var overlapped = split.threads.filter(function (t) { return t.sub > 0; }).map(function (t) { return t.lane.id; });
+    if (overlapped.length) notes.push("overlapping blocks split into sub-threads on: " + overlapped.filter(function (x, i, a) { return a.indexOf(x) === i; }).join(", "));
+    if (result.deadlock) notes.push("deadlock at step " + result.deadlock.step + ": " + result.deadlock.message);
+    return {
+      tool: TOOL,
+      kernel: options.kernel || "kernel",
+      model: result.model || null,
+      knobs: result.knobs || {},
+      totalSteps: isFiniteNumber(result.total) ? result.total : null,
+      blocks: result.blocks.length,
+      stepUnit: "1 step = " + US_PER_STEP + " us (Chrome trace) = 1 ns tick (VCD)",
+      barriers: hasBarriers(result) ? "exported" : "absent",
+      notes: notes
+    };
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // Chrome trace-event JSON
+
+  /**
+   * Call emit(event) for every trace event of a result, in this order: metadata (M), blocks (X),
+   * markers and the deadlock (i), flow starts and ends (s/f). Returns the flow count.
+   */
+  function forEachChromeEvent(result, options, split, sources, emit) {
+    var blocks = result.blocks;
+    var pidOfLane = function (lane) { return 1 + (isFiniteNumber(lane.cta) ? lane.cta : 0); };
+    var ctas = {};
+    split.threads.forEach(function (t) { ctas[pidOfLane(t.lane)] = true; });
+    Object.keys(ctas).map(Number).sort(function (a, b) { return a - b; }).forEach(function (pid) {
+      var name = (options.kernel || "kernel") + " CTA " + (pid - 1);
+      emit({ ph: "M", pid: pid, tid: 0, name: "process_name", args: { name: name } });
+      emit({ ph: "M", pid: pid, tid: 0, name: "process_sort_index", args: { sort_index: pid - 1 } });
+    });
+    split.threads.forEach(function (t, ti) {
+      var pid = pidOfLane(t.lane), tid = FIRST_TID + ti;
+      emit({ ph: "M", pid: pid, tid: tid, name: "thread_name", args: { name: t.name } });
+      emit({ ph: "M", pid: pid, tid: tid, name: "thread_sort_index", args: { sort_index: ti } });
+    });
+    var where = function (bi) {
+      var t = split.threads[split.threadOf[bi]];
+      return { pid: pidOfLane(t.lane), tid: FIRST_TID + split.threadOf[bi] };
+    };
+    for (var ti = 0; ti < split.threads.length; ti++) {
+      var thread = split.threads[ti];
+      var pid = pidOfLane(thread.lane), tid = FIRST_TID + ti;
+      for (var j = 0; j < thread.blocks.length; j++) {
+        var bi = thread.blocks[j];
+        var b = blocks[bi];
+        var refs = Array.isArray(b.lines) ? b.lines : [];
+        var lines = [];
+        for (var r = 0; r < refs.length; r++) {
+          if (!isObject(refs[r])) continue;
+          var key = lineKey(refs[r]);
+          if (!sources.hasOwnProperty(key)) {
+            sources[key] = { path: String(refs[r].path || ""), op: refs[r].op || null, text: refs[r].text || "" };
+          }
+          lines.push(key);
+        }
+        var tt = tileText(b);
+        emit({
+          ph: "X", pid: pid, tid: tid, ts: b.start * US_PER_STEP, dur: (b.end - b.start) * US_PER_STEP,
+          name: b.kind + (tt ? " " + tt : ""), cat: String(b.kind),
+          args: { block: bi, kind: b.kind, tile: b.tile === undefined ? null : b.tile,
+                  k: b.k === undefined ? null : b.k, stage: b.stage === undefined ? null : b.stage,
+                  reason: b.reason === undefined ? null : b.reason, lines: lines, step: b.start, endStep: b.end,
+                  lane: thread.lane.id }
+        });
+      }
+    }
+    (options.markers || []).forEach(function (m) {
+      if (!isObject(m) || !isFiniteNumber(m.step)) return;
+      emit({ ph: "i", s: "g", pid: 1, tid: FIRST_TID, ts: m.step * US_PER_STEP, name: "marker " + (m.name || ""),
+             cat: "marker", args: { step: m.step } });
+    });
+    if (isObject(result.deadlock) && isFiniteNumber(result.deadlock.step)) {
+      emit({ ph: "i", s: "g", pid: 1, tid: FIRST_TID, ts: result.deadlock.step * US_PER_STEP, name: "deadlock",
+             cat: "deadlock", args: { step: result.deadlock.step, message: String(result.deadlock.message || ""),
+                                      waiting: result.deadlock.waiting || [] } });
+    }
+    // Flows: one per dependency (block b waited for block a). Both ends sit in the middle of
+    // their slice, so each binds to exactly that slice ("e": enclosing slice) even where slices
+    // touch end to start.
+    var flows = 0;
+    var mid = function (x) { return (x.start + x.end) / 2 * US_PER_STEP; };
+    for (var i = 0; i < blocks.length; i++) {
+      var after = blocks[i].after;
+      if (!Array.isArray(after)) continue;
+      for (var d = 0; d < after.length; d++) {
+        var a = after[d];
+        if (typeof a !== "number" || a < 0 || a >= blocks.length || a !== Math.floor(a) || a === i) continue;
+        var from = where(a), to = where(i);
+        var id = flows++;
+        var name = blocks[a].kind + " -> " + blocks[i].kind;
+        emit({ ph: "s", id: id, pid: from.pid, tid: from.tid, ts: mid(blocks[a]), name: name, cat: "dependency",
+               bp: "e" });
+        emit({ ph: "f", id: id, pid: to.pid, tid: to.tid, ts: mid(blocks[i]), name: name, cat: "dependency",
+               bp: "e" });
+      }
+    }
+    return flows;
+  }
+
+  /**
+   * The Chrome trace as an array of text chunks whose concatenation is the JSON file (one chunk
+   * per event, so a page can hand them to a Blob and Node can stream them without one huge string).
+   * Throws an Error with a one-line message when the result cannot be exported.
+   */
+  function chromeTraceChunks(result, options) {
+    options = options || {};
+    var err = checkResult(result);
+    if (err) throw new Error(err);
+    var split = splitThreads(result);
+    var sources = {};
+    var chunks = ["{\"displayTimeUnit\":\"ns\",\"traceEvents\":[\n"];
+    var first = true;
+    var flows = forEachChromeEvent(result, options, split, sources, function (ev) {
+      chunks.push((first ? "" : ",\n") + JSON.stringify(ev));
+      first = false;
+    });
+    var meta = metadata(result, options, split);
+    meta.threads = split.threads.map(function (t, i) { return { tid: FIRST_TID + i, lane: t.lane.id, name: t.name, sub: t.sub }; });
+    meta.flows = flows;
+    meta.sources = sources;
+    meta.barrierList = hasBarriers(result) ? result.barriers : null;
+    chunks.push("\n],\"otherData\":" + JSON.stringify(meta) + "}\n");
+    return chunks;
+  }
+
+  /** The Chrome trace as one JSON text. */
+  function chromeTraceText(result, options) { return chromeTraceChunks(result, options).join(""); }
+
+  /** The Chrome trace as an object {traceEvents, displayTimeUnit, otherData}. */
+  function chromeTrace(result, options) { return JSON.parse(chromeTraceText(result, options)); }
+
+  // ---------------------------------------------------------------------------------------------
+  // VCD (IEEE 1364 value change dump; the `string` variable type is GTKWave's extension, also read
+  // by Surfer and wellen; options.strings === false writes an integer kind code instead)
+
+  /** The n-th VCD identifier code (base 94 over '!'..'~'). */
+  function vcdId(n) {
+    var s = "";
+    do {
+      s += String.fromCharCode(VCD_ID_FIRST + (n % VCD_ID_BASE));
+      n = Math.floor(n / VCD_ID_BASE);
+    } while (n > 0);
+    return s;
+  }
+
+  /** A name usable as a VCD scope or variable reference (no whitespace, no '$'). */
+  function vcdName(text) {
+    var s = String(text).replace(/[^A-Za-z0-9_.\[\]-]+/g, "_");
+    return s || "_";
+  }
+
+  /** Binary text of a non-negative integer, or "x" for none (VCD vector value). */
+  function vcdBits(v) {
+    return typeof v === "number" && v >= 0 && v === Math.floor(v) ? v.toString(2) : "x";
+  }
+
+  /** A state string value: the block's kind and tile.k, without whitespace. */
+  function stateText(block) {
+    var tt = tileText(block);
+    return vcdName(block.kind + (tt ? "_" + tt : ""));
+  }
+
+  /**
+   * The VCD text of a result. Signals: kernel.step (integer); per role (lane group) a scope with
+   * a scope per lane (per sub-lane where blocks overlap): state (string kind_tile.k, "idle"
+   * between blocks; or kind, an integer code, with options.strings === false), tile, k, stage
+   * (integers, x when idle); with barrierEvents, a scope `barriers` with per barrier its phase
+   * bit, arrivals since the last phase flip, and waiters.
+   */
+  function vcd(result, options) {
+    options = options || {};
+    var err = checkResult(result);
+    if (err) throw new Error(err);
+    var strings = options.strings !== false;
+    var split = splitThreads(result);
+    var meta = metadata(result, options, split);
+    var blocks = result.blocks;
+    var total = isFiniteNumber(result.total) ? result.total : 0;
+    blocks.forEach(function (b) { if (b.end > total) total = b.end; });
+    total = Math.ceil(total);
+
+    var nextId = 0;
+    var out = [];
+    var noDollar = function (text) { return String(text).replace(/\$/g, ""); };  // "$end" would close the comment
+    out.push("$comment");
+    out.push("  " + noDollar(TOOL + ": kernel " + meta.kernel + ", model " + meta.model + ", knobs " + JSON.stringify(meta.knobs)));
+    out.push("  one tick = one simulator step" + noDollar(meta.notes.length ? "; " + meta.notes.join("; ") : ""));
+    var kindCodes = {};
+    if (!strings) {
+      var kinds = [];
+      blocks.forEach(function (b) { if (kinds.indexOf(String(b.kind)) < 0) kinds.push(String(b.kind)); });
+      kinds.sort();
+      kinds.forEach(function (k, i) { kindCodes[k] = i + 1; });
+      out.push("  kind codes: 0 idle, " + kinds.map(function (k) { return kindCodes[k] + " " + k; }).join(", "));
+    }
+    out.push("$end");
+    out.push("$version " + TOOL + " $end");
+    out.push("$timescale " + VCD_TIMESCALE + " $end");
+    out.push("$scope module " + vcdName(meta.kernel) + " $end");
+    var stepId = vcdId(nextId++);
+    out.push("$var integer " + VCD_INT_BITS + " " + stepId + " step $end");
+
+    // Scopes: one per role in first-lane order, one per (sub-)lane inside.
+    var roles = [];
+    var byRole = {};
+    split.threads.forEach(function (t) {
+      var role = vcdName(t.lane.group || t.lane.id);
+      if (!byRole.hasOwnProperty(role)) { byRole[role] = []; roles.push(role); }
+      byRole[role].push(t);
+    });
+    var sig = split.threads.map(function () { return null; });
+    roles.forEach(function (role) {
+      out.push("$scope module " + role + " $end");
+      byRole[role].forEach(function (t) {
+        var ti = split.threads.indexOf(t);
+        var ids = { state: vcdId(nextId++), tile: vcdId(nextId++), k: vcdId(nextId++), stage: vcdId(nextId++) };
+        sig[ti] = ids;
+        out.push("$scope module " + vcdName(t.id) + " $end");
+        if (strings) out.push("$var string 1 " + ids.state + " state $end");
+        else out.push("$var integer " + VCD_INT_BITS + " " + ids.state + " kind $end");
+        out.push("$var integer " + VCD_INT_BITS + " " + ids.tile + " tile $end");
+        out.push("$var integer " + VCD_INT_BITS + " " + ids.k + " k $end");
+        out.push("$var integer " + VCD_INT_BITS + " " + ids.stage + " stage $end");
+        out.push("$upscope $end");
+      });
+      out.push("$upscope $end");
+    });
+    var barrierSig = [];
+    if (hasBarriers(result)) {
+      out.push("$scope module barriers $end");
+      result.barriers.forEach(function (bar, i) {
+        var name = vcdName(bar.name || bar.id || "barrier" + i);
+        var ids = { phase: vcdId(nextId++), arrivals: vcdId(nextId++), waiters: vcdId(nextId++) };
+        barrierSig.push(ids);
+        out.push("$scope module " + name + " $end");
+        out.push("$var wire 1 " + ids.phase + " phase $end");
+        out.push("$var integer " + VCD_INT_BITS + " " + ids.arrivals + " arrivals $end");
+        out.push("$var integer " + VCD_INT_BITS + " " + ids.waiters + " waiters $end");
+        out.push("$upscope $end");
+      });
+      out.push("$upscope $end");
+    }
+    out.push("$upscope $end");
+    out.push("$enddefinitions $end");
+
+    // Value changes, bucketed by time (times are integers: one tick per step).
+    var changes = [];       // changes[t] = {identifier: value-change line} at tick t (last wins)
+    var put = function (t, id, line) {
+      t = Math.max(0, Math.round(t));
+      (changes[t] || (changes[t] = {}))[id] = line;
+    };
+    var putAll = function (t, lines) { lines.forEach(function (l) { put(t, l[0], l[1]); }); };
+    // [identifier, value-change line] pairs of a lane's signals while block b runs (null: idle).
+    var stateLine = function (ids, b) {
+      var state = !b ? (strings ? "s" + IDLE : "b0") :
+        (strings ? "s" + stateText(b) : "b" + vcdBits(kindCodes[String(b.kind)]));
+      return [[ids.state, state + " " + ids.state],
+              [ids.tile, "b" + (b ? vcdBits(b.tile) : "x") + " " + ids.tile],
+              [ids.k, "b" + (b ? vcdBits(b.k) : "x") + " " + ids.k],
+              [ids.stage, "b" + (b ? vcdBits(b.stage) : "x") + " " + ids.stage]];
+    };
+    // Per thread: a block's values at its start; idle at its end unless the next block starts
+    // there. Zero-length blocks cannot be seen in a VCD (one value per signal per time); they
+    // are skipped and counted in the header comment.
+    var skipped = 0;
+    split.threads.forEach(function (t, ti) {
+      var ids = sig[ti];
+      var list = t.blocks.filter(function (bi) {
+        if (blocks[bi].end > blocks[bi].start) return true;
+        skipped++;
+        return false;
+      });
+      for (var j = 0; j < list.length; j++) {
+        var b = blocks[list[j]];
+        var s = Math.round(b.start), e = Math.round(b.end);
+        if (e <= s) { skipped++; continue; }
+        if (s > 0) putAll(s, stateLine(ids, b));
+        var next = j + 1 < list.length ? blocks[list[j + 1]] : null;
+        if (!next || Math.round(next.start) > e) putAll(e, stateLine(ids, null));
+      }
+    });
+    // Barriers: phase after each event; arrivals reset when the phase completes.
+    var barrierInit = [];
+    if (hasBarriers(result)) {
+      var index = {};
+      result.barriers.forEach(function (bar, i) { index[bar.id] = i; });
+      var arrivals = result.barriers.map(function () { return 0; });
+      var waiters = result.barriers.map(function () { return 0; });
+      var phase = result.barriers.map(function () { return 0; });
+      result.barrierEvents.forEach(function (ev) {
+        if (!isObject(ev) || !index.hasOwnProperty(ev.barrier) || !isFiniteNumber(ev.t)) return;
+        var i = index[ev.barrier];
+        if (ev.type === "arrive") arrivals[i]++;
+        else if (ev.type === "complete") arrivals[i] = 0;
+        else if (ev.type === "wait_begin") waiters[i]++;
+        else if (ev.type === "wait_end") waiters[i] = Math.max(0, waiters[i] - 1);
+        if (ev.phase === 0 || ev.phase === 1) phase[i] = ev.phase;
+        var ids = barrierSig[i];
+        var lines = [[ids.phase, phase[i] + ids.phase], [ids.arrivals, "b" + vcdBits(arrivals[i]) + " " + ids.arrivals],
+                     [ids.waiters, "b" + vcdBits(waiters[i]) + " " + ids.waiters]];
+        if (Math.round(ev.t) === 0) barrierInit[i] = lines;
+        else putAll(ev.t, lines);
+      });
+    }
+    if (skipped) out[2] += "; " + skipped + " zero-length blocks are not visible in a VCD (one value per tick)";
+
+    // Initial values ($dumpvars at #0): every signal, with the blocks that start at 0.
+    out.push("#0");
+    out.push("$dumpvars");
+    out.push("b0 " + stepId);
+    split.threads.forEach(function (t, ti) {
+      var first = t.blocks.filter(function (bi) { return blocks[bi].end > blocks[bi].start; })[0];
+      var b = first !== undefined && Math.round(blocks[first].start) === 0 ? blocks[first] : null;
+      stateLine(sig[ti], b).forEach(function (l) { out.push(l[1]); });
+    });
+    barrierSig.forEach(function (ids, i) {
+      (barrierInit[i] || [[0, "0" + ids.phase], [0, "b0 " + ids.arrivals], [0, "b0 " + ids.waiters]])
+        .forEach(function (l) { out.push(l[1]); });
+    });
+    out.push("$end");
+    // One value per signal per time (put() kept the last), every tick carries the step counter.
+    for (var t = 1; t <= total; t++) {
+      out.push("#" + t);
+      out.push("b" + t.toString(2) + " " + stepId);
+      var at = changes[t];
+      if (!at) continue;
+      for (var key in at) out.push(at[key]);
+    }
+    return out.join("\n") + "\n";
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // Command line
+
+  var USAGE = "usage: node trace_export.js --format chrome|vcd --structure parsed.json [--knob name=value ...] " +
+    "[--marker name=step ...] [--vcd-integers] > out";
+
+  /** A knob value from the command line: number, true/false, or the text itself. */
+  function parseKnobValue(text) {
+    if (text === "true") return true;
+    if (text === "false") return false;
+    if (/^-?\d+(\.\d+)?$/.test(text)) return Number(text);
+    return text;
+  }
+
+  /** Parse argv (without node and the script): {format, structure, knobs, markers, strings} or {error}. */
+  function parseArgs(argv) {
+    var opts = { format: null, structure: null, knobs: {}, markers: [], strings: true, help: false };
+    for (var i = 0; i < argv.length; i++) {
+      var arg = argv[i];
+      var eq = arg.indexOf("=");
+      var name = arg.slice(0, 2) === "--" && eq > 0 ? arg.slice(0, eq) : arg;
+      var inline = arg.slice(0, 2) === "--" && eq > 0 ? arg.slice(eq + 1) : null;
+      var value = function () {
+        if (inline !== null) return inline;
+        if (i + 1 >= argv.length) throw new Error(name + " needs a value");
+        return argv[++i];
+      };
+      try {
+        if (name === "-h" || name === "--help") opts.help = true;
+        else if (name === "--format") opts.format = value();
+        else if (name === "--structure") opts.structure = value();
+        else if (name === "--vcd-integers") opts.strings = false;
+        else if (name === "--knob" || name === "--marker") {
+          var kv = value();
+          var at = kv.indexOf("=");
+          if (at <= 0) return { error: name + " expects name=value, got " + JSON.stringify(kv) };
+          if (name === "--knob") opts.knobs[kv.slice(0, at)] = parseKnobValue(kv.slice(at + 1));
+          else {
+            var step = Number(kv.slice(at + 1));
+            if (!isFinite(step) || step < 0) return { error: "--marker expects name=step with a step >= 0, got " + JSON.stringify(kv) };
+            opts.markers.push({ name: kv.slice(0, at), step: step });
+          }
+        } else return { error: "unknown argument " + JSON.stringify(arg) };
+      } catch (e) {
+        return { error: e.message };
+      }
+    }
+    if (opts.help) return opts;
+    if (FORMATS.indexOf(opts.format) < 0) return { error: "--format must be one of " + FORMATS.join(", ") + (opts.format ? ", got " + JSON.stringify(opts.format) : "") };
+    if (!opts.structure) return { error: "--structure parsed.json is required" };
+    return opts;
+  }
+
+  /**
+   * Run the command line: argv without "node" and the script name; io = {readFile(path) -> text,
+   * write(text), error(line), simulate(structure, knobs)}, defaulting to Node's fs/stdout/stderr
+   * and ./schedule.js. Returns the exit code: 0, or 2 with one line on stderr for any bad input.
+   */
+  function main(argv, io) {
+    if (!io) {
+      var nio = nodeIo();
+      try { return run(argv, nio); } finally { nio.flush(); }
+    }
+    return run(argv, io);
+  }
+
+  /** main's body with its io. */
+  function run(argv, io) {
+    var opts = parseArgs(argv || []);
+    if (opts.error) { io.error("trace_export: " + opts.error + "\n" + USAGE); return 2; }
+    if (opts.help) { io.write(USAGE + "\n"); return 0; }
+    var structure;
+    try {
+      structure = JSON.parse(io.readFile(opts.structure));
+    } catch (e) {
+      io.error("trace_export: cannot read " + opts.structure + ": " + String(e.message).split("\n")[0]);
+      return 2;
+    }
+    if (!isObject(structure)) { io.error("trace_export: " + opts.structure + " is not a parsed structure (a JSON object)"); return 2; }
+    var result = io.simulate(structure, opts.knobs);
+    if (!isObject(result) || result.error) {
+      io.error("trace_export: " + (isObject(result) ? result.error : "the simulator returned nothing"));
+      return 2;
+    }
+    var options = { kernel: kernelName(structure), markers: opts.markers, strings: opts.strings };
+    try {
+      if (opts.format === "chrome") chromeTraceChunks(result, options).forEach(function (c) { io.write(c); });
+      else io.write(vcd(result, options));
+    } catch (e) {
+      io.error("trace_export: " + e.message);
+      return 2;
+    }
+    return 0;
+  }
+
+  /** Node's file system and streams, and ./schedule.js next to this file. */
+  function nodeIo() {
+    var fs = require("fs");
+    var path = require("path");
+    var pending = [];
+    return {
+      readFile: function (p) { return fs.readFileSync(p, "utf8"); },
+      write: function (text) {
+        // Batch small chunks into large synchronous writes (fast, and complete before exit).
+        pending.push(text);
+        if (pending.length >= 4096) { fs.writeSync(1, pending.join("")); pending = []; }
+      },
+      flush: function () { if (pending.length) { fs.writeSync(1, pending.join("")); pending = []; } },
+      error: function (line) { process.stderr.write(line + "\n"); },
+      simulate: function (structure, knobs) {
+        return require(path.join(__dirname, "schedule.js")).simulate(structure, knobs);
+      }
+    };
+  }
+
+  /** Entry point of `node trace_export.js ...`: run main, flush, and exit with its code. */
+  function cli(argv) {
+    var code;
+    try {
+      code = main(argv);
+    } catch (e) {
+      if (e && e.code === "EPIPE") code = 0;
+      else throw e;
+    }
+    return code;
+  }
+
+  return {
+    chromeTrace: chromeTrace,
+    chromeTraceText: chromeTraceText,
+    chromeTraceChunks: chromeTraceChunks,
+    vcd: vcd,
+    splitThreads: splitThreads,
+    exportFileName: exportFileName,
+    kernelName: kernelName,
+    parseArgs: parseArgs,
+    main: main,
+    cli: cli,
+    FORMATS: FORMATS.slice(),
+    EXTENSIONS: EXTENSIONS,
+    US_PER_STEP: US_PER_STEP,
+    USAGE: USAGE,
+    NO_BARRIERS: NO_BARRIERS
+  };
+})();
+
+if (typeof module !== "undefined" && module.exports) {
+  module.exports = KernelExport;
+  if (typeof require !== "undefined" && require.main === module) process.exitCode = KernelExport.cli(process.argv.slice(2));
+}
