@@ -6,10 +6,13 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-# 1. System packages: Debian's Chromium for the browser tests, Node.js for the simulator tests.
+# 1. System packages: Debian's Chromium for the browser tests, Node.js (and npm) for the simulator
+#    tests, GTKWave for vcd2fst (a real reader of the VCD export).
 missing=()
 command -v chromium >/dev/null 2>&1 || missing+=(chromium)
 command -v node >/dev/null 2>&1 || missing+=(nodejs)
+command -v npm >/dev/null 2>&1 || missing+=(npm)
+command -v vcd2fst >/dev/null 2>&1 || missing+=(gtkwave)
 if [ ${#missing[@]} -gt 0 ]; then
   if [ "$(id -u)" = 0 ]; then
     echo "test.sh: installing ${missing[*]} with apt-get" >&2
@@ -22,14 +25,19 @@ if [ ${#missing[@]} -gt 0 ]; then
 fi
 
 # 2. A local virtualenv with the project and its test extra (pytest, jsonschema, playwright,
-#    hypothesis, nvidia-cutlass==4.2.0.0 for the real CUTLASS headers).
+#    hypothesis, pywellen for reading the VCD export, nvidia-cutlass==4.2.0.0 for the real
+#    CUTLASS headers).
 if [ ! -x .venv/bin/python ]; then
   python3 -m venv .venv
 fi
 .venv/bin/python -m pip install -q --disable-pip-version-check -e '.[test]'
 
-# 3. The simulator under Node's built-in test runner.
+# 3. npm test dependencies (package-lock.json): speedscope, whose built page reads the Chrome
+#    trace export in the browser tests.
+npm ci --no-audit --no-fund --loglevel=error
+
+# 4. The simulator and the exports under Node's built-in test runner.
 node --test tests/js/
 
-# 4. Everything else (parser on real headers, pages, headless Chromium, examples current).
+# 5. Everything else (parser on real headers, pages, headless Chromium, examples current).
 .venv/bin/python -m pytest -q "$@"
