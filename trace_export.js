@@ -33,6 +33,8 @@ var KernelExport = (function () {
   /** VCD identifier codes are strings over the printable ASCII characters '!' (33) to '~' (126). */
   var VCD_ID_FIRST = 33;
   var VCD_ID_BASE = 94;
+  /** Events per text chunk of the Chrome trace. */
+  var CHUNK_EVENTS = 4096;
   var NO_BARRIERS = "the simulator result has no barriers/barrierEvents: barrier phase bits are not exported";
 
   // ---------------------------------------------------------------------------------------------
@@ -176,66 +178,82 @@ var KernelExport = (function () {
   // Chrome trace-event JSON
 
   /**
-   * Call emit(event) for every trace event of a result, in this order: metadata (M), blocks (X),
-   * markers and the deadlock (i), flow starts and ends (s/f). Returns the flow count.
+   * Call emit(text) with the JSON text of every trace event of a result, in this order: metadata
+   * (M), blocks (X), markers and the deadlock (i), flow starts and ends (s/f). Event texts are
+   * built by hand with cached pieces (kind names, source-line lists): JSON.stringify per event
+   * costs several times more at a million blocks. Returns the flow count.
    */
   function forEachChromeEvent(result, options, split, sources, emit) {
     var blocks = result.blocks;
-    var pidOfLane = function (lane) { return 1 + (isFiniteNumber(lane.cta) ? lane.cta : 0); };
-    var ctas = {};
-    split.threads.forEach(function (t) { ctas[pidOfLane(t.lane)] = true; });
-    Object.keys(ctas).map(Number).sort(function (a, b) { return a - b; }).forEach(function (pid) {
+    var json = JSON.stringify;
+    var pidOf = split.threads.map(function (t) { return 1 + (isFiniteNumber(t.lane.cta) ? t.lane.cta : 0); });
+    var pids = pidOf.filter(function (p, i, a) { return a.indexOf(p) === i; }).sort(function (a, b) { return a - b; });
+    pids.forEach(function (pid) {
       var name = (options.kernel || "kernel") + " CTA " + (pid - 1);
-      emit({ ph: "M", pid: pid, tid: 0, name: "process_name", args: { name: name } });
-      emit({ ph: "M", pid: pid, tid: 0, name: "process_sort_index", args: { sort_index: pid - 1 } });
+      emit(json({ ph: "M", pid: pid, tid: 0, name: "process_name", args: { name: name } }));
+      emit(json({ ph: "M", pid: pid, tid: 0, name: "process_sort_index", args: { sort_index: pid - 1 } }));
     });
     split.threads.forEach(function (t, ti) {
-      var pid = pidOfLane(t.lane), tid = FIRST_TID + ti;
-      emit({ ph: "M", pid: pid, tid: tid, name: "thread_name", args: { name: t.name } });
-      emit({ ph: "M", pid: pid, tid: tid, name: "thread_sort_index", args: { sort_index: ti } });
+      emit(json({ ph: "M", pid: pidOf[ti], tid: FIRST_TID + ti, name: "thread_name", args: { name: t.name } }));
+      emit(json({ ph: "M", pid: pidOf[ti], tid: FIRST_TID + ti, name: "thread_sort_index", args: { sort_index: ti } }));
     });
-    var where = function (bi) {
-      var t = split.threads[split.threadOf[bi]];
-      return { pid: pidOfLane(t.lane), tid: FIRST_TID + split.threadOf[bi] };
+    // "pid":P,"tid":T of each thread, the JSON of each value seen (kinds, reasons), and the JSON
+    // array of "file:line" keys of each lines array (blocks of one op share one array).
+    var where = split.threads.map(function (t, ti) { return "\"pid\":" + pidOf[ti] + ",\"tid\":" + (FIRST_TID + ti); });
+    var valueJson = typeof Map === "function" ? new Map() : null;
+    var text = function (v) {
+      if (v === null || v === undefined) return "null";
+      if (typeof v === "number") return isFinite(v) ? String(v) : "null";
+      if (typeof v !== "string" || !valueJson) return json(v);
+      var out = valueJson.get(v);
+      if (out === undefined) { out = json(v); valueJson.set(v, out); }
+      return out;
+    };
+    // The name "kind tile.k": the kind's JSON without its closing quote, then digits and dots.
+    var namePrefix = function (kind) { var t = text(String(kind)); return t.slice(0, -1); };
+    var linesCache = typeof Map === "function" ? new Map() : null;
+    var linesJson = function (refs) {
+      if (!Array.isArray(refs)) return "[]";
+      var cached = linesCache && linesCache.get(refs);
+      if (cached) return cached;
+      var keys = [];
+      for (var r = 0; r < refs.length; r++) {
+        if (!isObject(refs[r])) continue;
+        var key = lineKey(refs[r]);
+        if (!sources.hasOwnProperty(key)) {
+          sources[key] = { path: String(refs[r].path || ""), op: refs[r].op || null, text: refs[r].text || "" };
+        }
+        keys.push(key);
+      }
+      var out = json(keys);
+      if (linesCache) linesCache.set(refs, out);
+      return out;
     };
     for (var ti = 0; ti < split.threads.length; ti++) {
       var thread = split.threads[ti];
-      var pid = pidOfLane(thread.lane), tid = FIRST_TID + ti;
       for (var j = 0; j < thread.blocks.length; j++) {
         var bi = thread.blocks[j];
         var b = blocks[bi];
-        var refs = Array.isArray(b.lines) ? b.lines : [];
-        var lines = [];
-        for (var r = 0; r < refs.length; r++) {
-          if (!isObject(refs[r])) continue;
-          var key = lineKey(refs[r]);
-          if (!sources.hasOwnProperty(key)) {
-            sources[key] = { path: String(refs[r].path || ""), op: refs[r].op || null, text: refs[r].text || "" };
-          }
-          lines.push(key);
-        }
         var tt = tileText(b);
-        emit({
-          ph: "X", pid: pid, tid: tid, ts: b.start * US_PER_STEP, dur: (b.end - b.start) * US_PER_STEP,
-          name: b.kind + (tt ? " " + tt : ""), cat: String(b.kind),
-          args: { block: bi, kind: b.kind, tile: b.tile === undefined ? null : b.tile,
-                  k: b.k === undefined ? null : b.k, stage: b.stage === undefined ? null : b.stage,
-                  reason: b.reason === undefined ? null : b.reason, lines: lines, step: b.start, endStep: b.end,
-                  lane: thread.lane.id }
-        });
+        var name = /^[0-9.?-]*$/.test(tt) ? namePrefix(b.kind) + (tt ? " " + tt : "") + "\"" : text(b.kind + " " + tt);
+        emit("{\"ph\":\"X\"," + where[ti] + ",\"ts\":" + b.start * US_PER_STEP + ",\"dur\":" + (b.end - b.start) * US_PER_STEP +
+          ",\"name\":" + name + ",\"cat\":" + text(String(b.kind)) +
+          ",\"args\":{\"block\":" + bi + ",\"kind\":" + text(b.kind) + ",\"tile\":" + text(b.tile) +
+          ",\"k\":" + text(b.k) + ",\"stage\":" + text(b.stage) + ",\"reason\":" + text(b.reason) +
+          ",\"lines\":" + linesJson(b.lines) + ",\"step\":" + text(b.start) + "}}");
       }
     }
     (options.markers || []).forEach(function (m) {
       if (!isObject(m) || !isFiniteNumber(m.step)) return;
-      emit({ ph: "i", s: "g", pid: 1, tid: FIRST_TID, ts: m.step * US_PER_STEP, name: "marker " + (m.name || ""),
-             cat: "marker", args: { step: m.step } });
+      emit(json({ ph: "i", s: "g", pid: pids[0] || 1, tid: FIRST_TID, ts: m.step * US_PER_STEP, name: "marker " + (m.name || ""),
+                  cat: "marker", args: { step: m.step } }));
     });
     if (isObject(result.deadlock) && isFiniteNumber(result.deadlock.step)) {
-      emit({ ph: "i", s: "g", pid: 1, tid: FIRST_TID, ts: result.deadlock.step * US_PER_STEP, name: "deadlock",
-             cat: "deadlock", args: { step: result.deadlock.step, message: String(result.deadlock.message || ""),
-                                      waiting: result.deadlock.waiting || [] } });
+      emit(json({ ph: "i", s: "g", pid: pids[0] || 1, tid: FIRST_TID, ts: result.deadlock.step * US_PER_STEP, name: "deadlock",
+                  cat: "deadlock", args: { step: result.deadlock.step, message: String(result.deadlock.message || ""),
+                                           waiting: result.deadlock.waiting || [] } }));
     }
-    // Flows: one per dependency (block b waited for block a). Both ends sit in the middle of
+    // Flows: one per dependency (block i waited for block a). Both ends sit in the middle of
     // their slice, so each binds to exactly that slice ("e": enclosing slice) even where slices
     // touch end to start.
     var flows = 0;
@@ -246,13 +264,10 @@ var KernelExport = (function () {
       for (var d = 0; d < after.length; d++) {
         var a = after[d];
         if (typeof a !== "number" || a < 0 || a >= blocks.length || a !== Math.floor(a) || a === i) continue;
-        var from = where(a), to = where(i);
         var id = flows++;
-        var name = blocks[a].kind + " -> " + blocks[i].kind;
-        emit({ ph: "s", id: id, pid: from.pid, tid: from.tid, ts: mid(blocks[a]), name: name, cat: "dependency",
-               bp: "e" });
-        emit({ ph: "f", id: id, pid: to.pid, tid: to.tid, ts: mid(blocks[i]), name: name, cat: "dependency",
-               bp: "e" });
+        var tail = ",\"name\":" + text(blocks[a].kind + " -> " + blocks[i].kind) + ",\"cat\":\"dependency\",\"bp\":\"e\"}";
+        emit("{\"ph\":\"s\",\"id\":" + id + "," + where[split.threadOf[a]] + ",\"ts\":" + mid(blocks[a]) + tail);
+        emit("{\"ph\":\"f\",\"id\":" + id + "," + where[split.threadOf[i]] + ",\"ts\":" + mid(blocks[i]) + tail);
       }
     }
     return flows;
@@ -270,11 +285,14 @@ var KernelExport = (function () {
     var split = splitThreads(result);
     var sources = {};
     var chunks = ["{\"displayTimeUnit\":\"ns\",\"traceEvents\":[\n"];
-    var first = true;
+    // Events are joined in batches: a few thousand flat strings instead of millions of small
+    // ones keep the garbage collector out of the way at a million blocks.
+    var batch = [];
     var flows = forEachChromeEvent(result, options, split, sources, function (ev) {
-      chunks.push((first ? "" : ",\n") + JSON.stringify(ev));
-      first = false;
+      batch.push(ev);
+      if (batch.length >= CHUNK_EVENTS) { chunks.push((chunks.length > 1 ? ",\n" : "") + batch.join(",\n")); batch = []; }
     });
+    if (batch.length) chunks.push((chunks.length > 1 ? ",\n" : "") + batch.join(",\n"));
     var meta = metadata(result, options, split);
     meta.threads = split.threads.map(function (t, i) { return { tid: FIRST_TID + i, lane: t.lane.id, name: t.name, sub: t.sub }; });
     meta.flows = flows;
@@ -322,13 +340,13 @@ var KernelExport = (function () {
   }
 
   /**
-   * The VCD text of a result. Signals: kernel.step (integer); per role (lane group) a scope with
+   * The VCD of a result as text chunks (concatenated: the file). Signals: kernel.step (integer); per role (lane group) a scope with
    * a scope per lane (per sub-lane where blocks overlap): state (string kind_tile.k, "idle"
    * between blocks; or kind, an integer code, with options.strings === false), tile, k, stage
    * (integers, x when idle); with barrierEvents, a scope `barriers` with per barrier its phase
    * bit, arrivals since the last phase flip, and waiters.
    */
-  function vcd(result, options) {
+  function vcdChunks(result, options) {
     options = options || {};
     var err = checkResult(result);
     if (err) throw new Error(err);
@@ -404,40 +422,40 @@ var KernelExport = (function () {
     out.push("$upscope $end");
     out.push("$enddefinitions $end");
 
-    // Value changes, bucketed by time (times are integers: one tick per step).
-    var changes = [];       // changes[t] = {identifier: value-change line} at tick t (last wins)
-    var put = function (t, id, line) {
+    // Value changes, bucketed by time (times are integers: one tick per step). A lane's four
+    // signals (or a barrier's three) always change together, so each bucket maps a signal group
+    // (thread index; barriers after the threads) to the text of its lines, the last one winning.
+    var changes = [];
+    var put = function (t, group, text) {
       t = Math.max(0, Math.round(t));
-      (changes[t] || (changes[t] = {}))[id] = line;
+      (changes[t] || (changes[t] = {}))[group] = text;
     };
-    var putAll = function (t, lines) { lines.forEach(function (l) { put(t, l[0], l[1]); }); };
-    // [identifier, value-change line] pairs of a lane's signals while block b runs (null: idle).
-    var stateLine = function (ids, b) {
-      var state = !b ? (strings ? "s" + IDLE : "b0") :
-        (strings ? "s" + stateText(b) : "b" + vcdBits(kindCodes[String(b.kind)]));
-      return [[ids.state, state + " " + ids.state],
-              [ids.tile, "b" + (b ? vcdBits(b.tile) : "x") + " " + ids.tile],
-              [ids.k, "b" + (b ? vcdBits(b.k) : "x") + " " + ids.k],
-              [ids.stage, "b" + (b ? vcdBits(b.stage) : "x") + " " + ids.stage]];
+    // The value-change lines of a lane's signals while block b runs (null: idle).
+    var stateText4 = function (ids, b) {
+      if (!b) return (strings ? "s" + IDLE : "b0") + " " + ids.state + "\nbx " + ids.tile + "\nbx " + ids.k + "\nbx " + ids.stage;
+      return (strings ? "s" + stateText(b) : "b" + vcdBits(kindCodes[String(b.kind)])) + " " + ids.state +
+        "\nb" + vcdBits(b.tile) + " " + ids.tile + "\nb" + vcdBits(b.k) + " " + ids.k + "\nb" + vcdBits(b.stage) + " " + ids.stage;
     };
     // Per thread: a block's values at its start; idle at its end unless the next block starts
     // there. Zero-length blocks cannot be seen in a VCD (one value per signal per time); they
     // are skipped and counted in the header comment.
     var skipped = 0;
+    var firstAtZero = [];
     split.threads.forEach(function (t, ti) {
       var ids = sig[ti];
+      var idle = stateText4(ids, null);
       var list = t.blocks.filter(function (bi) {
-        if (blocks[bi].end > blocks[bi].start) return true;
+        if (Math.round(blocks[bi].end) > Math.round(blocks[bi].start)) return true;
         skipped++;
         return false;
       });
       for (var j = 0; j < list.length; j++) {
         var b = blocks[list[j]];
         var s = Math.round(b.start), e = Math.round(b.end);
-        if (e <= s) { skipped++; continue; }
-        if (s > 0) putAll(s, stateLine(ids, b));
+        if (s > 0) put(s, ti, stateText4(ids, b));
+        else firstAtZero[ti] = b;
         var next = j + 1 < list.length ? blocks[list[j + 1]] : null;
-        if (!next || Math.round(next.start) > e) putAll(e, stateLine(ids, null));
+        if (!next || Math.round(next.start) > e) put(e, ti, idle);
       }
     });
     // Barriers: phase after each event; arrivals reset when the phase completes.
@@ -457,10 +475,10 @@ var KernelExport = (function () {
         else if (ev.type === "wait_end") waiters[i] = Math.max(0, waiters[i] - 1);
         if (ev.phase === 0 || ev.phase === 1) phase[i] = ev.phase;
         var ids = barrierSig[i];
-        var lines = [[ids.phase, phase[i] + ids.phase], [ids.arrivals, "b" + vcdBits(arrivals[i]) + " " + ids.arrivals],
-                     [ids.waiters, "b" + vcdBits(waiters[i]) + " " + ids.waiters]];
+        var lines = phase[i] + ids.phase + "\nb" + vcdBits(arrivals[i]) + " " + ids.arrivals +
+          "\nb" + vcdBits(waiters[i]) + " " + ids.waiters;
         if (Math.round(ev.t) === 0) barrierInit[i] = lines;
-        else putAll(ev.t, lines);
+        else put(ev.t, split.threads.length + i, lines);
       });
     }
     if (skipped) out[2] += "; " + skipped + " zero-length blocks are not visible in a VCD (one value per tick)";
@@ -469,25 +487,28 @@ var KernelExport = (function () {
     out.push("#0");
     out.push("$dumpvars");
     out.push("b0 " + stepId);
-    split.threads.forEach(function (t, ti) {
-      var first = t.blocks.filter(function (bi) { return blocks[bi].end > blocks[bi].start; })[0];
-      var b = first !== undefined && Math.round(blocks[first].start) === 0 ? blocks[first] : null;
-      stateLine(sig[ti], b).forEach(function (l) { out.push(l[1]); });
-    });
+    split.threads.forEach(function (t, ti) { out.push(stateText4(sig[ti], firstAtZero[ti] || null)); });
     barrierSig.forEach(function (ids, i) {
-      (barrierInit[i] || [[0, "0" + ids.phase], [0, "b0 " + ids.arrivals], [0, "b0 " + ids.waiters]])
-        .forEach(function (l) { out.push(l[1]); });
+      out.push(barrierInit[i] || "0" + ids.phase + "\nb0 " + ids.arrivals + "\nb0 " + ids.waiters);
     });
     out.push("$end");
-    // One value per signal per time (put() kept the last), every tick carries the step counter.
+    // Every tick carries the step counter, then the groups that change there.
+    var text = out.join("\n") + "\n";
+    var chunks = [text];
+    var batch = [];
     for (var t = 1; t <= total; t++) {
-      out.push("#" + t);
-      out.push("b" + t.toString(2) + " " + stepId);
+      batch.push("#" + t + "\nb" + t.toString(2) + " " + stepId + "\n");
       var at = changes[t];
-      if (!at) continue;
-      for (var key in at) out.push(at[key]);
+      if (at) for (var key in at) batch.push(at[key] + "\n");
+      if (batch.length >= CHUNK_EVENTS) { chunks.push(batch.join("")); batch = []; }
     }
-    return out.join("\n") + "\n";
+    chunks.push(batch.join(""));
+    return chunks;
+  }
+
+  /** The VCD as one text (see vcdChunks). */
+  function vcd(result, options) {
+    return vcdChunks(result, options).join("");
   }
 
   // ---------------------------------------------------------------------------------------------
@@ -577,7 +598,7 @@ var KernelExport = (function () {
     var options = { kernel: kernelName(structure), markers: opts.markers, strings: opts.strings };
     try {
       if (opts.format === "chrome") chromeTraceChunks(result, options).forEach(function (c) { io.write(c); });
-      else io.write(vcd(result, options));
+      else vcdChunks(result, options).forEach(function (c) { io.write(c); });
     } catch (e) {
       io.error("trace_export: " + e.message);
       return 2;
@@ -622,6 +643,7 @@ var KernelExport = (function () {
     chromeTraceText: chromeTraceText,
     chromeTraceChunks: chromeTraceChunks,
     vcd: vcd,
+    vcdChunks: vcdChunks,
     splitThreads: splitThreads,
     exportFileName: exportFileName,
     kernelName: kernelName,

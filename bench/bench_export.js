@@ -1,0 +1,49 @@
+// Benchmark of trace_export.js: export about 1,000,000 blocks as a Chrome trace and as a VCD.
+// Usage: node bench/bench_export.js [repeats]   (not part of the test suite; figures in README)
+"use strict";
+
+const path = require("node:path");
+const KS = require(path.join(__dirname, "..", "schedule.js"));
+const KE = require(path.join(__dirname, "..", "trace_export.js"));
+
+/** Knobs giving just over 1,000,000 blocks with the default latencies (the schedule benchmark's). */
+const BENCH_KNOBS = { outputTiles: 500, kTiles: 500 };
+const STRUCTURE = require(path.join(__dirname, "..", "examples", "sm90_gemm_pingpong.json"));
+
+const repeats = Math.max(1, Number(process.argv[2]) || 3);
+
+/** Milliseconds taken by fn(), and its result. */
+function timed(fn) {
+  const t0 = process.hrtime.bigint();
+  const result = fn();
+  return { ms: Number(process.hrtime.bigint() - t0) / 1e6, result };
+}
+
+function median(values) {
+  const sorted = values.slice().sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)];
+}
+
+/** Bytes of a list of ASCII chunks (the exporters write ASCII only). */
+function bytes(chunks) { return chunks.reduce((n, c) => n + c.length, 0); }
+
+const result = KS.simulate(STRUCTURE, BENCH_KNOBS);
+if (result.error) throw new Error(result.error);
+const deps = result.blocks.reduce((n, b) => n + b.after.length, 0);
+const rows = [];
+for (const [name, run] of [
+  ["chrome", () => KE.chromeTraceChunks(result, { kernel: "bench" })],
+  ["vcd", () => [KE.vcd(result, { kernel: "bench" })]],
+]) {
+  const times = [];
+  let size = 0;
+  for (let r = 0; r < repeats; r++) {
+    const t = timed(run);
+    times.push(t.ms);
+    size = bytes(t.result);
+  }
+  rows.push({ format: name, blocks: result.blocks.length, dependencies: deps, steps: result.total,
+              medianMs: Math.round(median(times)), megabytes: Math.round(size / 1e5) / 10 });
+}
+console.log("node " + process.version + ", " + repeats + " repeats");
+console.table(rows);
