@@ -18,6 +18,9 @@ TEMPLATE_ASSET = "assets/graph.html"
 THEME_CSS_ASSET = "assets/theme.css"
 GRAPH_CSS_ASSET = "assets/graph.css"
 GRAPH_JS_ASSET = "assets/graph.js"
+# The shared page module (tooltip placement, source lists, key map and help overlay, start-up).
+COMMON_CSS_ASSET = "assets/common.css"
+COMMON_JS_ASSET = "assets/common.js"
 
 # ---- Graph model ---------------------------------------------------------------------------
 
@@ -153,258 +156,356 @@ class _Builder:
         return edge
 
 
-def build_graph(model):
-    """Return the pure graph model {nodes, edges, clusters, pipelines, notes} of a parsed model."""
-    path = (model.get("source") or {}).get("path") or "unknown"
-    layer = model.get("kernel_layer") or None
-    kpath = ((layer or {}).get("source") or {}).get("path") or "unknown"
-    pipelines = {p["alias"]: p for p in model.get("pipelines") or []}
-    b = _Builder()
+class _Graph:
+    """What the build steps share: the parsed facts, indexed, and the nodes and edges so far."""
 
-    # Buffers by name: FA3 declares the same member in several storage structs.
+    def __init__(self, model):
+        self.model = model
+        self.path = (model.get("source") or {}).get("path") or "unknown"
+        self.layer = model.get("kernel_layer") or None
+        self.kpath = ((self.layer or {}).get("source") or {}).get("path") or "unknown"
+        self.pipelines = _pipeline_identities(model)
+        self.buffers = _buffers_by_name(model, self.path)
+        self.buffer_by_operand = {}
+        for name in sorted(self.buffers):
+            self.buffer_by_operand.setdefault(self.buffers[name]["operand"], name)
+        self.functions = [f for f in model.get("functions") or [] if f.get("role") in ("producer", "consumer", "both")]
+        self.b = _Builder()
+        self.buffer_pipes = {}    # buffer name -> pipelines (identities) whose loads write it
+        self.used_pipes = []      # identities drawn, in first-use order
+        self.accumulators = set()
+        self.mma_records = []     # (fn, zone, op, mma node id, acc name, operand tokens, ref)
+
+
+def _pipeline_identities(model):
+    """{identity: pipeline facts}: one per type alias and one per pipeline object (CONTRACT v2:
+    identity = op.object || op.pipeline), so two objects of one alias are two pipelines."""
+    out = {}
+    for pipe in model.get("pipelines") or []:
+        out[pipe["alias"]] = dict(pipe)
+    for obj in model.get("pipeline_objects") or []:
+        name = obj.get("name")
+        if not isinstance(name, str) or name in out:
+            continue
+        alias = out.get(obj.get("alias")) or {}
+        entry = dict(alias)
+        entry.update({"alias": obj.get("alias"), "object": name, "line": obj.get("line", alias.get("line")),
+                      "end_line": obj.get("line", alias.get("end_line")),
+                      "class": obj.get("class") or alias.get("class"), "stages": obj.get("stages") or alias.get("stages"),
+                      "text": f"{name}: {obj.get('alias') or obj.get('class') or 'pipeline'} ({obj.get('kind') or 'object'})"})
+        out[name] = entry
+    return out
+
+
+def _buffers_by_name(model, path):
+    """Parsed buffers merged by name (FA3 declares one member in several storage structs)."""
     buffers = {}
     for buf in model.get("buffers") or []:
-        entry = buffers.setdefault(buf["name"], {"operand": buf.get("operand") or "",
-                                                 "layouts": [], "lines": []})
+        entry = buffers.setdefault(buf["name"], {"operand": buf.get("operand") or "", "layouts": [], "lines": []})
         if buf.get("layout") and buf["layout"] not in entry["layouts"]:
             entry["layouts"].append(buf["layout"])
         entry["lines"].append(_source_line(path, buf["line"], buf["line"], "buffer", buf.get("text"),
                                            struct=buf.get("struct")))
-    buffer_by_operand = {}
-    for name in sorted(buffers):
-        buffer_by_operand.setdefault(buffers[name]["operand"], name)
+    return buffers
 
-    functions = [f for f in model.get("functions") or [] if f.get("role") in ("producer", "consumer", "both")]
 
-    def zone_of(fn):
-        return "producer" if fn["role"] in ("producer", "both") else "consumer"
+def _zone_of(fn):
+    """The zone a role function's nodes go in."""
+    return "producer" if fn["role"] in ("producer", "both") else "consumer"
 
-    def pipes_of(op):
-        cands = op.get("pipeline_candidates")
-        if cands:
-            return list(cands)
-        return [op["pipeline"]] if op.get("pipeline") else []
 
-    # Pass 1: which pipelines / barriers feed each buffer (for stage counts and grouping).
-    buffer_pipes = {}
-    for fn in functions:
+def _pipes_of(op):
+    """Pipeline identities an op uses: its compile-time candidates, else op.object || op.pipeline."""
+    cands = op.get("pipeline_candidates")
+    if cands:
+        return list(cands)
+    ident = op.get("object") or op.get("pipeline")
+    return [ident] if ident else []
+
+
+def _use_pipe(g, p):
+    if p not in g.used_pipes:
+        g.used_pipes.append(p)
+
+
+def _pipe_class(pipe):
+    cls = pipe.get("class")
+    return " | ".join(cls) if isinstance(cls, list) else str(cls)
+
+
+def _full_node(g, p):
+    """The full barrier of pipeline p (or a standalone transaction barrier such as FA3's barrier_Q)."""
+    _use_pipe(g, p)
+    pipe = g.pipelines.get(p)
+    if pipe is None:
+        return g.b.node(f"barrier:{p}", "barrier", "smem", p, ["transaction barrier"], pipeline=p)
+    node = g.b.node(f"full:{p}", "full", "smem", "full barrier", [p], pipeline=p)
+    if not node["lines"]:
+        node["lines"].append(_source_line(g.path, pipe["line"], pipe.get("end_line"), "pipeline",
+                                          pipe.get("text") or f"{p} = {_pipe_class(pipe)}"))
+    return node
+
+
+def _empty_node(g, p):
+    """The empty barrier of pipeline p."""
+    _use_pipe(g, p)
+    pipe = g.pipelines.get(p) or {}
+    node = g.b.node(f"empty:{p}", "empty", "smem", "empty barrier", [p], pipeline=p)
+    if not node["lines"] and pipe:
+        node["lines"].append(_source_line(g.path, pipe["line"], pipe.get("end_line"), "pipeline", pipe.get("text") or p))
+    return node
+
+
+def _buffer_node(g, name, pipes=None):
+    """The shared-memory stage buffer `name` (once per name), in its first pipeline's group."""
+    buf = g.buffers.get(name) or {"operand": "", "layouts": [], "lines": []}
+    pipes = pipes if pipes is not None else (g.buffer_pipes.get(name) or [])
+    stages = [g.pipelines[p]["stages"] for p in pipes if p in g.pipelines and g.pipelines[p].get("stages")]
+    if stages:
+        stage_text = f"stages {stages[0]}"
+    elif pipes:
+        stage_text = f"1 stage ({pipes[0]})"
+    else:
+        stage_text = "stages ? (no load parsed)"
+    detail = [" / ".join(buf["layouts"]) or "layout ?", stage_text]
+    node = g.b.node(f"smem:{name}", "smem", "smem", name, detail, operand=buf["operand"],
+                    pipeline=pipes[0] if pipes else None, layouts=buf["layouts"], stages=stages[0] if stages else None)
+    if not node["lines"]:
+        node["lines"].extend(buf["lines"])
+    return node
+
+
+def _sync_node(g, zone, op_kind, pipes):
+    """One node per (zone, barrier operation, pipelines): every call site's lines merge into it."""
+    key = "|".join(pipes)
+    if op_kind == "producer_tail":
+        # load_tail's wait for the last releases: drawn on the acquire node when the same
+        # warpgroup acquires this pipeline (the common case), else as its own node.
+        acquire = f"op:{zone}:producer_acquire:{key}"
+        if acquire in g.b.nodes or any(o["op"] in ("producer_acquire", "producer_try_acquire")
+                                       and "|".join(_pipes_of(o)) == key
+                                       for f in g.functions if _zone_of(f) == zone for o in f["ops"]):
+            op_kind = "producer_acquire"
+    return g.b.node(f"op:{zone}:{op_kind}:{key}", "sync", zone, op_kind, [_pipe_label(pipes)],
+                    op=op_kind, pipelines=list(pipes))
+
+
+def _scan_buffer_pipes(g):
+    """Step 1: which pipelines (and standalone barriers) the loads into each buffer signal."""
+    for fn in g.functions:
         for op in fn["ops"]:
             if op["op"] in LOAD_OPS and op.get("buffer"):
-                lst = buffer_pipes.setdefault(op["buffer"], [])
-                for p in pipes_of(op) + ([op["barrier"]] if op.get("barrier") else []):
+                lst = g.buffer_pipes.setdefault(op["buffer"], [])
+                for p in _pipes_of(op) + ([op["barrier"]] if op.get("barrier") else []):
                     if p not in lst:
                         lst.append(p)
-    used_pipes = []
 
-    def use_pipe(p):
-        if p not in used_pipes:
-            used_pipes.append(p)
 
-    def full_node(p):
-        use_pipe(p)
-        pipe = pipelines.get(p)
-        if pipe is None:  # a standalone transaction barrier (FA3's barrier_Q)
-            return b.node(f"barrier:{p}", "barrier", "smem", p, ["transaction barrier"], pipeline=p)
-        cls = pipe.get("class")
-        cls = " | ".join(cls) if isinstance(cls, list) else str(cls)
-        node = b.node(f"full:{p}", "full", "smem", "full barrier", [p], pipeline=p)
-        if not node["lines"]:
-            node["lines"].append(_source_line(path, pipe["line"], pipe.get("end_line"), "pipeline",
-                                              pipe.get("text") or f"{p} = {cls}"))
-        return node
+def _add_load(g, fn, op, ref):
+    """A copy from global memory: gmem operand -> load -> stage buffer, and the load's full barrier."""
+    kind, pipes = op["op"], _pipes_of(op)
+    operand = op.get("operand") or (g.buffers.get(op.get("buffer")) or {}).get("operand") or "?"
+    engine = "TMA load" if kind == "tma_load" else "cp.async"
+    recv = (op.get("via") or {}).get("tma") or op.get("receiver") or ""
+    gm = g.b.node(f"gmem:{operand}", "gmem", "global", operand, ["global memory"], operand=operand)
+    gm["lines"].append(ref)
+    ld = g.b.node(f"load:{operand}", "load", "producer", f"{engine} {operand}",
+                  [recv.split(".")[-1] or engine], operand=operand, engines=[])
+    if kind not in ld["engines"]:
+        ld["engines"].append(kind)
+        if len(ld["engines"]) > 1:
+            ld["label"] = f"TMA/cp.async {operand}"
+    ld["lines"].append(ref)
+    via = _via_line(g.path, fn, op)
+    if via:
+        ld["lines"].append(via)
+    g.b.edge("data", gm["id"], ld["id"], [ref], f"{engine} reads {operand} from global memory")
+    if op.get("buffer"):
+        sm = _buffer_node(g, op["buffer"])
+        g.b.edge("data", ld["id"], sm["id"], [ref], f"{engine} writes {op['buffer']} (one stage)")
+    if kind == "tma_load":
+        for p in pipes:
+            g.b.edge("full", ld["id"], _full_node(g, p)["id"], [ref, via],
+                     f"the TMA completes its transaction bytes on the full barrier of {p}",
+                     pipeline=p, conditional=len(pipes) > 1)
+        if op.get("barrier"):
+            bar = _full_node(g, op["barrier"])
+            bar["lines"].append(ref)
+            g.b.edge("full", ld["id"], bar["id"], [ref, via],
+                     f"the TMA completes its transaction bytes on {op['barrier']}",
+                     pipeline=op["barrier"], conditional=False)
+    return ld["id"]
 
-    def empty_node(p):
-        use_pipe(p)
-        pipe = pipelines.get(p) or {}
-        node = b.node(f"empty:{p}", "empty", "smem", "empty barrier", [p], pipeline=p)
-        if not node["lines"] and pipe:
-            node["lines"].append(_source_line(path, pipe["line"], pipe.get("end_line"), "pipeline",
-                                              pipe.get("text") or p))
-        return node
 
-    def buffer_node(name):
-        buf = buffers.get(name) or {"operand": "", "layouts": [], "lines": []}
-        pipes = buffer_pipes.get(name) or []
-        stages = [pipelines[p]["stages"] for p in pipes if p in pipelines and pipelines[p].get("stages")]
-        if stages:
-            stage_text = f"stages {stages[0]}"
-        elif pipes:
-            stage_text = f"1 stage ({pipes[0]})"
+def _add_sync(g, fn, zone, op, ref):
+    """A barrier operation and its signal edge to or from the pipeline's full/empty barrier."""
+    kind, pipes = op["op"], _pipes_of(op)
+    op_kind = SYNC_NODE_OP[kind]
+    node = _sync_node(g, zone, op_kind, pipes)
+    node["lines"].append(ref)
+    via = _via_line(g.path, fn, op)
+    if via:
+        node["lines"].append(via)
+    cond = len(pipes) > 1
+    for p in pipes:
+        if op_kind in ("producer_acquire", "producer_tail"):
+            g.b.edge("empty", _empty_node(g, p)["id"], node["id"], [ref],
+                     f"{kind} waits until the consumers released the stage ({p})", pipeline=p, conditional=cond)
+        elif op_kind == "producer_commit":
+            g.b.edge("full", node["id"], _full_node(g, p)["id"], [ref],
+                     f"producer_commit arrives on the full barrier ({p})", pipeline=p, conditional=cond)
+        elif op_kind == "consumer_wait":
+            g.b.edge("full", _full_node(g, p)["id"], node["id"], [ref, via],
+                     f"{kind} waits until the stage is full ({p})", pipeline=p, conditional=cond)
         else:
-            stage_text = "stages ? (no load parsed)"
-        detail = [" / ".join(buf["layouts"]) or "layout ?", stage_text]
-        node = b.node(f"smem:{name}", "smem", "smem", name, detail, operand=buf["operand"],
-                      pipeline=pipes[0] if pipes else None,
-                      layouts=buf["layouts"], stages=stages[0] if stages else None)
-        if not node["lines"]:
-            node["lines"].extend(buf["lines"])
-        return node
+            g.b.edge("empty", node["id"], _empty_node(g, p)["id"], [ref],
+                     f"consumer_release arrives on the empty barrier ({p})", pipeline=p, conditional=cond)
+    return node["id"], op_kind
 
-    def sync_node(zone, op_kind, pipes):
-        key = "|".join(pipes)
-        if op_kind == "producer_tail":
-            # load_tail's wait for the last releases: drawn on the acquire node when the same
-            # warpgroup acquires this pipeline (the common case), else as its own node.
-            acquire = f"op:{zone}:producer_acquire:{key}"
-            if acquire in b.nodes or any(o["op"] in ("producer_acquire", "producer_try_acquire")
-                                         and "|".join(pipes_of(o)) == key
-                                         for f in functions if zone_of(f) == zone for o in f["ops"]):
-                op_kind = "producer_acquire"
-        return b.node(f"op:{zone}:{op_kind}:{key}", "sync", zone, op_kind, [_pipe_label(pipes)],
-                      op=op_kind, pipelines=list(pipes))
 
-    accumulators = set()
-    mma_records = []  # (fn, zone, op, mma node id, acc name, operand tokens)
+def _add_mma(g, fn, zone, op, ref):
+    """An MMA node per receiver; its operands and accumulator are resolved after every function."""
+    recv = op.get("receiver") or "mma"
+    node = g.b.node(f"mma:{recv}", "mma", zone, recv, ["MMA"], receiver=recv)
+    node["lines"].append(ref)
+    args, complete = _mma_args(op.get("text"))
+    acc = args[-1] if complete and len(args) >= 2 else None
+    acc = acc if acc and RE_IDENT.fullmatch(acc) else None
+    tokens = RE_IDENT.findall(" ".join(args[1:-1] if complete else args[1:]))
+    if acc:
+        g.accumulators.add(acc)
+    g.mma_records.append((fn, zone, op, node["id"], acc, tokens, ref))
+    return node["id"], tokens
 
-    for fn in functions:
-        zone = zone_of(fn)
-        ops = sorted(fn["ops"], key=lambda o: (o["line"], o.get("end_line") or o["line"]))
-        fn_loads = []   # (op, load node id, pipes)
-        fn_sync = []    # (op, sync node id, op kind, pipes)
-        fn_mmas = []    # (op, mma node id, pipes read)
-        arrive_lines = {}
-        for op in ops:
-            kind = op["op"]
-            pipes = pipes_of(op)
-            ref = _op_line(path, fn, op)
-            if kind in LOAD_OPS:
-                operand = op.get("operand") or (buffers.get(op.get("buffer")) or {}).get("operand") or "?"
-                engine = "TMA load" if kind == "tma_load" else "cp.async"
-                recv = (op.get("via") or {}).get("tma") or op.get("receiver") or ""
-                g = b.node(f"gmem:{operand}", "gmem", "global", operand, ["global memory"], operand=operand)
-                g["lines"].append(ref)
-                ld = b.node(f"load:{operand}", "load", "producer", f"{engine} {operand}",
-                            [recv.split(".")[-1] or engine], operand=operand, engines=[])
-                if kind not in ld["engines"]:
-                    ld["engines"].append(kind)
-                    if len(ld["engines"]) > 1:
-                        ld["label"] = f"TMA/cp.async {operand}"
-                ld["lines"].append(ref)
-                via = _via_line(path, fn, op)
-                if via:
-                    ld["lines"].append(via)
-                b.edge("data", g["id"], ld["id"], [ref], f"{engine} reads {operand} from global memory")
-                if op.get("buffer"):
-                    s = buffer_node(op["buffer"])
-                    b.edge("data", ld["id"], s["id"], [ref], f"{engine} writes {op['buffer']} (one stage)")
-                if kind == "tma_load":
-                    for p in pipes:
-                        b.edge("full", ld["id"], full_node(p)["id"], [ref, via],
-                               f"the TMA completes its transaction bytes on the full barrier of {p}",
-                               pipeline=p, conditional=len(pipes) > 1)
-                    if op.get("barrier"):
-                        bar = full_node(op["barrier"])
-                        bar["lines"].append(ref)
-                        b.edge("full", ld["id"], bar["id"], [ref, via],
-                               f"the TMA completes its transaction bytes on {op['barrier']}",
-                               pipeline=op["barrier"], conditional=False)
-                fn_loads.append((op, ld["id"], pipes))
-            elif kind in FULL_ARRIVE_OPS:
-                for p in pipes:
-                    arrive_lines.setdefault(p, []).append(ref)
-            elif kind in SYNC_NODE_OP:
-                op_kind = SYNC_NODE_OP[kind]
-                node = sync_node(zone, op_kind, pipes)
-                node["lines"].append(ref)
-                via = _via_line(path, fn, op)
-                if via:
-                    node["lines"].append(via)
-                cond = len(pipes) > 1
-                for p in pipes:
-                    if op_kind in ("producer_acquire", "producer_tail"):
-                        b.edge("empty", empty_node(p)["id"], node["id"], [ref],
-                               f"{kind} waits until the consumers released the stage ({p})",
-                               pipeline=p, conditional=cond)
-                    elif op_kind == "producer_commit":
-                        b.edge("full", node["id"], full_node(p)["id"], [ref],
-                               f"producer_commit arrives on the full barrier ({p})", pipeline=p, conditional=cond)
-                    elif op_kind == "consumer_wait":
-                        b.edge("full", full_node(p)["id"], node["id"], [ref, via],
-                               f"{kind} waits until the stage is full ({p})", pipeline=p, conditional=cond)
-                    else:
-                        b.edge("empty", node["id"], empty_node(p)["id"], [ref],
-                               f"consumer_release arrives on the empty barrier ({p})", pipeline=p, conditional=cond)
-                fn_sync.append((op, node["id"], op_kind, pipes))
-            elif kind == "mma":
-                recv = op.get("receiver") or "mma"
-                node = b.node(f"mma:{recv}", "mma", "consumer" if zone == "consumer" else zone, recv,
-                              ["MMA"], receiver=recv)
-                node["lines"].append(ref)
-                args, complete = _mma_args(op.get("text"))
-                acc = args[-1] if complete and len(args) >= 2 else None
-                acc = acc if acc and RE_IDENT.fullmatch(acc) else None
-                middle = " ".join(args[1:-1] if complete else args[1:])
-                tokens = RE_IDENT.findall(middle)
-                if acc:
-                    accumulators.add(acc)
-                mma_records.append((fn, zone, op, node["id"], acc, tokens, ref))
-                fn_mmas.append((op, node["id"], tokens))
-        # Extra TMA-arrive statements (producer_get_barrier ...) join the load -> full edges.
-        for p, refs in arrive_lines.items():
-            for _op, ld_id, pipes in fn_loads:
-                if p in pipes:
-                    edge = b.edges.get(f"full:{ld_id}->{'full:' + p if p in pipelines else 'barrier:' + p}")
-                    if edge is not None:
-                        edge["lines"].extend(refs)
-        _order_edges(b, path, fn, fn_loads, fn_sync, fn_mmas, buffer_pipes, buffer_by_operand, empty_node)
 
-    # MMA operands, accumulators and the accumulator chain (FMHA: acc_qk -> acc_qk_fixed -> PV).
-    for fn, zone, op, mma_id, acc, tokens, ref in mma_records:
+def _add_function(g, fn):
+    """Step 2: the nodes and edges of one role function's ops, then its program-order edges."""
+    zone = _zone_of(fn)
+    ops = sorted(fn["ops"], key=lambda o: (o["line"], o.get("end_line") or o["line"]))
+    loads, syncs, mmas = [], [], []   # (op, node id, pipes) / (op, node id, op kind, pipes) / (op, node id, tokens)
+    arrive_lines = {}
+    for op in ops:
+        kind = op["op"]
+        ref = _op_line(g.path, fn, op)
+        if kind in LOAD_OPS:
+            loads.append((op, _add_load(g, fn, op, ref), _pipes_of(op)))
+        elif kind in FULL_ARRIVE_OPS:
+            for p in _pipes_of(op):
+                arrive_lines.setdefault(p, []).append(ref)
+        elif kind in SYNC_NODE_OP:
+            node_id, op_kind = _add_sync(g, fn, zone, op, ref)
+            syncs.append((op, node_id, op_kind, _pipes_of(op)))
+        elif kind == "mma":
+            node_id, tokens = _add_mma(g, fn, zone, op, ref)
+            mmas.append((op, node_id, tokens))
+    # Extra TMA-arrive statements (producer_get_barrier ...) join the load -> full edges.
+    for p, refs in arrive_lines.items():
+        for _op, ld_id, pipes in loads:
+            if p in pipes:
+                edge = g.b.edges.get(f"full:{ld_id}->{'full:' + p if p in g.pipelines else 'barrier:' + p}")
+                if edge is not None:
+                    edge["lines"].extend(refs)
+    _order_edges(g.b, g.path, fn, loads, syncs, mmas, g.buffer_pipes, g.buffer_by_operand,
+                 lambda p: _empty_node(g, p))
+
+
+def _add_mma_dataflow(g):
+    """Step 3: MMA operands (buffers, accumulators) and accumulators (FMHA: acc_qk -> PV)."""
+    for fn, zone, op, mma_id, acc, tokens, ref in g.mma_records:
         read_buffers = []
         for tok in tokens:
             m = RE_FRAGMENT.fullmatch(tok)
-            if m and m.group("operand") in buffer_by_operand:
-                name = buffer_by_operand[m.group("operand")]
+            if m and m.group("operand") in g.buffer_by_operand:
+                name = g.buffer_by_operand[m.group("operand")]
                 if name not in read_buffers:
                     read_buffers.append(name)
-        if not read_buffers and op.get("pipeline"):
-            read_buffers = sorted(n for n, ps in buffer_pipes.items() if op["pipeline"] in ps)
+        ident = op.get("object") or op.get("pipeline")
+        if not read_buffers and ident:
+            read_buffers = sorted(n for n, ps in g.buffer_pipes.items() if ident in ps)
         for name in read_buffers:
-            s = buffer_node(name)
-            b.edge("data", s["id"], mma_id, [ref], f"MMA reads {name} (the stage it waited for)")
-        for other in sorted(accumulators):
+            g.b.edge("data", _buffer_node(g, name)["id"], mma_id, [ref], f"MMA reads {name} (the stage it waited for)")
+        for other in sorted(g.accumulators):
             if other != acc and any(t == other or t.startswith(other + "_") for t in tokens):
-                b.edge("data", f"acc:{other}", mma_id, [ref], f"MMA reads the accumulator {other}")
+                g.b.edge("data", f"acc:{other}", mma_id, [ref], f"MMA reads the accumulator {other}")
         name = acc or "accumulator"
-        a = b.node(f"acc:{name}", "acc", "consumer", name, ["accumulator (registers)"])
+        a = g.b.node(f"acc:{name}", "acc", "consumer", name, ["accumulator (registers)"])
         a["lines"].append(ref)
-        b.edge("data", mma_id, a["id"], [ref], f"MMA accumulates into {name}")
+        g.b.edge("data", mma_id, a["id"], [ref], f"MMA accumulates into {name}")
 
-    notes = []
+
+def _pipe_of_buffer_name(g, buf_name, operand):
+    """The one pipeline identity named after a buffer's operand (MainloopPipelineVt, pipeline_vt
+    for smem_vt), or None when none or several match."""
+    if not operand:
+        return None
+    hits = []
+    for ident, pipe in g.pipelines.items():
+        names = {ident, pipe.get("alias") or ident}
+        if any(n.endswith("Pipeline" + operand) or n.lower().endswith("_" + operand.lower()) for n in names):
+            hits.append(ident)
+    return hits[0] if len(hits) == 1 else None
+
+
+def _add_unloaded_buffers(g):
+    """Step 4: every parsed buffer appears once. One no parsed load writes (FA3's smem_vt, written
+    by a load the parse attributes to another buffer) goes in the pipeline named after its operand,
+    read by that pipeline's consumer_wait nodes; without such a pipeline it stands alone."""
+    for name in sorted(g.buffers):
+        if f"smem:{name}" in g.b.nodes:
+            continue
+        operand = g.buffers[name]["operand"]
+        ident = _pipe_of_buffer_name(g, name, operand)
+        node = _buffer_node(g, name, [ident] if ident else [])
+        if ident is None:
+            node["detail"][-1] = "no pipeline or load parsed"
+            continue
+        _use_pipe(g, ident)
+        node["detail"][-1] = f"{node['detail'][-1]}; no load parsed"
+        for wait_id in sorted(n for n, v in g.b.nodes.items() if v.get("op") == "consumer_wait" and ident in v.get("pipelines", ())):
+            g.b.edge("data", node["id"], wait_id, list(g.b.nodes[wait_id]["lines"]),
+                     f"read after this consumer_wait on {ident} (the parse names no op that reads {name})")
+
+
+def _add_epilogue(g):
+    """Step 5: the epilogue node fed by the accumulators; returns the page notes."""
+    layer = g.layer
     epilogue_calls = [c for c in (layer or {}).get("calls") or []
                       if c.get("receiver") == "collective_epilogue" and c.get("call") in ("store", "store_tail")]
-    if epilogue_calls:
-        epi = b.node("epilogue", "epilogue", "consumer", "epilogue", ["collective_epilogue.store"])
-        epi["lines"].extend(_source_line(kpath, c["line"], c.get("end_line"), c["call"], c.get("text"))
-                            for c in epilogue_calls)
-        mma_calls = [_source_line(kpath, c["line"], c.get("end_line"), c["call"], c.get("text"))
-                     for c in layer.get("calls") or []
-                     if c.get("receiver") == "collective_mainloop" and c.get("call") == "mma"]
-        store = [_source_line(kpath, c["line"], c.get("end_line"), c["call"], c.get("text"))
-                 for c in epilogue_calls if c["call"] == "store"]
-        feeding = {e["source"] for e in b.edges.values() if e["kind"] == "data" and e["source"].startswith("acc:")
-                   and b.nodes.get(e["target"], {}).get("kind") == "mma"}
-        for node_id in sorted(n for n in b.nodes if n.startswith("acc:") and n not in feeding):
-            b.edge("data", node_id, "epilogue", mma_calls + store,
-                   "the kernel passes the accumulators to collective_epilogue.store")
-    elif layer:
-        notes.append("the kernel layer has no collective_epilogue.store call: no epilogue node")
-    else:
-        notes.append("no kernel layer given: the epilogue is not drawn (no parsed source line names it)")
+    if not epilogue_calls:
+        if layer:
+            return ["the kernel layer has no collective_epilogue.store call: no epilogue node"]
+        return ["no kernel layer given: the epilogue is not drawn (no parsed source line names it)"]
+    epi = g.b.node("epilogue", "epilogue", "consumer", "epilogue", ["collective_epilogue.store"])
+    epi["lines"].extend(_source_line(g.kpath, c["line"], c.get("end_line"), c["call"], c.get("text"))
+                        for c in epilogue_calls)
+    mma_calls = [_source_line(g.kpath, c["line"], c.get("end_line"), c["call"], c.get("text"))
+                 for c in layer.get("calls") or []
+                 if c.get("receiver") == "collective_mainloop" and c.get("call") == "mma"]
+    store = [_source_line(g.kpath, c["line"], c.get("end_line"), c["call"], c.get("text"))
+             for c in epilogue_calls if c["call"] == "store"]
+    feeding = {e["source"] for e in g.b.edges.values() if e["kind"] == "data" and e["source"].startswith("acc:")
+               and g.b.nodes.get(e["target"], {}).get("kind") == "mma"}
+    for node_id in sorted(n for n in g.b.nodes if n.startswith("acc:") and n not in feeding):
+        g.b.edge("data", node_id, "epilogue", mma_calls + store,
+                 "the kernel passes the accumulators to collective_epilogue.store")
+    return []
 
-    declared = list(pipelines)
-    used_pipes.sort(key=lambda p: (0, declared.index(p)) if p in pipelines else (1, p))
-    clusters = _clusters(model, b, path, kpath, functions, pipelines, used_pipes, buffer_pipes)
-    pipe_index = {p: i for i, p in enumerate(used_pipes)}
+
+def _finish(g, notes):
+    """Step 6: sorted nodes and edges with deduplicated lines, clusters and the pipeline list."""
+    declared = list(g.pipelines)
+    g.used_pipes.sort(key=lambda p: (0, declared.index(p)) if p in g.pipelines else (1, p))
+    clusters = _clusters(g.model, g.b, g.path, g.kpath, g.functions, g.pipelines, g.used_pipes, g.buffer_pipes)
+    pipe_index = {p: i for i, p in enumerate(g.used_pipes)}
     nodes = []
-    for node_id in sorted(b.nodes):
-        node = dict(b.nodes[node_id])
+    for node_id in sorted(g.b.nodes):
+        node = dict(g.b.nodes[node_id])
         node.pop("_order")
         node["lines"] = _sorted_lines(node["lines"])
         nodes.append(node)
     edges = []
-    for edge_id in sorted(b.edges):
-        edge = dict(b.edges[edge_id])
+    for edge_id in sorted(g.b.edges):
+        edge = dict(g.b.edges[edge_id])
         edge["lines"] = _sorted_lines(edge["lines"])
         edge.setdefault("pipeline", None)
         edge.setdefault("conditional", False)
@@ -412,14 +513,27 @@ def build_graph(model):
     known = {n["id"] for n in nodes}
     edges = [e for e in edges if e["source"] in known and e["target"] in known]
     pipes = []
-    for p in used_pipes:
-        pipe = pipelines.get(p)
+    for p in g.used_pipes:
+        pipe = g.pipelines.get(p)
         cls = (pipe or {}).get("class")
         pipes.append({"name": p, "index": pipe_index[p],
                       "class": " | ".join(cls) if isinstance(cls, list) else (cls or "transaction barrier"),
-                      "stages": (pipe or {}).get("stages") or "", "standalone": pipe is None})
+                      "stages": (pipe or {}).get("stages") or "", "standalone": pipe is None,
+                      "alias": (pipe or {}).get("alias")})
     return {"nodes": nodes, "edges": edges, "clusters": clusters, "pipelines": pipes, "notes": notes,
-            "source": {"mainloop": path, "kernel_layer": kpath if layer else None}}
+            "source": {"mainloop": g.path, "kernel_layer": g.kpath if g.layer else None}}
+
+
+def build_graph(model):
+    """Return the pure graph model {nodes, edges, clusters, pipelines, notes} of a parsed model."""
+    g = _Graph(model)
+    _scan_buffer_pipes(g)
+    for fn in g.functions:
+        _add_function(g, fn)
+    _add_mma_dataflow(g)
+    _add_unloaded_buffers(g)
+    notes = _add_epilogue(g)
+    return _finish(g, notes)
 
 
 def _order_edges(b, path, fn, loads, syncs, mmas, buffer_pipes, buffer_by_operand, empty_node):
@@ -447,8 +561,11 @@ def _order_edges(b, path, fn, loads, syncs, mmas, buffer_pipes, buffer_by_operan
                        f"the load helper acquires an empty stage of {p} before copying",
                        pipeline=p, conditional=len(pipes) > 1)
 
+    def ident(op):
+        return op.get("object") or op.get("pipeline")
+
     def mma_reads(tokens, mma_op, p):
-        if mma_op.get("pipeline") == p:
+        if ident(mma_op) == p:
             return True
         for tok in tokens:
             m = RE_FRAGMENT.fullmatch(tok)
@@ -465,7 +582,7 @@ def _order_edges(b, path, fn, loads, syncs, mmas, buffer_pipes, buffer_by_operan
             if not any(mma_reads(tokens, mma_op, p) for p in pipes):
                 continue
             # An MMA that names the wait it follows (wait_line) pairs with that wait only.
-            own = mma_op.get("pipeline") in pipes and isinstance(mma_op.get("wait_line"), int)
+            own = ident(mma_op) in pipes and isinstance(mma_op.get("wait_line"), int)
             if own and mma_op["wait_line"] not in (wait["line"], wait.get("end_line")):
                 continue
             b.edge("order", wait_id, mma_id, refs(wait, mma_op), "consumer_wait, then the MMA on that stage")
@@ -550,7 +667,8 @@ def _clusters(model, b, path, kpath, functions, pipelines, used_pipes, buffer_pi
                 cls = pipe.get("class")
                 cls = " | ".join(cls) if isinstance(cls, list) else str(cls)
                 lines = [_source_line(path, pipe["line"], pipe.get("end_line"), "pipeline", pipe.get("text") or p)]
-                sub = cls
+                # A pipeline object names its type alias too (two objects of one alias are two groups).
+                sub = f"{pipe['alias']}: {cls}" if pipe.get("object") and pipe.get("alias") else cls
             else:
                 lines = [r for n in group for r in b.nodes[n]["lines"]]
                 sub = "standalone barrier"
@@ -1048,5 +1166,6 @@ def render(model, title=None):
 
     texts = {"TITLE": title, "HEADING": title}
     texts.update({f"FACT_{key.upper()}": facts[key] for key in ("kernel", "mainloop", "pipeline", "schedule")})
-    assets = {"THEME_CSS": THEME_CSS_ASSET, "GRAPH_CSS": GRAPH_CSS_ASSET, "GRAPH_JS": GRAPH_JS_ASSET}
+    assets = {"THEME_CSS": THEME_CSS_ASSET, "COMMON_CSS": COMMON_CSS_ASSET, "GRAPH_CSS": GRAPH_CSS_ASSET,
+              "COMMON_JS": COMMON_JS_ASSET, "GRAPH_JS": GRAPH_JS_ASSET}
     return pagekit.render_template(TEMPLATE_ASSET, texts, assets, page_model(model))

@@ -25,8 +25,6 @@ var KVGraph = (function () {
   var TEXT_INSET_PX = 12;        // matches render_html.NODE_PAD_X
   var TEXT_TOP_PX = 7;           // matches render_html.NODE_PAD_Y
   var TEXT_LINE_PX = 15;         // matches render_html.LINE_H
-  var TIP_OFFSET_PX = 14;
-  var TIP_MAX_LINES = 14;        // longer source lists end with "+N more" (the details panel has all)
   var STAGE_MIN_PX = 320;
   var STAGE_BOTTOM_PX = 12;
   var PALETTE_SIZE = 6;
@@ -76,15 +74,11 @@ var KVGraph = (function () {
     return {head: head, line: line};
   }
 
-  /** "path:12" or "path:12-14" for one source reference. */
-  function whereText(ref) {
-    var name = String(ref.path || "").split("/").pop();
-    return name + ":" + ref.line + (ref.end_line && ref.end_line !== ref.line ? "-" + ref.end_line : "");
-  }
 
   // ---- (3) The page ---------------------------------------------------------------------------
+  var C = KVCommon;
   var state = {ready: false, view: {scale: 1, tx: 0, ty: 0}, selected: null, drag: null, hover: null,
-               nodeEls: {}, edgeEls: {}, graph: null, layout: null, incident: {}};
+               nodeEls: {}, edgeEls: {}, graph: null, layout: null, incident: {}, details: ""};
 
   function el(name, attrs, parent) {
     var node = document.createElementNS(SVG_NS, name);
@@ -93,13 +87,7 @@ var KVGraph = (function () {
     return node;
   }
 
-  function html(tag, cls, text, parent) {
-    var node = document.createElement(tag);
-    if (cls) node.className = cls;
-    if (text !== undefined && text !== null) node.textContent = String(text);
-    if (parent) parent.appendChild(node);
-    return node;
-  }
+  var html = C.html;
 
   function pipeClass(graph, name) {
     for (var i = 0; i < graph.pipelines.length; i++) {
@@ -129,7 +117,7 @@ var KVGraph = (function () {
         var s = el("text", {"class": "kg-cluster-subtitle", x: box.x + 8, y: box.y + 29}, g);
         s.textContent = box.text[1];
       }
-      g.addEventListener("mouseenter", function (ev) { showTip(ev, c.title, c.subtitle, c.lines); });
+      g.addEventListener("mouseenter", function (ev) { showTip(ev, c.title, c.subtitle, c.lines, null); });
       g.addEventListener("mousemove", moveTip);
       g.addEventListener("mouseleave", hideTip);
     });
@@ -146,7 +134,7 @@ var KVGraph = (function () {
       g.addEventListener("mouseenter", function (ev) {
         g.classList.add("kg-hover");
         var title = labelOf(e.source) + " \u2192 " + labelOf(e.target) + " (" + e.kind + ")";
-        showTip(ev, title, e.description + (e.pipeline ? " [" + e.pipeline + "]" : ""), e.lines);
+        showTip(ev, title, e.description + (e.pipeline ? " [" + e.pipeline + "]" : ""), e.lines, g);
       });
       g.addEventListener("mousemove", moveTip);
       g.addEventListener("mouseleave", function () { g.classList.remove("kg-hover"); hideTip(); });
@@ -166,7 +154,7 @@ var KVGraph = (function () {
       });
       g.addEventListener("mouseenter", function (ev) {
         g.classList.add("kg-hover");
-        showTip(ev, n.label + "  (" + kindName(n.kind) + ")", n.detail.join(" | "), n.lines);
+        showTip(ev, n.label + "  (" + kindName(n.kind) + ")", n.detail.join(" | "), n.lines, g);
       });
       g.addEventListener("mousemove", moveTip);
       g.addEventListener("mouseleave", function () { g.classList.remove("kg-hover"); hideTip(); });
@@ -190,42 +178,39 @@ var KVGraph = (function () {
     return id;
   }
 
-  /** Fill a container with a list of source references (text only). */
-  function sourceList(parent, lines, limit) {
-    var ul = html("ul", "kg-src", null, parent);
-    var shown = limit ? lines.slice(0, limit) : lines;
-    shown.forEach(function (ref) {
-      var li = html("li", null, null, ul);
-      html("span", "kg-where", whereText(ref), li);
-      var body = html("span", null, null, li);
-      html("code", null, ref.text, body);
-      html("span", "kg-op", "  " + ref.op + (ref.function ? " in " + ref.function + "()" : ""), body);
-    });
-    if (limit && lines.length > limit) html("p", "kg-more", "+" + (lines.length - limit) + " more (click the node for all)", parent);
-  }
-
-  function showTip(ev, title, desc, lines) {
+  function showTip(ev, title, desc, lines, owner) {
     var tip = document.getElementById("tooltip");
     tip.textContent = "";
-    html("div", "kg-tip-title", title, tip);
-    if (desc) html("div", "kg-tip-desc", desc, tip);
-    sourceList(tip, lines || [], TIP_MAX_LINES);
-    tip.hidden = false;
+    html("div", "kc-tip-title", title, tip);
+    if (desc) html("div", "kc-tip-desc", desc, tip);
+    C.sourceList(tip, lines || [], C.TIP_MAX_LINES, "click the node for all");
+    state.hover = {owner: owner};
     moveTip(ev);
   }
 
-  function moveTip(ev) {
-    var tip = document.getElementById("tooltip");
-    if (tip.hidden) return;
-    var box = document.getElementById("graph-box").getBoundingClientRect();
-    var x = ev.clientX - box.left + TIP_OFFSET_PX, y = ev.clientY - box.top + TIP_OFFSET_PX;
-    if (x + tip.offsetWidth > box.width) x = Math.max(0, ev.clientX - box.left - TIP_OFFSET_PX - tip.offsetWidth);
-    if (y + tip.offsetHeight > box.height) y = Math.max(0, ev.clientY - box.top - TIP_OFFSET_PX - tip.offsetHeight);
-    tip.style.left = x + "px";
-    tip.style.top = y + "px";
+  /** The highlighted nodes (selection and neighbours) the tooltip must not cover, but the hovered one. */
+  function highlightedRects(owner) {
+    var out = [];
+    if (state.selected === null) return out;
+    Object.keys(state.nodeEls).forEach(function (id) {
+      var g = state.nodeEls[id];
+      if (g === owner || !(g.classList.contains("kg-selected") || g.classList.contains("kg-neighbour"))) return;
+      out.push(g.getBoundingClientRect());
+    });
+    return out;
   }
 
-  function hideTip() { document.getElementById("tooltip").hidden = true; }
+  /** Follow the pointer; placed where it covers no highlighted node, else hidden. */
+  function moveTip(ev) {
+    if (!state.hover) return;
+    var tip = document.getElementById("tooltip");
+    C.placeTooltip(tip, ev.clientX, ev.clientY, document.getElementById("graph-box"), highlightedRects(state.hover.owner));
+  }
+
+  function hideTip() {
+    state.hover = null;
+    document.getElementById("tooltip").hidden = true;
+  }
 
   function applyView() {
     var v = state.view;
@@ -288,38 +273,50 @@ var KVGraph = (function () {
     all.forEach(function (g) { g.classList.remove("kg-dim", "kg-selected", "kg-neighbour", "kg-lit"); });
     var details = document.getElementById("details");
     details.textContent = "";
-    html("p", "kg-muted", "Click a node to highlight its neighbours and list its source lines here.", details);
+    html("p", "kg-muted", "Click a node (or Tab to it and press Enter) to highlight its neighbours and list its source lines here.", details);
+    state.details = "";
+    document.getElementById("details-copy").disabled = true;
   }
 
+  /** The side panel: the node, its source lines and its neighbours; stays until the next selection. */
   function showDetails(id, neighbours) {
     var node = null;
     state.graph.nodes.forEach(function (n) { if (n.id === id) node = n; });
     var details = document.getElementById("details");
     details.textContent = "";
-    html("h2", null, node.label + " (" + kindName(node.kind) + ")" + (node.detail.length ? ": " + node.detail.join(", ") : ""), details);
+    var title = node.label + " (" + kindName(node.kind) + ")" + (node.detail.length ? ": " + node.detail.join(", ") : "");
+    html("h2", null, title, details);
     html("h3", null, "Source lines", details);
-    sourceList(details, node.lines, 0);
+    C.sourceList(details, node.lines, 0);
     html("h3", null, "Connected to", details);
-    html("p", null, neighbours.map(labelOf).join("; ") || "nothing", details);
+    var connected = neighbours.map(labelOf).join("; ") || "nothing";
+    html("p", null, connected, details);
+    details.parentNode.scrollTop = 0;
+    state.details = title + "\n\nSource lines:\n" + C.sourceText(node.lines) + "\n\nConnected to: " + connected + "\n";
+    document.getElementById("details-copy").disabled = false;
   }
 
-  function onKey(ev) {
-    if (ev.target && (ev.target.tagName === "INPUT" || ev.target.tagName === "TEXTAREA")) return;
-    if (ev.ctrlKey || ev.metaKey || ev.altKey) return;
-    var handled = true;
-    switch (ev.key) {
-      case "Escape": clearSelection(); hideTip(); break;
-      case "+": case "=": zoomBy(ZOOM_STEP); break;
-      case "-": case "_": zoomBy(1 / ZOOM_STEP); break;
-      case "f": case "F": case "0": fit(); break;
-      case "ArrowLeft": panBy(PAN_STEP_PX, 0); break;
-      case "ArrowRight": panBy(-PAN_STEP_PX, 0); break;
-      case "ArrowUp": panBy(0, PAN_STEP_PX); break;
-      case "ArrowDown": panBy(0, -PAN_STEP_PX); break;
-      default: handled = false;
-    }
-    if (handled) ev.preventDefault();
+  /** The key map (also the ? overlay's text). */
+  function keyBindings() {
+    return [
+      {keys: ["Escape"], label: "Escape", help: "clear the selection", run: function () { hideTip(); clearSelection(); }},
+      {keys: ["+", "="], label: "+ / =", help: "zoom in", run: function () { zoomBy(ZOOM_STEP); }},
+      {keys: ["-", "_"], label: "- / _", help: "zoom out", run: function () { zoomBy(1 / ZOOM_STEP); }},
+      {keys: ["f", "F", "0"], label: "f / 0", help: "fit the whole graph", run: fit},
+      {keys: ["ArrowLeft", "ArrowRight", "ArrowUp", "ArrowDown"], label: "arrows", help: "pan", run: function (ev) {
+        var d = {ArrowLeft: [PAN_STEP_PX, 0], ArrowRight: [-PAN_STEP_PX, 0], ArrowUp: [0, PAN_STEP_PX], ArrowDown: [0, -PAN_STEP_PX]}[ev.key];
+        panBy(d[0], d[1]);
+      }},
+      {keys: ["Tab"], label: "Tab / Enter", help: "move between nodes / select the focused node", run: null}
+    ].filter(function (b) { return b.run; });
   }
+
+  var MOUSE_HELP = [
+    "Hover a node or an edge: the source lines it comes from, with the statement text (the tooltip moves aside from highlighted nodes).",
+    "Click a node: highlight its neighbours, dim the rest, and list its lines in the Details panel (Copy copies them); a click on the background clears.",
+    "Drag: pan; wheel: zoom around the mouse.",
+    "Edges run left to right in the direction data and signals flow; an arrow into a node's right side is a signal back to an earlier stage (release -> empty barrier -> acquire)."
+  ];
 
   function nodeIdAt(target) {
     var g = target && target.closest ? target.closest(".kg-node") : null;
@@ -358,7 +355,9 @@ var KVGraph = (function () {
       var box = svg.getBoundingClientRect();
       zoomBy(Math.exp(-dy * WHEEL_ZOOM_PER_PX), ev.clientX - box.left, ev.clientY - box.top);
     }, {passive: false});
-    document.addEventListener("keydown", onKey);
+    var keys = C.installKeys(keyBindings(), {title: "Dataflow graph: keys and mouse", mouse: MOUSE_HELP});
+    document.getElementById("btn-help").addEventListener("click", keys.openHelp);
+    document.getElementById("details-copy").addEventListener("click", function () { C.copyText(state.details); });
     document.getElementById("btn-zoom-in").addEventListener("click", function () { zoomBy(ZOOM_STEP); });
     document.getElementById("btn-zoom-out").addEventListener("click", function () { zoomBy(1 / ZOOM_STEP); });
     document.getElementById("btn-fit").addEventListener("click", fit);
@@ -366,11 +365,12 @@ var KVGraph = (function () {
     window.addEventListener("resize", function () { sizeStage(); fit(); });
   }
 
-  /** Let the drawing area use the rest of the window, so fit shows everything without scrolling. */
+  /** Let the graph and the details panel use the rest of the window, so fit shows everything and
+   *  the details stay in view without scrolling. */
   function sizeStage() {
-    var box = document.getElementById("graph-box");
-    var top = box.getBoundingClientRect().top + window.scrollY;
-    box.style.height = Math.max(STAGE_MIN_PX, window.innerHeight - top - STAGE_BOTTOM_PX) + "px";
+    var main = document.querySelector(".kg-main");
+    var top = main.getBoundingClientRect().top + window.scrollY;
+    main.style.height = Math.max(STAGE_MIN_PX, window.innerHeight - top - STAGE_BOTTOM_PX) + "px";
   }
 
   function showNotes(notes) {
@@ -381,28 +381,19 @@ var KVGraph = (function () {
   }
 
   function start() {
-    try {
+    C.startup("The graph", "error", function () {
       var model = JSON.parse(document.getElementById("model").textContent);
       state.graph = model.graph;
       state.layout = model.layout;
       state.incident = incidence(model.graph);
-      if (!model.graph.nodes.length) {
-        var err = document.getElementById("error");
-        err.textContent = "Nothing to draw: the parser found no pipeline operations in this file.";
-        err.hidden = false;
-      }
+      if (!model.graph.nodes.length) C.showError("error", "Nothing to draw: the parser found no pipeline operations in this file.");
       draw();
       showNotes(model.graph.notes);
       wireInput();
       sizeStage();
       fit();
       state.ready = true;
-    } catch (e) {
-      var box = document.getElementById("error");
-      box.textContent = "The graph could not be drawn: " + e.message;
-      box.hidden = false;
-      throw e;
-    }
+    });
   }
 
   if (typeof document !== "undefined" && document.getElementById("model")) start();

@@ -202,3 +202,135 @@ def test_fa3_like_page(browser, tmp_path):
         assert watch.problems() == []
     finally:
         context.close()
+
+
+# ---- Issue 12: the graph page's defects, each reproduced with real input --------------------
+
+def example_model(name):
+    return json.loads(pagekit.asset_path(f"examples/{name}.json").read_text(encoding="utf-8"))
+
+
+RECTS_JS = """sel => [...document.querySelectorAll(sel)].map(e => {
+  const r = (e.querySelector('rect') || e).getBoundingClientRect();
+  return {id: e.dataset.id || e.id, x: r.left, y: r.top, w: r.width, h: r.height};
+})"""
+
+
+def rect_of(page, selector):
+    rects = page.evaluate(RECTS_JS, selector)
+    assert len(rects) == 1, (selector, rects)
+    return rects[0]
+
+
+def overlaps(a, b):
+    return a["x"] < b["x"] + b["w"] and b["x"] < a["x"] + a["w"] and a["y"] < b["y"] + b["h"] and b["y"] < a["y"] + a["h"]
+
+
+def inside(inner, outer, slack=0.5):
+    return (inner["x"] >= outer["x"] - slack and inner["y"] >= outer["y"] - slack
+            and inner["x"] + inner["w"] <= outer["x"] + outer["w"] + slack
+            and inner["y"] + inner["h"] <= outer["y"] + outer["h"] + slack)
+
+
+def test_fa3_every_parsed_buffer_is_drawn_once_in_its_pipeline(browser, tmp_path):
+    model = example_model("fa3_fwd")
+    url = write_page(tmp_path, "fa3_graph", model)
+    context, page, watch = open_page(browser, url, viewport=(1600, 1000))
+    try:
+        drawn = page.evaluate("[...document.querySelectorAll('.kg-node.kg-kind-smem')].map(g => g.dataset.id)")
+        assert sorted(drawn) == sorted({f"smem:{b['name']}" for b in model["buffers"]})
+        # smem_vt (line 342) sits inside the MainloopPipelineVt group, with the Vt barriers.
+        group = rect_of(page, '.kg-cluster[data-id="cluster:pipe:MainloopPipelineVt"]')
+        for node in ("smem:smem_vt", "full:MainloopPipelineVt", "empty:MainloopPipelineVt"):
+            assert inside(rect_of(page, f'.kg-node[data-id="{node}"]'), group), node
+        assert watch.problems() == []
+    finally:
+        context.close()
+
+
+@pytest.mark.parametrize("viewport", [(1600, 1000), (1024, 768)])
+def test_clicked_node_details_are_visible_persistent_and_copyable(browser, tmp_path, viewport):
+    url = write_page(tmp_path, "gemm_details", canonical_model())
+    context, page, watch = open_page(browser, url, viewport=viewport)
+    context.grant_permissions(["clipboard-read", "clipboard-write"])
+    try:
+        x, y = center(page, "mma:tiled_mma")
+        page.mouse.click(x, y)
+        panel = page.locator("#details")
+        heading = rect_of(page, "#details h2")
+        win = page.evaluate("({x: 0, y: 0, w: window.innerWidth, h: window.innerHeight})")
+        # Visible where the user is looking: inside the window without scrolling (the wheel
+        # zooms the graph, so the page cannot be scrolled to it).
+        assert inside(heading, win), (heading, win)
+        assert page.evaluate("window.scrollY") == 0
+        assert "cute::gemm(tiled_mma" in panel.inner_text()
+        # Persistent: hovering elsewhere and moving away keeps it.
+        lx, ly = center(page, "load:A")
+        page.mouse.move(lx, ly)
+        page.mouse.move(2, 2)
+        assert "cute::gemm(tiled_mma" in panel.inner_text()
+        # Copyable: selectable text, and a Copy button that puts the details on the clipboard.
+        assert page.evaluate("getComputedStyle(document.querySelector('#details code')).userSelect") != "none"
+        page.click("#details-copy")
+        copied = page.evaluate("navigator.clipboard.readText()")
+        assert "cute::gemm(tiled_mma" in copied and "sm90_mma_tma_gmma_ss_warpspecialized.hpp:" in copied
+        assert watch.problems() == []
+    finally:
+        context.close()
+
+
+def test_tooltip_never_covers_the_highlighted_neighbours_and_follows_the_pointer(browser, tmp_path):
+    url = write_page(tmp_path, "gemm_tip", canonical_model())
+    context, page, watch = open_page(browser, url, viewport=(1280, 800))
+    try:
+        ids = page.evaluate("[...document.querySelectorAll('.kg-node')].map(g => g.dataset.id)")
+        covered = []
+        for node in ids:
+            x, y = center(page, node)
+            page.mouse.click(x, y)
+            page.mouse.move(x + 1, y + 1)
+            tip = page.evaluate(RECTS_JS, "#tooltip")[0]
+            if page.evaluate("document.getElementById('tooltip').hidden"):
+                continue
+            for other in page.evaluate(RECTS_JS, ".kg-node.kg-neighbour, .kg-node.kg-selected"):
+                if other["id"] != node and overlaps(tip, other):
+                    covered.append((node, other["id"]))
+        assert covered == []
+        # The tooltip follows the pointer inside a node.
+        x, y = center(page, "load:A")
+        page.keyboard.press("Escape")
+        page.mouse.move(x - 10, y)
+        first = rect_of(page, "#tooltip")
+        page.mouse.move(x + 10, y + 3)
+        second = rect_of(page, "#tooltip")
+        assert (second["x"] - first["x"], second["y"] - first["y"]) == (20, 3)
+        assert watch.problems() == []
+    finally:
+        context.close()
+
+
+def test_question_mark_opens_a_help_overlay_and_escape_closes_it_before_clearing(browser, tmp_path):
+    url = write_page(tmp_path, "gemm_help", canonical_model())
+    context, page, watch = open_page(browser, url, viewport=(1024, 768))
+    try:
+        x, y = center(page, "mma:tiled_mma")
+        page.mouse.click(x, y)
+        page.keyboard.press("?")
+        overlay = page.locator("#kc-help")
+        overlay.wait_for(state="visible")
+        box = rect_of(page, "#kc-help .kc-help-box")
+        assert inside(box, {"x": 0, "y": 0, "w": 1024, "h": 768})
+        # On top: the element at the overlay's centre belongs to it.
+        assert page.evaluate(f"document.getElementById('kc-help').contains(document.elementFromPoint({box['x'] + box['w'] / 2}, {box['y'] + box['h'] / 2}))")
+        text = overlay.inner_text()
+        for key in ("Escape", "?", "+", "f"):
+            assert key in text
+        # Escape closes the overlay first and keeps the selection; the next Escape clears it.
+        page.keyboard.press("Escape")
+        overlay.wait_for(state="hidden")
+        assert page.evaluate("document.querySelectorAll('.kg-selected').length") == 1
+        page.keyboard.press("Escape")
+        assert page.evaluate("document.querySelectorAll('.kg-selected, .kg-dim').length") == 0
+        assert watch.problems() == []
+    finally:
+        context.close()

@@ -389,15 +389,17 @@ def test_hostile_text_is_escaped():
             op["text"] = "</script><img src=x onerror=alert(1)> <!--"
     page = render_html.render(model)
     assert "</script><img" not in page and "<img" not in page
-    assert page.count("</script>") == 2  # the JSON island and the graph script only
+    assert page.count("</script>") == 3  # the JSON island, the shared module and the graph script only
 
 
 def test_assets_are_ascii_and_markers_once():
     template = pagekit.read_asset(render_html.TEMPLATE_ASSET)
-    for marker in ("@@TITLE@@", "@@HEADING@@", "/*@@THEME_CSS@@*/", "/*@@GRAPH_CSS@@*/",
-                   "/*@@GRAPH_JS@@*/", "@@MODEL_JSON@@"):
+    for marker in ("@@TITLE@@", "@@HEADING@@", "/*@@THEME_CSS@@*/", "/*@@COMMON_CSS@@*/", "/*@@GRAPH_CSS@@*/",
+                   "/*@@COMMON_JS@@*/", "/*@@GRAPH_JS@@*/", "@@MODEL_JSON@@"):
         assert template.count(marker) == 1, marker
-    for asset in (render_html.TEMPLATE_ASSET, render_html.GRAPH_CSS_ASSET, render_html.GRAPH_JS_ASSET):
+    for asset in (render_html.TEMPLATE_ASSET, render_html.GRAPH_CSS_ASSET, render_html.GRAPH_JS_ASSET,
+                  render_html.COMMON_CSS_ASSET, render_html.COMMON_JS_ASSET):
         pagekit.read_asset(asset).encode("ascii")
-    js = pagekit.read_asset(render_html.GRAPH_JS_ASSET)
-    assert "innerHTML" not in js and "fetch(" not in js and "XMLHttpRequest" not in js
+    for asset in (render_html.GRAPH_JS_ASSET, render_html.COMMON_JS_ASSET):
+        js = pagekit.read_asset(asset)
+        assert "innerHTML" not in js and "fetch(" not in js and "XMLHttpRequest" not in js
