@@ -10,6 +10,7 @@ Markup, styles and script live in assets/ as real files; this module never write
 """
 
 import re
+import types
 
 import pagekit
 import render_waveform
@@ -756,12 +757,9 @@ def _isotonic(values, weights):
     return out
 
 
-def layout_graph(graph):
-    """Return {width, height, nodes, edges, clusters}: boxes and orthogonal edge polylines."""
-    nodes = {n["id"]: n for n in graph["nodes"]}
-    zone_rank = {z: i for i, z in enumerate(ZONES)}
-    order_of = {nid: i for i, nid in enumerate(sorted(nodes, key=lambda k: (zone_rank[nodes[k]["zone"]], k)))}
-
+def _orient_edges(L):
+    """Step 1: which way each edge is laid out."""
+    graph, nodes, order_of, zone_rank = L.graph, L.nodes, L.order_of, L.zone_rank
     # 1. Orientation: edges run left to right; an edge into an earlier zone (release -> empty,
     #    empty -> acquire) is laid out reversed, and so is a back edge of a cycle inside a zone.
     intra = {nid: [] for nid in nodes}
@@ -795,7 +793,12 @@ def layout_graph(graph):
         zs, zt = zone_rank[nodes[s]["zone"]], zone_rank[nodes[t]["zone"]]
         rev = zs > zt or (zs == zt and (s, t) in back)
         oriented.append((e["id"], t, s, True) if rev else (e["id"], s, t, False))
+    L.oriented = oriented
 
+
+def _assign_layers(L):
+    """Step 2: the layer of every node."""
+    nodes, order_of, oriented = L.nodes, L.order_of, L.oriented
     # 2. Layers: zone by zone, longest path inside a zone; zones never share a layer.
     layer_of = {}
     base = 0
@@ -822,7 +825,12 @@ def layout_graph(graph):
         zone_layers[z] = (base, top)
         base = top + 1
     nlayers = base
+    L.layer_of, L.zone_layers, L.nlayers = layer_of, zone_layers, nlayers
 
+
+def _add_dummies(L):
+    """Step 3: dummy vertices, adjacency and the initial layers."""
+    oriented, layer_of, nodes, nlayers, order_of = L.oriented, L.layer_of, L.nodes, L.nlayers, L.order_of
     # 3. Dummy vertices for edges that span several layers.
     segments = []  # (a, b) between adjacent layers; a, b are node ids or dummy ids
     chains = {}
@@ -849,73 +857,79 @@ def layout_graph(graph):
     layers = [[] for _ in range(nlayers)]
     for v in sorted(layer_of, key=lambda v: (order_of.get(v, len(order_of)), v)):
         layers[layer_of[v]].append(v)
+    L.segments, L.chains, L.dummies, L.preds, L.succs, L.group_of, L.layers = segments, chains, dummies, preds, succs, group_of, layers
 
-    # 4. Order inside layers: barycenter sweeps; pipeline groups stay contiguous.
-    def crossings(order):
-        pos = {v: i for lay in order for i, v in enumerate(lay)}
-        total = 0
-        for k in range(nlayers - 1):
-            segs = [(pos[a], pos[b2]) for a in order[k] for b2 in succs[a]]
-            for i in range(len(segs)):
-                for j in range(i + 1, len(segs)):
-                    if (segs[i][0] - segs[j][0]) * (segs[i][1] - segs[j][1]) < 0:
-                        total += 1
-        return total
 
-    def reorder(lay, neighbours, pos):
-        bary = {}
-        for i, v in enumerate(lay):
-            ns = [pos[u] for u in neighbours[v]]
-            bary[v] = sum(ns) / len(ns) if ns else None
-        units = []
-        for v in lay:
-            g = group_of(v)
-            if g is not None and units and units[-1][0] == g:
-                units[-1][1].append(v)
-            else:
-                units.append((g if g is not None else None, [v]))
-        merged = {}
-        keyed = []
-        for g, vs in units:
-            if g is not None and g in merged:
-                merged[g].extend(vs)
-                continue
-            if g is not None:
-                merged[g] = vs
-            keyed.append((g, vs))
-        result = []
-        for idx, (g, vs) in enumerate(keyed):
-            known = [bary[v] for v in vs if bary[v] is not None]
-            b_unit = sum(known) / len(known) if known else None
-            inner = sorted(vs, key=lambda v: (bary[v] if bary[v] is not None else float(lay.index(v)), lay.index(v)))
-            result.append((b_unit, idx, inner))
-        # Units without neighbours keep their slot: give them the position they already have.
-        fixed = []
-        for b_unit, idx, inner in result:
-            if b_unit is None:
-                b_unit = sum(lay.index(v) for v in inner) / len(inner)
-            fixed.append((b_unit, idx, inner))
-        fixed.sort(key=lambda t: (t[0], t[1]))
-        return [v for _b, _i, inner in fixed for v in inner]
+def _count_crossings(order, succs):
+    """Edge crossings between adjacent layers of an ordering (pairs of segments that swap order)."""
+    pos = {v: i for lay in order for i, v in enumerate(lay)}
+    total = 0
+    for k in range(len(order) - 1):
+        segs = [(pos[a], pos[b2]) for a in order[k] for b2 in succs[a]]
+        for i in range(len(segs)):
+            for j in range(i + 1, len(segs)):
+                if (segs[i][0] - segs[j][0]) * (segs[i][1] - segs[j][1]) < 0:
+                    total += 1
+    return total
 
-    best = [list(lay) for lay in layers]
+
+def _barycenter_order(lay, neighbours, pos, group_of):
+    """One layer reordered by the mean position of each vertex's neighbours in the adjacent layer;
+    members of one pipeline group move as one unit, and units without neighbours keep their slot."""
+    bary = {}
+    for v in lay:
+        ns = [pos[u] for u in neighbours[v]]
+        bary[v] = sum(ns) / len(ns) if ns else None
+    units = []
+    for v in lay:
+        g = group_of(v)
+        if g is not None and units and units[-1][0] == g:
+            units[-1][1].append(v)
+        else:
+            units.append((g, [v]))
+    merged = {}
+    keyed = []
+    for g, vs in units:
+        if g is not None and g in merged:
+            merged[g].extend(vs)
+            continue
+        if g is not None:
+            merged[g] = vs
+        keyed.append((g, vs))
+    fixed = []
+    for idx, (_g, vs) in enumerate(keyed):
+        known = [bary[v] for v in vs if bary[v] is not None]
+        b_unit = sum(known) / len(known) if known else sum(lay.index(v) for v in vs) / len(vs)
+        inner = sorted(vs, key=lambda v: (bary[v] if bary[v] is not None else float(lay.index(v)), lay.index(v)))
+        fixed.append((b_unit, idx, inner))
+    fixed.sort(key=lambda t: (t[0], t[1]))
+    return [v for _b, _i, inner in fixed for v in inner]
+
+
+def _order_layers(L):
+    """Step 4: order inside layers by barycenter sweeps (ORDER_SWEEPS, alternately down and up),
+    keeping the ordering with the fewest crossings; pipeline groups stay contiguous."""
+    nlayers, succs, preds, group_of = L.nlayers, L.succs, L.preds, L.group_of
     # Group pipeline members together before the first sweep.
-    for k, lay in enumerate(best):
-        pos = {v: i for i, v in enumerate(lay)}
-        best[k] = reorder(lay, {v: [] for v in lay}, pos)
-    best_cross = crossings(best)
+    best = [_barycenter_order(lay, {v: [] for v in lay}, {v: i for i, v in enumerate(lay)}, group_of)
+            for lay in L.layers]
+    best_cross = _count_crossings(best, succs)
     current = [list(lay) for lay in best]
     for sweep in range(ORDER_SWEEPS):
-        rng = range(1, nlayers) if sweep % 2 == 0 else range(nlayers - 2, -1, -1)
-        for k in rng:
-            neighbour_layer = current[k - 1] if sweep % 2 == 0 else current[k + 1]
+        down = sweep % 2 == 0
+        for k in (range(1, nlayers) if down else range(nlayers - 2, -1, -1)):
+            neighbour_layer = current[k - 1] if down else current[k + 1]
             pos = {v: i for i, v in enumerate(neighbour_layer)}
-            current[k] = reorder(current[k], preds if sweep % 2 == 0 else succs, pos)
-        c = crossings(current)
+            current[k] = _barycenter_order(current[k], preds if down else succs, pos, group_of)
+        c = _count_crossings(current, succs)
         if c < best_cross:
             best, best_cross = [list(lay) for lay in current], c
-    layers = best
+    L.layers, L.best_cross = best, best_cross
 
+
+def _vertical_positions(L):
+    """Step 5: the y of every vertex."""
+    layers, layer_of, nodes, group_of, preds, succs, nlayers = L.layers, L.layer_of, L.nodes, L.group_of, L.preds, L.succs, L.nlayers
     # 5. Vertical positions: centres as close as possible to the neighbours' mean, order and
     #    spacing kept (isotonic regression on the offsets), sweeping down and up.
     size = {v: _node_size(nodes[v]) if v in nodes else (0, 0) for v in layer_of}
@@ -956,7 +970,12 @@ def layout_graph(graph):
                 ns = (preds[v] if down else succs[v]) or (succs[v] if down else preds[v])
                 desired.append(sum(y[u] for u in ns) / len(ns) if ns else y[v])
             place(lay, desired)
+    L.size, L.y = size, y
 
+
+def _assign_ports(L):
+    """Step 6: where each edge leaves and enters a box."""
+    layer_of, succs, preds, y, size, nodes = L.layer_of, L.succs, L.preds, L.y, L.size, L.nodes
     # 6. Ports: edges leave a node's right side and enter the left side, spread over its height
     #    in the order of the other end, so parallel edges never share a point.
     port_out, port_in = {}, {}
@@ -972,7 +991,12 @@ def layout_graph(graph):
                     store[key] = y[v] - usable / 2 + usable * i / (len(lst) - 1)
                 else:
                     store[key] = y[v]
+    L.port_out, L.port_in = port_out, port_in
 
+
+def _assign_tracks(L):
+    """Step 7: vertical edge runs in the gaps between layers."""
+    segments, port_out, port_in, layer_of, nlayers, zone_layers = L.segments, L.port_out, L.port_in, L.layer_of, L.nlayers, L.zone_layers
     # 7. Tracks: inside each gap, vertical runs get their own x (greedy interval colouring).
     gap_tracks = {k: [] for k in range(nlayers - 1)}
     for a, b2 in segments:
@@ -1003,7 +1027,12 @@ def layout_graph(graph):
                  for k in range(nlayers - 1)]
     gap_w = [max(MIN_GAP if gap_inset[k] != INNER_INSET else MIN_INNER_GAP,
                  (gap_count.get(k, 0) + 1) * TRACK_PX + 2 * gap_inset[k]) for k in range(nlayers - 1)]
+    L.track_of, L.gap_count, L.gap_inset, L.gap_w = track_of, gap_count, gap_inset, gap_w
 
+
+def _column_positions(L):
+    """Step 8: layer widths and x positions."""
+    layers, size, graph, group_of, nlayers, gap_w, zone_layers = L.layers, L.size, L.graph, L.group_of, L.nlayers, L.gap_w, L.zone_layers
     # 8. Horizontal positions; a layer is as wide as its widest box or group title, and a zone
     #    as wide as its title.
     col_w = [max([NODE_MIN_W // 2] + [size[v][0] for v in lay]) for lay in layers]
@@ -1035,7 +1064,12 @@ def layout_graph(graph):
             if need > span:
                 col_w[hi] += int(need - span) + 1
                 col_x = columns()
+    L.col_w, L.col_x = col_w, col_x
 
+
+def _boxes_and_routes(L):
+    """Step 9: node boxes and edge polylines."""
+    nodes, layer_of, size, col_x, col_w, y, oriented, chains, port_out, port_in, track_of, gap_inset, gap_w, gap_count = L.nodes, L.layer_of, L.size, L.col_x, L.col_w, L.y, L.oriented, L.chains, L.port_out, L.port_in, L.track_of, L.gap_inset, L.gap_w, L.gap_count
     # 9. Boxes, then edge polylines through ports, tracks and dummy rows.
     boxes = {}
     for v in nodes:
@@ -1084,7 +1118,12 @@ def layout_graph(graph):
         if rev:
             clean.reverse()
         edge_points[eid] = {"points": [list(p) for p in clean], "reversed": rev}
+    L.boxes, L.edge_points = boxes, edge_points
 
+
+def _cluster_boxes(L):
+    """Step 10: cluster boxes."""
+    graph, boxes, layer_of, col_x, col_w, zone_layers, dummies, y, nodes = L.graph, L.boxes, L.layer_of, L.col_x, L.col_w, L.zone_layers, L.dummies, L.y, L.nodes
     # 10. Cluster boxes: pipeline groups first, zones around their nodes, groups and passing edges.
     cboxes = {}
     for c in graph["clusters"]:
@@ -1118,7 +1157,12 @@ def layout_graph(graph):
         y0 = min(top) - ZONE_PAD - ZONE_TITLE_H
         cboxes[c["id"]] = {"x": x0, "y": y0, "w": x1 - x0, "h": max(bottom) + ZONE_PAD - y0,
                            "text": [_clip(c["title"], ZONE_TITLE_CHARS), _clip(c["subtitle"], ZONE_TITLE_CHARS)]}
+    L.cboxes = cboxes
 
+
+def _place_drawing(L):
+    """Step 11: shift the drawing to the margin; the layout result."""
+    boxes, cboxes, edge_points, layer_of, nodes, best_cross = L.boxes, L.cboxes, L.edge_points, L.layer_of, L.nodes, L.best_cross
     # Shift everything so the drawing starts at (MARGIN, MARGIN).
     all_y = [b2["y"] for b2 in boxes.values()] + [b2["y"] for b2 in cboxes.values()]
     all_y += [p[1] for e in edge_points.values() for p in e["points"]]
@@ -1143,6 +1187,19 @@ def layout_graph(graph):
         "layers": {v: layer_of[v] for v in sorted(nodes)},
         "crossings": best_cross,
     }
+
+def layout_graph(graph):
+    """Return {width, height, nodes, edges, clusters, layers, crossings}: boxes and orthogonal edge
+    polylines, computed by the named steps below in order (each reads and adds fields of L)."""
+    L = types.SimpleNamespace(graph=graph)
+    nodes = {n["id"]: n for n in graph["nodes"]}
+    zone_rank = {z: i for i, z in enumerate(ZONES)}
+    order_of = {nid: i for i, nid in enumerate(sorted(nodes, key=lambda k: (zone_rank[nodes[k]["zone"]], k)))}
+    L.nodes, L.zone_rank, L.order_of = nodes, zone_rank, order_of
+    for step in (_orient_edges, _assign_layers, _add_dummies, _order_layers, _vertical_positions,
+                 _assign_ports, _assign_tracks, _column_positions, _boxes_and_routes, _cluster_boxes):
+        step(L)
+    return _place_drawing(L)
 
 
 # ---- Page ----------------------------------------------------------------------------------

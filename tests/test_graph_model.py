@@ -403,3 +403,93 @@ def test_assets_are_ascii_and_markers_once():
     for asset in (render_html.GRAPH_JS_ASSET, render_html.COMMON_JS_ASSET):
         js = pagekit.read_asset(asset)
         assert "innerHTML" not in js and "fetch(" not in js and "XMLHttpRequest" not in js
+
+
+# ---- Issue 12: every buffer once, pipeline identity, crossing reduction ---------------------
+
+def example(name):
+    return json.loads(pagekit.asset_path(f"examples/{name}.json").read_text(encoding="utf-8"))
+
+
+def test_fa3_every_parsed_buffer_appears_once_in_its_pipeline():
+    model = example("fa3_fwd")
+    graph = render_html.build_graph(model)
+    smem = [n for n in graph["nodes"] if n["kind"] == "smem"]
+    assert sorted(n["label"] for n in smem) == sorted({b["name"] for b in model["buffers"]})
+    vt = nodes_by_id(graph)["smem:smem_vt"]
+    assert vt["pipeline"] == "MainloopPipelineVt"
+    assert "smem:smem_vt" in cluster(graph, "cluster:pipe:MainloopPipelineVt")["nodes"]
+    assert [r["line"] for r in vt["lines"]] == [342]
+    assert vt["detail"][-1] == "stages kStages; no load parsed"
+    # Read after the producer warpgroup's wait on the Vt pipeline (the transpose).
+    e = edge(graph, "data", "smem:smem_vt", "op:producer:consumer_wait:MainloopPipelineVt")
+    assert 781 in [r["line"] for r in e["lines"]]
+    # A buffer no pipeline is named after stands alone and says so.
+    scale = nodes_by_id(graph)["smem:smem_scale"]
+    assert scale["pipeline"] is None and scale["detail"][-1] == "no pipeline or load parsed"
+    layout = render_html.layout_graph(graph)
+    assert inside(layout["nodes"]["smem:smem_vt"], layout["clusters"]["cluster:pipe:MainloopPipelineVt"])
+
+
+def test_pipeline_identity_is_the_object_so_two_objects_of_one_alias_are_two_pipelines():
+    """CONTRACT v2: op.object || op.pipeline. Give FA3's K and V pipelines one alias and two objects."""
+    model = example("fa3_fwd")
+    aliases = {"MainloopPipelineK": "pipeline_k", "MainloopPipelineV": "pipeline_v"}
+    model["pipelines"] = [dict(p, alias="MainloopPipeline") if p["alias"] == "MainloopPipelineK" else p
+                          for p in model["pipelines"] if p["alias"] != "MainloopPipelineV"]
+    model["pipeline_objects"] = [{"name": obj, "alias": "MainloopPipeline", "class": None, "stages": None,
+                                  "line": 400 + i, "kind": "parameter"} for i, obj in enumerate(aliases.values())]
+    for fn in model["functions"]:
+        for op in fn["ops"]:
+            if op.get("pipeline") in aliases:
+                op["object"] = aliases[op["pipeline"]]
+                op["pipeline"] = "MainloopPipeline"
+    graph = render_html.build_graph(model)
+    groups = {c["pipeline"]: c for c in graph["clusters"] if c["kind"] == "pipeline"}
+    assert {"pipeline_k", "pipeline_v"} <= set(groups)
+    assert "MainloopPipeline" not in groups
+    assert groups["pipeline_k"]["subtitle"].startswith("MainloopPipeline: ")
+    ids = nodes_by_id(graph)
+    assert "full:pipeline_k" in ids and "full:pipeline_v" in ids
+    assert edge(graph, "full", "full:pipeline_k", "op:consumer:consumer_wait:pipeline_k")
+    assert edge(graph, "full", "full:pipeline_v", "op:consumer:consumer_wait:pipeline_v")
+    assert [r["line"] for r in ids["full:pipeline_v"]["lines"]] == [401]
+
+
+def hand_graph(edges):
+    """A graph model with one consumer zone and the given (source, target) edges."""
+    ids = sorted({v for e in edges for v in e})
+    nodes = [{"id": v, "kind": "sync", "zone": "consumer", "label": v, "detail": [], "lines": []} for v in ids]
+    return {"nodes": nodes, "clusters": [], "pipelines": [], "notes": [],
+            "edges": [{"id": f"order:{a}->{b}", "kind": "order", "source": a, "target": b, "lines": [],
+                       "description": "", "pipeline": None, "conditional": False} for a, b in edges]}
+
+
+# Two layers whose alphabetical start order crosses every edge pair: a->z, b->y, c->x.
+CROSSED = [("a", "z"), ("b", "y"), ("c", "x")]
+
+
+def test_count_crossings():
+    succs = {"a": ["z"], "b": ["y"], "c": ["x"], "x": [], "y": [], "z": []}
+    assert render_html._count_crossings([["a", "b", "c"], ["x", "y", "z"]], succs) == 3
+    assert render_html._count_crossings([["a", "b", "c"], ["z", "y", "x"]], succs) == 0
+
+
+def test_crossing_reduction_untangles_a_crossed_graph():
+    layout = render_html.layout_graph(hand_graph(CROSSED))
+    assert layout["crossings"] == 0
+    ys = {v: layout["nodes"][v]["y"] for v in "abcxyz"}
+    assert (ys["a"] < ys["b"] < ys["c"]) == (ys["z"] < ys["y"] < ys["x"])
+
+
+def test_crossing_reduction_is_what_removes_the_crossings(monkeypatch):
+    """The inputs above do exercise the sweeps: without them the crossings stay."""
+    monkeypatch.setattr(render_html, "ORDER_SWEEPS", 0)
+    assert render_html.layout_graph(hand_graph(CROSSED))["crossings"] == 3
+    assert render_html.layout_graph(render_html.build_graph(example("fa3_fwd")))["crossings"] > 100
+
+
+def test_example_crossings_stay_low():
+    """Regression bounds for the bundled examples (without sweeps: 11 and 470)."""
+    assert render_html.layout_graph(render_html.build_graph(example("sm90_gemm_pingpong")))["crossings"] <= 1
+    assert render_html.layout_graph(render_html.build_graph(example("fa3_fwd")))["crossings"] <= 45
