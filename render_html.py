@@ -26,7 +26,15 @@ COMMON_JS_ASSET = "assets/common.js"
 # ---- Graph model ---------------------------------------------------------------------------
 
 # Zones are the left-to-right bands of the layout, in data-flow order; each is a cluster.
-ZONES = ("global", "producer", "smem", "consumer")
+ZONES = ("global", "sched", "producer", "smem", "consumer", "tmem", "epilogue")
+# Zones that hold pipeline groups (stage buffers or TMEM accumulators with their mbarriers).
+GROUP_ZONES = ("smem", "tmem")
+# SM100 (issue 13): a pipeline whose class is one of these holds TMEM accumulators (the MMA warp
+# produces, the epilogue warps consume; sm100_pipeline.hpp PipelineUmmaAsync) or CLC responses.
+ACC_PIPELINE_CLASSES = ("PipelineUmmaAsync",)
+CLC_PIPELINE_CLASSES = ("PipelineCLCFetchAsync",)
+# warp_roles names (sm100 kernel layers' WarpCategory) of the zones they run in.
+WARP_ROLE_ZONE = {"MainloopLoad": "producer", "MMA": "consumer", "Epilogue": "epilogue", "Sched": "sched"}
 LOAD_OPS = frozenset(("tma_load", "cp_async"))
 # Parsed op kind -> the synchronisation node it is drawn as (try/test variants fold into one).
 SYNC_NODE_OP = {
@@ -38,6 +46,7 @@ SYNC_NODE_OP = {
     "consumer_try_wait": "consumer_wait",
     "consumer_test_wait": "consumer_wait",
     "consumer_release": "consumer_release",
+    "umma_arrive": "umma_arrive",
 }
 # Ops that make the TMA arrive on a pipeline's full barrier (besides the copy itself).
 FULL_ARRIVE_OPS = frozenset(("producer_get_barrier", "producer_expect_transaction"))
@@ -165,7 +174,7 @@ class _Graph:
         self.path = (model.get("source") or {}).get("path") or "unknown"
         self.layer = model.get("kernel_layer") or None
         self.kpath = ((self.layer or {}).get("source") or {}).get("path") or "unknown"
-        self.pipelines = _pipeline_identities(model)
+        self.pipelines = _pipeline_identities(model, self.kpath)
         self.buffers = _buffers_by_name(model, self.path)
         self.buffer_by_operand = {}
         for name in sorted(self.buffers):
@@ -176,26 +185,57 @@ class _Graph:
         self.used_pipes = []      # identities drawn, in first-use order
         self.accumulators = set()
         self.mma_records = []     # (fn, zone, op, mma node id, acc name, operand tokens, ref)
+        self.acc_pipes = _accumulator_pipelines(self.pipelines, self.functions)
 
 
-def _pipeline_identities(model):
+def _pipeline_identities(model, kpath):
     """{identity: pipeline facts}: one per type alias and one per pipeline object (CONTRACT v2:
-    identity = op.object || op.pipeline), so two objects of one alias are two pipelines."""
+    identity = op.object || op.pipeline), so two objects of one alias are two pipelines. SM100
+    kernel layers declare the accumulator and CLC pipelines themselves (kernel_layer.pipelines,
+    same shape; their lines point into the kernel layer's file)."""
     out = {}
     for pipe in model.get("pipelines") or []:
         out[pipe["alias"]] = dict(pipe)
+    for pipe in (model.get("kernel_layer") or {}).get("pipelines") or []:
+        if isinstance(pipe, dict) and pipe.get("alias") and pipe["alias"] not in out:
+            out[pipe["alias"]] = dict(pipe, path=kpath)
     for obj in model.get("pipeline_objects") or []:
         name = obj.get("name")
         if not isinstance(name, str) or name in out:
             continue
         alias = out.get(obj.get("alias")) or {}
         entry = dict(alias)
+        entry.pop("path", None)  # the object's own line is in the mainloop file
         entry.update({"alias": obj.get("alias"), "object": name, "line": obj.get("line", alias.get("line")),
                       "end_line": obj.get("line", alias.get("end_line")),
                       "class": obj.get("class") or alias.get("class"), "stages": obj.get("stages") or alias.get("stages"),
                       "text": f"{name}: {obj.get('alias') or obj.get('class') or 'pipeline'} ({obj.get('kind') or 'object'})"})
         out[name] = entry
     return out
+
+
+def _class_names(pipe):
+    cls = pipe.get("class")
+    return [str(c) for c in cls] if isinstance(cls, list) else [str(cls or "")]
+
+
+def _accumulator_pipelines(pipelines, functions):
+    """Identities of TMEM accumulator pipelines (SM100): class PipelineUmmaAsync, or a pipeline an
+    MMA with `unit: "umma"` reads (`pipelines`) that its own function producer-acquires (CUTLASS
+    4.2 sm100_mma_warpspecialized.hpp mma(): accumulator_pipeline.producer_acquire, line 675)."""
+    out = {p for p, pipe in pipelines.items()
+           if any(c.startswith(ACC_PIPELINE_CLASSES) for c in _class_names(pipe))}
+    for fn in functions:
+        acquired = {_ident(o) for o in fn["ops"] if o["op"] in ("producer_acquire", "producer_try_acquire")}
+        for op in fn["ops"]:
+            if op["op"] == "mma" and op.get("unit") == "umma":
+                out.update(p for p in op.get("pipelines") or [] if p in acquired)
+    return out
+
+
+def _ident(op):
+    """A pipeline op's pipeline identity (CONTRACT v2): op.object || op.pipeline."""
+    return op.get("object") or op.get("pipeline")
 
 
 def _buffers_by_name(model, path):
@@ -234,15 +274,20 @@ def _pipe_class(pipe):
     return " | ".join(cls) if isinstance(cls, list) else str(cls)
 
 
+def _barrier_zone(g, p):
+    """TMEM accumulator pipelines' barriers sit with the accumulators, the others in shared memory."""
+    return "tmem" if p in g.acc_pipes else "smem"
+
+
 def _full_node(g, p):
     """The full barrier of pipeline p (or a standalone transaction barrier such as FA3's barrier_Q)."""
     _use_pipe(g, p)
     pipe = g.pipelines.get(p)
     if pipe is None:
         return g.b.node(f"barrier:{p}", "barrier", "smem", p, ["transaction barrier"], pipeline=p)
-    node = g.b.node(f"full:{p}", "full", "smem", "full barrier", [p], pipeline=p)
+    node = g.b.node(f"full:{p}", "full", _barrier_zone(g, p), "full barrier", [p], pipeline=p)
     if not node["lines"]:
-        node["lines"].append(_source_line(g.path, pipe["line"], pipe.get("end_line"), "pipeline",
+        node["lines"].append(_source_line(pipe.get("path") or g.path, pipe["line"], pipe.get("end_line"), "pipeline",
                                           pipe.get("text") or f"{p} = {_pipe_class(pipe)}"))
     return node
 
@@ -251,9 +296,10 @@ def _empty_node(g, p):
     """The empty barrier of pipeline p."""
     _use_pipe(g, p)
     pipe = g.pipelines.get(p) or {}
-    node = g.b.node(f"empty:{p}", "empty", "smem", "empty barrier", [p], pipeline=p)
+    node = g.b.node(f"empty:{p}", "empty", _barrier_zone(g, p), "empty barrier", [p], pipeline=p)
     if not node["lines"] and pipe:
-        node["lines"].append(_source_line(g.path, pipe["line"], pipe.get("end_line"), "pipeline", pipe.get("text") or p))
+        node["lines"].append(_source_line(pipe.get("path") or g.path, pipe["line"], pipe.get("end_line"), "pipeline",
+                                          pipe.get("text") or p))
     return node
 
 
@@ -352,9 +398,11 @@ def _add_sync(g, fn, zone, op, ref):
         if op_kind in ("producer_acquire", "producer_tail"):
             g.b.edge("empty", _empty_node(g, p)["id"], node["id"], [ref],
                      f"{kind} waits until the consumers released the stage ({p})", pipeline=p, conditional=cond)
-        elif op_kind == "producer_commit":
+        elif op_kind in ("producer_commit", "umma_arrive"):
             g.b.edge("full", node["id"], _full_node(g, p)["id"], [ref],
-                     f"producer_commit arrives on the full barrier ({p})", pipeline=p, conditional=cond)
+                     f"{op_kind} arrives on the full barrier ({p})"
+                     + (" when the UMMAs issued before it complete (tcgen05.commit)" if op_kind == "umma_arrive" else ""),
+                     pipeline=p, conditional=cond)
         elif op_kind == "consumer_wait":
             g.b.edge("full", _full_node(g, p)["id"], node["id"], [ref, via],
                      f"{kind} waits until the stage is full ({p})", pipeline=p, conditional=cond)
@@ -367,7 +415,10 @@ def _add_sync(g, fn, zone, op, ref):
 def _add_mma(g, fn, zone, op, ref):
     """An MMA node per receiver; its operands and accumulator are resolved after every function."""
     recv = op.get("receiver") or "mma"
-    node = g.b.node(f"mma:{recv}", "mma", zone, recv, ["MMA"], receiver=recv)
+    unit = op.get("unit")
+    extra = {"unit": unit} if unit else {}
+    node = g.b.node(f"mma:{recv}", "mma", zone, recv, [{"umma": "UMMA (tcgen05)", "wgmma": "WGMMA"}.get(unit, "MMA")],
+                    receiver=recv, **extra)
     node["lines"].append(ref)
     args, complete = _mma_args(op.get("text"))
     acc = args[-1] if complete and len(args) >= 2 else None
@@ -428,10 +479,88 @@ def _add_mma_dataflow(g):
         for other in sorted(g.accumulators):
             if other != acc and any(t == other or t.startswith(other + "_") for t in tokens):
                 g.b.edge("data", f"acc:{other}", mma_id, [ref], f"MMA reads the accumulator {other}")
+        tmem = [p for p in op.get("pipelines") or [] if p in g.acc_pipes] if op.get("unit") == "umma" else []
+        if tmem:
+            for p in tmem:
+                t = _tmem_node(g, p)
+                g.b.edge("data", mma_id, t["id"], [ref], f"UMMA accumulates into a TMEM accumulator stage of {p}"
+                         + (f" ({acc})" if acc else ""))
+            continue
         name = acc or "accumulator"
         a = g.b.node(f"acc:{name}", "acc", "consumer", name, ["accumulator (registers)"])
         a["lines"].append(ref)
         g.b.edge("data", mma_id, a["id"], [ref], f"MMA accumulates into {name}")
+
+
+def _tmem_node(g, p):
+    """The TMEM accumulator stages of accumulator pipeline p, between the MMA warp and the epilogue."""
+    _use_pipe(g, p)
+    pipe = g.pipelines.get(p) or {}
+    layer = g.layer or {}
+    stages = layer.get("accumulator_stages") or pipe.get("stages")
+    node = g.b.node(f"tmem:{p}", "tmem", "tmem", "TMEM accumulator",
+                    [f"stages {stages}" if stages is not None else "stages ?", p], pipeline=p,
+                    stages=stages)
+    if not node["lines"]:
+        if pipe.get("line") is not None:
+            node["lines"].append(_source_line(pipe.get("path") or g.path, pipe["line"], pipe.get("end_line"), "pipeline",
+                                              pipe.get("text") or f"{p} = {_pipe_class(pipe)}"))
+        alias = g.pipelines.get(pipe.get("alias")) if pipe.get("object") else None
+        if alias and alias.get("line") is not None:
+            node["lines"].append(_source_line(alias.get("path") or g.path, alias["line"], alias.get("end_line"),
+                                              "pipeline", alias.get("text") or pipe["alias"]))
+        if isinstance(layer.get("accumulator_stages_line"), int):
+            line = layer["accumulator_stages_line"]
+            node["lines"].append(_source_line(g.kpath, line, line, "accumulator_stages",
+                                              f"accumulator stages: {layer.get('accumulator_stages')}"))
+    return node
+
+
+def _add_kernel_layer_ops(g):
+    """SM100 kernel layers call pipeline ops themselves (accumulator_pipeline.producer_commit after
+    mma(), sm100_gemm_tma_warpspecialized.hpp line 770): a kernel_layer call whose receiver is a
+    pipeline object becomes that op in the zone of the role that owns the pipeline's side."""
+    for c in (g.layer or {}).get("calls") or []:
+        p, call = c.get("receiver"), c.get("call")
+        if p not in g.pipelines or call not in SYNC_NODE_OP or not isinstance(c.get("line"), int):
+            continue
+        producer_side = SYNC_NODE_OP[call] in ("producer_acquire", "producer_commit", "producer_tail", "umma_arrive")
+        if p in g.acc_pipes:
+            zone = "consumer" if producer_side else "epilogue"
+        else:
+            zone = "producer" if producer_side else "consumer"
+        fake_fn = {"name": "kernel", "role": "consumer"}
+        op = {"op": call, "object": p, "line": c["line"], "end_line": c.get("end_line"), "text": c.get("text")}
+        ref = _source_line(g.kpath, c["line"], c.get("end_line"), call, c.get("text"), function=fake_fn["name"])
+        _add_sync(g, fake_fn, zone, op, ref)
+
+
+def _add_clc(g):
+    """SM100 CLC tile scheduler: a PipelineCLCFetchAsync pipeline's barriers, the Sched warp's query
+    (producer) and every role's fetch_next_work (consumer wait and release of the response)."""
+    clc = [p for p, pipe in g.pipelines.items() if any(c.startswith(CLC_PIPELINE_CLASSES) for c in _class_names(pipe))]
+    calls = (g.layer or {}).get("calls") or []
+    fetch = [c for c in calls if c.get("call") == "fetch_next_work" and isinstance(c.get("line"), int)]
+    query = [c for c in calls if c.get("call") in ("clc_query", "advance_to_next_work") and isinstance(c.get("line"), int)]
+    for fn in g.functions:
+        query += [dict(o, call=o["op"]) for o in fn["ops"] if o["op"] == "clc_query"]
+        fetch += [dict(o, call=o["op"]) for o in fn["ops"] if o["op"] == "fetch_next_work"]
+    if not clc or not (fetch or query):
+        return
+    p = clc[0]
+    refs = lambda cs: [_source_line(g.kpath, c["line"], c.get("end_line"), c["call"], c.get("text")) for c in cs]
+    full, empty = _full_node(g, p), _empty_node(g, p)
+    if query:
+        q = g.b.node(f"op:sched:clc_query:{p}", "sync", "sched", "clc_query", [p], op="clc_query", pipelines=[p])
+        q["lines"].extend(refs(query))
+        g.b.edge("full", q["id"], full["id"], refs(query), f"the CLC response (try_cancel) completes the full barrier ({p})", pipeline=p)
+        g.b.edge("empty", empty["id"], q["id"], refs(query), f"the next query waits until every role released the response ({p})", pipeline=p)
+    if fetch:
+        f = g.b.node(f"op:sched:fetch_next_work:{p}", "sync", "sched", "fetch_next_work", ["every role", p],
+                     op="fetch_next_work", pipelines=[p])
+        f["lines"].extend(refs(fetch))
+        g.b.edge("full", full["id"], f["id"], refs(fetch), f"fetch_next_work waits for the CLC response ({p})", pipeline=p)
+        g.b.edge("empty", f["id"], empty["id"], refs(fetch), f"fetch_next_work releases the response ({p})", pipeline=p)
 
 
 def _pipe_of_buffer_name(g, buf_name, operand):
@@ -489,7 +618,19 @@ def _add_epilogue(g):
     for node_id in sorted(n for n in g.b.nodes if n.startswith("acc:") and n not in feeding):
         g.b.edge("data", node_id, "epilogue", mma_calls + store,
                  "the kernel passes the accumulators to collective_epilogue.store")
-    return []
+    notes = []
+    tmem = sorted(n for n in g.b.nodes if n.startswith("tmem:"))
+    if tmem:
+        # SM100: the epilogue warps read the accumulators from TMEM (their own warps, own zone).
+        epi["zone"] = "epilogue"
+        for node_id in tmem:
+            g.b.edge("data", node_id, "epilogue", store,
+                     "the epilogue warps load the accumulator stage from TMEM (tcgen05.ld) and store the tile")
+        waits = [n for n, v in g.b.nodes.items() if v.get("zone") == "epilogue" and v.get("op") == "consumer_wait"]
+        if not waits:
+            notes.append("the epilogue's consumer_wait/consumer_release on the accumulator pipeline are in the "
+                         "epilogue collective, which this parse does not include")
+    return notes
 
 
 def _finish(g, notes):
@@ -531,8 +672,10 @@ def build_graph(model):
     _scan_buffer_pipes(g)
     for fn in g.functions:
         _add_function(g, fn)
+    _add_kernel_layer_ops(g)
     _add_mma_dataflow(g)
     _add_unloaded_buffers(g)
+    _add_clc(g)
     notes = _add_epilogue(g)
     return _finish(g, notes)
 
@@ -643,7 +786,28 @@ def _clusters(model, b, path, kpath, functions, pipelines, used_pipes, buffer_pi
         refs = [r for n in members["global"] for r in b.nodes[n]["lines"]]
         add("cluster:global", "zone", "Global memory", "operands", members["global"], refs,
             zone="global")
-    if members["producer"]:
+    warp_roles = {r.get("name"): r for r in (layer or {}).get("warp_roles") or [] if isinstance(r, dict)}
+
+    def role_cluster(zone, role, what):
+        """A zone titled after an SM100 warp role: "MMA warp (warp 0)", with the enum's line."""
+        r = warp_roles[role]
+        warps = r.get("warps")
+        warps = ", ".join(str(w) for w in warps) if isinstance(warps, list) else str(warps)
+        plural = isinstance(r.get("warps"), str) or len(r.get("warps") or []) > 1
+        title = f"{role} warp{'s' if plural else ''} (warp{'s' if plural else ''} {warps})"
+        refs = [_source_line(kpath, r["line"], r["line"], "warp_role", f"WarpCategory::{role}")] if isinstance(r.get("line"), int) else []
+        add(f"cluster:{zone}", "zone", title, what, members[zone],
+            refs or [x for n in members[zone] for x in b.nodes[n]["lines"]], zone=zone)
+
+    if members["sched"]:
+        if "Sched" in warp_roles:
+            role_cluster("sched", "Sched", "CLC tile scheduler (try_cancel); every role fetches the next tile")
+        else:
+            add("cluster:sched", "zone", "Tile scheduler", "CLC", members["sched"],
+                [r for n in members["sched"] for r in b.nodes[n]["lines"]], zone="sched")
+    if members["producer"] and "MainloopLoad" in warp_roles:
+        role_cluster("producer", "MainloopLoad", "mainloop TMA loads")
+    elif members["producer"]:
         if layer:
             roles = layer.get("warpgroup_roles") or []
             wroles = layer.get("producer_warp_roles") or []
@@ -658,16 +822,22 @@ def _clusters(model, b, path, kpath, functions, pipelines, used_pipes, buffer_pi
             refs = [_function_ref(path, f) for f in prod_fns]
         add("cluster:producer", "zone", title, subtitle, members["producer"], refs or
             [r for n in members["producer"] for r in b.nodes[n]["lines"]], zone="producer")
-    if members["smem"]:
-        refs = [r for n in members["smem"] for r in b.nodes[n]["lines"] if r["op"] in ("buffer", "pipeline")]
-        add("cluster:smem", "zone", "Shared memory", "stage buffers and mbarriers", members["smem"], refs, zone="smem")
+    for zone, title, subtitle in (("smem", "Shared memory", "stage buffers and mbarriers"),
+                                  ("tmem", "Tensor memory", "accumulator stages (TMEM) and their mbarriers")):
+        if not members[zone]:
+            continue
+        refs = [r for n in members[zone] for r in b.nodes[n]["lines"] if r["op"] in ("buffer", "pipeline")]
+        add(f"cluster:{zone}", "zone", title, subtitle, members[zone], refs, zone=zone)
         for p in used_pipes:
-            group = sorted(n for n in members["smem"] if b.nodes[n].get("pipeline") == p)
+            group = sorted(n for n in members[zone] if b.nodes[n].get("pipeline") == p)
+            if not group:
+                continue
             pipe = pipelines.get(p)
             if pipe:
                 cls = pipe.get("class")
                 cls = " | ".join(cls) if isinstance(cls, list) else str(cls)
-                lines = [_source_line(path, pipe["line"], pipe.get("end_line"), "pipeline", pipe.get("text") or p)]
+                lines = [_source_line(pipe.get("path") or path, pipe["line"], pipe.get("end_line"), "pipeline",
+                                      pipe.get("text") or p)]
                 # A pipeline object names its type alias too (two objects of one alias are two groups).
                 sub = f"{pipe['alias']}: {cls}" if pipe.get("object") and pipe.get("alias") else cls
             else:
@@ -675,8 +845,10 @@ def _clusters(model, b, path, kpath, functions, pipelines, used_pipes, buffer_pi
                 sub = "standalone barrier"
             for n in group:
                 b.nodes[n]["group"] = f"cluster:pipe:{p}"
-            add(f"cluster:pipe:{p}", "pipeline", p, sub, group, lines, parent="cluster:smem", zone="smem", pipeline=p)
-    if members["consumer"]:
+            add(f"cluster:pipe:{p}", "pipeline", p, sub, group, lines, parent=f"cluster:{zone}", zone=zone, pipeline=p)
+    if members["consumer"] and "MMA" in warp_roles:
+        role_cluster("consumer", "MMA", "one elected thread issues the UMMAs (tcgen05.mma)")
+    elif members["consumer"]:
         if layer:
             roles = [r for r in layer.get("warpgroup_roles") or [] if r.lower().startswith("consumer")]
             sched = layer.get("schedule") or "basic"
@@ -695,6 +867,12 @@ def _clusters(model, b, path, kpath, functions, pipelines, used_pipes, buffer_pi
             refs = [_function_ref(path, f) for f in cons_fns]
         add("cluster:consumer", "zone", title, subtitle, members["consumer"], refs or
             [r for n in members["consumer"] for r in b.nodes[n]["lines"]], zone="consumer")
+    if members["epilogue"]:
+        if "Epilogue" in warp_roles:
+            role_cluster("epilogue", "Epilogue", "TMEM -> registers -> global memory")
+        else:
+            add("cluster:epilogue", "zone", "Epilogue", "", members["epilogue"],
+                [r for n in members["epilogue"] for r in b.nodes[n]["lines"]], zone="epilogue")
     return clusters
 
 
@@ -1152,8 +1330,8 @@ def _cluster_boxes(L):
             if lo <= info["layer"] <= hi:
                 top.append(y[d] - DUMMY_GAP)
                 bottom.append(y[d] + DUMMY_GAP)
-        x0 = col_x[lo] - ZONE_PAD - (GROUP_PAD if c["zone"] == "smem" else 0)
-        x1 = col_x[hi] + col_w[hi] + ZONE_PAD + (GROUP_PAD if c["zone"] == "smem" else 0)
+        x0 = col_x[lo] - ZONE_PAD - (GROUP_PAD if c["zone"] in GROUP_ZONES else 0)
+        x1 = col_x[hi] + col_w[hi] + ZONE_PAD + (GROUP_PAD if c["zone"] in GROUP_ZONES else 0)
         y0 = min(top) - ZONE_PAD - ZONE_TITLE_H
         cboxes[c["id"]] = {"x": x0, "y": y0, "w": x1 - x0, "h": max(bottom) + ZONE_PAD - y0,
                            "text": [_clip(c["title"], ZONE_TITLE_CHARS), _clip(c["subtitle"], ZONE_TITLE_CHARS)]}

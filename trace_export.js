@@ -276,30 +276,40 @@ var KernelExport = (function () {
   /**
    * The Chrome trace as an array of text chunks whose concatenation is the JSON file (one chunk
    * per event, so a page can hand them to a Blob and Node can stream them without one huge string).
-   * Throws an Error with a one-line message when the result cannot be exported.
+   * With sink (a function), each chunk is passed to it as soon as it is made and null is returned
+   * (the command line streams a million-block trace without holding it). Throws an Error with a
+   * one-line message when the result cannot be exported.
    */
-  function chromeTraceChunks(result, options) {
+  function chromeTraceChunks(result, options, sink) {
     options = options || {};
     var err = checkResult(result);
     if (err) throw new Error(err);
     var split = splitThreads(result);
     var sources = {};
-    var chunks = ["{\"displayTimeUnit\":\"ns\",\"traceEvents\":[\n"];
+    var chunks = [];
+    var emit = typeof sink === "function" ? sink : function (c) { chunks.push(c); };
+    emit("{\"displayTimeUnit\":\"ns\",\"traceEvents\":[\n");
     // Events are joined in batches: a few thousand flat strings instead of millions of small
     // ones keep the garbage collector out of the way at a million blocks.
     var batch = [];
+    var first = true;
+    var flush = function () {
+      emit((first ? "" : ",\n") + batch.join(",\n"));
+      first = false;
+      batch = [];
+    };
     var flows = forEachChromeEvent(result, options, split, sources, function (ev) {
       batch.push(ev);
-      if (batch.length >= CHUNK_EVENTS) { chunks.push((chunks.length > 1 ? ",\n" : "") + batch.join(",\n")); batch = []; }
+      if (batch.length >= CHUNK_EVENTS) flush();
     });
-    if (batch.length) chunks.push((chunks.length > 1 ? ",\n" : "") + batch.join(",\n"));
+    if (batch.length) flush();
     var meta = metadata(result, options, split);
     meta.threads = split.threads.map(function (t, i) { return { tid: FIRST_TID + i, lane: t.lane.id, name: t.name, sub: t.sub }; });
     meta.flows = flows;
     meta.sources = sources;
     meta.barrierList = hasBarriers(result) ? result.barriers : null;
-    chunks.push("\n],\"otherData\":" + JSON.stringify(meta) + "}\n");
-    return chunks;
+    emit("\n],\"otherData\":" + JSON.stringify(meta) + "}\n");
+    return typeof sink === "function" ? null : chunks;
   }
 
   /** The Chrome trace as one JSON text. */
@@ -340,13 +350,14 @@ var KernelExport = (function () {
   }
 
   /**
-   * The VCD of a result as text chunks (concatenated: the file). Signals: kernel.step (integer); per role (lane group) a scope with
+   * The VCD of a result as text chunks (concatenated: the file; with sink, passed to it as made,
+   * and null returned). Signals: kernel.step (integer); per role (lane group) a scope with
    * a scope per lane (per sub-lane where blocks overlap): state (string kind_tile.k, "idle"
    * between blocks; or kind, an integer code, with options.strings === false), tile, k, stage
    * (integers, x when idle); with barrierEvents, a scope `barriers` with per barrier its phase
    * bit, arrivals since the last phase flip, and waiters.
    */
-  function vcdChunks(result, options) {
+  function vcdChunks(result, options, sink) {
     options = options || {};
     var err = checkResult(result);
     if (err) throw new Error(err);
@@ -422,28 +433,21 @@ var KernelExport = (function () {
     out.push("$upscope $end");
     out.push("$enddefinitions $end");
 
-    // Value changes, bucketed by time (times are integers: one tick per step). A lane's four
-    // signals (or a barrier's three) always change together, so each bucket maps a signal group
-    // (thread index; barriers after the threads) to the text of its lines, the last one winning.
-    var changes = [];
-    var put = function (t, group, text) {
-      t = Math.max(0, Math.round(t));
-      (changes[t] || (changes[t] = {}))[group] = text;
-    };
-    // The value-change lines of a lane's signals while block b runs (null: idle).
+    // Value changes. Per signal group (a lane's four signals, a barrier's three) a list of change
+    // times with what holds from then on (a block index, -1 for idle; barrier states), merged
+    // tick by tick below, so the text is made once, in order, and never held per tick.
     var stateText4 = function (ids, b) {
       if (!b) return (strings ? "s" + IDLE : "b0") + " " + ids.state + "\nbx " + ids.tile + "\nbx " + ids.k + "\nbx " + ids.stage;
       return (strings ? "s" + stateText(b) : "b" + vcdBits(kindCodes[String(b.kind)])) + " " + ids.state +
         "\nb" + vcdBits(b.tile) + " " + ids.tile + "\nb" + vcdBits(b.k) + " " + ids.k + "\nb" + vcdBits(b.stage) + " " + ids.stage;
     };
-    // Per thread: a block's values at its start; idle at its end unless the next block starts
-    // there. Zero-length blocks cannot be seen in a VCD (one value per signal per time); they
-    // are skipped and counted in the header comment.
+    // Per thread: a block from its start; idle from its end unless the next block starts there.
+    // Zero-length blocks cannot be seen in a VCD (one value per signal per time); they are
+    // skipped and counted in the header comment.
     var skipped = 0;
-    var firstAtZero = [];
-    split.threads.forEach(function (t, ti) {
-      var ids = sig[ti];
-      var idle = stateText4(ids, null);
+    var laneTimes = [], laneValues = [];
+    split.threads.forEach(function (t) {
+      var times = [0], values = [-1];
       var list = t.blocks.filter(function (bi) {
         if (Math.round(blocks[bi].end) > Math.round(blocks[bi].start)) return true;
         skipped++;
@@ -452,17 +456,20 @@ var KernelExport = (function () {
       for (var j = 0; j < list.length; j++) {
         var b = blocks[list[j]];
         var s = Math.round(b.start), e = Math.round(b.end);
-        if (s > 0) put(s, ti, stateText4(ids, b));
-        else firstAtZero[ti] = b;
+        if (times[times.length - 1] === s) values[values.length - 1] = list[j];
+        else { times.push(s); values.push(list[j]); }
         var next = j + 1 < list.length ? blocks[list[j + 1]] : null;
-        if (!next || Math.round(next.start) > e) put(e, ti, idle);
+        if (!next || Math.round(next.start) > e) { times.push(e); values.push(-1); }
       }
+      laneTimes.push(times);
+      laneValues.push(values);
     });
-    // Barriers: phase after each event; arrivals reset when the phase completes.
-    var barrierInit = [];
+    // Barriers: phase after each event; arrivals reset when the phase completes (events are in
+    // time order per the contract; an event out of order is applied at the current tick).
+    var barTimes = [], barValues = [];
     if (hasBarriers(result)) {
       var index = {};
-      result.barriers.forEach(function (bar, i) { index[bar.id] = i; });
+      result.barriers.forEach(function (bar, i) { index[bar.id] = i; barTimes.push([0]); barValues.push([[0, 0, 0]]); });
       var arrivals = result.barriers.map(function () { return 0; });
       var waiters = result.barriers.map(function () { return 0; });
       var phase = result.barriers.map(function () { return 0; });
@@ -474,36 +481,56 @@ var KernelExport = (function () {
         else if (ev.type === "wait_begin") waiters[i]++;
         else if (ev.type === "wait_end") waiters[i] = Math.max(0, waiters[i] - 1);
         if (ev.phase === 0 || ev.phase === 1) phase[i] = ev.phase;
-        var ids = barrierSig[i];
-        var lines = phase[i] + ids.phase + "\nb" + vcdBits(arrivals[i]) + " " + ids.arrivals +
-          "\nb" + vcdBits(waiters[i]) + " " + ids.waiters;
-        if (Math.round(ev.t) === 0) barrierInit[i] = lines;
-        else put(ev.t, split.threads.length + i, lines);
+        var t = Math.max(Math.round(ev.t), barTimes[i][barTimes[i].length - 1]);
+        var value = [phase[i], arrivals[i], waiters[i]];
+        if (barTimes[i][barTimes[i].length - 1] === t) barValues[i][barValues[i].length - 1] = value;
+        else { barTimes[i].push(t); barValues[i].push(value); }
       });
     }
+    var barText = function (ids, v) {
+      return v[0] + ids.phase + "\nb" + vcdBits(v[1]) + " " + ids.arrivals + "\nb" + vcdBits(v[2]) + " " + ids.waiters;
+    };
+    barTimes.forEach(function (bt) { total = Math.max(total, bt[bt.length - 1]); });
     if (skipped) out[2] += "; " + skipped + " zero-length blocks are not visible in a VCD (one value per tick)";
 
     // Initial values ($dumpvars at #0): every signal, with the blocks that start at 0.
     out.push("#0");
     out.push("$dumpvars");
     out.push("b0 " + stepId);
-    split.threads.forEach(function (t, ti) { out.push(stateText4(sig[ti], firstAtZero[ti] || null)); });
-    barrierSig.forEach(function (ids, i) {
-      out.push(barrierInit[i] || "0" + ids.phase + "\nb0 " + ids.arrivals + "\nb0 " + ids.waiters);
+    split.threads.forEach(function (t, ti) {
+      var v = laneValues[ti][0];
+      out.push(stateText4(sig[ti], v >= 0 ? blocks[v] : null));
     });
+    barrierSig.forEach(function (ids, i) { out.push(barText(ids, barValues[i][0])); });
     out.push("$end");
     // Every tick carries the step counter, then the groups that change there.
-    var text = out.join("\n") + "\n";
-    var chunks = [text];
+    var chunks = [];
+    var emit = typeof sink === "function" ? sink : function (c) { chunks.push(c); };
+    emit(out.join("\n") + "\n");
     var batch = [];
+    var lanePos = laneTimes.map(function () { return 1; });
+    var barPos = barTimes.map(function () { return 1; });
     for (var t = 1; t <= total; t++) {
       batch.push("#" + t + "\nb" + t.toString(2) + " " + stepId + "\n");
-      var at = changes[t];
-      if (at) for (var key in at) batch.push(at[key] + "\n");
-      if (batch.length >= CHUNK_EVENTS) { chunks.push(batch.join("")); batch = []; }
+      for (var ti = 0; ti < laneTimes.length; ti++) {
+        var lt = laneTimes[ti], p = lanePos[ti];
+        if (p < lt.length && lt[p] === t) {
+          var v = laneValues[ti][p];
+          batch.push(stateText4(sig[ti], v >= 0 ? blocks[v] : null) + "\n");
+          lanePos[ti] = p + 1;
+        }
+      }
+      for (var bi = 0; bi < barTimes.length; bi++) {
+        var bt = barTimes[bi], q = barPos[bi];
+        if (q < bt.length && bt[q] === t) {
+          batch.push(barText(barrierSig[bi], barValues[bi][q]) + "\n");
+          barPos[bi] = q + 1;
+        }
+      }
+      if (batch.length >= CHUNK_EVENTS) { emit(batch.join("")); batch = []; }
     }
-    chunks.push(batch.join(""));
-    return chunks;
+    emit(batch.join(""));
+    return typeof sink === "function" ? null : chunks;
   }
 
   /** The VCD as one text (see vcdChunks). */
@@ -597,8 +624,8 @@ var KernelExport = (function () {
     }
     var options = { kernel: kernelName(structure), markers: opts.markers, strings: opts.strings };
     try {
-      if (opts.format === "chrome") chromeTraceChunks(result, options).forEach(function (c) { io.write(c); });
-      else vcdChunks(result, options).forEach(function (c) { io.write(c); });
+      if (opts.format === "chrome") chromeTraceChunks(result, options, io.write);
+      else vcdChunks(result, options, io.write);
     } catch (e) {
       io.error("trace_export: " + e.message);
       return 2;
@@ -611,14 +638,25 @@ var KernelExport = (function () {
     var fs = require("fs");
     var path = require("path");
     var pending = [];
+    // writeSync may write less than asked (a pipe); loop until all of it is out.
+    var writeAll = function (text) {
+      var buf = Buffer.from(text, "utf8");
+      for (var off = 0; off < buf.length;) {
+        try {
+          off += fs.writeSync(1, buf, off, buf.length - off);
+        } catch (e) {
+          if (e.code !== "EAGAIN") throw e;
+        }
+      }
+    };
     return {
       readFile: function (p) { return fs.readFileSync(p, "utf8"); },
       write: function (text) {
         // Batch small chunks into large synchronous writes (fast, and complete before exit).
         pending.push(text);
-        if (pending.length >= 4096) { fs.writeSync(1, pending.join("")); pending = []; }
+        if (pending.length >= 16) { writeAll(pending.join("")); pending = []; }
       },
-      flush: function () { if (pending.length) { fs.writeSync(1, pending.join("")); pending = []; } },
+      flush: function () { if (pending.length) { writeAll(pending.join("")); pending = []; } },
       error: function (line) { process.stderr.write(line + "\n"); },
       simulate: function (structure, knobs) {
         return require(path.join(__dirname, "schedule.js")).simulate(structure, knobs);

@@ -167,7 +167,8 @@ var KVGraph = (function () {
 
   var KIND_NAMES = {gmem: "global memory operand", load: "load", smem: "shared-memory stage buffer",
                     full: "full barrier", empty: "empty barrier", barrier: "transaction barrier",
-                    sync: "barrier operation", mma: "MMA", acc: "accumulator", epilogue: "epilogue"};
+                    sync: "barrier operation", mma: "MMA", acc: "accumulator", epilogue: "epilogue",
+                    tmem: "TMEM accumulator stages"};
   function kindName(kind) { return KIND_NAMES[kind] || kind; }
 
   function labelOf(id) {

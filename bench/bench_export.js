@@ -1,4 +1,5 @@
-// Benchmark of trace_export.js: export about 1,000,000 blocks as a Chrome trace and as a VCD.
+// Benchmark of trace_export.js: export about 1,000,000 blocks as a Chrome trace and as a VCD,
+// streamed to a byte-counting sink as the command line streams to stdout.
 // Usage: node bench/bench_export.js [repeats]   (not part of the test suite; figures in README)
 "use strict";
 
@@ -24,23 +25,27 @@ function median(values) {
   return sorted[Math.floor(sorted.length / 2)];
 }
 
-/** Bytes of a list of ASCII chunks (the exporters write ASCII only). */
-function bytes(chunks) { return chunks.reduce((n, c) => n + c.length, 0); }
+/** A sink that counts the bytes of ASCII chunks (what the command line streams to stdout). */
+function counter() {
+  const sink = (chunk) => { sink.bytes += chunk.length; };
+  sink.bytes = 0;
+  return sink;
+}
 
 const result = KS.simulate(STRUCTURE, BENCH_KNOBS);
 if (result.error) throw new Error(result.error);
 const deps = result.blocks.reduce((n, b) => n + b.after.length, 0);
 const rows = [];
 for (const [name, run] of [
-  ["chrome", () => KE.chromeTraceChunks(result, { kernel: "bench" })],
-  ["vcd", () => [KE.vcd(result, { kernel: "bench" })]],
+  ["chrome", (sink) => KE.chromeTraceChunks(result, { kernel: "bench" }, sink)],
+  ["vcd", (sink) => KE.vcdChunks(result, { kernel: "bench" }, sink)],
 ]) {
   const times = [];
   let size = 0;
   for (let r = 0; r < repeats; r++) {
-    const t = timed(run);
-    times.push(t.ms);
-    size = bytes(t.result);
+    const sink = counter();
+    times.push(timed(() => run(sink)).ms);
+    size = sink.bytes;
   }
   rows.push({ format: name, blocks: result.blocks.length, dependencies: deps, steps: result.total,
               medianMs: Math.round(median(times)), megabytes: Math.round(size / 1e5) / 10 });

@@ -334,3 +334,24 @@ def test_question_mark_opens_a_help_overlay_and_escape_closes_it_before_clearing
         assert watch.problems() == []
     finally:
         context.close()
+
+
+def test_sm100_page_draws_tmem_between_the_mma_warp_and_the_epilogue(browser, tmp_path):
+    """Issue 13 on the graph page, from the hand-written CONTRACT-shaped SM100 structure."""
+    model = json.loads((Path(__file__).resolve().parent / "fixtures" / "sm100_gemm_structure.json").read_text())
+    url = write_page(tmp_path, "sm100_graph", model)
+    context, page, watch = open_page(browser, url, viewport=(1600, 1000))
+    try:
+        assert_fit(page)
+        mma, tmem, epi = (rect_of(page, f'.kg-node[data-id="{n}"]')
+                          for n in ("mma:tiled_mma", "tmem:accumulator_pipeline", "epilogue"))
+        assert mma["x"] + mma["w"] < tmem["x"] and tmem["x"] + tmem["w"] < epi["x"]
+        titles = page.evaluate("[...document.querySelectorAll('.kg-cluster-zone .kg-cluster-title')].map(t => t.textContent)")
+        assert {"MMA warp (warp 0)", "Tensor memory", "Epilogue warps (warps 4+)", "Sched warp (warp 1)"} <= set(titles)
+        page.mouse.move(tmem["x"] + tmem["w"] / 2, tmem["y"] + tmem["h"] / 2)
+        page.locator("#tooltip").wait_for(state="visible")
+        assert "sm100_gemm_tma_warpspecialized.hpp:169" in page.locator("#tooltip").inner_text()
+        page.screenshot(path=str(browser_util.artifact_path("graph_sm100_light.png")))
+        assert watch.problems() == []
+    finally:
+        context.close()

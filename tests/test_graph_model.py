@@ -493,3 +493,61 @@ def test_example_crossings_stay_low():
     """Regression bounds for the bundled examples (without sweeps: 11 and 470)."""
     assert render_html.layout_graph(render_html.build_graph(example("sm90_gemm_pingpong")))["crossings"] <= 1
     assert render_html.layout_graph(render_html.build_graph(example("fa3_fwd")))["crossings"] <= 45
+
+
+# ---- Issue 13 on the graph page: SM100 (hand-written CONTRACT-shaped structure) --------------
+
+def sm100():
+    return json.loads((FIXTURES / "sm100_gemm_structure.json").read_text(encoding="utf-8"))
+
+
+def test_sm100_tmem_accumulator_between_the_mma_warp_and_the_epilogue():
+    graph = render_html.build_graph(sm100())
+    ids = nodes_by_id(graph)
+    tmem = ids["tmem:accumulator_pipeline"]
+    assert tmem["zone"] == "tmem" and tmem["kind"] == "tmem"
+    assert tmem["detail"][0] == "stages AccumulatorPipelineStageCount"
+    # The object's line (tuple unpack, C 664), the alias (K 169) and the stage count (K 119).
+    assert [(r["path"].split("/")[-1], r["line"]) for r in tmem["lines"]] == [
+        ("sm100_mma_warpspecialized.hpp", 664), ("sm100_gemm_tma_warpspecialized.hpp", 119),
+        ("sm100_gemm_tma_warpspecialized.hpp", 169)]
+    assert [r["line"] for r in edge(graph, "data", "mma:tiled_mma", "tmem:accumulator_pipeline")["lines"]] == [699]
+    assert [r["line"] for r in edge(graph, "data", "tmem:accumulator_pipeline", "epilogue")["lines"]] == [911]
+    assert ids["mma:tiled_mma"]["detail"] == ["UMMA (tcgen05)"]
+    assert not any(n.startswith("acc:") for n in ids)  # no register accumulator on SM100
+    assert ids["epilogue"]["zone"] == "epilogue"
+    # The accumulator pipeline's barriers sit with the TMEM stages; the MMA warp acquires an
+    # accumulator stage (C 675) and commits it (K 770, a kernel-layer call).
+    assert ids["full:accumulator_pipeline"]["zone"] == ids["empty:accumulator_pipeline"]["zone"] == "tmem"
+    assert [r["line"] for r in edge(graph, "empty", "empty:accumulator_pipeline",
+                                    "op:consumer:producer_acquire:accumulator_pipeline")["lines"]] == [675]
+    assert [r["line"] for r in edge(graph, "full", "op:consumer:producer_commit:accumulator_pipeline",
+                                    "full:accumulator_pipeline")["lines"]] == [770]
+    assert "cluster:pipe:accumulator_pipeline" in [c["id"] for c in graph["clusters"]]
+    assert any("epilogue collective" in n for n in graph["notes"])
+
+
+def test_sm100_warp_roles_and_clc_pipeline():
+    graph = render_html.build_graph(sm100())
+    titles = {c["id"]: c["title"] for c in graph["clusters"]}
+    assert titles["cluster:consumer"] == "MMA warp (warp 0)"
+    assert titles["cluster:producer"] == "MainloopLoad warp (warp 2)"
+    assert titles["cluster:epilogue"] == "Epilogue warps (warps 4+)"
+    assert titles["cluster:sched"] == "Sched warp (warp 1)"
+    assert [r["line"] for r in cluster(graph, "cluster:consumer")["lines"]] == [236]
+    fetch = nodes_by_id(graph)["op:sched:fetch_next_work:CLCPipeline"]
+    assert [r["line"] for r in fetch["lines"]] == [664, 741, 819, 877]
+    assert edge(graph, "full", "full:CLCPipeline", fetch["id"])
+    assert edge(graph, "empty", fetch["id"], "empty:CLCPipeline")
+    assert edge(graph, "full", "op:sched:clc_query:CLCPipeline", "full:CLCPipeline")
+    assert [r["line"] for r in nodes_by_id(graph)["full:CLCPipeline"]["lines"]] == [172]
+
+
+def test_sm100_layout_runs_left_to_right_mma_tmem_epilogue():
+    graph = render_html.build_graph(sm100())
+    layout = render_html.layout_graph(graph)
+    check_geometry(graph, layout)
+    x = {n: layout["nodes"][n]["x"] for n in ("mma:tiled_mma", "tmem:accumulator_pipeline", "epilogue")}
+    assert x["mma:tiled_mma"] < x["tmem:accumulator_pipeline"] < x["epilogue"]
+    assert inside(layout["nodes"]["tmem:accumulator_pipeline"], layout["clusters"]["cluster:pipe:accumulator_pipeline"])
+    assert inside(layout["clusters"]["cluster:pipe:accumulator_pipeline"], layout["clusters"]["cluster:tmem"])
