@@ -97,14 +97,16 @@ var KVCommon = (function () {
   // ---- Key map and help overlay ---------------------------------------------------------------
   /**
    * Install one keydown handler for a page. bindings: [{keys: ["+", "="], label: "+ / =",
-   * help: "zoom in", run: function (ev) {}}]; `?` opens the help overlay listing them, Escape
-   * closes an open overlay and only otherwise runs the page's Escape binding. Keys typed into
-   * form fields and Ctrl/Meta/Alt combinations are left alone. options: {title, mouse: [text]}.
+   * help: "zoom in", run: function (ev) {}}] (without run: listed in the help only); `?` opens
+   * the help overlay listing them, Escape closes an open overlay and only otherwise runs the
+   * page's Escape binding. Keys typed into form fields and Ctrl/Meta/Alt combinations are left
+   * alone. options: {title, mouse: [text]}.
    */
   function installKeys(bindings, options) {
     options = options || {};
     var table = {};
-    bindings.forEach(function (b) { b.keys.forEach(function (k) { table[k] = b; }); });
+    // Entries without run only document a key the browser handles (Tab).
+    bindings.forEach(function (b) { if (b.run) b.keys.forEach(function (k) { table[k] = b; }); });
     var help = [{label: "?", help: "this help"}, {label: "Escape", help: "close this help or an overlay first; then: " +
       ((table.Escape && table.Escape.help) || "nothing")}].concat(bindings.filter(function (b) { return b.keys[0] !== "Escape"; }));
     document.addEventListener("keydown", function (ev) {

@@ -309,7 +309,7 @@ var KVGraph = (function () {
         panBy(d[0], d[1]);
       }},
       {keys: ["Tab"], label: "Tab / Enter", help: "move between nodes / select the focused node", run: null}
-    ].filter(function (b) { return b.run; });
+    ];
   }
 
   var MOUSE_HELP = [
