@@ -253,9 +253,9 @@ var KernelExport = (function () {
                   cat: "deadlock", args: { step: result.deadlock.step, message: String(result.deadlock.message || ""),
                                            waiting: result.deadlock.waiting || [] } }));
     }
-    // Flows: one per dependency (block i waited for block a). Both ends sit in the middle of
-    // their slice, so each binds to exactly that slice ("e": enclosing slice) even where slices
-    // touch end to start.
+    // Flows: one per dependency (block i waited for block a). Both ends sit strictly inside
+    // their slice (the middle, or for the start earlier when needed), so each binds to exactly
+    // that slice ("e": enclosing slice) even where slices touch end to start.
     var flows = 0;
     var mid = function (x) { return (x.start + x.end) / 2 * US_PER_STEP; };
     for (var i = 0; i < blocks.length; i++) {
@@ -266,8 +266,12 @@ var KernelExport = (function () {
         if (typeof a !== "number" || a < 0 || a >= blocks.length || a !== Math.floor(a) || a === i) continue;
         var id = flows++;
         var tail = ",\"name\":" + text(blocks[a].kind + " -> " + blocks[i].kind) + ",\"cat\":\"dependency\",\"bp\":\"e\"}";
-        emit("{\"ph\":\"s\",\"id\":" + id + "," + where[split.threadOf[a]] + ",\"ts\":" + mid(blocks[a]) + tail);
-        emit("{\"ph\":\"f\",\"id\":" + id + "," + where[split.threadOf[i]] + ",\"ts\":" + mid(blocks[i]) + tail);
+        var fTs = mid(blocks[i]), sTs = mid(blocks[a]);
+        // A block waited for may outlast its waiter (a stage's FULL block lasts until the
+        // release): start the flow early enough in it that the arrow never runs back in time.
+        if (sTs > fTs && blocks[a].start * US_PER_STEP < fTs) sTs = (blocks[a].start * US_PER_STEP + fTs) / 2;
+        emit("{\"ph\":\"s\",\"id\":" + id + "," + where[split.threadOf[a]] + ",\"ts\":" + sTs + tail);
+        emit("{\"ph\":\"f\",\"id\":" + id + "," + where[split.threadOf[i]] + ",\"ts\":" + fTs + tail);
       }
     }
     return flows;

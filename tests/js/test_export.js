@@ -155,6 +155,23 @@ test("overlapping blocks on a lane go on numbered sub-threads, never on one thre
   assert.match(trace.otherData.notes.join(" "), /sub-threads on: producer/);
 });
 
+test("a block waited for that outlasts its waiter still gets a flow forward in time", () => {
+  // The engine's FULL block lasts from the landing of the data to the release, after the WGMMA
+  // that waited for it has started.
+  const result = {
+    model: "hand", total: 20, knobs: {}, error: null,
+    lanes: [{ id: "stage0", label: "stage 0", group: "stage" }, { id: "consumer0", label: "consumer WG0", group: "consumer" }],
+    blocks: [
+      { lane: "stage0", kind: "full", start: 10, end: 20, tile: 0, k: 0, stage: 0, reason: null, lines: [], after: [] },
+      { lane: "consumer0", kind: "wgmma", start: 10, end: 12, tile: 0, k: 0, stage: 0, reason: null, lines: [], after: [0] }
+    ]
+  };
+  const trace = KE.chromeTrace(result, {});
+  assert.deepEqual(traceProblems(trace), []);
+  const s = trace.traceEvents.find((e) => e.ph === "s"), f = trace.traceEvents.find((e) => e.ph === "f");
+  assert.ok(s.ts > 10 && s.ts <= f.ts && f.ts === 11, JSON.stringify([s.ts, f.ts]));
+});
+
 test("random knobs: the trace rules hold for both models", () => {
   const rand = mulberry32(1207);
   for (let n = 0; n < 40; n++) {
