@@ -28,6 +28,7 @@ var KVGraph = (function () {
   var STAGE_MIN_PX = 320;
   var STAGE_BOTTOM_PX = 12;
   var PALETTE_SIZE = 6;
+  var MIN_TEXT_CONTRAST = 4.5;   // WCAG AA for normal text (node labels are 10.5-12 px)
 
   // ---- (2) Pure helpers -----------------------------------------------------------------------
   /** Scale and offset that fit a w x h drawing into a vw x vh viewport, centred. */
@@ -74,6 +75,24 @@ var KVGraph = (function () {
     return {head: head, line: line};
   }
 
+
+  /** Relative luminance (WCAG 2) of a computed CSS colour "rgb(r, g, b)". */
+  function luminance(css) {
+    var v = (String(css).match(/[\d.]+/g) || [0, 0, 0]).slice(0, 3).map(function (x) {
+      x = Number(x) / 255;
+      return x <= 0.03928 ? x / 12.92 : Math.pow((x + 0.055) / 1.055, 2.4);
+    });
+    return 0.2126 * v[0] + 0.7152 * v[1] + 0.0722 * v[2];
+  }
+
+  /** Contrast ratio (WCAG 2) of two luminances. */
+  function contrast(a, b) { return (Math.max(a, b) + 0.05) / (Math.min(a, b) + 0.05); }
+
+  /** Black or white, whichever reads better on this fill: at least 4.58:1 on any colour. */
+  function readableOn(fillCss) {
+    var l = luminance(fillCss);
+    return contrast(l, 0) >= contrast(l, 1) ? "#000000" : "#ffffff";
+  }
 
   // ---- (3) The page ---------------------------------------------------------------------------
   var C = KVCommon;
@@ -374,6 +393,22 @@ var KVGraph = (function () {
     main.style.height = Math.max(STAGE_MIN_PX, window.innerHeight - top - STAGE_BOTTOM_PX) + "px";
   }
 
+  /** Node text on a filled box takes black or white from the box's computed fill (both themes),
+   *  so every label meets WCAG's 4.5:1; outlined boxes keep the theme's text colours. */
+  function fitTextContrast() {
+    Object.keys(state.nodeEls).forEach(function (id) {
+      var g = state.nodeEls[id];
+      var fill = getComputedStyle(g.querySelector("rect")).fill;
+      var texts = g.querySelectorAll("text");
+      for (var i = 0; i < texts.length; i++) texts[i].style.fill = "";
+      if (!/^rgb/.test(fill)) return;
+      var l = luminance(fill);
+      for (i = 0; i < texts.length; i++) {
+        if (contrast(l, luminance(getComputedStyle(texts[i]).fill)) < MIN_TEXT_CONTRAST) texts[i].style.fill = readableOn(fill);
+      }
+    });
+  }
+
   function showNotes(notes) {
     if (!notes || !notes.length) return;
     var box = document.getElementById("notes");
@@ -389,6 +424,11 @@ var KVGraph = (function () {
       state.incident = incidence(model.graph);
       if (!model.graph.nodes.length) C.showError("error", "Nothing to draw: the parser found no pipeline operations in this file.");
       draw();
+      fitTextContrast();
+      if (window.matchMedia) {
+        var scheme = window.matchMedia("(prefers-color-scheme: dark)");
+        if (scheme.addEventListener) scheme.addEventListener("change", fitTextContrast);
+      }
       showNotes(model.graph.notes);
       wireInput();
       sizeStage();
@@ -400,6 +440,6 @@ var KVGraph = (function () {
   if (typeof document !== "undefined" && document.getElementById("model")) start();
 
   return {state: state, fit: fit, zoomBy: zoomBy, panBy: panBy, select: select, clear: clearSelection,
-          fitView: fitView, zoomAt: zoomAt, arrowHead: arrowHead};
+          fitView: fitView, zoomAt: zoomAt, arrowHead: arrowHead, contrast: contrast, luminance: luminance};
 })();
 if (typeof module !== "undefined") module.exports = KVGraph;

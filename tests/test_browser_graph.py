@@ -355,3 +355,35 @@ def test_sm100_page_draws_tmem_between_the_mma_warp_and_the_epilogue(browser, tm
         assert watch.problems() == []
     finally:
         context.close()
+
+
+CONTRAST_JS = """() => {
+  const lum = c => { const v = c.match(/[\\d.]+/g).slice(0, 3).map(x => { x = x / 255;
+    return x <= 0.03928 ? x / 12.92 : Math.pow((x + 0.055) / 1.055, 2.4); });
+    return 0.2126 * v[0] + 0.7152 * v[1] + 0.0722 * v[2]; };
+  const out = [];
+  document.querySelectorAll('.kg-node').forEach(g => {
+    const rect = getComputedStyle(g.querySelector('rect')).fill;
+    const bg = rect.startsWith('rgb') ? rect : getComputedStyle(document.body).backgroundColor;
+    g.querySelectorAll('text').forEach(t => {
+      const a = lum(bg), b = lum(getComputedStyle(t).fill);
+      out.push([g.dataset.id, t.textContent, (Math.max(a, b) + 0.05) / (Math.min(a, b) + 0.05)]);
+    });
+  });
+  return out;
+}"""
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_every_node_label_has_4_5_to_1_contrast(browser, tmp_path, scheme):
+    """Issue 12: labels on the epilogue (green) and buffer (blue) fills were below 4.5:1."""
+    for name, model in (("gemm", canonical_model()),
+                        ("sm100", json.loads((Path(__file__).resolve().parent / "fixtures" / "sm100_gemm_structure.json").read_text()))):
+        url = write_page(tmp_path, f"{name}_contrast_{scheme}", model)
+        context, page, watch = open_page(browser, url, scheme=scheme)
+        try:
+            low = [(node, text, round(ratio, 2)) for node, text, ratio in page.evaluate(CONTRAST_JS) if ratio < 4.5]
+            assert low == [], (name, scheme)
+            assert watch.problems() == []
+        finally:
+            context.close()
