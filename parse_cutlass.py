@@ -1635,6 +1635,7 @@ def parse_file(path, kernel_layer=None):
     """Parse a mainloop (or kernel-layer) file, optionally with a kernel layer; raise VizError."""
     path = Path(path)
     if path.suffix == ".py":   # CuTe DSL kernels: the ast front end (parse_dsl.py)
+        sys.modules.setdefault("parse_cutlass", sys.modules[__name__])   # one VizError when run as a script
         import parse_dsl
         return parse_dsl.parse_file(path, kernel_layer)
     text, warns = read_source(path)
@@ -1684,6 +1685,7 @@ def scan(directory):
             except InputError:
                 continue
             if fname.endswith(".py"):   # CuTe DSL kernels: the ast front end (parse_dsl.py)
+                sys.modules.setdefault("parse_cutlass", sys.modules[__name__])
                 import parse_dsl
                 model = parse_dsl.scan_model(text, path, path.relative_to(base).as_posix(), warns)
                 if model is None:

@@ -829,13 +829,27 @@ class Walker:
         if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
             inner = self.role_label(test.operand)
             return inner and f"not {inner}"
+        # An attribute names the role when the test selects it: `== self.x_warp_id`,
+        # `in self.x_warp_ids`, a range bound `self.x_warp_ids[0]`, or `< self.num_x_warp_groups`
+        # (`warp_idx < self.mma_warp_id` only bounds another role's warps).
+        naming = []
+        for cmp in (n for n in ast.walk(test) if isinstance(n, ast.Compare)):
+            for op, side in zip(cmp.ops, cmp.comparators):
+                for node in (side, cmp.left):
+                    attr = node.value if isinstance(node, ast.Subscript) else node
+                    if not (isinstance(attr, ast.Attribute) and isinstance(attr.value, ast.Name)
+                            and attr.value.id == "self"):
+                        continue
+                    if isinstance(op, (ast.Eq, ast.In)) or isinstance(node, ast.Subscript) or \
+                            (attr.attr.startswith("num_") and isinstance(op, (ast.Lt, ast.GtE))):
+                        naming.append(attr)
+        for sub in sorted(naming, key=lambda n: (n.lineno, n.col_offset)):
+            m = RE_ROLE_ATTR.match(sub.attr)
+            if m:
+                return m.group("role").rstrip("0123456789_") or m.group("role")
         subs = sorted((n for n in ast.walk(test) if hasattr(n, "lineno")),
                       key=lambda n: (n.lineno, n.col_offset))
         for sub in subs:
-            if isinstance(sub, ast.Attribute) and isinstance(sub.value, ast.Name) and sub.value.id == "self":
-                m = RE_ROLE_ATTR.match(sub.attr)
-                if m:
-                    return m.group("role").rstrip("0123456789_") or m.group("role")
             if isinstance(sub, ast.Name) and sub.id.startswith("is_"):
                 m = RE_ROLE_ATTR.match(sub.id[3:])
                 if m:
