@@ -35,6 +35,9 @@ MAX_HELPER_DEPTH = 6        # helper calls followed at most this deep
 WORK_PER_NODE = 40          # the walk visits at most this many nodes per node of the file...
 MIN_WORK = 200_000          # ...and at least this many (following helpers repeats their bodies)
 MAX_OPS_PER_FUNCTION = 5000
+# ast.parse costs seconds per megabyte and builds a large tree; DSL kernels are < 300 KB
+# (FA4's largest, flash_bwd_sm100.py, is about 220 KB), so larger Python files are refused.
+MAX_PYTHON_CHARS = 2 * 1024 * 1024
 
 # ----------------------------------------------------------------------------------------------
 # Names the recognisers read (each documented in README, section "CuTe DSL (Python) front end")
@@ -430,18 +433,34 @@ def _named_barrier(src, call):
                     src.text(count) if count is not None else None)
 
 
-def find_buffers(tree, src):
+class TreeFacts:
+    """One pass over the whole tree: node count, identifiers, struct classes, smem tensor assignments."""
+
+    def __init__(self, tree):
+        self.count, self.names, self.structs, self.tensors = 0, set(), [], []
+        for node in ast.walk(tree):
+            self.count += 1
+            kind = type(node)
+            if kind is ast.Name:
+                self.names.add(node.id)
+            elif kind is ast.Attribute:
+                self.names.add(node.attr)
+            elif kind is ast.alias:
+                self.names.update(node.name.split("."))
+            elif kind is ast.ClassDef:
+                if any(_decorator_last(d) == "struct" for d in node.decorator_list):
+                    self.structs.append(node)
+            elif kind is ast.Assign and len(node.targets) == 1 and \
+                    isinstance(node.targets[0], ast.Name) and isinstance(node.value, ast.Call) and \
+                    isinstance(node.value.func, ast.Attribute) and \
+                    node.value.func.attr in ("get_tensor", "allocate_tensor"):
+                self.tensors.append(node)
+
+
+def find_buffers(facts, src):
     """Shared-memory buffers: fields sX of `@cute.struct` classes, else `sX = ....get_tensor(...)`."""
     buffers, seen = [], set()
-    structs, tensors = [], []
-    for node in ast.walk(tree):
-        if isinstance(node, ast.ClassDef) and any(_decorator_last(d) == "struct" for d in node.decorator_list):
-            structs.append(node)
-        elif isinstance(node, ast.Assign) and len(node.targets) == 1 and \
-                isinstance(node.targets[0], ast.Name) and isinstance(node.value, ast.Call) and \
-                isinstance(node.value.func, ast.Attribute) and \
-                node.value.func.attr in ("get_tensor", "allocate_tensor"):
-            tensors.append(node)
+    structs, tensors = facts.structs, facts.tensors
     for cls in sorted(structs, key=lambda n: n.lineno):
         for field in cls.body:
             if not (isinstance(field, ast.AnnAssign) and isinstance(field.target, ast.Name)):
@@ -498,14 +517,13 @@ class Frame:
 class Walker:
     """Walks kernels (and unreached functions) and lists their ops."""
 
-    def __init__(self, tree, src, index, buffers, arch):
+    def __init__(self, tree, src, index, buffers, arch, nodes):
         self.tree, self.src, self.index, self.buffers, self.arch = tree, src, index, buffers, arch
         self.pipes = {}             # name -> pipeline object dict (pipeline_objects entry)
         self.pipe_values = {}       # name -> Pipe
         self.frames = []            # finished Frames, in source order
         self.warp_roles = []
         self.reached = set()        # ids of FunctionDef nodes walked
-        nodes = sum(1 for _ in ast.walk(tree))
         self.work_left = max(MIN_WORK, WORK_PER_NODE * nodes)
         self.budget_warned = False
         self.depth = 0
@@ -1398,19 +1416,6 @@ def arch_of(tree_names, path):
     return "unknown"
 
 
-def _names_in(tree):
-    """Every identifier and attribute name of a tree (for arch sniffing)."""
-    names = set()
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Name):
-            names.add(node.id)
-        elif isinstance(node, ast.Attribute):
-            names.add(node.attr)
-        elif isinstance(node, ast.alias):
-            names.update(node.name.split("."))
-    return names
-
-
 def parse_tree(text, path, display):
     """ast.parse with every failure mode turned into one ParseError line."""
     try:
@@ -1441,9 +1446,10 @@ def parse_text(text, path="<text>", display=None, read_warnings=()):
 
 def _model(tree, src, text, path, display):
     index = ModuleIndex(tree, src)
-    buffers = find_buffers(tree, src)
-    arch = arch_of(_names_in(tree), path)
-    walker = Walker(tree, src, index, buffers, arch)
+    facts = TreeFacts(tree)
+    buffers = find_buffers(facts, src)
+    arch = arch_of(facts.names, path)
+    walker = Walker(tree, src, index, buffers, arch, facts.count)
     walker.run()
     functions = []
     for frame in walker.frames:
@@ -1528,6 +1534,9 @@ def parse_file(path, kernel_layer=None):
         raise InputError(kernel_layer, "--kernel-layer applies to C++ headers; a CuTe DSL file "
                          "holds its kernel layer itself")
     text, warns = parse_cutlass.read_source(path)
+    if len(text) > MAX_PYTHON_CHARS:
+        raise InputError(path, f"Python file too large ({len(text)} characters; the limit of the "
+                         f"CuTe DSL front end is {MAX_PYTHON_CHARS})")
     model = parse_text(text, path, display_path(path), warns)
     if not model["pipeline_objects"]:
         raise ParseError(path, f"no CuTe DSL pipeline objects (PipelineX.create(...)) found in {path}")
@@ -1536,7 +1545,7 @@ def parse_file(path, kernel_layer=None):
 
 def scan_model(text, path, display, warns):
     """The model of a .py file for --scan, or None when it is not a DSL kernel with pipelines."""
-    if "Pipeline" not in text or ".create" not in text:
+    if "Pipeline" not in text or ".create" not in text or len(text) > MAX_PYTHON_CHARS:
         return None
     try:
         model = parse_text(text, path, display, warns)

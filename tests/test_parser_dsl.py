@@ -378,21 +378,25 @@ def test_deep_nesting_is_bounded(tmp_path, case):
         assert len(proc.stderr.strip().splitlines()) == 1
 
 
-def test_five_megabyte_python_is_bounded(tmp_path):
+def test_five_megabyte_python_is_refused(tmp_path):
     path = tmp_path / "huge.py"
+    line = "    p.producer_acquire(s); p.producer_commit(s); x = [1, 2, 3] + [4, 5, 6]\n"
+    path.write_text("import cutlass.pipeline as pipeline\n" + line * (5 * 1024 * 1024 // len(line)))
+    assert path.stat().st_size > 5 * 1000 * 1000
+    assert_one_line_refusal(run_cli(path), f"the limit of the CuTe DSL front end is {parse_dsl.MAX_PYTHON_CHARS}")
+
+
+def test_op_count_is_capped(tmp_path):
+    path = tmp_path / "many.py"
     lines = ["import cutlass.pipeline as pipeline", "import cutlass.cute as cute", "",
              "@cute.kernel", "def kernel(s):",
              "    p = pipeline.PipelineAsync.create(num_stages=2)"]
-    line = "    p.producer_acquire(s); p.producer_commit(s); x = [1, 2, 3] + [4, 5, 6]"
-    lines += [line] * (5 * 1024 * 1024 // len(line))
+    lines += ["    p.producer_acquire(s); p.producer_commit(s)"] * (parse_dsl.MAX_OPS_PER_FUNCTION // 2 + 50)
     path.write_text("\n".join(lines) + "\n")
-    assert path.stat().st_size > 5 * 1000 * 1000
     proc = run_cli(path, timeout=240)
-    assert "Traceback" not in proc.stderr
-    assert proc.returncode == 0
+    assert proc.returncode == 0 and "Traceback" not in proc.stderr, proc.stderr
     model = json.loads(proc.stdout)
-    ops = model["functions"][0]["ops"]
-    assert len(ops) == parse_dsl.MAX_OPS_PER_FUNCTION
+    assert len(model["functions"][0]["ops"]) == parse_dsl.MAX_OPS_PER_FUNCTION
     assert any("ops in kernel: the rest are not listed" in w for w in model["warnings"])
 
 
