@@ -614,7 +614,7 @@ class Walker:
             "end_line": max(node.lineno, getattr(text_node, "end_lineno", None) or node.lineno),
             "receiver": receiver, "pipeline": pipe.name if pipe else None,
             "object": pipe.name if pipe else None,
-            "buffer": None, "operand": None, "text": self.src.text(text_node),
+            "buffer": None, "text": self.src.text(text_node),
         }
         for key, value in extra.items():
             if value is not None:
@@ -623,9 +623,12 @@ class Walker:
             op["buffer"] = buffer_for(op["operand"], self.buffers)
         if ctx["via"]:
             outer = ctx["via"][0]
-            op["via"] = dict(outer)
+            op["via"] = {k: v for k, v in outer.items() if k != "_node"}
             if len(ctx["via"]) > 1:
-                op["via"]["chain"] = [dict(v) for v in ctx["via"]]
+                # The inner calls, compactly: [name, call line] (+ the name it was called by).
+                op["via"]["chain"] = [
+                    [v.get("helper") or v.get("lambda"), v["line"]] + ([v["as"]] if "as" in v else [])
+                    for v in ctx["via"][1:]]
         frame.ops.append(op)
         return op
 
@@ -1390,10 +1393,6 @@ def pair_mmas_with_waits(ops):
             op["wait_line"] = waited["line"]
     for op in ops:
         op.pop("_names", None)
-        if op.get("via"):
-            op["via"].pop("_node", None)
-            for v in op["via"].get("chain", []):
-                v.pop("_node", None)
 
 
 def role_of(ops):

@@ -113,8 +113,7 @@ def test_fa4_fwd_sm90_pipelines_roles_and_ops():
     load_k = producer["ops"][1]
     assert load_k["operand"] == "K" and load_k["buffer"] == "sK"
     assert load_k["via"]["helper"] == "load" and load_k["via"]["line"] == 587
-    assert [v.get("helper") for v in load_k["via"]["chain"]] == ["load", "load_KV"]
-    assert load_k["via"]["chain"][1] == {"helper": "load_KV", "line": 794, "as": "load_K"}
+    assert load_k["via"]["chain"] == [["load_KV", 794, "load_K"]]
     # Every pipeline call is attributed; the MMAs read the stage of the wait before them.
     assert not [o for o in all_ops(m) if o["op"] in PIPELINE_KINDS and o["pipeline"] is None]
     mmas = sorted({(o["line"], o["pipeline"], o["receiver"], o["unit"]) for o in all_ops(m) if o["op"] == "mma"})
@@ -149,7 +148,7 @@ def test_fa4_fwd_sm100_pipelines_and_roles():
         ("kernel[load]", 1313), ("kernel[mma]", 1342), ("kernel[epilogue]", 1378),
         ("kernel[softmax]", 1398), ("kernel[correction]", 1447)]
     assert not [o for o in all_ops(m) if o["op"] in PIPELINE_KINDS and o["pipeline"] is None]
-    loads = sorted({(o["line"], o["operand"], o["pipeline"]) for o in all_ops(m) if o["op"] == "tma_load"})
+    loads = sorted({(o["line"], o.get("operand"), o["pipeline"]) for o in all_ops(m) if o["op"] == "tma_load"})
     assert loads == [(3441, "Q", "pipeline_q"), (3514, "K", "pipeline_kv"), (3514, "V", "pipeline_kv")]
     mmas = sorted({(o["line"], o["pipeline"], o["unit"]) for o in all_ops(m) if o["op"] == "mma"})
     assert [line for line, _, _ in mmas] == [1959, 1995, 2029, 2061, 2109, 2112, 2131, 2140]
@@ -170,8 +169,8 @@ def test_fa4_bwd_sm90():
     assert [(f["name"], f["role"]) for f in m["functions"]] == [
         ("kernel[warp_idx < 4]", "producer"), ("kernel[not (warp_idx < 4)]", "consumer")]
     assert not [o for o in all_ops(m) if o["op"] in PIPELINE_KINDS and o["pipeline"] is None]
-    loads = sorted({(o["line"], o["operand"], o["pipeline"]) for o in all_ops(m)
-                    if o["op"] == "tma_load" and o["operand"]})
+    loads = sorted({(o["line"], o.get("operand"), o["pipeline"]) for o in all_ops(m)
+                    if o["op"] == "tma_load" and o.get("operand")})
     assert loads == [(963, "K", "pipeline_Q"), (964, "Q", "pipeline_Q"), (976, "V", "pipeline_dO"),
                      (977, "dO", "pipeline_dO"), (984, "Q", "pipeline_Q"), (992, "dO", "pipeline_dO")]
     mmas = sorted({(o["line"], o["pipeline"], o["receiver"]) for o in all_ops(m) if o["op"] == "mma"})
@@ -235,7 +234,7 @@ def test_fixture_classic_calls_hopper_gemm():
         ("producer_get_barrier", "mainloop_pipeline", 41), ("tma_load", "mainloop_pipeline", 42),
         ("producer_get_barrier", "mainloop_pipeline", 43), ("producer_commit", "mainloop_pipeline", 44),
         ("producer_tail", "mainloop_pipeline", 46)]
-    assert [o["operand"] for o in prod["ops"] if o["op"] == "tma_load"] == ["A", "B"]
+    assert [o.get("operand") for o in prod["ops"] if o["op"] == "tma_load"] == ["A", "B"]
     assert [o["op"] for o in cons["ops"]] == [
         "consumer_try_wait", "consumer_wait", "warpgroup_arrive", "mma", "warpgroup_commit",
         "warpgroup_wait", "consumer_release", "warpgroup_wait"]
@@ -282,9 +281,8 @@ def test_fixture_partial_helpers_attention():
         ("producer_commit", "pipeline_k", 56), ("producer_acquire", "pipeline_v", 48),
         ("tma_load", "pipeline_v", 55), ("producer_commit", "pipeline_v", 56),
         ("producer_tail", "pipeline_v", 51)]
-    assert prod["ops"][3]["via"] == {"helper": "load", "line": 27, "chain": [
-        {"helper": "load", "line": 27}, {"helper": "load_KV", "line": 47, "as": "load_K"}]}
-    assert [o["operand"] for o in prod["ops"] if o["op"] == "tma_load"] == ["Q", "K", "V"]
+    assert prod["ops"][3]["via"] == {"helper": "load", "line": 27, "chain": [["load_KV", 47, "load_K"]]}
+    assert [o.get("operand") for o in prod["ops"] if o["op"] == "tma_load"] == ["Q", "K", "V"]
     assert [o["buffer"] for o in prod["ops"] if o["op"] == "tma_load"] == ["sQ", "sK", "sV"]
     assert kinds(cons) == [
         ("consumer_wait", "pipeline_q", 65), ("consumer_wait", "pipeline_k", 67),
@@ -295,7 +293,7 @@ def test_fixture_partial_helpers_attention():
     # gemm_S[stage](...) from a list of partials; the lambda's release is listed at its call (73).
     assert [o["receiver"] for o in cons["ops"] if o["op"] == "mma"] == ["tiled_mma_qk", "tiled_mma_pv"]
     release = cons["ops"][8]
-    assert release["via"]["chain"][1] == {"lambda": "release_v", "line": 73}
+    assert release["via"] == {"helper": "mma", "line": 30, "chain": [["release_v", 73]]}
 
 
 def test_attention_facts_for_the_models():
