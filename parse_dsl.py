@@ -789,7 +789,13 @@ class Walker:
         if ctx["kernel"] and not ctx["in_role"] and not ctx["via"] and self.is_role_test(stmt.test, env):
             self.eval(stmt.test, env, ctx)
             label = self.role_label(stmt.test)
-            self.role_branch(stmt, stmt.body, label, self.src.text(stmt.test), env, ctx)
+            bound = env.get(stmt.test.id) if isinstance(stmt.test, ast.Name) else None
+            if isinstance(bound, RoleCond):   # is_tma_warp = warp_idx == ...; if is_tma_warp:
+                label = label or self.role_label(bound.node)
+                stmt_test = bound.node
+            else:
+                stmt_test = stmt.test
+            self.role_branch(stmt, stmt.body, label, self.src.text(stmt.test), env, ctx, test=stmt_test)
             if stmt.orelse:
                 if len(stmt.orelse) == 1 and isinstance(stmt.orelse[0], ast.If):
                     self.walk_stmt(stmt.orelse[0], env, ctx)
@@ -808,8 +814,8 @@ class Walker:
             a, b = env_a.get(name, UNKNOWN), env_b.get(name, UNKNOWN)
             env[name] = a if a is b else _alts([a, b])
 
-    def role_branch(self, stmt, body, label, test_text, env, ctx, line=None):
-        """Walk one arm of a role branch as its own function."""
+    def role_branch(self, stmt, body, label, test_text, env, ctx, line=None, test=None):
+        """Walk one arm of a role branch as its own function (test: the condition it selects by)."""
         line = line or stmt.lineno
         end = max((getattr(s, "end_lineno", None) or s.lineno) for s in body)
         name_label = label or test_text
@@ -829,7 +835,7 @@ class Walker:
             if frame.ops:
                 self.frames.append(frame)
             role = role_of(frame.ops)
-            warps = self.warps_of(stmt.test, test_text) if body is stmt.body else test_text
+            warps = self.warps_of(test, self.src.text(test)) if test is not None else test_text
             self.warp_roles.append({"name": label or (role if role != "other" else test_text), "warps": warps,
                                     "line": line, "function": name if frame.ops else None,
                                     "test": test_text})
@@ -1099,8 +1105,8 @@ class Walker:
         # 2. Names of this file and bound values: follow them.
         if isinstance(callee, (Callable, Partial, Alts, TmaFn)):
             return self.call_value(node, callee, args, kwargs, ctx, name=self.src.text(node.func))
-        # 3. Free functions recognised by name.
-        if isinstance(callee, External):
+        # 3. Free functions recognised by name (a pipeline method on a name we do not know is 4.).
+        if isinstance(callee, External) and not (method in PIPELINE_METHODS and not isinstance(recv, SelfRef)):
             return self.external_call(node, callee.dotted, args, kwargs, ctx, recv_text)
         # 4. Receivers we know nothing about: pipeline methods by name, softmax steps.
         if method is not None:
