@@ -898,6 +898,22 @@ class Walker:
                     return list(range(value + 1))
             if isinstance(value, list) and isinstance(op, ast.In):
                 return value
+        if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And) and len(test.values) == 2:
+            # warp_idx >= self.x_ids[0] and warp_idx <= self.x_ids[-1]: a literal range
+            lo = hi = None
+            for cmp in test.values:
+                if not (isinstance(cmp, ast.Compare) and len(cmp.ops) == 1 and
+                        isinstance(cmp.left, ast.Name) and cmp.left.id.startswith("warp_idx")):
+                    return text
+                value, op = self.constant_of(cmp.comparators[0]), cmp.ops[0]
+                if not isinstance(value, int):
+                    return text
+                if isinstance(op, (ast.GtE, ast.Gt)):
+                    lo = value + (1 if isinstance(op, ast.Gt) else 0)
+                elif isinstance(op, (ast.LtE, ast.Lt)):
+                    hi = value - (1 if isinstance(op, ast.Lt) else 0)
+            if lo is not None and hi is not None and 0 <= lo <= hi <= 64:
+                return list(range(lo, hi + 1))
         return text
 
     def constant_of(self, node):
@@ -1545,6 +1561,9 @@ def parse_file(path, kernel_layer=None):
     model = parse_text(text, path, display_path(path), warns)
     if not model["pipeline_objects"]:
         raise ParseError(path, f"no CuTe DSL pipeline objects (PipelineX.create(...)) found in {path}")
+    if model["kernel_layer"] is None:
+        model["warnings"].append(f"{model['source']['path']}: no @cute.kernel function: each function "
+                                 "is listed on its own, without role branches")
     return model
 
 

@@ -428,3 +428,104 @@ def test_readme_documents_every_recognised_name():
         assert f"`{kind}`" in section, kind
     for limit in (f"{parse_dsl.MAX_HELPER_DEPTH}", f"{parse_dsl.MAX_OPS_PER_FUNCTION}"):
         assert limit in section
+
+
+# ----------------------------------------------------------------------------------------------
+# One recogniser each (tests/fixtures/dsl/recognisers.py)
+# ----------------------------------------------------------------------------------------------
+
+
+def test_recognisers():
+    m = fixture("recognisers.py")
+    check_contract(m)
+    objects = {o["name"]: (o["class"], o["stages"], o["line"]) for o in m["pipeline_objects"]}
+    # Created in a helper's `return`: named by the caller's binding; passed as a keyword: kw@line.
+    assert objects == {"acc_pipeline": ("PipelineUmmaAsync", "2", 15),
+                       "store_pipeline": ("PipelineTmaStore", "4", 21),
+                       "pipeline@23": ("PipelineAsync", "3", 23), "other": ("PipelineAsync", "1", 24)}
+    load, epi = m["functions"]
+    assert [(o["op"], o["pipeline"], o.get("call")) for o in load["ops"]] == [
+        ("producer_acquire", "acc_pipeline", "sync_object_empty.wait"),
+        ("umma_arrive", "acc_pipeline", None),
+        ("producer_commit", "acc_pipeline", "sync_object_full.arrive"),
+        ("producer_commit", "acc_pipeline", None),
+        ("order_wait", None, None), ("order_arrive", None, None)]
+    assert load["ops"][3]["pipeline_candidates"] == ["acc_pipeline", "other"]
+    assert [(o["op"], o["pipeline"], o["line"]) for o in epi["ops"]] == [
+        ("consumer_wait", "acc_pipeline", 35), ("named_barrier_sync", None, 36),
+        ("tma_store", None, 37), ("tma_store_arrive", None, 38), ("tma_store_wait", None, 39),
+        ("tma_store_arrive", "store_pipeline", 40), ("tma_store_wait", "store_pipeline", 41),
+        ("named_barrier_sync", None, 42), ("producer_acquire", None, 44),
+        ("consumer_release", "acc_pipeline", 51), ("consumer_release", "acc_pipeline", 47)]
+    assert (epi["ops"][1]["barrier_id"], epi["ops"][1]["count"]) == ("3", "256")   # self.epi_barrier
+    assert (epi["ops"][7]["barrier_id"], epi["ops"][7]["count"]) == ("2", "128")
+    assert epi["ops"][4]["count"] == 0 and epi["ops"][2]["operand"] == "C"
+    assert epi["ops"][9]["via"] == {"helper": "recurse", "line": 46}
+    roles = m["kernel_layer"]["warp_roles"]
+    assert [(r["name"], r["warps"], r["test"]) for r in roles] == [
+        ("load", [4, 5], "warp_idx >= self.load_warp_ids[0] and warp_idx <= self.load_warp_ids[-1]"),
+        ("epilogue", "warp_idx >= self.load_warp_ids[0]", "is_epilogue_warp")]
+    assert [w.split(": ", 1)[1] for w in m["warnings"]] == [
+        "pipeline@23 passed to make_scheduler, which is not defined in this file: its pipeline ops are not listed",
+        "producer_acquire: receiver 'unknown_pipe' not resolved to a pipeline object created in this file",
+        "producer_tail: receiver 'sched' not resolved to a pipeline object created in this file (not listed)",
+        "recurse: helper calls nested more than 6 deep (or recursive) are not followed"]
+
+
+def contract_schema():
+    """The v1 JSON Schema widened by CONTRACT.md's schema_version 2 additions (until the parser
+    helper's v2 schema lands): language, pipeline_objects, new op kinds and fields."""
+    schema = json.loads((ROOT / "schema" / "kernel_viz.schema.json").read_text(encoding="utf-8"))
+    schema["properties"]["schema_version"] = {"enum": [1, 2]}
+    schema["properties"]["language"] = {"enum": ["cpp", "cute-dsl"]}
+    schema["properties"]["pipeline_objects"] = {"type": "array", "items": {
+        "type": "object", "required": ["name", "alias", "class", "stages", "line", "kind"],
+        "properties": {"name": {"type": "string"}, "alias": {"type": ["string", "null"]},
+                       "stages": {"type": ["string", "null"]}, "line": {"$ref": "#/$defs/line"},
+                       "kind": {"enum": ["parameter", "member", "local", "tuple", "created"]}}}}
+    schema["properties"]["constants"] = {"type": "array", "items": {
+        "type": "object", "required": ["name", "value", "line"]}}
+    ops = schema["$defs"]["op"]["properties"]
+    ops["op"]["enum"] += ["tma_store", "tma_store_arrive", "tma_store_wait", "named_barrier_sync",
+                          "named_barrier_arrive", "warpgroup_wait", "warpgroup_arrive", "umma_arrive",
+                          "warpgroup_commit"]   # warpgroup_commit: parse_dsl's addition
+    ops["object"] = {"type": ["string", "null"]}
+    ops["unit"] = {"enum": ["wgmma", "umma", "mma"]}
+    ops["count"] = {"type": ["integer", "string", "null"]}
+    return schema
+
+
+@pytest.mark.parametrize("name", ["hopper_gemm_classic.py", "blackwell_gemm_participants.py",
+                                  "attention_partial_helpers.py", "recognisers.py"])
+def test_fixture_models_validate_against_the_contract(name):
+    jsonschema = pytest.importorskip("jsonschema")
+    jsonschema.validate(fixture(name), contract_schema())
+
+
+@pytest.mark.parametrize("name", ["flash_fwd_sm90.py", "flash_fwd_sm100.py", "flash_bwd_sm90.py",
+                                  "flash_bwd_sm100.py"])
+def test_fa4_models_validate_against_the_contract(name):
+    jsonschema = pytest.importorskip("jsonschema")
+    jsonschema.validate(fa4(name), contract_schema())
+
+
+def test_viz_renders_a_dsl_kernel(tmp_path):
+    import viz
+    out = tmp_path / "page.html"
+    assert viz.main([str(FIXTURES / "attention_partial_helpers.py"), "-o", str(out)]) == 0
+    page = out.read_text(encoding="ascii")
+    assert "cute-dsl" in page and "kernel[warp_idx \\u003c 4]" in page
+    assert render_waveform.structure_model(fa4("flash_fwd_sm90.py")) == "attention"
+
+
+def test_file_without_kernel_is_listed_per_function(tmp_path):
+    path = tmp_path / "nokernel.py"
+    path.write_text("import cutlass.pipeline as pipeline\n\n"
+                    "def setup(s):\n    p = pipeline.PipelineAsync.create(num_stages=2)\n"
+                    "    p.producer_acquire(s)\n")
+    m = parse_cutlass.parse_file(path)
+    assert m["kernel_layer"] is None
+    assert [(f["name"], [(o["op"], o["pipeline"]) for o in f["ops"]]) for f in m["functions"]] == [
+        ("setup", [("producer_acquire", "p")])]
+    assert m["warnings"][-1].endswith("no @cute.kernel function: each function is listed on its own, "
+                                      "without role branches")
