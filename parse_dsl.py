@@ -506,7 +506,7 @@ class Budget(Exception):
 
 
 class Frame:
-    """One function being listed: its ops, and the helper call chain being followed."""
+    """One function being listed (a kernel, a role branch of one, or another function) and its ops."""
 
     def __init__(self, name, line, end_line, role_label=None, branch=None):
         self.name, self.line, self.end_line = name, line, end_line
@@ -517,8 +517,8 @@ class Frame:
 class Walker:
     """Walks kernels (and unreached functions) and lists their ops."""
 
-    def __init__(self, tree, src, index, buffers, arch, nodes):
-        self.tree, self.src, self.index, self.buffers, self.arch = tree, src, index, buffers, arch
+    def __init__(self, src, index, buffers, arch, nodes):
+        self.src, self.index, self.buffers, self.arch = src, index, buffers, arch
         self.pipes = {}             # name -> pipeline object dict (pipeline_objects entry)
         self.pipe_values = {}       # name -> Pipe
         self.frames = []            # finished Frames, in source order
@@ -551,8 +551,8 @@ class Walker:
         try:
             self.walk_body(fn.body, env, ctx)
         except Budget:
-            pass
-        if frame.ops or kernel:
+            pass   # warned once by spend() / emit()
+        if frame.ops:
             self.frames.append(frame)
 
     def _params_env(self, cname, fn, bound, caller_texts=None):
@@ -583,12 +583,6 @@ class Walker:
         """The text an argument stands for: a parameter passed on keeps the caller's text."""
         if isinstance(node, ast.Name) and caller_texts and node.id in caller_texts:
             return caller_texts[node.id]
-        return self.src.text(node)
-
-    def text_of(self, node, env):
-        """Source text of an expression; a parameter name reads as the argument it was bound to."""
-        if isinstance(node, ast.Name) and node.id in env.get(TEXTS, {}):
-            return env[TEXTS][node.id]
         return self.src.text(node)
 
     def spend(self, n=1):
@@ -652,6 +646,7 @@ class Walker:
             self.depth -= 1
 
     def _walk_stmt(self, stmt, env, ctx):
+        """walk_stmt's body (ctx["stmt"] is the simple statement whose text ops show)."""
         simple = not isinstance(stmt, (ast.If, ast.For, ast.AsyncFor, ast.While, ast.With,
                                        ast.AsyncWith, ast.Try, ast.FunctionDef, ast.AsyncFunctionDef,
                                        ast.ClassDef)) and type(stmt).__name__ not in ("Match", "TryStar")
@@ -953,6 +948,7 @@ class Walker:
             self.depth -= 1
 
     def _eval(self, node, env, ctx):
+        """eval's body, by node type."""
         if isinstance(node, ast.Name):
             if node.id in env:
                 return env[node.id]
@@ -1437,7 +1433,7 @@ def arch_of(tree_names, path):
     return "unknown"
 
 
-def parse_tree(text, path, display):
+def parse_tree(text, display):
     """ast.parse with every failure mode turned into one ParseError line."""
     try:
         return ast.parse(text, filename=str(display))
@@ -1456,21 +1452,22 @@ def parse_text(text, path="<text>", display=None, read_warnings=()):
     Raises ParseError when the text is not Python; a file without pipeline objects still gives
     a model (parse_file refuses it)."""
     display = display or str(path)
-    tree = parse_tree(text, path, display)
+    tree = parse_tree(text, display)
     src = SourceText(text, display)
     src.warnings.extend(read_warnings)
     try:
-        return _model(tree, src, text, path, display)
+        return _model(tree, src, path, display)
     except RecursionError:
         raise ParseError(display, "Python source nested too deeply to analyse") from None
 
 
-def _model(tree, src, text, path, display):
+def _model(tree, src, path, display):
+    """The JSON model of a parsed tree."""
     index = ModuleIndex(tree, src)
     facts = TreeFacts(tree)
     buffers = find_buffers(facts, src)
     arch = arch_of(facts.names, path)
-    walker = Walker(tree, src, index, buffers, arch, facts.count)
+    walker = Walker(src, index, buffers, arch, facts.count)
     walker.run()
     functions = []
     for frame in walker.frames:
