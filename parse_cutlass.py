@@ -1634,6 +1634,10 @@ KERNEL_LAYER_AS_MAINLOOP = ("is a kernel layer, not a collective mainloop: its o
 def parse_file(path, kernel_layer=None):
     """Parse a mainloop (or kernel-layer) file, optionally with a kernel layer; raise VizError."""
     path = Path(path)
+    if path.suffix == ".py":   # CuTe DSL kernels: the ast front end (parse_dsl.py)
+        sys.modules.setdefault("parse_cutlass", sys.modules[__name__])   # one VizError when run as a script
+        import parse_dsl
+        return parse_dsl.parse_file(path, kernel_layer)
     text, warns = read_source(path)
     model = parse_text(text, path, display_path(path), warns)
     if model["kind"] == "driver" or (not has_pipeline_api(model) and RE_DRIVER.search(text)):
@@ -1662,7 +1666,7 @@ def parse_file(path, kernel_layer=None):
 # Scan
 # ----------------------------------------------------------------------------------------------
 
-SCAN_SUFFIXES = (".hpp", ".h", ".cuh", ".hxx", ".hh")
+SCAN_SUFFIXES = (".hpp", ".h", ".cuh", ".hxx", ".hh", ".py")
 RE_SCAN_PREFILTER = re.compile(r"\b(?:producer_acquire|consumer_wait|consumer_release|"
                                r"producer_commit|Pipeline[A-Z]\w*\s*<)")
 
@@ -1680,11 +1684,18 @@ def scan(directory):
                 text, warns = read_source(path)
             except InputError:
                 continue
+            if fname.endswith(".py"):   # CuTe DSL kernels: the ast front end (parse_dsl.py)
+                sys.modules.setdefault("parse_cutlass", sys.modules[__name__])
+                import parse_dsl
+                model = parse_dsl.scan_model(text, path, path.relative_to(base).as_posix(), warns)
+                if model is None:
+                    continue
             # Cheap substring tests first: most headers never mention the pipeline API.
-            if ("producer_" not in text and "consumer_" not in text and "Pipeline" not in text) \
+            elif ("producer_" not in text and "consumer_" not in text and "Pipeline" not in text) \
                     or not RE_SCAN_PREFILTER.search(text):
                 continue
-            model = parse_text(text, path, path.relative_to(base).as_posix(), warns)
+            else:
+                model = parse_text(text, path, path.relative_to(base).as_posix(), warns)
             if not has_pipeline_api(model):
                 continue
             classes = []

@@ -6,6 +6,10 @@
     python3 scripts/make_examples.py --flash-attention ~/src/flash-attention
                                               # also re-parse FA3's forward mainloop
 
+FlashAttention-4's CuTe DSL forward kernel (flash_attn/cute/flash_fwd_sm90.py of the
+flash-attn-4 wheel, a test dependency) is parsed into examples/fa4_fwd_sm90.json when installed,
+else its committed JSON is re-rendered.
+
 FlashAttention-3 is not on the package registries, so examples/fa3_fwd.json (parsed facts of
 hopper/mainloop_fwd_sm90_tma_gmma_ws.hpp with hopper/flash_fwd_kernel_sm90.h as kernel layer)
 is only re-parsed when a checkout is given; its page is always re-rendered from the JSON.
@@ -39,6 +43,21 @@ FA3_JSON = "fa3_fwd.json"
 # GEMM/softmax overlap, inter-warpgroup pingpong), over 6 KV blocks per output tile. The page opens
 # in the attention model (KernelSchedule.defaultModel) with these.
 FA3_KNOBS = {"consumerWGs": 2, "kvBlocks": 6, "intraWGOverlap": True, "interWGPingpong": True}
+FA4_JSON = "fa4_fwd_sm90.json"
+# FA4's SM90 forward kernel (CuTe DSL): the same two math warpgroups and refinements as FA3's.
+FA4_KNOBS = FA3_KNOBS
+
+
+def fa4_model():
+    """FA4's flash_fwd_sm90.py parsed from the installed flash-attn-4, or the committed JSON."""
+    import importlib.util
+    spec = importlib.util.find_spec("flash_attn")
+    for loc in (spec.submodule_search_locations or []) if spec else []:
+        path = Path(loc) / "cute" / "flash_fwd_sm90.py"
+        if path.is_file():
+            return parse_cutlass.parse_file(path)
+    path = ROOT / "examples" / FA4_JSON
+    return json.loads(path.read_text(encoding="utf-8")) if path.is_file() else None
 
 
 def cutlass_source_root():
@@ -68,7 +87,7 @@ def fa3_model(checkout):
     return json.loads(path.read_text(encoding="utf-8")) if path.is_file() else None
 
 
-def rendered_pages(models, fa3=None):
+def rendered_pages(models, fa3=None, fa4=None):
     """{file name: text} of every generated file."""
     import render_waveform
     files = {}
@@ -79,6 +98,10 @@ def rendered_pages(models, fa3=None):
     if fa3 is not None:
         files[FA3_JSON] = json.dumps(fa3, indent=1, sort_keys=True) + "\n"
         files["fa3_fwd_waveform.html"] = render_waveform.render(fa3, render_waveform.initial_knobs(fa3, FA3_KNOBS))
+    if fa4 is not None:
+        files[FA4_JSON] = json.dumps(fa4, indent=1, sort_keys=True) + "\n"
+        files["fa4_fwd_sm90_waveform.html"] = render_waveform.render(
+            fa4, render_waveform.initial_knobs(fa4, FA4_KNOBS))
     try:
         import render_html
     except ImportError:
@@ -99,7 +122,7 @@ def main(argv=None):
     ap.add_argument("--check", action="store_true", help="only check that examples/ is current")
     ap.add_argument("--flash-attention", metavar="DIR", help="a FlashAttention checkout to re-parse FA3 from")
     args = ap.parse_args(argv)
-    files = rendered_pages(parsed_examples(), fa3_model(args.flash_attention))
+    files = rendered_pages(parsed_examples(), fa3_model(args.flash_attention), fa4_model())
     stale = []
     for name, text in sorted(files.items()):
         path = ROOT / "examples" / name

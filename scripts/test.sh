@@ -31,6 +31,9 @@ if [ ! -x .venv/bin/python ]; then
   python3 -m venv .venv
 fi
 .venv/bin/python -m pip install -q --disable-pip-version-check -e '.[test]'
+#    FlashAttention-4's CuTe DSL kernels for the DSL front end's tests (test only, never a runtime
+#    dependency): --no-deps, its torch / nvidia-cutlass-dsl requirements are never imported.
+.venv/bin/python -m pip install -q --disable-pip-version-check --no-deps 'flash-attn-4==4.0.0b36'
 
 # 3. npm test dependencies (package-lock.json): speedscope, whose built page reads the Chrome
 #    trace export in the browser tests.
