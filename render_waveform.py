@@ -25,6 +25,7 @@ KNOB_FLAGS = (
     ("--epilogue", "epilogueLatency"),
     ("--consumers", "consumerWGs"),
     ("--schedule", "schedule"),
+    ("--k-pipe-mmas", "kPipeMmas"),
     ("--intra-overlap", "intraWGOverlap"),
     ("--inter-pingpong", "interWGPingpong"),
 )

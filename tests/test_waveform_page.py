@@ -175,6 +175,7 @@ def test_knob_flags_match_the_simulator():
         ("--epilogue", "epilogueLatency"),
         ("--consumers", "consumerWGs"),
         ("--schedule", "schedule"),
+        ("--k-pipe-mmas", "kPipeMmas"),
         ("--intra-overlap", "intraWGOverlap"),
         ("--inter-pingpong", "interWGPingpong"),
     )
@@ -212,9 +213,8 @@ def test_every_flagged_knob_is_a_simulator_knob_and_back():
     js = run_schedule_js([])
     assert tuple(js["models"]) == rw.MODELS
     simulator = {name: kind for specs in js["specs"].values() for name, kind in specs}
-    # Every simulator knob has a flag (so a hash key and a page control), except GEMM's release-lag
-    # refinement, which the page leaves at its default.
-    assert set(simulator) - {"releaseLag"} == rw.KNOB_NAMES - {"model"}
+    # Every simulator knob has a flag (so a hash key and a page control).
+    assert set(simulator) == rw.KNOB_NAMES - {"model"}
     assert {n for n, kind in simulator.items() if kind == "flag"} == rw.BOOLEAN_KNOBS
     assert {n for n, kind in simulator.items() if kind == "choice"} == set(rw.KNOB_CHOICES) - {"model"} - rw.BOOLEAN_KNOBS
 
