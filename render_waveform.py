@@ -28,19 +28,21 @@ KNOB_FLAGS = (
     ("--k-pipe-mmas", "kPipeMmas"),
     ("--intra-overlap", "intraWGOverlap"),
     ("--inter-pingpong", "interWGPingpong"),
+    ("--transpose-v", "transposeV"),
 )
 KNOB_NAMES = frozenset(name for _flag, name in KNOB_FLAGS)
 MODELS = ("gemm", "attention")
 SCHEDULES = ("pingpong", "cooperative")
 # On/off knobs: the CLI and the hash spell them on/off; the embedded model holds booleans.
 FLAG_WORDS = {"on": True, "off": False}
-BOOLEAN_KNOBS = frozenset({"intraWGOverlap", "interWGPingpong"})
+BOOLEAN_KNOBS = frozenset({"intraWGOverlap", "interWGPingpong", "transposeV"})
 # Knobs whose CLI values are words rather than integers (viz.py makes them argparse choices).
 KNOB_CHOICES = {
     "model": MODELS,
     "schedule": SCHEDULES,
     "intraWGOverlap": tuple(FLAG_WORDS),
     "interWGPingpong": tuple(FLAG_WORDS),
+    "transposeV": tuple(FLAG_WORDS),
 }
 
 TEMPLATE_ASSET = "assets/waveform.html"

@@ -178,6 +178,7 @@ def test_knob_flags_match_the_simulator():
         ("--k-pipe-mmas", "kPipeMmas"),
         ("--intra-overlap", "intraWGOverlap"),
         ("--inter-pingpong", "interWGPingpong"),
+        ("--transpose-v", "transposeV"),
     )
     schedule_js = pagekit.read_asset(rw.SCHEDULE_JS_ASSET)
     for _flag, name in rw.KNOB_FLAGS:
