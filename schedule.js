@@ -79,9 +79,45 @@ var KernelSchedule = (function () {
     kPipeMmas: 1
   };
 
-  /** Enumerated knobs of the GEMM model (not sliders): allowed values, the first is not the default. */
+  /**
+   * The knob table: every knob's CLI flag (and page hash key: the flag without "--") and the words
+   * of word-valued knobs. One source for schedule.js, the page, and render_waveform.py / viz.py,
+   * which read the JSON between the two markers (keep it strict JSON: double quotes, no comments).
+   * "onOff": the knob is a boolean spelled on/off on the CLI and in the hash.
+   */
+  var KNOB_TABLE = /*KNOB_TABLE_JSON_BEGIN*/{
+    "models": ["gemm", "attention"],
+    "flagWords": {"on": true, "off": false},
+    "knobs": [
+      {"name": "model", "flag": "--model", "choices": ["gemm", "attention"]},
+      {"name": "stages", "flag": "--stages"},
+      {"name": "outputTiles", "flag": "--tiles"},
+      {"name": "kTiles", "flag": "--k-tiles"},
+      {"name": "kvBlocks", "flag": "--kv-blocks"},
+      {"name": "tmaLatency", "flag": "--tma"},
+      {"name": "wgmmaLatency", "flag": "--wgmma"},
+      {"name": "gemm0Latency", "flag": "--gemm0"},
+      {"name": "softmaxLatency", "flag": "--softmax"},
+      {"name": "gemm1Latency", "flag": "--gemm1"},
+      {"name": "epilogueLatency", "flag": "--epilogue"},
+      {"name": "consumerWGs", "flag": "--consumers"},
+      {"name": "schedule", "flag": "--schedule", "choices": ["pingpong", "cooperative"]},
+      {"name": "kPipeMmas", "flag": "--k-pipe-mmas"},
+      {"name": "intraWGOverlap", "flag": "--intra-overlap", "onOff": true},
+      {"name": "interWGPingpong", "flag": "--inter-pingpong", "onOff": true},
+      {"name": "transposeV", "flag": "--transpose-v", "onOff": true}
+    ]
+  }/*KNOB_TABLE_JSON_END*/;
+
+  /** The words of a word-valued knob in KNOB_TABLE. */
+  function tableChoices(name) {
+    for (var i = 0; i < KNOB_TABLE.knobs.length; i++) if (KNOB_TABLE.knobs[i].name === name) return KNOB_TABLE.knobs[i].choices.slice();
+    return [];
+  }
+
+  /** Enumerated knobs of the GEMM model (not sliders): allowed values from KNOB_TABLE. */
   var GEMM_KNOB_CHOICES = {
-    schedule: ["pingpong", "cooperative"]
+    schedule: tableChoices("schedule")
   };
 
   /** Short printable form of a rejected knob value (bounded length: messages end up in the page). */
@@ -971,17 +1007,29 @@ var KernelSchedule = (function () {
     });
   };
 
-  /** Barrier events in time order (stable: same-time events keep their recording order). */
+  /**
+   * Barrier events in time order (stable: same-time events keep their recording order), each with
+   * the barrier's phase bit after it. Arrivals can be recorded ahead of time (a TMA landing), so
+   * the phase is replayed here: it flips at each "complete".
+   */
   Engine.prototype.sortedEvents = function () {
     if (this.events === null) return [];
     var ev = this.events;
     var sorted = true;
-    for (var i = 1; i < ev.length; i++) if (ev[i].t < ev[i - 1].t) { sorted = false; break; }
-    if (sorted) return ev;
-    var idx = new Array(ev.length);
-    for (i = 0; i < ev.length; i++) idx[i] = i;
-    idx.sort(function (a, b) { return ev[a].t - ev[b].t || a - b; });
-    return idx.map(function (n) { return ev[n]; });
+    var i;
+    for (i = 1; i < ev.length; i++) if (ev[i].t < ev[i - 1].t) { sorted = false; break; }
+    if (!sorted) {
+      var idx = new Array(ev.length);
+      for (i = 0; i < ev.length; i++) idx[i] = i;
+      idx.sort(function (a, b) { return ev[a].t - ev[b].t || a - b; });
+      ev = idx.map(function (n) { return ev[n]; });
+    }
+    var phase = new Uint8Array(this.barriers.length);
+    for (i = 0; i < ev.length; i++) {
+      if (ev[i].type === "complete") phase[ev[i].barrier] ^= 1;
+      ev[i].phase = phase[ev[i].barrier];
+    }
+    return ev;
   };
 
   /**
@@ -1393,6 +1441,7 @@ var KernelSchedule = (function () {
 
   /** Accepted spellings of a boolean knob (checkbox values, query strings). */
   var FLAG_WORDS = { "true": true, "1": true, on: true, yes: true, "false": false, "0": false, off: false, no: false };
+  // (KNOB_TABLE.flagWords, on/off, are the CLI's and hash's spellings; all of them are accepted here.)
 
   /** Validate one on/off knob: default if missing, else a boolean from FLAG_WORDS, else default + message. */
   function normalizeFlag(name, value, fallback, messages) {
@@ -1490,11 +1539,15 @@ var KernelSchedule = (function () {
   }
 
   /**
-   * The model simulate() uses when knobs.model is absent: "attention" when the structure has separate
-   * K and V pipelines (aliases ending in K and V) or, failing that, buffers of operands K and V plus
-   * mma ops on both a qk and a pv tiled MMA (88_hopper_fmha's shared K/V pipeline); else "gemm".
+   * The model a page starts in: fitModel(structure).model when a model fits; otherwise the shape
+   * guess: "attention" when the structure has separate K and V pipelines (aliases ending in K and
+   * V) or, failing that, buffers of operands K and V plus mma ops on both a qk and a pv tiled MMA
+   * (88_hopper_fmha's shared K/V pipeline); else "gemm". simulate() without knobs.model does not
+   * guess: a structure no model fits gets the no-model result.
    */
   function defaultModel(structure) {
+    var fit = fitModel(structure);
+    if (fit.model !== null) return fit.model;
     return attentionShape(structure).attention ? "attention" : "gemm";
   }
 
@@ -1998,6 +2051,201 @@ var KernelSchedule = (function () {
   }
 
   // ---------------------------------------------------------------------------------------------
+  // View descriptions: what a page needs to draw a model without knowing its name (issue 9, 5).
+
+  /** The kind of copy a GEMM structure's producer issues: "cp.async" when it only has cp_async loads. */
+  function copyKind(structure) {
+    var ops = allOps(isObject(structure) ? structure : {});
+    var tma = ops.some(function (op) { return op.op === "tma_load"; });
+    var cp = ops.some(function (op) { return op.op === "cp_async"; });
+    return cp && !tma ? "cp.async" : "TMA";
+  }
+
+  /** Widget facts of the knobs (short labels, comfortable slider ends); ranges stay in the model. */
+  var KNOB_WIDGETS = {
+    stages: { short: "Stages", sliderMax: 16 }, outputTiles: { short: "Output tiles", sliderMax: 128 },
+    kTiles: { short: "k-tiles / tile", sliderMax: 256 }, kvBlocks: { short: "KV blocks / tile", sliderMax: 256 },
+    tmaLatency: { short: "TMA fill", sliderMax: 64 }, wgmmaLatency: { short: "WGMMA", sliderMax: 64 },
+    gemm0Latency: { short: "GEMM0", sliderMax: 64 }, softmaxLatency: { short: "Softmax", sliderMax: 64 },
+    gemm1Latency: { short: "GEMM1", sliderMax: 64 }, epilogueLatency: { short: "Epilogue", sliderMax: 64 },
+    consumerWGs: { short: "Consumer WGs" }, schedule: { short: "Schedule" }, kPipeMmas: { short: "K_PIPE_MMAS", sliderMax: 8 },
+    intraWGOverlap: { short: "Intra-WG overlap" }, interWGPingpong: { short: "Inter-WG pingpong" },
+    transposeV: { short: "Transpose_V" }
+  };
+
+  /** The GEMM model's view description for a run (copy: "TMA" or "cp.async"). */
+  function gemmView(knobs, refs) {
+    var copy = refs && refs.copy ? refs.copy : "TMA";
+    return {
+      unit: "k-tile",
+      copy: copy,
+      kinds: {
+        issue: { name: copy + " issue", doc: "producer_acquire + the " + copy + " copies of one k-tile (1 step)" },
+        filling: { name: "FILLING", doc: copy + " in flight: the data lands L steps after the issue" },
+        full: { name: "FULL", doc: "the stage holds its k-tile, from the landing to its release (consumer_release)" },
+        wgmma: { name: "WGMMA", doc: "the k-tile's WGMMAs on the tensor core (in-order queue shared by the consumer WGs)" },
+        epilogue: { name: "EPILOGUE", doc: "the tile's epilogue (collective_epilogue.store)" },
+        wait: { name: "WAIT", doc: "the WG is blocked" }
+      },
+      legend: [
+        { kind: "issue", fills: ["issue"], text: ["issue ", ["o.k"], " (producer " + copy + " issue)"] },
+        { kind: "filling", fills: ["filling"], text: [["FILLING"], " (" + copy + " in flight)"] },
+        { kind: "full", fills: ["full"], text: [["FULL"], " (landed until released)"] },
+        { kind: "wgmma", fills: ["mma-a", "mma-b"], text: ["WGMMA ", ["o.k"], " (alternates by output tile)"] },
+        { kind: "epilogue", fills: ["epilogue"], text: [["EPI o"], " (epilogue)"] },
+        { kind: "wait", fills: ["wait"], text: [["WAIT reason"], " (hatched bubble)"] }
+      ],
+      note: ["", ["o.k"], " = output tile o, k-tile k; time in abstract steps"],
+      waitReasons: [
+        { reason: "order", doc: "math warpgroup order barrier before mma() (the other consumer WG has the tensor cores)" },
+        { reason: "epilogue-order", doc: "epilogue order barrier (the other consumer WG stores first)" },
+        { reason: "tma", doc: "the stage's full barrier: its " + copy + " data has not landed" },
+        { reason: "tensor-core", doc: "the WGMMA is issued but queued behind another one on the tensor core" }
+      ],
+      verdict: [
+        { label: "Tensor-core utilization", field: "tensorCoreUtilization", format: "percent" },
+        { label: "Min stages to hide " + copy, field: "minStagesToHideTma", format: "stages", knob: "stages" }
+      ],
+      subLaneGroups: []
+    };
+  }
+
+  /** The attention model's view description. */
+  function attentionView() {
+    return {
+      unit: "KV block",
+      copy: "TMA",
+      kinds: {
+        issue: { name: "TMA issue", doc: "load warp: acquire + TMA of K, V, Vt or Q (1 step)" },
+        transpose: { name: "TRANSPOSE", doc: "load warp copies Vt[j] into V[j] (copy_Vt_to_V)" },
+        filling: { name: "FILLING", doc: "TMA in flight: the data lands L steps after the issue" },
+        full: { name: "FULL", doc: "the stage holds its block, from the landing to its release" },
+        gemm0: { name: "GEMM0", doc: "S = Q K^T on the tensor cores" },
+        softmax: { name: "SOFTMAX", doc: "online softmax of S into P (CUDA cores)" },
+        gemm1: { name: "GEMM1", doc: "O += P V on the tensor cores" },
+        epilogue: { name: "EPILOGUE", doc: "the tile's epilogue (epilogue.store; starts with a named-barrier sync)" },
+        wait: { name: "WAIT", doc: "the WG is blocked" }
+      },
+      legend: [
+        { kind: "issue", fills: ["issue"], text: ["issue ", ["K o.j"], " (load warp TMA issue of K, V, Vt or Q)"] },
+        { kind: "transpose", fills: ["transpose"], text: [["T o.j"], " (transpose Vt \u2192 V)"], lanePrefix: "vt_stage" },
+        { kind: "filling", fills: ["filling"], text: [["FILLING K o.j"], " (TMA in flight)"] },
+        { kind: "full", fills: ["full"], text: [["FULL K o.j"], " (landed until released)"] },
+        { kind: "gemm0", fills: ["gemm0"], text: [["G0 o.j"], " GEMM0 S = Q K^T"] },
+        { kind: "softmax", fills: ["softmax"], text: [["SM o.j"], " softmax (thin row under its WG)"] },
+        { kind: "gemm1", fills: ["gemm1"], text: [["G1 o.j"], " GEMM1 O += P V"] },
+        { kind: "epilogue", fills: ["epilogue"], text: [["EPI o"], " (epilogue)"] },
+        { kind: "wait", fills: ["wait"], text: [["WAIT reason"], " (hatched bubble)"] }
+      ],
+      note: ["", ["o.j"], " = output tile o, KV block j; K / V / Vt / Q name the operand; time in abstract steps"],
+      waitReasons: [
+        { reason: "barrier", doc: "the warp scheduler barrier (the other consumer WG has the tensor cores)" },
+        { reason: "q", doc: "Q is not loaded yet (barrier_Q)" },
+        { reason: "k", doc: "K[j] is not FULL yet (TMA still landing)" },
+        { reason: "v", doc: "V[j] is not FULL yet (TMA or transpose still landing)" },
+        { reason: "epilogue", doc: "the epilogue's named-barrier sync waits for the other WGs" },
+        { reason: "tensor-core", doc: "the GEMM is issued but queued behind another one on the tensor core" }
+      ],
+      verdict: [
+        { label: "Tensor-core utilization", field: "tensorCoreUtilization", format: "percent" },
+        { label: "Softmax exposed", format: "template", template: "{exposedSoftmaxSteps} of {softmaxSteps} steps (no GEMM running)" }
+      ],
+      subLaneGroups: ["softmax"]
+    };
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // Model choice: a model only when the structure fits it (README "Model choice").
+
+  /** Op kinds that show a pipeline protocol (a file without any of them has nothing to schedule). */
+  var PIPELINE_OPS = kindSet(["producer_acquire", "producer_commit", "consumer_wait", "consumer_try_wait",
+    "consumer_release", "tma_load", "cp_async", "barrier_wait", "barrier_arrive", "order_wait", "order_arrive",
+    "producer_acquire_bytes", "producer_arrive", "consumer_release_from_umma", "umma_arrive", "named_barrier_sync",
+    "named_barrier_arrive"]);
+
+  /** True for an SM100 (Blackwell) structure: its arch, UMMA ops, or WarpCategory roles. */
+  function isBlackwell(st) {
+    var arch = typeof st.arch === "string" ? st.arch.toLowerCase() : "";
+    if (/^sm_?1[0-2]\d/.test(arch)) return true;
+    if (isObject(st.kernel_layer) && Array.isArray(st.kernel_layer.warp_roles) && st.kernel_layer.warp_roles.length) return true;
+    return allOps(st).some(function (op) {
+      return op.op === "umma_arrive" || op.op === "consumer_release_from_umma" || op.op === "tmem_load" ||
+        (op.op === "mma" && (op.unit === "umma" || /tcgen05|\bumma/i.test(String(op.text || ""))));
+    });
+  }
+
+  /**
+   * Which model fits a structure: {model: name | null, reason, assumptions: [text]}. Rules, in
+   * order: SM100 -> "blackwell" when that model exists, else none; no pipeline op -> none; the
+   * attention shape (attentionShape) with a loading producer and an MMA consumer -> "attention";
+   * a producer that loads (TMA or cp.async) and a consumer that waits and issues MMAs on one
+   * pipeline -> "gemm"; anything else -> none, with the reason.
+   */
+  function fitModel(structure) {
+    if (!isObject(structure)) {
+      return { model: "gemm", reason: "no parsed structure: the CUTLASS 4.2 SM90 GEMM program is assumed",
+        assumptions: ["no parsed structure: the CUTLASS 4.2 SM90 GEMM mainloop and kernel layers are assumed"] };
+    }
+    var st = structure;
+    var functions = Array.isArray(st.functions) ? st.functions.filter(isObject) : [];
+    var ops = allOps(st);
+    if (isBlackwell(st)) {
+      if (Object.prototype.hasOwnProperty.call(MODELS, "blackwell")) {
+        return { model: "blackwell", reason: "an SM100 (Blackwell) structure", assumptions: [] };
+      }
+      return { model: null, reason: "an SM100 (Blackwell) structure (" + (st.arch || "tcgen05/UMMA ops") +
+        "): the Blackwell model is not available yet, and the SM90 models do not describe it", assumptions: [] };
+    }
+    if (!ops.some(function (op) { return PIPELINE_OPS[op.op] === true; })) {
+      return { model: null, reason: "no pipeline operation (acquire, commit, wait, release, TMA or cp.async load) was found in this file",
+        assumptions: [] };
+    }
+    var producer = pickFunction(functions, PRODUCER_ROLES, LOAD_OPS);
+    var consumer = pickFunction(functions, CONSUMER_ROLES, { mma: true });
+    var loads = opsOf(producer).filter(function (op) { return LOAD_OPS[op.op] === true; });
+    var cOps = opsOf(consumer);
+    var mmas = cOps.filter(function (op) { return op.op === "mma"; });
+    var assumptions = [];
+    var kernel = isObject(st.kernel_layer) ? st.kernel_layer : null;
+    if (st.kind === "epilogue") {
+      return { model: null, reason: "an epilogue collective: its schedule is part of a kernel's mainloop/epilogue interplay; no model draws it alone",
+        assumptions: [] };
+    }
+    if (st.kind === "kernel_layer") {
+      return { model: null, reason: "only a kernel layer was parsed (no collective's pipeline ops): parse it together with its collective mainloop",
+        assumptions: [] };
+    }
+    if (loads.length === 0) return { model: null, reason: "no producer function loads into a pipeline stage (no TMA or cp.async copy found)", assumptions: [] };
+    if (mmas.length === 0) return { model: null, reason: "no consumer function issues an MMA (an epilogue or another non-MMA collective?)", assumptions: [] };
+    if (producer === consumer && !attentionShape(st).attention) {
+      return { model: null, reason: "the same function " + (producer.name || "?") + "() loads and computes (not warp-specialized): " +
+        "the models need a producer role and consumer roles", assumptions: [] };
+    }
+    if (!kernel) {
+      assumptions.push("no kernel layer was parsed: the tile loop, the number of consumer WGs and the schedule (pingpong or cooperative) are the knobs' (as in CUTLASS 4.2's sm90_gemm_tma_warpspecialized_pingpong/_cooperative.hpp)");
+    }
+    if (attentionShape(st).attention) return { model: "attention", reason: "K and V pipelines (or 88's shared K/V ring) with both GEMMs", assumptions: assumptions };
+    var identity = function (op) { return typeof op.object === "string" ? op.object : typeof op.pipeline === "string" ? op.pipeline : null; };
+    var pipes = {};
+    loads.concat(cOps.filter(function (op) { return op.op === "consumer_wait"; })).forEach(function (op) {
+      var id = identity(op);
+      if (id !== null) pipes[id] = true;
+    });
+    var names = Object.keys(pipes);
+    if (names.length > 1) {
+      return { model: null, reason: "the producer and consumer use " + names.length + " pipelines (" + names.join(", ") +
+        "): neither the one-pipeline GEMM mainloop nor the attention shape", assumptions: [] };
+    }
+    if (!cOps.some(function (op) { return op.op === "consumer_wait"; })) {
+      return { model: null, reason: "the MMA consumer never waits on a pipeline stage", assumptions: [] };
+    }
+    if (copyKind(st) === "cp.async") {
+      assumptions.push("the loads are cp.async (PipelineAsync), not TMA: the copy latency knob stands for cp.async");
+    }
+    return { model: "gemm", reason: "one pipeline: a loading producer and a waiting MMA consumer", assumptions: assumptions };
+  }
+
+  // ---------------------------------------------------------------------------------------------
   // Model registry
 
   /** Registered models: knob tables, block estimate and simulate. Add a model here. */
@@ -2005,6 +2253,7 @@ var KernelSchedule = (function () {
   function gemmRefs(structure) {
     var refs = sourceRefs(structure);
     refs.program = gemmProgram(structure);
+    refs.copy = copyKind(structure);
     return refs;
   }
 
@@ -2032,6 +2281,7 @@ var KernelSchedule = (function () {
       lanes: gemmLanes,
       simulate: simulateGemm,
       refs: gemmRefs,
+      view: gemmView,
       flags: {},
       waitReasons: WAIT_REASON_PRIORITY,
       blockKinds: BLOCK_KINDS,
@@ -2050,6 +2300,7 @@ var KernelSchedule = (function () {
       lanes: attentionLanes,
       simulate: simulateAttention,
       refs: attentionRefs,
+      view: attentionView,
       adjust: adjustAttentionKnobs,
       flags: ATTENTION_KNOB_FLAGS,
       waitReasons: ATTENTION_WAIT_REASONS,
@@ -2066,6 +2317,14 @@ var KernelSchedule = (function () {
    * unknown model. With a structure, a knob whose value the source fixes (K_PIPE_MMAS, FA3's
    * compile-time flags) has that value as its default and `source: {value, line}`.
    */
+  /** Add the widget facts (short label, slider end) of KNOB_WIDGETS to a knob spec. */
+  function widget(spec) {
+    var w = KNOB_WIDGETS[spec.name] || {};
+    spec.short = w.short || spec.label;
+    if (spec.type === "range") spec.sliderMax = Math.min(spec.max, w.sliderMax || spec.max);
+    return spec;
+  }
+
   function knobsFor(name, structure) {
     if (typeof name !== "string" || !Object.prototype.hasOwnProperty.call(MODELS, name)) return [];
     var model = MODELS[name];
@@ -2074,6 +2333,7 @@ var KernelSchedule = (function () {
     Object.keys(model.ranges).forEach(function (key) {
       var r = model.ranges[key];
       var spec = { name: key, type: "range", label: r.label, doc: r.doc, min: r.min, max: r.max, "default": model.defaults[key] };
+      widget(spec);
       if (src[key]) {
         spec["default"] = Math.min(r.max, Math.max(r.min, src[key].value));
         spec.source = { value: src[key].value, line: src[key].line };
@@ -2081,11 +2341,11 @@ var KernelSchedule = (function () {
       specs.push(spec);
     });
     Object.keys(model.choices).forEach(function (key) {
-      specs.push({ name: key, type: "choice", label: key, doc: "", choices: model.choices[key].slice(), "default": model.defaults[key] });
+      specs.push(widget({ name: key, type: "choice", label: key, doc: "", choices: model.choices[key].slice(), "default": model.defaults[key] }));
     });
     Object.keys(model.flags).forEach(function (key) {
       var f = model.flags[key];
-      var spec = { name: key, type: "flag", label: f.label, doc: f.doc, "default": model.defaults[key] };
+      var spec = widget({ name: key, type: "flag", label: f.label, doc: f.doc, "default": model.defaults[key] });
       if (src[key]) { spec["default"] = !!src[key].value; spec.source = { value: src[key].value, line: src[key].line }; }
       specs.push(spec);
     });
@@ -2144,6 +2404,9 @@ var KernelSchedule = (function () {
       deadlock: null,
       barriers: [],
       barrierEvents: [],
+      barrierEventsOmitted: false,
+      view: null,
+      fit: null,
       functions: refs ? { producer: refs.producer, consumer: refs.consumer } : { producer: null, consumer: null }
     };
   }
@@ -2153,6 +2416,9 @@ var KernelSchedule = (function () {
    * messages, error, functions}. Never throws on bad input; error is null on success.
    */
   function simulate(structure, knobs) {
+    var fit = fitModel(structure);
+    var explicit = isObject(knobs) && knobs.model !== undefined && knobs.model !== null;
+    if (!explicit && fit.model === null) return noModel(structure, fit);
     var norm = normalizeKnobs(knobs, structure);
     if (norm.error) return failure(norm.knobs, norm.messages, [], norm.error, sourceRefs(structure), {});
     var model = MODELS[norm.knobs.model];
@@ -2172,12 +2438,34 @@ var KernelSchedule = (function () {
     if (result.barrierEventsOmitted) {
       norm.messages.push("barrier events omitted: more than " + EVENT_BLOCK_LIMIT + " blocks");
     }
+    if (explicit && fit.model !== norm.knobs.model) {
+      norm.messages.push("model " + norm.knobs.model + " was asked for, but " + (fit.model === null ?
+        "no schedule model fits this structure: " : "the structure fits the " + fit.model + " model: ") + fit.reason);
+    }
     result.model = norm.knobs.model;
     result.knobs = norm.knobs;
     result.messages = norm.messages;
     result.error = null;
     result.functions = { producer: refs.producer, consumer: refs.consumer };
+    result.fit = fit;
+    result.view = model.view(norm.knobs, refs);
     return result;
+  }
+
+  /**
+   * The result for a structure no model fits (and no model asked for): no lanes, no blocks, no
+   * verdict figures; fit.reason says why. error stays null: this is an answer, not a failure.
+   */
+  function noModel(structure, fit) {
+    var refs = sourceRefs(structure);
+    return {
+      model: null, total: 0, lanes: [], blocks: [], laneBlocks: {},
+      verdict: { total: 0, waits: {}, tensorCoreUtilization: 0, tensorCoreBusySteps: 0,
+        summary: "No schedule model fits this kernel: " + fit.reason },
+      knobs: { model: null }, messages: [], error: null, deadlock: null, barriers: [], barrierEvents: [],
+      barrierEventsOmitted: false, view: null, fit: fit,
+      functions: { producer: refs.producer, consumer: refs.consumer }
+    };
   }
 
   return {
@@ -2194,7 +2482,9 @@ var KernelSchedule = (function () {
     MODELS: MODELS,
     MODEL_NAMES: Object.keys(MODELS),
     defaultModel: defaultModel,
+    fitModel: fitModel,
     knobsFor: knobsFor,
+    KNOB_TABLE: KNOB_TABLE,
     attentionRefs: attentionRefs,
     ATTENTION_DEFAULT_KNOBS: ATTENTION_DEFAULT_KNOBS,
     ATTENTION_KNOB_RANGES: ATTENTION_KNOB_RANGES,

@@ -416,9 +416,16 @@ test("defaultModel: GEMM-like -> gemm; K/V(/Vt) pipelines or 88's shared K/V -> 
   assert.equal(KS.defaultModel(readJson("examples/sm90_gemm_pingpong.json")), "gemm");
   assert.equal(KS.defaultModel(readJson("tests/fixtures/fa3_style_mainloop.parsed.json")), "attention");
 
-  const gemm = KS.simulate(gemmLike(), {});
+  // A structure with an mma but no pipeline protocol fits no model: no schedule unless asked for.
+  const none = KS.simulate(gemmLike(), {});
+  assert.equal(none.model, null);
+  assert.equal(none.error, null);
+  assert.deepEqual(none.blocks, []);
+  assert.match(none.verdict.summary, /^No schedule model fits this kernel: no pipeline operation/);
+  const gemm = KS.simulate(gemmLike(), { model: "gemm" });
   assert.equal(gemm.model, "gemm");
   assert.equal(gemm.total, 48);
+  assert.match(gemm.messages.join("\n"), /model gemm was asked for, but no schedule model fits/);
   const att = KS.simulate(fa3Like(), {});
   assert.equal(att.model, "attention");
   assert.deepEqual(att.knobs, Object.assign({}, KS.ATTENTION_DEFAULT_KNOBS, { transposeV: true }), "a Vt pipeline: Transpose_V");
