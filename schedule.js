@@ -29,7 +29,7 @@ var KernelSchedule = (function () {
   var EVENT_BLOCK_LIMIT = 200000;
 
   /** k-tiles (O * K) above which minStagesToHideTma is not searched (each probe is a run). */
-  var MIN_STAGES_SEARCH_TILES = 50000;
+  var MIN_STAGES_SEARCH_TILES = 10000;
 
   /**
    * Wait reasons of the GEMM model: order (math order barrier before mma()), epilogue-order (before
@@ -521,6 +521,32 @@ var KernelSchedule = (function () {
     return this.blk;
   };
 
+  var EV_ARRIVE = 0, EV_COMPLETE = 1, EV_WAIT_BEGIN = 2, EV_WAIT_END = 3;
+  var EV_NAMES = ["arrive", "complete", "wait_begin", "wait_end"];
+
+  /** Growable typed columns of barrier events (t, barrier id, type code, lane index or -1). */
+  function EventLog() {
+    this.n = 0;
+    this.t = new Float64Array(1024);
+    this.bar = new Int32Array(1024);
+    this.type = new Uint8Array(1024);
+    this.lane = new Int32Array(1024);
+  }
+  EventLog.prototype.add = function (t, bar, type, lane) {
+    if (this.n === this.t.length) {
+      var grow = function (old, Type) { var a = new Type(old.length * 2); a.set(old); return a; };
+      this.t = grow(this.t, Float64Array);
+      this.bar = grow(this.bar, Int32Array);
+      this.type = grow(this.type, Uint8Array);
+      this.lane = grow(this.lane, Int32Array);
+    }
+    var i = this.n++;
+    this.t[i] = t;
+    this.bar[i] = bar;
+    this.type[i] = type;
+    this.lane[i] = lane;
+  };
+
   /** A role: one lane (and optional sub-lanes), a program, a clock. */
   function Role(engine, index, name, lane, program, options) {
     this.engine = engine;
@@ -558,9 +584,8 @@ var KernelSchedule = (function () {
     this.laneEnd = new Float64Array(lanes.length); // end of the last block drawn per lane
     this.laneLast = new Array(lanes.length).fill(null);
     this.barriers = [];
-    this.events = this.build && (!options || options.events !== false) ? [] : null;
-    this.eventCap = options && options.eventCap ? options.eventCap : 4194304; // the sort key's index bits
-    this.eventsTruncated = false;
+    // Barrier events, recorded compactly (typed columns) and turned into objects only when read.
+    this.events = this.build && (!options || options.events !== false) ? new EventLog() : null;
     this.queues = [];
     this.roles = [];
     this.heap = [];
@@ -594,9 +619,7 @@ var KernelSchedule = (function () {
   /** Record a barrier event (time-sorted when the run ends). */
   Engine.prototype.event = function (t, bar, type, role) {
     if (this.events === null) return;
-    if (this.events.length >= this.eventCap) { this.eventsTruncated = true; return; }
-    this.events.push({ t: t, barrier: bar.id, type: type, lane: role ? this.lanes[role.lane].id : null,
-      phase: bar.completed & 1 });
+    this.events.add(t, bar.id, type, role ? role.lane : -1);
   };
 
   /** Draw a block on lane index li; `after` is an array of block objects. Returns the block (or null when not building). */
@@ -612,13 +635,13 @@ var KernelSchedule = (function () {
   Engine.prototype.arrive = function (bar, t, blk, role) {
     if (bar.arrivals === 0 || t >= bar.pendTime) { bar.pendTime = t; bar.pendBlk = blk; }
     bar.arrivals++;
-    if (this.events !== null) this.event(t, bar, "arrive", role);
+    if (this.events !== null) this.event(t, bar, EV_ARRIVE, role);
     if (bar.arrivals < bar.expected) return;
     bar.arrivals = 0;
     bar.completed++;
     bar.time = bar.pendTime;
     bar.blk = bar.pendBlk;
-    if (this.events !== null) this.event(bar.time, bar, "complete", null);
+    if (this.events !== null) this.event(bar.time, bar, EV_COMPLETE, null);
     if (bar.onComplete !== null) bar.onComplete(bar, bar.time);
     if (bar.waiters.length > 0) {
       var still = [];
@@ -642,7 +665,7 @@ var KernelSchedule = (function () {
   /** Common part of a passed wait: clock, binding block, wait block on the role's lane. */
   Engine.prototype.passWait = function (r, bar, reason, lines, tile, k, stage) {
     var t = bar.time > r.now ? bar.time : r.now;
-    if (this.events !== null) this.event(t, bar, "wait_end", r);
+    if (this.events !== null) this.event(t, bar, EV_WAIT_END, r);
     this.advanceTo(r, t, bar.blk, bar.time, reason, lines, tile, k, stage);
   };
 
@@ -844,7 +867,7 @@ var KernelSchedule = (function () {
           blk = this.build ? this.laneLast[r.lane] : null;
           this.arrive(bar, r.now, blk, r);
         }
-        if (this.events !== null) this.event(r.now, bar, "wait_begin", r);
+        if (this.events !== null) this.event(r.now, bar, EV_WAIT_BEGIN, r);
         if ((bar.completed & 1) !== parity) {
           this.passWait(r, bar, c.reason, c.lines, c.tile, c.k, c.stage);
           return true;
@@ -1008,31 +1031,31 @@ var KernelSchedule = (function () {
   };
 
   /**
-   * Barrier events in time order (stable: same-time events keep their recording order), each with
-   * the barrier's phase bit after it. Arrivals can be recorded ahead of time (a TMA landing), so
-   * the phase is replayed here: it flips at each "complete".
+   * Barrier events in time order (stable: same-time events keep their recording order), each
+   * {t, barrier, type, lane, phase} with the barrier's phase bit after it. Arrivals can be
+   * recorded ahead of time (a TMA landing), so the phase is replayed here: it flips at each
+   * "complete". Returns a function that builds the array (the result's lazy barrierEvents).
    */
   Engine.prototype.sortedEvents = function () {
-    if (this.events === null) return [];
-    var ev = this.events;
-    var sorted = true;
-    var i;
-    for (i = 1; i < ev.length; i++) if (ev[i].t < ev[i - 1].t) { sorted = false; break; }
-    if (!sorted) {
-      // Sort numeric keys t * 2^22 + recording index natively (stable by construction), then permute.
-      var keys = new Float64Array(ev.length);
-      for (i = 0; i < ev.length; i++) keys[i] = ev[i].t * 4194304 + i;
-      keys.sort();
-      var out = new Array(ev.length);
-      for (i = 0; i < ev.length; i++) out[i] = ev[keys[i] % 4194304];
-      ev = out;
-    }
-    var phase = new Uint8Array(this.barriers.length);
-    for (i = 0; i < ev.length; i++) {
-      if (ev[i].type === "complete") phase[ev[i].barrier] ^= 1;
-      ev[i].phase = phase[ev[i].barrier];
-    }
-    return ev;
+    var log = this.events, lanes = this.lanes, nBars = this.barriers.length;
+    if (log === null) return function () { return []; };
+    return function () {
+      var n = log.n, i;
+      var order = new Float64Array(n);
+      // Sort numeric keys t * 2^23 + recording index natively (stable by construction).
+      for (i = 0; i < n; i++) order[i] = log.t[i] * 8388608 + i;
+      order.sort();
+      var phase = new Uint8Array(nBars);
+      var out = new Array(n);
+      for (i = 0; i < n; i++) {
+        var k = order[i] % 8388608;
+        var bar = log.bar[k], type = log.type[k];
+        if (type === EV_COMPLETE) phase[bar] ^= 1;
+        out[i] = { t: log.t[k], barrier: bar, type: EV_NAMES[type], lane: log.lane[k] < 0 ? null : lanes[log.lane[k]].id,
+          phase: phase[bar] };
+      }
+      return out;
+    };
   };
 
   /**
@@ -2437,6 +2460,7 @@ var KernelSchedule = (function () {
     if (result.deadlock === undefined) result.deadlock = null;
     if (result.barriers === undefined) result.barriers = [];
     if (result.barrierEvents === undefined) result.barrierEvents = [];
+    if (typeof result.barrierEvents === "function") lazyEvents(result, result.barrierEvents);
     result.barrierEventsOmitted = result.barrierEventsOmitted === true;
     if (result.barrierEventsOmitted) {
       norm.messages.push("barrier events omitted: more than " + EVENT_BLOCK_LIMIT + " blocks");
@@ -2453,6 +2477,23 @@ var KernelSchedule = (function () {
     result.fit = fit;
     result.view = model.view(norm.knobs, refs);
     return result;
+  }
+
+  /**
+   * Make result.barrierEvents an enumerable getter that builds the array once, on first read
+   * (JSON.stringify and deep equality read it like a plain property; pages that never look at
+   * the events never pay for a million event objects).
+   */
+  function lazyEvents(result, build) {
+    var cache = null;
+    Object.defineProperty(result, "barrierEvents", {
+      enumerable: true,
+      configurable: true,
+      get: function () {
+        if (cache === null) cache = build();
+        return cache;
+      }
+    });
   }
 
   /**
