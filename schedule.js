@@ -1199,7 +1199,7 @@ var KernelSchedule = (function () {
   function gemmProgram(structure) {
     var st = isObject(structure) ? structure : {};
     var functions = Array.isArray(st.functions) ? st.functions.filter(isObject) : [];
-    var prog = { acquire: true, wait: true, loopRelease: true, tailRelease: true, kPipe: null, assumed: true,
+    var prog = { acquire: true, wait: true, loopRelease: true, tailRelease: true, tailAssumed: false, kPipe: null, assumed: true,
       lines: { acquire: null, wait: null, waitOrderMma: null, waitOrderEpi: null } };
     var kp = sourceConstant(st, "K_PIPE_MMAS");
     if (kp !== null) prog.kPipe = kp;
@@ -1226,6 +1226,10 @@ var KernelSchedule = (function () {
     prog.tailRelease = functions.some(function (fn) {
       return fn !== consumer && CONSUMER_ROLES[fn.role] && opsOf(fn).some(function (op) { return op.op === "consumer_release"; });
     });
+    // A loop release without a separate tail (a CuTe DSL kernel, a partial parse): the tile's last
+    // k-tiles are assumed released after the loop, and the page says so.
+    prog.tailAssumed = !prog.tailRelease && prog.loopRelease;
+    if (prog.tailAssumed) prog.tailRelease = true;
     // K_PIPE_MMAS from a literal warpgroup_wait<N> in the consumer loop when no constant was recorded.
     if (prog.kPipe === null) {
       var ww = cOps.filter(function (op) { return op.op === "warpgroup_wait" && typeof op.line === "number" && op.line > lastMma; });
@@ -2293,6 +2297,8 @@ var KernelSchedule = (function () {
     if (!refs.program.loopRelease) messages.push("no consumer_release after the last mma of " +
       (refs.consumer ? refs.consumer.name : "the consumer") + "(): the mainloop releases no stage (only the tail does)");
     if (!refs.program.acquire) messages.push("no producer_acquire in the producer: loads do not wait for a free stage");
+    if (refs.program.tailAssumed) messages.push("no release after the mainloop (mma_tail) was found: the last kPipeMmas " +
+      "k-tiles of each tile are assumed released after the loop's warpgroup_wait<0>");
   }
 
   var MODELS = {
