@@ -21,8 +21,21 @@ var KernelSchedule = (function () {
   /** Stage counts tried by verdict.minStagesToHideTma (the stages knob range). */
   var MIN_STAGES_SEARCH_MAX = 64;
 
-  /** Priority of wait reasons when several constraints bind at the same step: tma only if alone. */
-  var WAIT_REASON_PRIORITY = ["order", "epilogue-order", "epilogue", "tma"];
+  /**
+   * Barrier events are recorded only up to this block estimate: above it, result.barrierEvents is
+   * [] and result.barrierEventsOmitted is true (a million-block run would spend most of its time
+   * recording and sorting some four million events).
+   */
+  var EVENT_BLOCK_LIMIT = 200000;
+
+  /** k-tiles (O * K) above which minStagesToHideTma is not searched (each probe is a run). */
+  var MIN_STAGES_SEARCH_TILES = 10000;
+
+  /**
+   * Wait reasons of the GEMM model: order (math order barrier before mma()), epilogue-order (before
+   * the epilogue), tma (full barrier), tensor-core (a WGMMA issued but queued behind another WG's).
+   */
+  var WAIT_REASON_PRIORITY = ["order", "epilogue-order", "tma", "tensor-core"];
 
   /** Block kinds, in the order the page's legend lists them. */
   var BLOCK_KINDS = ["issue", "filling", "full", "wgmma", "epilogue", "wait"];
@@ -49,10 +62,10 @@ var KernelSchedule = (function () {
     wgmmaLatency: { min: 1, max: 10000, label: "WGMMA latency (W)", doc: "steps of one k-tile's WGMMA" },
     epilogueLatency: { min: 0, max: 10000, label: "epilogue latency (E)", doc: "steps of one tile's epilogue" },
     consumerWGs: { min: 1, max: 2, label: "consumer WGs (C)", doc: "math warpgroups" },
-    releaseLag: { min: 0, max: 63, label: "release lag (k-tiles)", doc: "K_PIPE_MMAS: release trails WGMMA; < S" }
+    kPipeMmas: { min: 0, max: 63, label: "K_PIPE_MMAS", doc: "WGMMAs left in flight by warpgroup_wait<K_PIPE_MMAS> before a k-tile is released (source value by default; >= stages deadlocks)" }
   };
 
-  /** Defaults of the GEMM model (model v1: releaseLag 0). */
+  /** Defaults of the GEMM model (kPipeMmas: CUTLASS 4.2's K_PIPE_MMAS = 1 when the source does not say). */
   var GEMM_DEFAULT_KNOBS = {
     model: "gemm",
     stages: 4,
@@ -63,12 +76,48 @@ var KernelSchedule = (function () {
     epilogueLatency: 3,
     consumerWGs: 2,
     schedule: "pingpong",
-    releaseLag: 0
+    kPipeMmas: 1
   };
 
-  /** Enumerated knobs of the GEMM model (not sliders): allowed values, the first is not the default. */
+  /**
+   * The knob table: every knob's CLI flag (and page hash key: the flag without "--") and the words
+   * of word-valued knobs. One source for schedule.js, the page, and render_waveform.py / viz.py,
+   * which read the JSON between the two markers (keep it strict JSON: double quotes, no comments).
+   * "onOff": the knob is a boolean spelled on/off on the CLI and in the hash.
+   */
+  var KNOB_TABLE = /*KNOB_TABLE_JSON_BEGIN*/{
+    "models": ["gemm", "attention"],
+    "flagWords": {"on": true, "off": false},
+    "knobs": [
+      {"name": "model", "flag": "--model", "choices": ["gemm", "attention"]},
+      {"name": "stages", "flag": "--stages"},
+      {"name": "outputTiles", "flag": "--tiles"},
+      {"name": "kTiles", "flag": "--k-tiles"},
+      {"name": "kvBlocks", "flag": "--kv-blocks"},
+      {"name": "tmaLatency", "flag": "--tma"},
+      {"name": "wgmmaLatency", "flag": "--wgmma"},
+      {"name": "gemm0Latency", "flag": "--gemm0"},
+      {"name": "softmaxLatency", "flag": "--softmax"},
+      {"name": "gemm1Latency", "flag": "--gemm1"},
+      {"name": "epilogueLatency", "flag": "--epilogue"},
+      {"name": "consumerWGs", "flag": "--consumers"},
+      {"name": "schedule", "flag": "--schedule", "choices": ["pingpong", "cooperative"]},
+      {"name": "kPipeMmas", "flag": "--k-pipe-mmas"},
+      {"name": "intraWGOverlap", "flag": "--intra-overlap", "onOff": true},
+      {"name": "interWGPingpong", "flag": "--inter-pingpong", "onOff": true},
+      {"name": "transposeV", "flag": "--transpose-v", "onOff": true}
+    ]
+  }/*KNOB_TABLE_JSON_END*/;
+
+  /** The words of a word-valued knob in KNOB_TABLE. */
+  function tableChoices(name) {
+    for (var i = 0; i < KNOB_TABLE.knobs.length; i++) if (KNOB_TABLE.knobs[i].name === name) return KNOB_TABLE.knobs[i].choices.slice();
+    return [];
+  }
+
+  /** Enumerated knobs of the GEMM model (not sliders): allowed values from KNOB_TABLE. */
   var GEMM_KNOB_CHOICES = {
-    schedule: ["pingpong", "cooperative"]
+    schedule: tableChoices("schedule")
   };
 
   /** Short printable form of a rejected knob value (bounded length: messages end up in the page). */
@@ -127,14 +176,20 @@ var KernelSchedule = (function () {
     });
   }
 
-  /** Validate a knob set for the GEMM model: returns {knobs, messages}; never throws. */
-  function normalizeGemmKnobs(input) {
+  /**
+   * Validate a knob set for the GEMM model: returns {knobs, messages}; never throws. sourceKnobs
+   * ({name: {value, line}}) are the source's literal values, used as defaults.
+   */
+  function normalizeGemmKnobs(input, sourceKnobs) {
     var messages = [];
     var raw = knobObject(input, messages);
     var knobs = { model: "gemm" };
+    var src = sourceKnobs || {};
     var name;
     for (name in GEMM_KNOB_RANGES) {
-      knobs[name] = normalizeNumber(name, raw[name], GEMM_KNOB_RANGES[name], GEMM_DEFAULT_KNOBS[name], messages);
+      var fallback0 = src[name] ? src[name].value : GEMM_DEFAULT_KNOBS[name];
+      fallback0 = Math.min(GEMM_KNOB_RANGES[name].max, Math.max(GEMM_KNOB_RANGES[name].min, fallback0));
+      knobs[name] = normalizeNumber(name, raw[name], GEMM_KNOB_RANGES[name], fallback0, messages);
     }
     for (name in GEMM_KNOB_CHOICES) {
       var value = raw[name];
@@ -148,12 +203,11 @@ var KernelSchedule = (function () {
         knobs[name] = fallback;
       }
     }
-    // A stage must be released before it is refilled, and a lag of S or more k-tiles would make the
-    // release of a stage wait for a WGMMA whose load needs that same stage: a deadlock.
-    if (knobs.releaseLag > knobs.stages - 1) {
-      messages.push("releaseLag: " + knobs.releaseLag + " must be below stages (" + knobs.stages +
-        "); clamped to " + (knobs.stages - 1));
-      knobs.releaseLag = knobs.stages - 1;
+    // K_PIPE_MMAS >= stages is not clamped: CUTLASS static_asserts it (K_PIPE_MMAS < K_PIPE_MAX) and
+    // the engine shows why: the release of a stage waits for a WGMMA whose data needs that stage.
+    if (knobs.kPipeMmas >= knobs.stages) {
+      messages.push("kPipeMmas: " + knobs.kPipeMmas + " >= stages (" + knobs.stages +
+        "): CUTLASS rejects this at compile time (static_assert K_PIPE_MMAS < K_PIPE_MAX); the schedule deadlocks");
     }
     reportUnknownKnobs(raw, knobs, messages);
     return { knobs: knobs, messages: messages };
@@ -367,26 +421,7 @@ var KernelSchedule = (function () {
     return { blocks: blocks, laneBlocks: laneBlocks };
   };
 
-  // ---------------------------------------------------------------------------------------------
-  // GEMM model
 
-  /** Lanes of the GEMM model in display order: producer, stage0..stage{S-1}, consumer0[, consumer1]. */
-  function gemmLanes(knobs) {
-    var lanes = [{ id: "producer", label: "producer (load WG)", group: "producer" }];
-    for (var s = 0; s < knobs.stages; s++) lanes.push({ id: "stage" + s, label: "stage " + s, group: "stage" });
-    for (var c = 0; c < knobs.consumerWGs; c++) lanes.push({ id: "consumer" + c, label: "consumer WG" + c, group: "consumer" });
-    return lanes;
-  }
-
-  /** Upper bound on the GEMM block count, known before simulating (the block cap uses it). */
-  function estimateGemmBlocks(knobs) {
-    var n = knobs.outputTiles * knobs.kTiles;
-    var copies = knobs.consumerWGs === 2 && knobs.schedule === "cooperative" ? 2 : 1;
-    var epilogues = knobs.epilogueLatency > 0 ? knobs.outputTiles : 0;
-    // issue + filling + full per k-tile; per consumer copy a WGMMA per k-tile, an epilogue per
-    // tile, and at most one wait before each of those.
-    return n * (2 + (knobs.tmaLatency > 0 ? 1 : 0)) + copies * 2 * (n + epilogues);
-  }
 
   /**
    * Scratch list for building `after` arrays: pushing into a fresh [] over-allocates its backing
@@ -409,191 +444,929 @@ var KernelSchedule = (function () {
     return out;
   }
 
+
+  // ---------------------------------------------------------------------------------------------
+  // Engine: a small discrete-event engine that executes role programs (README "Engine API").
+  //
+  // A role program is a generator function(role) yielding commands made by the Engine's command
+  // builders (wait, arrive, work, copy, mma, mmaWait, commit, sync). The engine always advances the
+  // runnable role with the smallest clock (ties: the role that ran last, then creation order), so
+  // shared in-order resources (the tensor-core queue) see issues in time order. Arrivals may be
+  // recorded at a future time (a TMA lands L steps after its issue; a commit arrives when the
+  // MMAs complete): a phase completes at the latest time among its arrivals, and a wait resolves
+  // at max(the waiter's clock, that completion time).
+
+  var CMD_WAIT = 1, CMD_ARRIVE = 2, CMD_WORK = 3, CMD_COPY = 4, CMD_MMA = 5, CMD_MMA_WAIT = 6, CMD_COMMIT = 7,
+    CMD_SYNC = 8;
+
   /**
-   * Run the GEMM model v1 on validated knobs.
-   *
-   * With build false no block is allocated: the run only answers whether a `tma` wait starts
-   * after step 0 (and stops at the first one), which is what minStagesToHideTma needs per S.
+   * An mbarrier: `expected` arrivals complete a phase; the phase bit is completed & 1. A wait on
+   * parity p passes once (completed & 1) !== p (PTX mbarrier.try_wait.parity), at the time of the
+   * latest completion.
    */
-  function runGemm(knobs, refs, build) {
+  function Barrier(id, name, kind, stage, expected, lines) {
+    this.id = id;
+    this.name = name;
+    this.kind = kind;
+    this.stage = stage;
+    this.expected = expected;
+    this.lines = lines;
+    this.arrivals = 0;
+    this.completed = 0;
+    this.time = 0; // time of the latest completion
+    this.blk = null; // block whose end completed it (the binding arrival)
+    this.pendTime = 0;
+    this.pendBlk = null;
+    this.waiters = [];
+    this.onComplete = null; // function(barrier, time), e.g. a ring drawing a stage's FULL block
+  }
+
+  /** In-order tensor-core queue shared by the roles of a CTA: one job at a time, FIFO by issue. */
+  function MmaQueue(name) {
+    this.name = name;
+    this.end = 0; // end of the last started job
+    this.blk = null;
+    this.pending = []; // issued jobs waiting for their other parts (cooperative: one job, two WGs)
+    this.open = {}; // key -> job still collecting parts
+    this.busy = 0; // sum of job latencies (jobs never overlap)
+  }
+
+  /** One MMA job on a queue (roles/blks are arrays only for jobs of several parts). */
+  function MmaJob(c) {
+    this.latency = c.latency;
+    this.kind = c.kind;
+    this.lines = c.lines;
+    this.waitLines = c.lines;
+    this.tile = c.tile;
+    this.k = c.k;
+    this.stage = c.stage;
+    this.parts = c.parts;
+    this.issued = 0;
+    this.issueTime = 0;
+    this.role0 = null;
+    this.roles = null;
+    this.start = 0;
+    this.end = 0;
+    this.done = false;
+    this.blk = null;
+    this.blks = null;
+    this.waiters = null;
+    this.commits = null;
+  }
+
+  /** The block this job drew on role r's lane. */
+  MmaJob.prototype.blkOf = function (r) {
+    if (this.roles === null || this.blks === null) return this.blk;
+    for (var j = 0; j < this.roles.length; j++) if (this.roles[j] === r) return this.blks[j];
+    return this.blk;
+  };
+
+  var EV_ARRIVE = 0, EV_COMPLETE = 1, EV_WAIT_BEGIN = 2, EV_WAIT_END = 3;
+  var EV_NAMES = ["arrive", "complete", "wait_begin", "wait_end"];
+
+  /** Growable typed columns of barrier events (t, barrier id, type code, lane index or -1). */
+  function EventLog() {
+    this.n = 0;
+    this.t = new Float64Array(1024);
+    this.bar = new Int32Array(1024);
+    this.type = new Uint8Array(1024);
+    this.lane = new Int32Array(1024);
+  }
+  EventLog.prototype.add = function (t, bar, type, lane) {
+    if (this.n === this.t.length) {
+      var grow = function (old, Type) { var a = new Type(old.length * 2); a.set(old); return a; };
+      this.t = grow(this.t, Float64Array);
+      this.bar = grow(this.bar, Int32Array);
+      this.type = grow(this.type, Uint8Array);
+      this.lane = grow(this.lane, Int32Array);
+    }
+    var i = this.n++;
+    this.t[i] = t;
+    this.bar[i] = bar;
+    this.type[i] = type;
+    this.lane[i] = lane;
+  };
+
+  /** A role: one lane (and optional sub-lanes), a program, a clock. */
+  function Role(engine, index, name, lane, program, options) {
+    this.engine = engine;
+    this.index = index;
+    this.name = name;
+    this.lane = lane; // lane index
+    this.gen = null;
+    this.program = program;
+    this.now = 0;
+    this.done = false;
+    this.blocked = null; // the barrier waited on, or null
+    this.bParity = 0; // parity, source line and wait-block fields of that wait
+    this.bLine = null;
+    this.wReason = null;
+    this.wLines = null;
+    this.wTile = null;
+    this.wK = null;
+    this.wStage = null;
+    this.pendingN = 0; // warpgroup_wait count to re-check when parked on an MMA job
+    this.jobHead = 0; // r.jobs[jobHead..] are outstanding
+    this.after = []; // blocks binding at the current clock
+    this.jobs = []; // outstanding MMA jobs, oldest first
+    this.lastJob = null;
+    this.drawWaits = !options || options.drawWaits !== false;
+    this.waits = {}; // reason -> steps (drawn wait blocks)
+    this.waitTotal = 0;
+    this.heapPos = -1;
+  }
+
+  /** The engine: lanes, barriers, queues, roles; run() executes until all roles end or none can move. */
+  function Engine(lanes, options) {
+    this.lanes = lanes;
+    this.build = !options || options.build !== false;
+    this.tl = new Timeline(lanes);
+    this.laneEnd = new Float64Array(lanes.length); // end of the last block drawn per lane
+    this.laneLast = new Array(lanes.length).fill(null);
+    this.barriers = [];
+    // Barrier events, recorded compactly (typed columns) and turned into objects only when read.
+    this.events = this.build && (!options || options.events !== false) ? new EventLog() : null;
+    this.queues = [];
+    this.roles = [];
+    this.heap = [];
+    this.current = null;
+    this.stopped = false; // set by a hook to end a run early (minStagesToHideTma probes)
+    this.onWaitBlock = null; // function(role, start, end, reason): probes watch waits without blocks
+    this.cmd = { op: 0 };
+  }
+
+  /** New barrier; lines = {wait: [int], arrive: [int]}. */
+  Engine.prototype.barrier = function (name, kind, stage, expected, lines) {
+    var b = new Barrier(this.barriers.length, name, kind, stage, expected, lines || { wait: [], arrive: [] });
+    this.barriers.push(b);
+    return b;
+  };
+
+  /** New tensor-core (or any in-order unit) queue. */
+  Engine.prototype.queue = function (name) {
+    var q = new MmaQueue(name);
+    this.queues.push(q);
+    return q;
+  };
+
+  /** New role on lane index `lane`, running program(role) (a generator function). */
+  Engine.prototype.role = function (name, lane, program, options) {
+    var r = new Role(this, this.roles.length, name, lane, program, options);
+    this.roles.push(r);
+    return r;
+  };
+
+  /** Record a barrier event (time-sorted when the run ends). */
+  Engine.prototype.event = function (t, bar, type, role) {
+    if (this.events === null) return;
+    this.events.add(t, bar.id, type, role ? role.lane : -1);
+  };
+
+  /** Draw a block on lane index li; `after` is an array of block objects. Returns the block (or null when not building). */
+  Engine.prototype.draw = function (li, kind, start, end, tile, k, stage, reason, lines, after) {
+    if (end > this.laneEnd[li]) this.laneEnd[li] = end;
+    if (!this.build) { if (end > this.tl.total) this.tl.total = end; return null; }
+    var blk = this.tl.add(li, kind, start, end, tile, k, stage, reason, lines, after);
+    this.laneLast[li] = blk;
+    return blk;
+  };
+
+  /** One arrival on bar at time t caused by block blk (may be a future time). */
+  Engine.prototype.arrive = function (bar, t, blk, role) {
+    if (bar.arrivals === 0 || t >= bar.pendTime) { bar.pendTime = t; bar.pendBlk = blk; }
+    bar.arrivals++;
+    if (this.events !== null) this.event(t, bar, EV_ARRIVE, role);
+    if (bar.arrivals < bar.expected) return;
+    bar.arrivals = 0;
+    bar.completed++;
+    bar.time = bar.pendTime;
+    bar.blk = bar.pendBlk;
+    if (this.events !== null) this.event(bar.time, bar, EV_COMPLETE, null);
+    if (bar.onComplete !== null) bar.onComplete(bar, bar.time);
+    if (bar.waiters.length > 0) {
+      var still = [];
+      var waiters = bar.waiters;
+      bar.waiters = still;
+      for (var i = 0; i < waiters.length; i++) {
+        var w = waiters[i];
+        if ((bar.completed & 1) !== w.bParity) this.resume(w, bar);
+        else still.push(w);
+      }
+    }
+  };
+
+  /** Role r passes the wait it is blocked on (bar completed): advance its clock, draw its wait block. */
+  Engine.prototype.resume = function (r, bar) {
+    r.blocked = null;
+    this.passWait(r, bar, r.wReason, r.wLines, r.wTile, r.wK, r.wStage);
+    this.push(r);
+  };
+
+  /** Common part of a passed wait: clock, binding block, wait block on the role's lane. */
+  Engine.prototype.passWait = function (r, bar, reason, lines, tile, k, stage) {
+    var t = bar.time > r.now ? bar.time : r.now;
+    if (this.events !== null) this.event(t, bar, EV_WAIT_END, r);
+    this.advanceTo(r, t, bar.blk, bar.time, reason, lines, tile, k, stage);
+  };
+
+  /** Move role r's clock to t because of cause (which ended at causeTime); draws the wait block. */
+  Engine.prototype.advanceTo = function (r, t, cause, causeTime, reason, lines, tile, k, stage) {
+    var before = r.now;
+    if (t > r.now) { r.now = t; if (r.after.length > 0) r.after.length = 0; }
+    if (cause !== null && causeTime === t && r.after.indexOf(cause) < 0) r.after.push(cause);
+    var li = r.lane;
+    // The wait block covers the time the role was blocked and its lane shows nothing else.
+    var from = this.laneEnd[li] > before ? this.laneEnd[li] : before;
+    if (r.drawWaits && t > from && reason !== null) {
+      var last = this.laneLast[li];
+      this.draw(li, "wait", from, t, tile, k, stage, reason, lines, last === null ? EMPTY : [last]);
+      r.waits[reason] = (r.waits[reason] || 0) + (t - from);
+      r.waitTotal += t - from;
+      if (this.onWaitBlock !== null) this.onWaitBlock(r, from, t, reason);
+    }
+  };
+
+  /** Blocks binding role r at time start: its pending causes and its lane's last block if it ends at start. */
+  Engine.prototype.bindings = function (r, start, li) {
+    if (!this.build) return EMPTY;
+    var last = this.laneLast[li];
+    for (var i = 0; i < r.after.length; i++) {
+      var b = r.after[i];
+      if (b !== null && b.end === start && scratch.indexOf(b) < 0) scratch.push(b);
+    }
+    if (last !== null && last.end === start && last.kind !== "wait" && scratch.indexOf(last) < 0) scratch.push(last);
+    return exactArray();
+  };
+
+  // Command builders (one shared command object: the engine reads it before resuming any program).
+
+  /** Block until bar's phase with parity `parity` completes; a wait block with reason and lines if it blocks. */
+  Engine.prototype.wait = function (bar, parity, reason, lines, tile, k, stage, line) {
+    var c = this.cmd;
+    c.op = CMD_WAIT; c.bar = bar; c.parity = parity; c.reason = reason; c.lines = lines;
+    c.tile = tile; c.k = k; c.stage = stage; c.line = line === undefined ? null : line;
+    return c;
+  };
+
+  /** Instantaneous arrival on bar (consumer_release, producer_commit, order-barrier arrive, named arrive). */
+  Engine.prototype.arriveCmd = function (bar, count) {
+    var c = this.cmd;
+    c.op = CMD_ARRIVE; c.bar = bar; c.count = count || 1;
+    return c;
+  };
+
+  /** Opaque work of `latency` steps drawn on lane index li (default the role's lane). */
+  Engine.prototype.work = function (latency, kind, lines, tile, k, stage, li) {
+    var c = this.cmd;
+    c.op = CMD_WORK; c.latency = latency; c.kind = kind; c.lines = lines; c.tile = tile; c.k = k; c.stage = stage;
+    c.li = li === undefined ? -1 : li;
+    return c;
+  };
+
+  /**
+   * Asynchronous copy (TMA): `issue` steps on the role (an "issue" block), then the data lands
+   * `latency` steps later (a "filling" block on fillLane) and arrives on bar (the stage's full
+   * barrier, expected 1: the transaction bytes). ring/item let a Ring draw the FULL block later.
+   */
+  Engine.prototype.copy = function (bar, latency, issueLines, fillLines, tile, k, stage, fillLane, ring, operand) {
+    var c = this.cmd;
+    c.op = CMD_COPY; c.bar = bar; c.latency = latency; c.lines = issueLines; c.fillLines = fillLines;
+    c.tile = tile; c.k = k; c.stage = stage; c.li = fillLane; c.ring = ring || null; c.operand = operand || null;
+    return c;
+  };
+
+  /**
+   * Issue an MMA job of `latency` on queue q: it starts at max(issue time, end of the previously
+   * issued job) and is drawn on the role's lane as `kind`. parts > 1 with a key: one job for
+   * several roles (cooperative WGs); it starts once all parts are issued, and each issuer waits
+   * for that (the WGs of a cooperative tile issue together).
+   */
+  Engine.prototype.mma = function (q, latency, kind, lines, tile, k, stage, parts, key) {
+    var c = this.cmd;
+    c.op = CMD_MMA; c.queue = q; c.latency = latency; c.kind = kind; c.lines = lines; c.tile = tile; c.k = k;
+    c.stage = stage; c.parts = parts || 1; c.key = key === undefined ? null : key;
+    return c;
+  };
+
+  /** warpgroup_wait<n>: block until at most n of this role's MMA jobs are incomplete. */
+  Engine.prototype.mmaWait = function (n, reason, lines) {
+    var c = this.cmd;
+    c.op = CMD_MMA_WAIT; c.n = n; c.reason = reason || null; c.lines = lines || EMPTY;
+    return c;
+  };
+
+  /** tcgen05.commit / umma_arrive: arrive on bar when every MMA this role issued so far completes. */
+  Engine.prototype.commit = function (bar) {
+    var c = this.cmd;
+    c.op = CMD_COMMIT; c.bar = bar;
+    return c;
+  };
+
+  /** Named barrier sync (bar.sync): arrive, then wait for the phase this arrival belongs to. */
+  Engine.prototype.sync = function (bar, reason, lines, tile, k, stage, line) {
+    var c = this.wait(bar, 0, reason, lines, tile, k, stage, line);
+    c.op = CMD_SYNC;
+    return c;
+  };
+
+  // Heap of runnable roles by (clock, index).
+
+  Engine.prototype.less = function (a, b) {
+    return a.now < b.now || (a.now === b.now && a.index < b.index);
+  };
+
+  Engine.prototype.push = function (r) {
+    var h = this.heap;
+    var i = h.length;
+    h.push(r);
+    while (i > 0) {
+      var p = (i - 1) >> 1;
+      if (!this.less(h[i], h[p])) break;
+      var tmp = h[i]; h[i] = h[p]; h[p] = tmp;
+      i = p;
+    }
+  };
+
+  Engine.prototype.pop = function () {
+    var h = this.heap;
+    var top = h[0];
+    var last = h.pop();
+    if (h.length > 0) {
+      h[0] = last;
+      var i = 0, n = h.length;
+      for (;;) {
+        var l = 2 * i + 1, r = l + 1, m = i;
+        if (l < n && this.less(h[l], h[m])) m = l;
+        if (r < n && this.less(h[r], h[m])) m = r;
+        if (m === i) break;
+        var tmp = h[i]; h[i] = h[m]; h[m] = tmp;
+        i = m;
+      }
+    }
+    return top;
+  };
+
+  /** Start the queue's pending jobs whose parts are all issued, in issue order. */
+  Engine.prototype.startJobs = function (q) {
+    while (q.pending.length > 0 && q.pending[0].issued === q.pending[0].parts) {
+      var job = q.pending.shift();
+      var start = job.issueTime > q.end ? job.issueTime : q.end;
+      job.start = start;
+      job.end = start + job.latency;
+      q.busy += job.latency;
+      var first = null;
+      var nroles = job.roles === null ? 1 : job.roles.length;
+      for (var i = 0; i < nroles; i++) {
+        var r = job.roles === null ? job.role0 : job.roles[i], li = r.lane;
+        if (r.drawWaits && start > this.laneEnd[li] && start > job.issueTime) {
+          // Issued, but queued behind another job: the WG's lane waits for the tensor core.
+          this.advanceLaneWait(r, start, "tensor-core", job);
+        }
+        if (this.build) {
+          if (q.blk !== null && q.end === start) r.after.push(q.blk);
+          var after = this.bindings(r, start, li);
+          var blk = this.draw(li, job.kind, start, job.end, job.tile, job.k, job.stage, null, job.lines, after);
+          if (first === null) first = blk;
+          else (job.blks || (job.blks = [first])).push(blk);
+        } else this.draw(li, job.kind, start, job.end, null, null, null, null, null, null);
+      }
+      job.blk = first;
+      q.end = job.end;
+      q.blk = first;
+      job.done = true;
+      if (job.commits !== null) {
+        for (var c = 0; c < job.commits.length; c++) this.arrive(job.commits[c][0], job.end, first, job.commits[c][1]);
+      }
+      var waiters = job.waiters;
+      job.waiters = null;
+      if (waiters !== null) for (var w = 0; w < waiters.length; w++) this.step(waiters[w]);
+    }
+  };
+
+  /** A wait block on r's lane up to t that is not a barrier wait (queued MMA). */
+  Engine.prototype.advanceLaneWait = function (r, t, reason, job) {
+    var li = r.lane, from = this.laneEnd[li] > job.issueTime ? this.laneEnd[li] : job.issueTime;
+    var last = this.laneLast[li];
+    this.draw(li, "wait", from, t, job.tile, job.k, job.stage, reason, job.waitLines, last === null ? EMPTY : [last]);
+    r.waits[reason] = (r.waits[reason] || 0) + (t - from);
+    r.waitTotal += t - from;
+  };
+
+  /**
+   * Execute one command of role r. Returns true when r may continue at once, false when it is
+   * blocked (parked on a barrier or a job) or finished.
+   */
+  Engine.prototype.exec = function (r, c) {
+    var t, li, blk, after;
+    switch (c.op) {
+      case CMD_WAIT:
+      case CMD_SYNC: {
+        var bar = c.bar, parity = c.parity;
+        if (c.op === CMD_SYNC) {
+          parity = bar.completed & 1;
+          blk = this.build ? this.laneLast[r.lane] : null;
+          this.arrive(bar, r.now, blk, r);
+        }
+        if (this.events !== null) this.event(r.now, bar, EV_WAIT_BEGIN, r);
+        if ((bar.completed & 1) !== parity) {
+          this.passWait(r, bar, c.reason, c.lines, c.tile, c.k, c.stage);
+          return true;
+        }
+        r.blocked = bar;
+        r.bParity = parity;
+        r.bLine = c.line;
+        r.wReason = c.reason; r.wLines = c.lines; r.wTile = c.tile; r.wK = c.k; r.wStage = c.stage;
+        bar.waiters.push(r);
+        return false;
+      }
+      case CMD_ARRIVE: {
+        blk = this.build ? (r.after.length > 0 ? r.after[r.after.length - 1] : this.laneLast[r.lane]) : null;
+        for (var n = 0; n < c.count; n++) this.arrive(c.bar, r.now, blk, r);
+        return true;
+      }
+      case CMD_WORK: {
+        if (c.latency <= 0) return true;
+        li = c.li < 0 ? r.lane : c.li;
+        t = r.now;
+        after = this.bindings(r, t, li);
+        if (li !== r.lane && this.build && this.laneLast[r.lane] !== null && this.laneLast[r.lane].end === t &&
+          after.indexOf(this.laneLast[r.lane]) < 0) {
+          after = after === EMPTY ? [this.laneLast[r.lane]] : after.concat([this.laneLast[r.lane]]);
+        }
+        blk = this.draw(li, c.kind, t, t + c.latency, c.tile, c.k, c.stage, null, c.lines, after);
+        r.now = t + c.latency;
+        if (r.after.length > 0) r.after.length = 0;
+        if (blk !== null) r.after.push(blk);
+        return true;
+      }
+      case CMD_COPY: {
+        t = r.now;
+        after = this.bindings(r, t, r.lane);
+        var issue = this.draw(r.lane, "issue", t, t + 1, c.tile, c.k, c.stage, null, c.lines, after);
+        if (issue !== null && c.operand !== null) issue.operand = c.operand;
+        var land = t + 1 + c.latency;
+        var fill = issue;
+        if (c.latency > 0) {
+          fill = this.draw(c.li, "filling", t + 1, land, c.tile, c.k, c.stage, null, c.fillLines, issue === null ? EMPTY : [issue]);
+          if (fill !== null && c.operand !== null) fill.operand = c.operand;
+        }
+        if (c.ring !== null) c.ring.landed(c.stage, land, fill, c.tile, c.k);
+        r.now = t + 1;
+        if (r.after.length > 0) r.after.length = 0;
+        if (issue !== null) r.after.push(issue);
+        this.arrive(c.bar, land, fill, null);
+        return true;
+      }
+      case CMD_MMA: {
+        var q = c.queue, job = null;
+        if (c.key !== null && Object.prototype.hasOwnProperty.call(q.open, c.key)) job = q.open[c.key];
+        if (job === null) {
+          job = new MmaJob(c);
+          q.pending.push(job);
+          if (c.key !== null && c.parts > 1) q.open[c.key] = job;
+        }
+        job.issued++;
+        if (r.now > job.issueTime) job.issueTime = r.now;
+        if (job.role0 === null) job.role0 = r;
+        else (job.roles || (job.roles = [job.role0])).push(r);
+        r.jobs.push(job);
+        r.lastJob = job;
+        if (job.issued === job.parts && c.key !== null) delete q.open[c.key];
+        this.startJobs(q);
+        if (!job.done) {
+          // Wait for the other parts; resume with a no-op re-check (the job is done then).
+          r.pendingN = Infinity;
+          (job.waiters || (job.waiters = [])).push(r);
+          return false;
+        }
+        return true;
+      }
+      case CMD_MMA_WAIT:
+        return this.mmaWaitNow(r, c.n);
+      case CMD_COMMIT: {
+        var last = r.lastJob;
+        if (last === null) this.arrive(c.bar, r.now, null, r);
+        else if (last.done) this.arrive(c.bar, last.end > r.now ? last.end : r.now, last.blk, r);
+        else (last.commits || (last.commits = [])).push([c.bar, r]);
+        return true;
+      }
+    }
+    throw new Error("engine: unknown command " + c.op);
+  };
+
+  /** warpgroup_wait<n> of role r: true when passed (clock advanced), false when parked on a job. */
+  Engine.prototype.mmaWaitNow = function (r, n) {
+    var jobs = r.jobs;
+    var outstanding = jobs.length - r.jobHead;
+    if (outstanding <= n) return true;
+    var target = jobs[jobs.length - 1 - n];
+    if (!target.done) {
+      r.pendingN = n;
+      (target.waiters || (target.waiters = [])).push(r);
+      return false;
+    }
+    r.jobHead = jobs.length - n;
+    if (r.jobHead > 64 && r.jobHead * 2 > jobs.length) { r.jobs = jobs.slice(r.jobHead); r.jobHead = 0; }
+    var own = null;
+    if (this.build) own = target.blkOf(r);
+    this.advanceTo(r, target.end > r.now ? target.end : r.now, own, target.end, null, EMPTY, target.tile, target.k, target.stage);
+    return true;
+  };
+
+  /** Resume a role parked on a job: re-check its warpgroup_wait, then continue its program. */
+  Engine.prototype.step = function (r) {
+    if (this.mmaWaitNow(r, r.pendingN)) this.push(r);
+  };
+
+  /**
+   * Run every role to its end or until none can move. Returns null, or the deadlock
+   * {step, message, waiting: [{lane, barrier, phase, line}]}.
+   */
+  Engine.prototype.run = function () {
+    var i;
+    for (i = 0; i < this.roles.length; i++) {
+      this.roles[i].gen = this.roles[i].program(this.roles[i]);
+      this.push(this.roles[i]);
+    }
+    while (this.heap.length > 0 && !this.stopped) {
+      var r = this.pop();
+      // Run r while it stays the earliest runnable role.
+      for (;;) {
+        var next = r.gen.next();
+        if (next.done) { r.done = true; break; }
+        if (!this.exec(r, next.value)) break;
+        if (this.stopped) break;
+        if (this.heap.length > 0 && this.less(this.heap[0], r)) { this.push(r); break; }
+      }
+    }
+    if (this.stopped) return null;
+    var waiting = [];
+    for (i = 0; i < this.roles.length; i++) {
+      var role = this.roles[i];
+      if (role.done) continue;
+      if (role.blocked !== null) {
+        waiting.push({ lane: this.lanes[role.lane].id, barrier: role.blocked.name,
+          phase: role.bParity, line: role.bLine, since: role.now });
+      } else {
+        waiting.push({ lane: this.lanes[role.lane].id, barrier: "tensor core (" + (role.lastJob ? "job of tile " +
+          role.lastJob.tile + " k " + role.lastJob.k : "no job") + ")", phase: null, line: null, since: role.now });
+      }
+    }
+    if (waiting.length === 0) return null;
+    var step = 0;
+    for (i = 0; i < waiting.length; i++) if (waiting[i].since > step) step = waiting[i].since;
+    var text = waiting.map(function (w) {
+      return w.lane + " waits on " + w.barrier + (w.phase === null ? "" : " (phase " + w.phase + ")") +
+        (w.line === null ? "" : " at line " + w.line);
+    });
+    waiting.forEach(function (w) { delete w.since; });
+    return { step: step, message: "deadlock: no role can progress after step " + step + ": " + text.join("; "), waiting: waiting };
+  };
+
+  /** Barrier descriptions for the result (CONTRACT.md `barriers`). */
+  Engine.prototype.barrierList = function () {
+    return this.barriers.map(function (b) {
+      return { id: b.id, name: b.name, kind: b.kind, stage: b.stage, expected: b.expected, lines: b.lines };
+    });
+  };
+
+  /**
+   * Barrier events in time order (stable: same-time events keep their recording order), each
+   * {t, barrier, type, lane, phase} with the barrier's phase bit after it. Arrivals can be
+   * recorded ahead of time (a TMA landing), so the phase is replayed here: it flips at each
+   * "complete". Returns a function that builds the array (the result's lazy barrierEvents).
+   */
+  Engine.prototype.sortedEvents = function () {
+    var log = this.events, lanes = this.lanes, nBars = this.barriers.length;
+    if (log === null) return function () { return []; };
+    return function () {
+      var n = log.n, i;
+      var order = new Float64Array(n);
+      // Sort numeric keys t * 2^23 + recording index natively (stable by construction).
+      for (i = 0; i < n; i++) order[i] = log.t[i] * 8388608 + i;
+      order.sort();
+      var phase = new Uint8Array(nBars);
+      var out = new Array(n);
+      for (i = 0; i < n; i++) {
+        var k = order[i] % 8388608;
+        var bar = log.bar[k], type = log.type[k];
+        if (type === EV_COMPLETE) phase[bar] ^= 1;
+        out[i] = { t: log.t[k], barrier: bar, type: EV_NAMES[type], lane: log.lane[k] < 0 ? null : lanes[log.lane[k]].id,
+          phase: phase[bar] };
+      }
+      return out;
+    };
+  };
+
+  /**
+   * A stage ring of one pipeline (PipelineTmaAsync / PipelineAsync / PipelineTmaUmmaAsync): S
+   * stages, each with a full barrier (expected `fullExpected`: 1 = the TMA transaction) and an
+   * empty barrier (expected `emptyExpected` consumer arrivals). Draws FILLING (by copy) and FULL
+   * from the landing of the data to the completion of the stage's empty barrier (its release).
+   */
+  function Ring(engine, name, S, firstLane, fullExpected, emptyExpected, lines, fullLines) {
+    this.engine = engine;
+    this.name = name;
+    this.S = S;
+    this.firstLane = firstLane;
+    this.full = [];
+    this.empty = [];
+    this.land = new Float64Array(S);
+    this.landBlk = new Array(S).fill(null);
+    this.landTile = new Array(S).fill(null);
+    this.landK = new Array(S).fill(null);
+    this.fullLines = fullLines || EMPTY;
+    this.operand = null;
+    var self = this;
+    for (var s = 0; s < S; s++) {
+      this.full.push(engine.barrier(name + ".full[" + s + "]", "full", s, fullExpected, lines.full));
+      var e = engine.barrier(name + ".empty[" + s + "]", "empty", s, emptyExpected, lines.empty);
+      e.onComplete = function (bar, t) { self.released(bar.stage, t, bar.blk); };
+      this.empty.push(e);
+    }
+  }
+
+  /** The data of (tile, k) landed in stage s at t (block blk). */
+  Ring.prototype.landed = function (s, t, blk, tile, k) {
+    this.land[s] = t;
+    this.landBlk[s] = blk;
+    this.landTile[s] = tile;
+    this.landK[s] = k;
+  };
+
+  /** Stage s released at t: draw its FULL block from the landing. */
+  Ring.prototype.released = function (s, t) {
+    var eng = this.engine;
+    if (this.landBlk[s] === null && eng.build) return;
+    if (t > this.land[s]) {
+      var fb = this.landBlk[s];
+      var blk = eng.draw(this.firstLane + s, "full", this.land[s], t, this.landTile[s], this.landK[s], s, null,
+        this.fullLines, fb === null ? EMPTY : [fb]);
+      if (blk !== null && fb && fb.operand) blk.operand = fb.operand;
+    }
+    this.landBlk[s] = null;
+  };
+
+  /** Producer/consumer pipeline state (cutlass::PipelineState): index, phase, count. */
+  function PipeState(S, index, phase) {
+    this.S = S;
+    this.index = index;
+    this.phase = phase;
+  }
+  PipeState.prototype.advance = function (n) {
+    for (var i = 0; i < (n === undefined ? 1 : n); i++) {
+      this.index++;
+      if (this.index === this.S) { this.index = 0; this.phase ^= 1; }
+    }
+    return this;
+  };
+  PipeState.prototype.clone = function () { return new PipeState(this.S, this.index, this.phase); };
+
+  /**
+   * OrderedSequenceBarrier<Depth, Length> (sm90_pipeline.hpp 1262-1353): Depth x Length barriers
+   * of one group arrival each; group g waits on barrier[stage][g] with its phase (group 0 starts
+   * on the opposite phase, so it passes first) and arrive() signals barrier[stage][g+1 mod Length]
+   * and advances its stage.
+   */
+  function OrderBarrier(engine, name, depth, length, lines) {
+    this.engine = engine;
+    this.depth = depth;
+    this.length = length;
+    this.bars = [];
+    for (var d = 0; d < depth; d++) {
+      for (var l = 0; l < length; l++) {
+        this.bars.push(engine.barrier(name + "[" + d + "][" + l + "]", "order", d, 1, lines));
+      }
+    }
+    this.state = [];
+    for (var g = 0; g < length; g++) this.state.push(new PipeState(depth, 0, g === 0 ? 1 : 0));
+  }
+
+  /** Command: group g waits for its turn. */
+  OrderBarrier.prototype.wait = function (g, reason, lines, tile, k, stage, line) {
+    var st = this.state[g];
+    return this.engine.wait(this.bars[st.index * this.length + g], st.phase, reason, lines, tile, k, stage, line);
+  };
+
+  /** Command: group g hands over to group g + 1 and advances. */
+  OrderBarrier.prototype.arrive = function (g) {
+    var st = this.state[g];
+    var bar = this.bars[st.index * this.length + (g + 1) % this.length];
+    st.advance(1);
+    return this.engine.arriveCmd(bar, 1);
+  };
+
+  // ---------------------------------------------------------------------------------------------
+  // GEMM model (SM90 TMA warp-specialized pingpong / cooperative, CUTLASS 4.2) on the engine
+
+  /** Lanes of the GEMM model in display order: producer, stage0..stage{S-1}, consumer0[, consumer1]. */
+  function gemmLanes(knobs) {
+    var lanes = [{ id: "producer", label: "producer (load WG)", group: "producer" }];
+    for (var s = 0; s < knobs.stages; s++) lanes.push({ id: "stage" + s, label: "stage " + s, group: "stage" });
+    for (var c = 0; c < knobs.consumerWGs; c++) lanes.push({ id: "consumer" + c, label: "consumer WG" + c, group: "consumer" });
+    return lanes;
+  }
+
+  /** Upper bound on the GEMM block count, known before simulating (the block cap uses it). */
+  function estimateGemmBlocks(knobs) {
+    var n = knobs.outputTiles * knobs.kTiles;
+    var copies = knobs.consumerWGs === 2 && knobs.schedule === "cooperative" ? 2 : 1;
+    var epilogues = knobs.epilogueLatency > 0 ? knobs.outputTiles : 0;
+    // issue + filling + full per k-tile; per consumer copy a WGMMA per k-tile, an epilogue per
+    // tile, and at most one wait before each of those plus one before each epilogue order wait.
+    return n * (2 + (knobs.tmaLatency > 0 ? 1 : 0)) + copies * 2 * (n + knobs.outputTiles + epilogues);
+  }
+
+  /** The first literal constant `name` of a structure: {value, line} or null (CONTRACT `constants`). */
+  function sourceConstant(structure, name) {
+    var st = isObject(structure) ? structure : {};
+    var list = Array.isArray(st.constants) ? st.constants : [];
+    for (var i = 0; i < list.length; i++) {
+      var c = list[i];
+      if (!isObject(c) || c.name !== name) continue;
+      var v = typeof c.value === "number" ? c.value : typeof c.value === "string" && /^\s*\d+\s*$/.test(c.value) ? Number(c.value) : NaN;
+      if (isFinite(v)) return { value: v, line: lineOrNull(c.line) };
+    }
+    return null;
+  }
+
+  /**
+   * The consumer's role program from the parsed mainloop (README "GEMM model"): which steps exist.
+   * Without a recognised mainloop (a producer function with a load and a consumer function with a
+   * consumer_wait and an mma) the CUTLASS 4.2 program is assumed whole (`assumed: true`).
+   * {acquire, wait, loopRelease, tailRelease, kPipe: {value, line} | null, lines: {...}}.
+   */
+  function gemmProgram(structure) {
+    var st = isObject(structure) ? structure : {};
+    var functions = Array.isArray(st.functions) ? st.functions.filter(isObject) : [];
+    var prog = { acquire: true, wait: true, loopRelease: true, tailRelease: true, tailAssumed: false, kPipe: null, assumed: true,
+      lines: { acquire: null, wait: null, waitOrderMma: null, waitOrderEpi: null } };
+    var kp = sourceConstant(st, "K_PIPE_MMAS");
+    if (kp !== null) prog.kPipe = kp;
+    var producer = pickFunction(functions, PRODUCER_ROLES, LOAD_OPS);
+    var consumer = pickFunction(functions, CONSUMER_ROLES, { mma: true });
+    var pOps = opsOf(producer), cOps = opsOf(consumer);
+    // Only a recognised mainloop (a producer that loads, a consumer that waits and issues MMAs)
+    // is read; anything less keeps the assumed CUTLASS 4.2 program (the page says so).
+    var loads = pOps.some(function (op) { return LOAD_OPS[op.op] === true; });
+    var waitsAny = cOps.some(function (op) { return op.op === "consumer_wait"; });
+    if (!loads || !waitsAny) return prog;
+    prog.assumed = false;
+    var acq = pOps.filter(function (op) { return op.op === "producer_acquire"; });
+    prog.acquire = acq.length > 0;
+    if (prog.acquire) prog.lines.acquire = lineOrNull(acq[0].line);
+    var waits = cOps.filter(function (op) { return op.op === "consumer_wait"; });
+    prog.wait = waits.length > 0;
+    if (prog.wait) prog.lines.wait = lineOrNull(waits[waits.length - 1].line);
+    // The loop's release: a consumer_release after the consumer function's last mma (by line).
+    var lastMma = -Infinity;
+    cOps.forEach(function (op) { if (op.op === "mma" && typeof op.line === "number" && op.line > lastMma) lastMma = op.line; });
+    prog.loopRelease = cOps.some(function (op) { return op.op === "consumer_release" && typeof op.line === "number" && op.line > lastMma; });
+    // The tail's release: a consumer_release in another consumer function (mma_tail).
+    prog.tailRelease = functions.some(function (fn) {
+      return fn !== consumer && CONSUMER_ROLES[fn.role] && opsOf(fn).some(function (op) { return op.op === "consumer_release"; });
+    });
+    // A loop release without a separate tail (a CuTe DSL kernel, a partial parse): the tile's last
+    // k-tiles are assumed released after the loop, and the page says so.
+    prog.tailAssumed = !prog.tailRelease && prog.loopRelease;
+    if (prog.tailAssumed) prog.tailRelease = true;
+    // K_PIPE_MMAS from a literal warpgroup_wait<N> in the consumer loop when no constant was recorded.
+    if (prog.kPipe === null) {
+      var ww = cOps.filter(function (op) { return op.op === "warpgroup_wait" && typeof op.line === "number" && op.line > lastMma; });
+      ww.forEach(function (op) {
+        var n = typeof op.count === "number" ? op.count : typeof op.count === "string" && /^\s*\d+\s*$/.test(op.count) ? Number(op.count) : NaN;
+        if (prog.kPipe === null && isFinite(n)) prog.kPipe = { value: n, line: lineOrNull(op.line) };
+      });
+    }
+    return prog;
+  }
+
+  /** Values of the GEMM knobs that the source fixes: {kPipeMmas: {value, line}} when literal. */
+  function gemmSourceKnobs(structure) {
+    var prog = gemmProgram(structure);
+    var out = {};
+    if (prog.kPipe !== null) out.kPipeMmas = prog.kPipe;
+    return out;
+  }
+
+  /** The kernel-layer line of an order-barrier ref list's first entry (wait), or null. */
+  function firstLine(refs) {
+    return refs && refs.length > 0 ? refs[0].line : null;
+  }
+
+  /**
+   * Run the GEMM model on the engine. With build false no block is allocated and the run stops at
+   * the first late TMA wait ({deadlock, stopped}); with build true, probe(lateTma) is told
+   * whether one occurred.
+   */
+  function runGemm(knobs, refs, prog, build, probe) {
     var S = knobs.stages, O = knobs.outputTiles, K = knobs.kTiles;
-    var L = knobs.tmaLatency, W = knobs.wgmmaLatency, E = knobs.epilogueLatency;
-    var lag = knobs.releaseLag;
-    var pingpong = knobs.consumerWGs === 2 && knobs.schedule === "pingpong";
-    var cooperative = knobs.consumerWGs === 2 && knobs.schedule === "cooperative";
-    var N = O * K;
+    var L = knobs.tmaLatency, W = knobs.wgmmaLatency, Ep = knobs.epilogueLatency, KP = knobs.kPipeMmas;
+    var C = knobs.consumerWGs;
+    var pingpong = C === 2 && knobs.schedule === "pingpong";
+    var cooperative = C === 2 && knobs.schedule === "cooperative";
     var lanes = gemmLanes(knobs);
-    var PRODUCER = 0, FIRST_STAGE = 1, FIRST_CONSUMER = 1 + S;
-    var tl = build ? new Timeline(lanes) : null;
+    var FIRST_STAGE = 1, FIRST_CONSUMER = 1 + S;
+    var eng = new Engine(lanes, { build: build, events: build && estimateGemmBlocks(knobs) <= EVENT_BLOCK_LIMIT });
+    var lateTma = false;
+    // A TMA wait is "late" when it starts after step 0 and ends while the tensor core is idle
+    // (a wait that ends while another WGMMA still runs costs nothing).
+    eng.onWaitBlock = function (role, start, end, reason) {
+      if (reason === "tma" && start > 0 && tc.end < end) {
+        lateTma = true;
+        if (!build) eng.stopped = true;
+      }
+    };
+    var releaseLines = refs.release.map(function (r) { return r.line; });
+    var ring = new Ring(eng, "MainloopPipeline", S, FIRST_STAGE, 1, cooperative ? 2 : 1,
+      { full: { wait: refs.wait.map(function (r) { return r.line; }), arrive: refs.filling.map(function (r) { return r.line; }) },
+        empty: { wait: refs.issue.filter(function (r) { return r.op === "producer_acquire"; }).map(function (r) { return r.line; }),
+          arrive: releaseLines } }, refs.full);
+    var tc = eng.queue("tensor core");
+    tc.lateTma = false;
+    var order = pingpong ? new OrderBarrier(eng, "math_wg_order_barrier", 2, 2,
+      { wait: refs.order.filter(function (r) { return r.op === "wait"; }).map(function (r) { return r.line; }),
+        arrive: refs.order.filter(function (r) { return r.op === "arrive"; }).map(function (r) { return r.line; }) }) : null;
+    var orderMmaLine = firstLine(refs.orderMma), orderEpiLine = firstLine(refs.orderEpilogue);
 
-    var release = new Float64Array(N); // R[g]: step at which stage s(g) is released by tile g
-    var releaseBlk = build ? new Array(N) : null; // the WGMMA whose end is R[g]
-    var issueEnd = 0, issueBlk = null; // previous issue
-    var laneEnd = [0, 0], laneLast = [null, null]; // per consumer WG: end and last block of its lane
-    var mmaEnd = [0, 0], mmaBlk = [null, null]; // per WG: previous WGMMA (within the current tile)
-    var epiEnd = [0, 0], epiRefs = [EMPTY, EMPTY]; // per WG: its previous tile's epilogue end
-    var orderEnd = 0, orderBlk = null; // pingpong: end of tile o-1's last WGMMA (math order barrier)
-    var epiOrderEnd = 0, epiOrderRefs = EMPTY; // pingpong: end of tile o-1's epilogue
-    var waits = [newWaitTotals(), newWaitTotals()];
-    var busy = 0, busyEnd = 0; // union of WGMMA intervals (they arrive sorted by start)
-    var lateTma = false; // some `tma` wait starts after step 0
-    var WG0 = [0], WG1 = [1], BOTH = [0, 1];
+    eng.role("producer", 0, function* () {
+      for (var g = 0; g < O * K; g++) {
+        var s = g % S, o = (g / K) | 0, k = g - o * K;
+        if (prog.acquire) yield eng.wait(ring.empty[s], ((g / S | 0) & 1) ^ 1, null, EMPTY, o, k, s, prog.lines.acquire);
+        yield eng.copy(ring.full[s], L, refs.issue, refs.filling, o, k, s, FIRST_STAGE + s, ring);
+      }
+    }, { drawWaits: false });
 
-    /** Close the idle gap of WG c's lane before a block starting at start; false = stop early. */
-    function gapBefore(c, start, reason, tile, k, stage) {
-      var from = laneEnd[c];
-      if (start <= from) return true;
-      if (!build) return !(reason === "tma" && from > 0);
-      var lines = reason === "tma" ? refs.wait : reason === "epilogue" ? refs.epilogue
-        : reason === "order" ? refs.orderMma : refs.orderEpilogue;
-      if (reason === "tma" && from > 0) lateTma = true;
-      var after = laneLast[c] === null ? EMPTY : [laneLast[c]];
-      tl.add(FIRST_CONSUMER + c, "wait", from, start, tile, k, stage, reason, lines, after);
-      waits[c][reason] += start - from;
-      waits[c].total += start - from;
-      return true;
-    }
-
-    for (var o = 0; o < O; o++) {
-      var wgs = cooperative ? BOTH : pingpong && o % 2 === 1 ? WG1 : WG0;
-      for (var k = 0; k < K; k++) {
-        var g = o * K + k;
-        var s = g % S;
-
-        // Producer: acquire + TMA issue take one step, once the previous issue is done and the
-        // stage's previous tile (g - S) has been released.
-        var freed = g >= S ? release[g - S] : 0;
-        var issueStart = issueEnd > freed ? issueEnd : freed;
-        var issue = null;
-        if (build) {
-          if (issueBlk !== null && issueEnd === issueStart) scratch.push(issueBlk);
-          if (g >= S && freed === issueStart) scratch.push(releaseBlk[g - S]);
-          issue = tl.add(PRODUCER, "issue", issueStart, issueStart + 1, o, k, s, null, refs.issue, exactArray());
-        }
-        issueEnd = issueStart + 1;
-        issueBlk = issue;
-        var fillEnd = issueEnd + L;
-        var fillBlk = issue; // with L = 0 the stage is full when the issue ends
-        if (build && L > 0) {
-          fillBlk = tl.add(FIRST_STAGE + s, "filling", issueEnd, fillEnd, o, k, s, null, refs.filling, [issue]);
-        }
-
-        // Consumers: WGMMA k of tile o on every WG that computes tile o.
-        var firstStart = 0, firstMma = null;
-        for (var wi = 0; wi < wgs.length; wi++) {
-          var c = wgs[wi];
-          var start = fillEnd;
-          var prevEnd = k > 0 ? mmaEnd[c] : epiEnd[c];
-          if (prevEnd > start) start = prevEnd;
-          var ordered = pingpong && k === 0 && o > 0;
-          if (ordered && orderEnd > start) start = orderEnd;
-          var reason = ordered && orderEnd === start ? "order"
-            : k === 0 && epiEnd[c] === start && o > 0 ? "epilogue" : "tma";
-          if (!gapBefore(c, start, reason, o, k, s)) return { lateTmaWait: true };
-          var mma = null;
-          if (build) {
-            if (fillEnd === start) scratch.push(fillBlk);
-            if (k > 0 && mmaEnd[c] === start) scratch.push(mmaBlk[c]);
-            if (k === 0 && epiEnd[c] === start) pushRefs(epiRefs[c]);
-            if (ordered && orderEnd === start && scratch.indexOf(orderBlk) < 0) scratch.push(orderBlk);
-            mma = tl.add(FIRST_CONSUMER + c, "wgmma", start, start + W, o, k, s, null, refs.wgmma, exactArray());
-            laneLast[c] = mma;
+    /** Consumer WG w: the kernel layer's tile loop around the mainloop's mma() and mma_tail(). */
+    function consumer(w) {
+      return function* () {
+        var P = Math.min(KP, K);
+        for (var o = pingpong ? w : 0; o < O; o += pingpong ? 2 : 1) {
+          if (pingpong) yield order.wait(w, "order", refs.orderMma, o, 0, (o * K) % S, orderMmaLine);
+          for (var k = 0; k < K; k++) {
+            var g = o * K + k, s = g % S;
+            if (prog.wait) yield eng.wait(ring.full[s], (g / S | 0) & 1, "tma", refs.wait, o, k, s, prog.lines.wait);
+            yield eng.mma(tc, W, "wgmma", refs.wgmma, o, k, s, cooperative ? 2 : 1, cooperative ? g : null);
+            if (k >= P) {
+              yield eng.mmaWait(KP, null, EMPTY);
+              if (prog.loopRelease) yield eng.arriveCmd(ring.empty[(g - P) % S]);
+            }
           }
-          mmaEnd[c] = start + W;
-          mmaBlk[c] = mma;
-          laneEnd[c] = start + W;
-          if (wi === 0) { firstStart = start; firstMma = mma; }
+          if (pingpong) yield order.arrive(w);
+          // mma_tail: warpgroup_wait<0>, then release the last min(K_PIPE_MMAS, K) k-tiles.
+          yield eng.mmaWait(0, null, EMPTY);
+          if (prog.tailRelease) for (var kt = K - P; kt < K; kt++) yield eng.arriveCmd(ring.empty[(o * K + kt) % S]);
+          if (pingpong) yield order.wait(w, "epilogue-order", refs.orderEpilogue, o, null, null, orderEpiLine);
+          yield eng.work(Ep, "epilogue", refs.epilogue, o, null, null);
+          if (pingpong) yield order.arrive(w);
         }
-        // The stage sits FULL from the end of its fill until its WGMMA starts.
-        if (build && firstStart > fillEnd) {
-          tl.add(FIRST_STAGE + s, "full", fillEnd, firstStart, o, k, s, null, refs.full, [fillBlk]);
-        }
-        var unionFrom = firstStart > busyEnd ? firstStart : busyEnd;
-        if (firstStart + W > unionFrom) busy += firstStart + W - unionFrom;
-        if (firstStart + W > busyEnd) busyEnd = firstStart + W;
-
-        // consumer_release: with releaseLag = 0 tile g is released when its WGMMA ends; with lag
-        // it waits for WGMMA k + lag of the same output tile (the tail releases the rest).
-        // So WGMMA k releases the k-tiles kr with min(kr + lag, K - 1) === k.
-        var releaseEnd = firstStart + W;
-        var krLast = k === K - 1 ? K - 1 : k - lag;
-        for (var kr = Math.max(0, k - lag); kr <= krLast; kr++) {
-          release[o * K + kr] = releaseEnd;
-          if (build) releaseBlk[o * K + kr] = firstMma;
-        }
-      }
-
-      // Epilogue of tile o on each of its WGs, after its last WGMMA; in pingpong the order barrier
-      // also alternates epilogues, so it waits for tile o-1's epilogue too.
-      var tileEnd = 0, tileEndRefs = EMPTY;
-      for (var we = 0; we < wgs.length; we++) {
-        var cw = wgs[we];
-        var epiStart = mmaEnd[cw];
-        var epiOrdered = pingpong && o > 0;
-        if (epiOrdered && epiOrderEnd > epiStart) epiStart = epiOrderEnd;
-        var epiAfter = null;
-        if (build) {
-          if (mmaEnd[cw] === epiStart) scratch.push(mmaBlk[cw]);
-          if (epiOrdered && epiOrderEnd === epiStart) pushRefs(epiOrderRefs);
-          epiAfter = exactArray();
-        }
-        if (E > 0) {
-          if (!gapBefore(cw, epiStart, "epilogue-order", o, null, null)) return { lateTmaWait: true };
-          var epi = null;
-          if (build) {
-            epi = tl.add(FIRST_CONSUMER + cw, "epilogue", epiStart, epiStart + E, o, null, null, null, refs.epilogue, epiAfter);
-            laneLast[cw] = epi;
-          }
-          laneEnd[cw] = epiStart + E;
-          epiEnd[cw] = epiStart + E;
-          epiRefs[cw] = build ? [epi] : EMPTY;
-        } else {
-          // No block: the "epilogue end" is its start, bound by whatever bound that start.
-          epiEnd[cw] = epiStart;
-          epiRefs[cw] = build ? epiAfter : EMPTY;
-        }
-        if (we === 0) { tileEnd = epiEnd[cw]; tileEndRefs = epiRefs[cw]; }
-      }
-      if (pingpong) {
-        orderEnd = mmaEnd[wgs[0]];
-        orderBlk = mmaBlk[wgs[0]];
-        epiOrderEnd = tileEnd;
-        epiOrderRefs = tileEndRefs;
-      }
+      };
     }
-    if (!build) return { lateTmaWait: false };
-    var flat = tl.finalize();
+    for (var c = 0; c < C; c++) eng.role("consumer" + c, FIRST_CONSUMER + c, consumer(c));
+    var deadlock = eng.run();
+    if (!build) return { deadlock: deadlock, stopped: eng.stopped };
+    if (probe) probe(lateTma);
+    var flat = eng.tl.finalize();
     return {
-      total: tl.total,
+      total: eng.tl.total,
       lanes: lanes,
       blocks: flat.blocks,
       laneBlocks: flat.laneBlocks,
-      waits: waits,
-      busy: busy,
-      lateTmaWait: lateTma
+      roles: eng.roles,
+      busy: tc.busy,
+      deadlock: deadlock,
+      barriers: eng.barrierList(),
+      barrierEvents: eng.sortedEvents(),
+      barrierEventsOmitted: eng.events === null
     };
   }
 
-  /** Zeroed per-reason wait totals of one consumer lane. */
-  function newWaitTotals() {
-    return { tma: 0, order: 0, "epilogue-order": 0, epilogue: 0, total: 0 };
-  }
-
-  /** Smallest S in 1..64 whose run has no `tma` wait starting after step 0, else null. */
-  function minStagesToHideTma(knobs, currentHasLateTma) {
+  /**
+   * Smallest S in 1..64 whose run has no late TMA wait (one starting after step 0 and ending while
+   * the tensor core is idle) and no deadlock, else null.
+   */
+  function minStagesToHideTma(knobs, refs, prog, currentLate) {
     for (var S = 1; S <= MIN_STAGES_SEARCH_MAX; S++) {
       var late;
-      if (S === knobs.stages) late = currentHasLateTma;
-      else if (knobs.releaseLag > S - 1) continue; // that lag is not allowed with S stages
+      if (S === knobs.stages) late = currentLate;
       else {
         var variant = {};
         for (var key in knobs) variant[key] = knobs[key];
         variant.stages = S;
-        late = runGemm(variant, null, false).lateTmaWait;
+        var run = runGemm(variant, refs, prog, false, true);
+        late = run.stopped || run.deadlock !== null;
       }
       if (!late) return S;
     }
     return null;
+  }
+
+  /** Zeroed per-reason wait totals of one GEMM consumer lane. */
+  function newWaitTotals() {
+    var w = {};
+    WAIT_REASON_PRIORITY.forEach(function (r) { w[r] = 0; });
+    w.total = 0;
+    return w;
   }
 
   /** One-line human summary of a GEMM verdict. */
@@ -602,10 +1375,9 @@ var KernelSchedule = (function () {
     var head = (C === 2 ? knobs.schedule + ", 2 consumer WGs" : "1 consumer WG") + ": " + verdict.total + " steps";
     var util = Math.round(verdict.tensorCoreUtilization * 1000) / 10;
     var parts = [head, "tensor cores busy " + util + "%"];
-    var reasons = WAIT_REASON_PRIORITY.slice().reverse();
     var lanesText = Object.keys(verdict.waits).map(function (lane) {
       var w = verdict.waits[lane];
-      var items = reasons.filter(function (r) { return w[r] > 0; }).map(function (r) { return r + " " + w[r]; });
+      var items = WAIT_REASON_PRIORITY.filter(function (r) { return w[r] > 0; }).map(function (r) { return r + " " + w[r]; });
       return lane + " waits " + (items.length ? items.join(", ") : "none");
     });
     parts = parts.concat(lanesText);
@@ -618,20 +1390,34 @@ var KernelSchedule = (function () {
   }
 
   /** The GEMM model's simulate: validated knobs and precomputed refs in, result fields out. */
-  function simulateGemm(knobs, refs) {
-    var run = runGemm(knobs, refs, true);
+  function simulateGemm(knobs, refs, structure) {
+    var prog = refs.program;
+    var late = false;
+    var run = runGemm(knobs, refs, prog, true, function (flag) { late = flag; });
     var waits = {};
-    for (var c = 0; c < knobs.consumerWGs; c++) waits["consumer" + c] = run.waits[c];
+    run.roles.forEach(function (role, i) {
+      if (i === 0) return;
+      var w = newWaitTotals();
+      for (var reason in role.waits) { w[reason] = role.waits[reason]; w.total += role.waits[reason]; }
+      waits[role.name] = w;
+    });
     var verdict = {
       total: run.total,
       waits: waits,
       tensorCoreUtilization: run.total > 0 ? run.busy / run.total : 0,
       tensorCoreBusySteps: run.busy,
-      minStagesToHideTma: minStagesToHideTma(knobs, run.lateTmaWait),
+      minStagesToHideTma: run.deadlock !== null ? null :
+        knobs.outputTiles * knobs.kTiles <= MIN_STAGES_SEARCH_TILES ? minStagesToHideTma(knobs, refs, prog, late) : null,
       summary: ""
     };
-    verdict.summary = gemmSummary(knobs, verdict);
-    return { total: run.total, lanes: run.lanes, blocks: run.blocks, laneBlocks: run.laneBlocks, verdict: verdict };
+    verdict.summary = run.deadlock !== null ? run.deadlock.message : gemmSummary(knobs, verdict);
+    if (run.deadlock === null && knobs.outputTiles * knobs.kTiles > MIN_STAGES_SEARCH_TILES) {
+      verdict.summary = verdict.summary.replace(/; TMA (latency not hidden|hidden from)[^;]*$/, "; minimum stages not searched above " +
+        MIN_STAGES_SEARCH_TILES + " k-tiles");
+    }
+    return { total: run.total, lanes: run.lanes, blocks: run.blocks, laneBlocks: run.laneBlocks, verdict: verdict,
+      deadlock: run.deadlock, barriers: run.barriers, barrierEvents: run.barrierEvents,
+      barrierEventsOmitted: run.barrierEventsOmitted };
   }
 
   // ---------------------------------------------------------------------------------------------
@@ -653,7 +1439,8 @@ var KernelSchedule = (function () {
   /** On/off knobs of the attention model (refinements; off = the plain model). */
   var ATTENTION_KNOB_FLAGS = {
     intraWGOverlap: { label: "intra-WG overlap", doc: "issue GEMM0(j) before GEMM1(j-1): softmax(j) overlaps GEMM1(j-1)" },
-    interWGPingpong: { label: "inter-WG pingpong", doc: "named barrier alternates the WGs' GEMM phases (C = 2)" }
+    interWGPingpong: { label: "inter-WG pingpong", doc: "named barrier alternates the WGs' GEMM phases (C = 2)" },
+    transposeV: { label: "Transpose_V", doc: "V arrives as Vt and the load warp transposes it into V (FP8); default: the structure has a Vt pipeline" }
   };
 
   /** Defaults of the attention model. */
@@ -669,20 +1456,22 @@ var KernelSchedule = (function () {
     epilogueLatency: 3,
     consumerWGs: 2,
     intraWGOverlap: false,
-    interWGPingpong: false
+    interWGPingpong: false,
+    transposeV: false
   };
 
   /** Steps the load warp spends on one Vt -> V transpose (FA3 Transpose_V); not a knob. */
   var TRANSPOSE_STEPS = 1;
 
   /** Wait reasons of the attention model, in tie-break priority order. */
-  var ATTENTION_WAIT_REASONS = ["barrier", "q", "k", "v"];
+  var ATTENTION_WAIT_REASONS = ["barrier", "q", "k", "v", "epilogue", "tensor-core"];
 
   /** Block kinds of the attention model, in legend order. */
   var ATTENTION_BLOCK_KINDS = ["issue", "transpose", "filling", "full", "gemm0", "softmax", "gemm1", "epilogue", "wait"];
 
   /** Accepted spellings of a boolean knob (checkbox values, query strings). */
   var FLAG_WORDS = { "true": true, "1": true, on: true, yes: true, "false": false, "0": false, off: false, no: false };
+  // (KNOB_TABLE.flagWords, on/off, are the CLI's and hash's spellings; all of them are accepted here.)
 
   /** Validate one on/off knob: default if missing, else a boolean from FLAG_WORDS, else default + message. */
   function normalizeFlag(name, value, fallback, messages) {
@@ -695,7 +1484,7 @@ var KernelSchedule = (function () {
   }
 
   /** Validate a knob set for the attention model: returns {knobs, messages}; never throws. */
-  function normalizeAttentionKnobs(input) {
+  function normalizeAttentionKnobs(input, sourceKnobs) {
     var messages = [];
     var raw = knobObject(input, messages);
     var knobs = { model: "attention" };
@@ -703,8 +1492,9 @@ var KernelSchedule = (function () {
     for (name in ATTENTION_KNOB_RANGES) {
       knobs[name] = normalizeNumber(name, raw[name], ATTENTION_KNOB_RANGES[name], ATTENTION_DEFAULT_KNOBS[name], messages);
     }
+    var src = sourceKnobs || {};
     for (name in ATTENTION_KNOB_FLAGS) {
-      knobs[name] = normalizeFlag(name, raw[name], ATTENTION_DEFAULT_KNOBS[name], messages);
+      knobs[name] = normalizeFlag(name, raw[name], src[name] ? !!src[name].value : ATTENTION_DEFAULT_KNOBS[name], messages);
     }
     reportUnknownKnobs(raw, knobs, messages);
     return { knobs: knobs, messages: messages };
@@ -779,11 +1569,15 @@ var KernelSchedule = (function () {
   }
 
   /**
-   * The model simulate() uses when knobs.model is absent: "attention" when the structure has separate
-   * K and V pipelines (aliases ending in K and V) or, failing that, buffers of operands K and V plus
-   * mma ops on both a qk and a pv tiled MMA (88_hopper_fmha's shared K/V pipeline); else "gemm".
+   * The model a page starts in: fitModel(structure).model when a model fits; otherwise the shape
+   * guess: "attention" when the structure has separate K and V pipelines (aliases ending in K and
+   * V) or, failing that, buffers of operands K and V plus mma ops on both a qk and a pv tiled MMA
+   * (88_hopper_fmha's shared K/V pipeline); else "gemm". simulate() without knobs.model does not
+   * guess: a structure no model fits gets the no-model result.
    */
   function defaultModel(structure) {
+    var fit = fitModel(structure);
+    if (fit.model !== null) return fit.model;
     return attentionShape(structure).attention ? "attention" : "gemm";
   }
 
@@ -916,6 +1710,11 @@ var KernelSchedule = (function () {
       waitK: waitK,
       waitV: waitV,
       waitQ: fullQ,
+      queryEmpty: refsOf(pOps.concat(cOps).filter(function (op) {
+        return (op.op === "named_barrier_sync" || op.op === "named_barrier_arrive") &&
+          /QueryEmpty/.test(String(op.barrier_id || "") + " " + String(op.text || ""));
+      }), path),
+      barrierO: refsOf(pick(pOps, ["barrier_wait"], function (op) { return op.barrier === "barrier_O"; }), path),
       producer: functionInfo(producer),
       consumer: functionInfo(consumer),
       shape: shape
@@ -924,15 +1723,14 @@ var KernelSchedule = (function () {
 
   /**
    * Lanes of the attention model in display order: producer, q_stage0, then k_stage*, v_stage*
-   * (and vt_stage* when the structure has a Vt pipeline) or, with 88's shared K/V pipeline,
-   * kv_stage*; then per consumer WG c: consumer{c} (its GEMMs, waits and epilogue) and
-   * consumer{c}_softmax (its softmax).
+   * (and vt_stage* with Transpose_V) or, with 88's shared K/V pipeline, kv_stage*; then per
+   * consumer WG c: consumer{c} (its GEMMs, waits and epilogue) and consumer{c}_softmax.
    */
   function attentionLanes(knobs, refs) {
     var shape = refs && refs.shape ? refs.shape : attentionShape(null);
     var lanes = [{ id: "producer", label: "producer (load warp)", group: "producer" },
       { id: "q_stage0", label: "Q", group: "stage" }];
-    var rings = shape.kv === "shared" ? [["kv", "K/V"]] : [["k", "K"], ["v", "V"]].concat(shape.vt ? [["vt", "Vt"]] : []);
+    var rings = shape.kv === "shared" ? [["kv", "K/V"]] : [["k", "K"], ["v", "V"]].concat(knobs.transposeV ? [["vt", "Vt"]] : []);
     rings.forEach(function (ring) {
       for (var s = 0; s < knobs.stages; s++) lanes.push({ id: ring[0] + "_stage" + s, label: ring[1] + " stage " + s, group: "stage" });
     });
@@ -943,342 +1741,244 @@ var KernelSchedule = (function () {
     return lanes;
   }
 
-  /** Upper bound on the attention block count (assumes a Vt pipeline), known before simulating. */
+  /** Upper bound on the attention block count, known before simulating. */
   function estimateAttentionBlocks(knobs) {
     var O = knobs.outputTiles, J = knobs.kvBlocks, C = knobs.consumerWGs;
-    // Per tile: 3J + 1 producer blocks (K, Vt, transpose, Q), 2 per stage item (filling + full)
-    // over 3J + 1 items, and per WG 2J GEMMs + J softmax + 1 epilogue + at most 2J + 1 waits.
-    return O * ((3 * J + 1) + 2 * (3 * J + 1) + C * (5 * J + 2));
+    // Per tile: 3J + 1 producer blocks (K, Vt/V, transpose, Q), 2 per stage item (filling + full)
+    // over 3J + 1 items, and per WG 2J GEMMs + J softmax + 1 epilogue + at most 2J + 3 waits and
+    // J + 1 tensor-core waits.
+    return O * ((3 * J + 1) + 2 * (3 * J + 1) + C * (6 * J + 5));
   }
 
   /**
-   * A ring of S stages (one pipeline). Items are numbered in issue order; item n uses stage n mod S
-   * and may be issued once item n - S has been released by every consumer (need of them).
-   */
-  function Ring(S, firstLane, count, need) {
-    this.S = S;
-    this.firstLane = firstLane;
-    this.need = need;
-    this.next = 0;
-    this.fillEnd = new Float64Array(count);
-    this.fillBlk = new Array(count);
-    this.used = new Uint8Array(count);
-    this.relCount = new Uint8Array(count);
-    this.relTime = new Float64Array(count);
-    this.relBlk = new Array(count);
-  }
-
-  /** True when item n may be issued (its stage's previous item is released). */
-  Ring.prototype.free = function (n) {
-    return n < this.S || this.relCount[n - this.S] >= this.need;
-  };
-
-  /** Step at which item n's stage is free (0 for the first S items). */
-  Ring.prototype.freeAt = function (n) {
-    return n < this.S ? 0 : this.relTime[n - this.S];
-  };
-
-  /** One consumer's release of item n at time t by block blk. */
-  Ring.prototype.release = function (n, t, blk) {
-    if (this.relCount[n] === 0 || t > this.relTime[n]) { this.relTime[n] = t; this.relBlk[n] = blk; }
-    this.relCount[n]++;
-  };
-
-  /**
-   * Producer actions of one output tile, in the load warp's order (FA3's): K[0], Q, then
-   * plain: V[0], K[1], V[1], ...; intraWGOverlap: K[1], V[0], K[2], V[1], ..., V[J-1] (K runs one
-   * block ahead of V, because GEMM0(j+1) is issued before GEMM1(j)). With a Vt pipeline, V[j] is
-   * a TMA into Vt[j] followed by the transpose T[j] (in intra mode after the next K issue).
+   * The load warp's actions for one tile, in FA3's order (mainloop_fwd_sm90_tma_gmma_ws.hpp load()
+   * 800-890): [kind, j] with kind K, V, Vt (TMA into the Vt ring), T (transpose Vt -> V), Q, O
+   * (barrier_O.wait: the previous tile's epilogue stored O, whose smem aliases V).
    */
   function producerActions(J, intra, vt) {
-    var acts = [["K", 0], ["Q", 0]];
-    for (var j = 0; j < J; j++) {
-      if (intra) {
-        if (vt) {
-          acts.push(["Vt", j]);
-          if (j + 1 < J) acts.push(["K", j + 1]);
-          acts.push(["T", j]);
-        } else {
-          if (j + 1 < J) acts.push(["K", j + 1]);
-          acts.push(["V", j]);
-        }
-      } else {
-        if (j > 0) acts.push(["K", j]);
-        if (vt) { acts.push(["Vt", j]); acts.push(["T", j]); } else acts.push(["V", j]);
-      }
+    var acts = [];
+    if (vt) acts.push(["Vt", 0]);
+    acts.push(["K", 0]);
+    acts.push(["Q", 0]);
+    acts.push(["O", 0]);
+    if (!vt && !intra) acts.push(["V", 0]);
+    for (var j = 1; j < J; j++) {
+      if (vt) acts.push(["Vt", j]);
+      acts.push(["K", j]);
+      if (!vt) acts.push(intra ? ["V", j - 1] : ["V", j]);
+      if (vt) acts.push(["T", j - 1]);
     }
+    if (!vt && intra) acts.push(["V", J - 1]);
+    if (vt) acts.push(["T", J - 1]);
     return acts;
   }
 
   /** Zeroed per-reason wait totals of one attention consumer lane. */
   function newAttentionWaits() {
-    return { barrier: 0, q: 0, k: 0, v: 0, total: 0 };
+    var w = {};
+    ATTENTION_WAIT_REASONS.forEach(function (r) { w[r] = 0; });
+    w.total = 0;
+    return w;
+  }
+
+  /** Lines of a list of refs. */
+  function linesOf(refs) {
+    return refs.map(function (r) { return r.line; });
   }
 
   /**
-   * Run the attention model on validated knobs. The load warp and each consumer WG are sequential
-   * programs; the loop advances whichever can take its next step (every dependency already
-   * computed), so no ordering of the whole schedule has to be worked out in advance.
+   * Run the attention model (FlashAttention-3 forward, hopper/) on the engine. Roles: the load
+   * warp and each consumer WG, programs as in README "Attention model" (every rule with its FA3
+   * lines).
    */
   function runAttention(knobs, refs) {
     var S = knobs.stages, O = knobs.outputTiles, J = knobs.kvBlocks, C = knobs.consumerWGs;
     var L = knobs.tmaLatency, X = knobs.softmaxLatency, E = knobs.epilogueLatency;
+    var G0 = knobs.gemm0Latency, G1 = knobs.gemm1Latency;
     var intra = knobs.intraWGOverlap;
-    var pingpong = C === 2 && knobs.interWGPingpong;
-    // Without the barrier the WGs run in lockstep and the tensor core interleaves their GEMMs:
-    // each takes C times its own latency.
-    var share = pingpong ? 1 : C;
-    var G0 = knobs.gemm0Latency * share, G1 = knobs.gemm1Latency * share;
+    var sched = C === 2 && knobs.interWGPingpong; // UseSchedulerBarrier needs 2 (or 3) MMA WGs
     var shape = refs.shape;
-    var vt = shape.vt && shape.kv === "separate";
     var shared = shape.kv === "shared";
+    var vt = knobs.transposeV && !shared;
     var lanes = attentionLanes(knobs, refs);
     var laneIndex = {};
     lanes.forEach(function (lane, i) { laneIndex[lane.id] = i; });
-    var tl = new Timeline(lanes);
-    var N = O * J;
+    var eng = new Engine(lanes, { events: estimateAttentionBlocks(knobs) <= EVENT_BLOCK_LIMIT });
+    var tc = eng.queue("tensor core");
 
-    var qRing = new Ring(1, laneIndex.q_stage0, O, C);
+    var ringLines = function (fill, wait, acquire, release) {
+      return { full: { wait: linesOf(wait), arrive: linesOf(fill) }, empty: { wait: linesOf(acquire), arrive: linesOf(release) } };
+    };
     var kRing, vRing, vtRing = null;
+    var acquireOf = function (list) { return list.filter(function (r) { return r.op === "producer_acquire"; }); };
     if (shared) {
-      kRing = vRing = new Ring(S, laneIndex.kv_stage0, 2 * N, C);
+      kRing = vRing = new Ring(eng, "MainloopPipeline", S, laneIndex.kv_stage0, 1, C,
+        ringLines(refs.fillK.concat(refs.fillV), refs.waitK.concat(refs.waitV), acquireOf(refs.issueK), refs.releaseK), refs.fullK);
     } else {
-      kRing = new Ring(S, laneIndex.k_stage0, N, C);
-      vRing = new Ring(S, laneIndex.v_stage0, N, C);
-      if (vt) vtRing = new Ring(S, laneIndex.vt_stage0, N, 1);
+      kRing = new Ring(eng, "MainloopPipelineK", S, laneIndex.k_stage0, 1, C,
+        ringLines(refs.fillK, refs.waitK, acquireOf(refs.issueK), refs.releaseK), refs.fullK);
+      vRing = new Ring(eng, "MainloopPipelineV", S, laneIndex.v_stage0, 1, C,
+        ringLines(vt ? refs.transpose : refs.fillV, refs.waitV, acquireOf(refs.issueV), refs.releaseV), refs.fullV);
+      if (vt) vtRing = new Ring(eng, "MainloopPipelineVt", S, laneIndex.vt_stage0, 1, 1,
+        ringLines(refs.fillV, refs.fullVt, acquireOf(refs.issueV), refs.transpose), refs.fullVt);
     }
-    var kItem = new Int32Array(N).fill(-1), vItem = new Int32Array(N).fill(-1), vtItem = vt ? new Int32Array(N).fill(-1) : null;
+    // Q: barrier_Q (a transaction barrier, completed by the landing) and QueryEmpty, the named
+    // barrier the load warp syncs on before loading Q and every MMA WG arrives on (mma_init, then
+    // after each tile's loop): a ring of one stage whose empty barrier expects C + 1 arrivals.
+    var qRing = new Ring(eng, "barrier_Q", 1, laneIndex.q_stage0, 1, C + 1,
+      ringLines(refs.fillQ, refs.waitQ, refs.queryEmpty, refs.queryEmpty), refs.fullQ);
+    qRing.full[0].name = "barrier_Q";
+    qRing.empty[0].name = "QueryEmpty";
+    qRing.empty[0].kind = "named";
+    // barrier_O: one arrival per tile after the epilogue's O store (epilogue_fwd.hpp 327); the load
+    // warp waits on it (parity (work_idx + 1) % 2) before writing V, whose smem O aliases.
+    var barrierO = eng.barrier("barrier_O", "full", null, 1, { wait: linesOf(refs.barrierO), arrive: [] });
+    // FA3's warp scheduler barriers (named_barrier.hpp WarpSchedulerWG1/2): one per WG, two WGs'
+    // arrivals each; a WG syncs on its own and arrives on the other's.
+    var schedBars = [];
+    if (sched) {
+      for (var c0 = 0; c0 < C; c0++) {
+        schedBars.push(eng.barrier("WarpSchedulerWG" + (c0 + 1), "named", null, 2,
+          { wait: linesOf(refs.barrier.filter(function (r) { return r.op === "order_wait"; })),
+            arrive: linesOf(refs.barrier.filter(function (r) { return r.op === "order_arrive"; })) }));
+      }
+    }
+    // EpilogueBarrier: the epilogue starts with a named-barrier sync of all MMA threads.
+    var epiBar = eng.barrier("EpilogueBarrier", "named", null, C, { wait: linesOf(refs.epilogue), arrive: linesOf(refs.epilogue) });
 
+    // Ring item numbering: separate rings number K, V and Vt items t * J + j; a shared K/V ring
+    // numbers them in the load warp's issue order.
     var acts = producerActions(J, intra, vt);
-    var prodTile = 0, prodPos = 0, prodEnd = 0, prodBlk = null;
-
-    /** Add a block with its operand (attention blocks name the pipeline operand, or null). */
-    function add(laneIdx, kind, start, end, tile, j, stage, reason, lines, after, operand) {
-      var blk = tl.add(laneIdx, kind, start, end, tile, j, stage, reason, lines, after);
-      blk.operand = operand;
-      return blk;
+    var itemOf = { K: new Int32Array(J), V: new Int32Array(J) };
+    var perTile = 2 * J;
+    if (shared) {
+      var n = 0;
+      acts.forEach(function (a) { if (a[0] === "K" || a[0] === "V") itemOf[a[0]][a[1]] = n++; });
+    } else {
+      for (var jj = 0; jj < J; jj++) { itemOf.K[jj] = jj; itemOf.V[jj] = jj; }
+      perTile = J;
     }
+    var item = function (kind, t, j) { return t * perTile + itemOf[kind][j]; };
 
-    /** Binding dependencies: the blocks of cands ([time, block]) that end exactly at start. */
-    function binding(cands, start) {
-      for (var i = 0; i < cands.length; i++) {
-        var blk = cands[i][1];
-        if (blk && cands[i][0] === start && scratch.indexOf(blk) < 0) scratch.push(blk);
-      }
-      return exactArray();
-    }
-
-    /** Issue item (ring, o, j) from the producer lane: acquire + TMA, then the stage fills for L. */
-    function issue(ring, o, j, lines, fillLines, operand) {
-      var n = ring.next;
-      if (!ring.free(n)) return -1;
-      var freed = ring.freeAt(n);
-      var start = prodEnd > freed ? prodEnd : freed;
-      var after = binding([[prodEnd, prodBlk], [freed, n >= ring.S ? ring.relBlk[n - ring.S] : null]], start);
-      var stage = n % ring.S;
-      var blk = add(0, "issue", start, start + 1, o, j, stage, null, lines, after, operand);
-      prodEnd = start + 1;
-      prodBlk = blk;
-      ring.fillEnd[n] = prodEnd + L;
-      ring.fillBlk[n] = L > 0 ? add(ring.firstLane + stage, "filling", prodEnd, prodEnd + L, o, blk.k, stage, null, fillLines, [blk], blk.operand) : blk;
-      ring.next++;
-      return n;
-    }
-
-    /** Run the producer's next action if its dependencies are known; false when it must wait. */
-    function stepProducer() {
-      if (prodTile >= O) return false;
-      var act = acts[prodPos], o = prodTile, j = act[1], g = o * J + j, n;
-      if (act[0] === "K") {
-        n = issue(kRing, o, j, refs.issueK, refs.fillK, "K");
-        if (n < 0) return false;
-        kItem[g] = n;
-      } else if (act[0] === "Q") {
-        if (issue(qRing, o, null, refs.issueQ, refs.fillQ, "Q") < 0) return false;
-      } else if (act[0] === "V") {
-        n = issue(vRing, o, j, refs.issueV, refs.fillV, "V");
-        if (n < 0) return false;
-        vItem[g] = n;
-      } else if (act[0] === "Vt") {
-        n = issue(vtRing, o, j, refs.issueV, refs.fillV, "Vt");
-        if (n < 0) return false;
-        vtItem[g] = n;
-      } else { // "T": transpose Vt[j] -> V[j] on the load warp
-        n = vRing.next;
-        if (!vRing.free(n)) return false;
-        var src = vtItem[g];
-        var freed = vRing.freeAt(n);
-        var start = Math.max(prodEnd, vtRing.fillEnd[src], freed);
-        var after = binding([[prodEnd, prodBlk], [vtRing.fillEnd[src], vtRing.fillBlk[src]],
-          [freed, n >= S ? vRing.relBlk[n - S] : null]], start);
-        var tblk = add(0, "transpose", start, start + TRANSPOSE_STEPS, o, j, n % S, null, refs.transpose, after, "V");
-        // The Vt stage sits full until the transpose reads it, and is released when it ends.
-        useItem(vtRing, src, start, o, j, refs.fullVt);
-        vtRing.release(src, start + TRANSPOSE_STEPS, tblk);
-        prodEnd = start + TRANSPOSE_STEPS;
-        prodBlk = tblk;
-        vRing.fillEnd[n] = prodEnd;
-        vRing.fillBlk[n] = tblk;
-        vRing.next++;
-        vItem[g] = n;
-      }
-      prodPos++;
-      if (prodPos === acts.length) { prodPos = 0; prodTile++; }
-      return true;
-    }
-
-    /** First use of item n of a ring at step t: the stage shows FULL from its fill end until t. */
-    function useItem(ring, n, t, o, j, lines) {
-      if (ring.used[n]) return;
-      ring.used[n] = 1;
-      if (t > ring.fillEnd[n]) {
-        var fb = ring.fillBlk[n];
-        add(ring.firstLane + n % ring.S, "full", ring.fillEnd[n], t, o, j, n % ring.S, null, lines, [fb], fb.operand);
-      }
-    }
-
-    // Consumer WG state.
-    var wg = [];
-    for (var c = 0; c < C; c++) {
-      wg.push({ c: c, o: 0, pos: 0, free: 0, last: null, lane: laneIndex["consumer" + c],
-        smLane: laneIndex["consumer" + c + "_softmax"], phases: 0, phaseEnd: 0, phaseBlk: null, waits: newAttentionWaits() });
-    }
-    var opsPerTile = intra ? 2 * J + 2 : 3 * J + 1;
-
-    /** Barrier gate of WG w's next GEMM phase: [time, block] or null when not yet known. */
-    function gate(w) {
-      if (!pingpong) return [0, null];
-      var other = wg[1 - w.c];
-      if (w.c === 1) return other.phases >= w.phases + 1 ? [other.phaseEnd, other.phaseBlk] : null;
-      if (w.phases === 0) return [0, null];
-      return other.phases >= w.phases ? [other.phaseEnd, other.phaseBlk] : null;
-    }
-
-    /** Start a block of WG w at the max of cands ([time, block, reason]); emits the wait before it. */
-    function startAt(w, cands, o, j, stage) {
-      var start = w.free;
-      for (var i = 0; i < cands.length; i++) if (cands[i][0] > start) start = cands[i][0];
-      if (start > w.free) {
-        var reason = null;
-        for (var r = 0; r < ATTENTION_WAIT_REASONS.length && reason === null; r++) {
-          for (var q = 0; q < cands.length; q++) {
-            if (cands[q][2] === ATTENTION_WAIT_REASONS[r] && cands[q][0] === start) { reason = cands[q][2]; break; }
+    eng.role("producer", 0, function* () {
+      for (var t = 0; t < O; t++) {
+        for (var a = 0; a < acts.length; a++) {
+          var kind = acts[a][0], j = acts[a][1], n;
+          if (kind === "K" || kind === "V" || kind === "Vt") {
+            // Acquire the item's stage (producer_acquire), then the TMA (1 step; lands L later).
+            var ring = kind === "K" ? kRing : kind === "V" ? vRing : vtRing;
+            n = kind === "Vt" ? t * J + j : item(kind, t, j);
+            var st = n % S;
+            yield eng.wait(ring.empty[st], ((n / S | 0) & 1) ^ 1, null, EMPTY, t, j, st, null);
+            yield eng.copy(ring.full[st], L, kind === "K" ? refs.issueK : refs.issueV, kind === "K" ? refs.fillK : refs.fillV,
+              t, j, st, ring.firstLane + st, ring, kind);
+          } else if (kind === "Q") {
+            yield eng.sync(qRing.empty[0], null, EMPTY, t, null, 0, null);
+            yield eng.copy(qRing.full[0], L, refs.issueQ, refs.fillQ, t, null, 0, qRing.firstLane, qRing, "Q");
+          } else if (kind === "O") {
+            yield eng.wait(barrierO, (t + 1) & 1, null, EMPTY, t, null, null, refs.barrierO.length ? refs.barrierO[0].line : null);
+          } else { // T: copy_Vt_to_V (781-791): wait Vt, acquire V, transpose, commit V, release Vt
+            n = t * J + j;
+            var s = n % S;
+            yield eng.wait(vtRing.full[s], (n / S | 0) & 1, null, EMPTY, t, j, s, null);
+            yield eng.wait(vRing.empty[s], ((n / S | 0) & 1) ^ 1, null, EMPTY, t, j, s, null);
+            yield eng.work(TRANSPOSE_STEPS, "transpose", refs.transpose, t, j, s);
+            var tblk = eng.laneLast[0];
+            if (tblk !== null) tblk.operand = "V"; // it writes the V stage
+            vRing.landed(s, eng.roles[0].now, tblk, t, j);
+            yield eng.arriveCmd(vRing.full[s]);
+            yield eng.arriveCmd(vtRing.empty[s]);
           }
         }
-        var lines = reason === "k" ? refs.waitK : reason === "v" ? refs.waitV : reason === "q" ? refs.waitQ : refs.barrier;
-        add(w.lane, "wait", w.free, start, o, j, stage, reason, lines, w.last === null ? EMPTY : [w.last], null);
-        w.waits[reason] += start - w.free;
-        w.waits.total += start - w.free;
       }
-      if (w.last !== null && w.free === start) scratch.push(w.last);
-      return { start: start, after: binding(cands, start) };
-    }
+    }, { drawWaits: false });
 
-    /** Close a GEMM phase of WG w (pingpong bookkeeping). */
-    function endPhase(w, blk) {
-      w.phases++;
-      w.phaseEnd = blk.end;
-      w.phaseBlk = blk;
+    /** Consumer WG c's program (mma(), 1138-1346, then the epilogue). */
+    function consumer(c) {
+      return function* (role) {
+        var sm = laneIndex["consumer" + c + "_softmax"];
+        var other = 1 - c;
+        var syncSched = function (t, j) {
+          return eng.sync(schedBars[c], "barrier", refs.barrier, t, j, null, null);
+        };
+        var arriveSched = function () { return eng.arriveCmd(schedBars[other]); };
+        var waitK = function (t, j) {
+          var n = item("K", t, j);
+          return eng.wait(kRing.full[n % S], (n / S | 0) & 1, "k", refs.waitK, t, j, n % S, refs.waitK.length ? refs.waitK[0].line : null);
+        };
+        var waitV = function (t, j) {
+          var n = item("V", t, j);
+          return eng.wait(vRing.full[n % S], (n / S | 0) & 1, "v", refs.waitV, t, j, n % S, refs.waitV.length ? refs.waitV[0].line : null);
+        };
+        var relK = function (t, j) { return eng.arriveCmd(kRing.empty[item("K", t, j) % S]); };
+        var relV = function (t, j) { return eng.arriveCmd(vRing.empty[item("V", t, j) % S]); };
+        var g0 = function (t, j) { return eng.mma(tc, G0, "gemm0", refs.gemm0, t, j, item("K", t, j) % S); };
+        var g1 = function (t, j) { return eng.mma(tc, G1, "gemm1", refs.gemm1, t, j, item("V", t, j) % S); };
+        var softmax = function (t, j) { return eng.work(X, "softmax", refs.softmax, t, j, null, sm); };
+        // mma_init (933-951): QueryEmpty's first arrival; WG0 gives its own scheduler barrier the
+        // first signal.
+        yield eng.arriveCmd(qRing.empty[0]);
+        if (sched && c === 0) yield eng.arriveCmd(schedBars[0]);
+        for (var t = 0; t < O; t++) {
+          yield eng.wait(qRing.full[0], t & 1, "q", refs.waitQ, t, null, 0, refs.waitQ.length ? refs.waitQ[0].line : null);
+          if (intra) {
+            // GEMM0(0) and softmax(0) before the loop, outside the scheduler barrier (1138-1163).
+            yield waitK(t, 0);
+            yield g0(t, 0);
+            yield eng.mmaWait(0);
+            yield relK(t, 0);
+            yield softmax(t, 0);
+            for (var j = 1; j < J; j++) { // fwd_step (1171-1210): phase {GEMM0(j), GEMM1(j-1)}
+              yield waitK(t, j);
+              if (sched) yield syncSched(t, j);
+              yield g0(t, j);
+              yield waitV(t, j - 1);
+              yield g1(t, j - 1);
+              if (sched) yield arriveSched();
+              yield eng.mmaWait(1);
+              yield relK(t, j);
+              yield softmax(t, j);
+              yield eng.mmaWait(0); // V(j-1) is released only after softmax(j) (1196-1199)
+              yield relV(t, j - 1);
+            }
+            yield eng.arriveCmd(qRing.empty[0]); // QueryEmpty before the final GEMM1 (1237)
+            yield waitV(t, J - 1);
+            yield g1(t, J - 1); // outside the scheduler barrier (1240)
+            yield eng.mmaWait(0);
+            yield relV(t, J - 1);
+          } else {
+            if (sched) yield syncSched(t, 0); // before the loop (1256)
+            for (var k = 0; k < J; k++) { // fwd_step (1258-1306): phases {GEMM1(j-1), GEMM0(j)}
+              yield waitK(t, k);
+              yield g0(t, k);
+              if (sched) yield arriveSched(); // right after GEMM0 is issued (1267)
+              yield eng.mmaWait(0);
+              yield relK(t, k);
+              yield softmax(t, k);
+              yield waitV(t, k);
+              if (sched) yield syncSched(t, k); // before each GEMM1 (1295)
+              yield g1(t, k);
+              yield eng.mmaWait(0);
+              yield relV(t, k);
+            }
+            if (sched) yield arriveSched(); // after the loop (1336)
+            yield eng.arriveCmd(qRing.empty[0]); // QueryEmpty after the last GEMM1 (1338)
+          }
+          // Epilogue (epilogue_fwd.hpp store): all MMA WGs sync first (249), then write O; the
+          // last WG's TMA store completion arrives on barrier_O (327).
+          yield eng.sync(epiBar, "epilogue", refs.epilogue, t, null, null, refs.epilogue.length ? refs.epilogue[0].line : null);
+          yield eng.work(E, "epilogue", refs.epilogue, t, null, null);
+          if (c === C - 1) yield eng.arriveCmd(barrierO);
+        }
+      };
     }
-
-    /** GEMM0(j) of WG w: needs K[j] full, Q full (j = 0) and the barrier. */
-    function gemm0(w, o, j) {
-      var g = o * J + j, n = kItem[g];
-      if (n < 0) return false;
-      if (j === 0 && qRing.next <= o) return false;
-      var gt = gate(w);
-      if (gt === null) return false;
-      var cands = [[kRing.fillEnd[n], kRing.fillBlk[n], "k"], [gt[0], gt[1], "barrier"]];
-      if (j === 0) cands.push([qRing.fillEnd[o], qRing.fillBlk[o], "q"]);
-      var st = startAt(w, cands, o, j, n % S);
-      useItem(kRing, n, st.start, o, j, refs.fullK);
-      if (j === 0) useItem(qRing, o, st.start, o, null, refs.fullQ);
-      var blk = add(w.lane, "gemm0", st.start, st.start + G0, o, j, n % S, null, refs.gemm0, st.after, null);
-      kRing.release(n, blk.end, blk);
-      if (j === J - 1) qRing.release(o, blk.end, blk);
-      w.free = blk.end;
-      w.last = blk;
-      if (!intra || j === 0) endPhase(w, blk);
-      return true;
-    }
-
-    /** Softmax(j) of WG w right after its GEMM0(j) (plain, or intra j = 0). */
-    function softmax(w, o, j) {
-      var blk = add(w.smLane, "softmax", w.free, w.free + X, o, j, null, null, refs.softmax, [w.last], null);
-      w.free = blk.end;
-      w.last = blk;
-      return true;
-    }
-
-    /** GEMM1(j) of WG w as its own phase (plain, or the last block in intra mode). */
-    function gemm1(w, o, j) {
-      var g = o * J + j, n = vItem[g];
-      if (n < 0) return false;
-      var gt = gate(w);
-      if (gt === null) return false;
-      var cands = [[vRing.fillEnd[n], vRing.fillBlk[n], "v"], [gt[0], gt[1], "barrier"]];
-      var st = startAt(w, cands, o, j, n % S);
-      useItem(vRing, n, st.start, o, j, refs.fullV);
-      var blk = add(w.lane, "gemm1", st.start, st.start + G1, o, j, n % S, null, refs.gemm1, st.after, null);
-      vRing.release(n, blk.end, blk);
-      w.free = blk.end;
-      w.last = blk;
-      endPhase(w, blk);
-      return true;
-    }
-
-    /** intraWGOverlap, j >= 1: GEMM1(j-1) on the tensor core and softmax(j) start together. */
-    function pair(w, o, j) {
-      var g = o * J + j - 1, n = vItem[g];
-      if (n < 0) return false;
-      var st = startAt(w, [[vRing.fillEnd[n], vRing.fillBlk[n], "v"]], o, j - 1, n % S);
-      useItem(vRing, n, st.start, o, j - 1, refs.fullV);
-      var g1 = add(w.lane, "gemm1", st.start, st.start + G1, o, j - 1, n % S, null, refs.gemm1, st.after, null);
-      var sm = add(w.smLane, "softmax", st.start, st.start + X, o, j, null, null, refs.softmax, st.after.slice(), null);
-      vRing.release(n, g1.end, g1);
-      endPhase(w, g1);
-      w.free = Math.max(g1.end, sm.end);
-      w.last = g1.end >= sm.end ? g1 : sm;
-      return true;
-    }
-
-    /** Epilogue of tile o on WG w after its last block (none when E = 0). */
-    function epilogue(w, o) {
-      if (E > 0) {
-        var blk = add(w.lane, "epilogue", w.free, w.free + E, o, null, null, null, refs.epilogue, w.last === null ? EMPTY : [w.last], null);
-        w.free = blk.end;
-        w.last = blk;
-      }
-      return true;
-    }
-
-    /** Run WG w's next step if its dependencies are known; false when it must wait. */
-    function stepConsumer(w) {
-      if (w.o >= O) return false;
-      var o = w.o, p = w.pos, done;
-      if (p === opsPerTile - 1) done = epilogue(w, o);
-      else if (!intra) {
-        var j = Math.floor(p / 3), phase = p % 3;
-        done = phase === 0 ? gemm0(w, o, j) : phase === 1 ? softmax(w, o, j) : gemm1(w, o, j);
-      } else if (p === 0) done = gemm0(w, o, 0);
-      else if (p === 1) done = softmax(w, o, 0);
-      else if (p === 2 * J) done = gemm1(w, o, J - 1);
-      else done = p % 2 === 0 ? gemm0(w, o, p / 2) : pair(w, o, (p - 1) / 2);
-      if (!done) return false;
-      w.pos++;
-      if (w.pos === opsPerTile) { w.pos = 0; w.o++; }
-      return true;
-    }
-
-    for (;;) {
-      var progressed = false;
-      while (stepProducer()) progressed = true;
-      for (var wi = 0; wi < C; wi++) while (stepConsumer(wg[wi])) progressed = true;
-      if (prodTile >= O && wg.every(function (w) { return w.o >= O; })) break;
-      if (!progressed) throw new Error("attention model deadlock (a bug): " + JSON.stringify(knobs));
-    }
-    var flat = tl.finalize();
-    return { total: tl.total, lanes: lanes, blocks: flat.blocks, laneBlocks: flat.laneBlocks, waits: wg.map(function (w) { return w.waits; }) };
+    for (var c = 0; c < C; c++) eng.role("consumer" + c, laneIndex["consumer" + c], consumer(c));
+    var deadlock = eng.run();
+    var flat = eng.tl.finalize();
+    // Attention blocks name their operand (K, V, Vt, Q) on producer and stage lanes; null elsewhere.
+    for (var b = 0; b < flat.blocks.length; b++) if (flat.blocks[b].operand === undefined) flat.blocks[b].operand = null;
+    return { total: eng.tl.total, lanes: lanes, blocks: flat.blocks, laneBlocks: flat.laneBlocks, roles: eng.roles,
+      deadlock: deadlock, barriers: eng.barrierList(), barrierEvents: eng.sortedEvents(), barrierEventsOmitted: eng.events === null };
   }
 
   /**
@@ -1319,7 +2019,7 @@ var KernelSchedule = (function () {
   function attentionSummary(knobs, verdict) {
     var C = knobs.consumerWGs;
     var mode = [knobs.intraWGOverlap ? "intra-WG overlap" : "no intra-WG overlap",
-      C === 2 ? (knobs.interWGPingpong ? "inter-WG pingpong" : "2 WGs in lockstep") : "1 consumer WG"].join(", ");
+      C === 2 ? (knobs.interWGPingpong ? "inter-WG pingpong" : "2 WGs, no scheduler barrier") : "1 consumer WG"].concat(knobs.transposeV ? ["Transpose_V"] : []).join(", ");
     var util = Math.round(verdict.tensorCoreUtilization * 1000) / 10;
     var parts = ["attention (" + mode + "): " + verdict.total + " steps", "tensor cores busy " + util + "%",
       "softmax exposed " + verdict.exposedSoftmaxSteps + " of " + verdict.softmaxSteps + " steps"];
@@ -1332,23 +2032,38 @@ var KernelSchedule = (function () {
   }
 
   /**
-   * Structure-dependent knob limits, applied by simulate() after validation: with one ring shared
-   * by K and V (88_hopper_fmha), intraWGOverlap keeps K[j+1] and V[j] in flight together, which
-   * one stage cannot hold (the load warp and the WGs would wait on each other forever).
+   * Structure-dependent knob notes, applied by simulate() after validation. (With one ring shared
+   * by K and V and one stage, intraWGOverlap deadlocks: K[j+1] and V[j] must be in flight
+   * together. That is a result now, not a clamp.)
    */
   function adjustAttentionKnobs(knobs, refs, messages) {
-    if (refs.shape.kv === "shared" && knobs.intraWGOverlap && knobs.stages < 2) {
-      messages.push("stages: " + knobs.stages + " cannot hold K[j+1] and V[j] in the shared K/V pipeline " +
-        "with intraWGOverlap; using 2");
-      knobs.stages = 2;
+    if (knobs.transposeV && refs.shape.kv === "shared") {
+      messages.push("transposeV: the shared K/V pipeline has no Vt pipeline; ignored");
     }
+  }
+
+  /** FA3's compile-time choices the structure shows: transposeV when a Vt pipeline is declared. */
+  function attentionSourceKnobs(structure) {
+    var st = isObject(structure) ? structure : {};
+    var out = {};
+    var pipes = declaredPipelines(st);
+    for (var i = 0; i < pipes.length; i++) {
+      var alias = pipes[i].alias;
+      if (alias.length > 2 && alias.slice(-2) === "Vt") { out.transposeV = { value: true, line: lineOrNull(pipes[i].line) }; break; }
+    }
+    return out;
   }
 
   /** The attention model's simulate: validated knobs and precomputed refs in, result fields out. */
   function simulateAttention(knobs, refs) {
     var run = runAttention(knobs, refs);
     var waits = {};
-    for (var c = 0; c < knobs.consumerWGs; c++) waits["consumer" + c] = run.waits[c];
+    run.roles.forEach(function (role, i) {
+      if (i === 0) return;
+      var w = newAttentionWaits();
+      for (var reason in role.waits) { w[reason] = role.waits[reason]; w.total += role.waits[reason]; }
+      waits[role.name] = w;
+    });
     var steps = tensorCoreSteps(run.blocks);
     var verdict = {
       total: run.total,
@@ -1359,24 +2074,246 @@ var KernelSchedule = (function () {
       softmaxSteps: steps.softmax,
       summary: ""
     };
-    verdict.summary = attentionSummary(knobs, verdict);
-    return { total: run.total, lanes: run.lanes, blocks: run.blocks, laneBlocks: run.laneBlocks, verdict: verdict };
+    verdict.summary = run.deadlock !== null ? run.deadlock.message : attentionSummary(knobs, verdict);
+    return { total: run.total, lanes: run.lanes, blocks: run.blocks, laneBlocks: run.laneBlocks, verdict: verdict,
+      deadlock: run.deadlock, barriers: run.barriers, barrierEvents: run.barrierEvents,
+      barrierEventsOmitted: run.barrierEventsOmitted };
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // View descriptions: what a page needs to draw a model without knowing its name (issue 9, 5).
+
+  /** The kind of copy a GEMM structure's producer issues: "cp.async" when it only has cp_async loads. */
+  function copyKind(structure) {
+    var ops = allOps(isObject(structure) ? structure : {});
+    var tma = ops.some(function (op) { return op.op === "tma_load"; });
+    var cp = ops.some(function (op) { return op.op === "cp_async"; });
+    return cp && !tma ? "cp.async" : "TMA";
+  }
+
+  /** Widget facts of the knobs (short labels, comfortable slider ends); ranges stay in the model. */
+  var KNOB_WIDGETS = {
+    stages: { short: "Stages", sliderMax: 16 }, outputTiles: { short: "Output tiles", sliderMax: 128 },
+    kTiles: { short: "k-tiles / tile", sliderMax: 256 }, kvBlocks: { short: "KV blocks / tile", sliderMax: 256 },
+    tmaLatency: { short: "TMA fill", sliderMax: 64 }, wgmmaLatency: { short: "WGMMA", sliderMax: 64 },
+    gemm0Latency: { short: "GEMM0", sliderMax: 64 }, softmaxLatency: { short: "Softmax", sliderMax: 64 },
+    gemm1Latency: { short: "GEMM1", sliderMax: 64 }, epilogueLatency: { short: "Epilogue", sliderMax: 64 },
+    consumerWGs: { short: "Consumer WGs" }, schedule: { short: "Schedule" }, kPipeMmas: { short: "K_PIPE_MMAS", sliderMax: 8 },
+    intraWGOverlap: { short: "Intra-WG overlap" }, interWGPingpong: { short: "Inter-WG pingpong" },
+    transposeV: { short: "Transpose_V" }
+  };
+
+  /** The GEMM model's view description for a run (copy: "TMA" or "cp.async"). */
+  function gemmView(knobs, refs) {
+    var copy = refs && refs.copy ? refs.copy : "TMA";
+    return {
+      unit: "k-tile",
+      copy: copy,
+      kinds: {
+        issue: { name: copy + " issue", doc: "producer_acquire + the " + copy + " copies of one k-tile (1 step)", chain: "k", rank: 0 },
+        filling: { name: "FILLING", doc: copy + " in flight: the data lands L steps after the issue", chain: "k", rank: 1 },
+        full: { name: "FULL", doc: "the stage holds its k-tile, from the landing to its release (consumer_release)", chain: "k", rank: 2 },
+        wgmma: { name: "WGMMA", doc: "the k-tile's WGMMAs on the tensor core (in-order queue shared by the consumer WGs)", chain: "k", tile: true, rank: 4 },
+        epilogue: { name: "EPILOGUE", doc: "the tile's epilogue (collective_epilogue.store)", tile: true, rank: 7 },
+        wait: { name: "WAIT", doc: "the WG is blocked" }
+      },
+      legend: [
+        { kind: "issue", fills: ["issue"], text: ["issue ", ["o.k"], " (producer " + copy + " issue)"] },
+        { kind: "filling", fills: ["filling"], text: [["FILLING"], " (" + copy + " in flight)"] },
+        { kind: "full", fills: ["full"], text: [["FULL"], " (landed until released)"] },
+        { kind: "wgmma", fills: ["mma-a", "mma-b"], text: ["WGMMA ", ["o.k"], " (alternates by output tile)"] },
+        { kind: "epilogue", fills: ["epilogue"], text: [["EPI o"], " (epilogue)"] },
+        { kind: "wait", fills: ["wait"], text: [["WAIT reason"], " (hatched bubble)"] }
+      ],
+      note: ["", ["o.k"], " = output tile o, k-tile k; time in abstract steps"],
+      waitReasons: [
+        { reason: "order", doc: "math warpgroup order barrier before mma() (the other consumer WG has the tensor cores)" },
+        { reason: "epilogue-order", doc: "epilogue order barrier (the other consumer WG stores first)" },
+        { reason: "tma", doc: "the stage's full barrier: its " + copy + " data has not landed" },
+        { reason: "tensor-core", doc: "the WGMMA is issued but queued behind another one on the tensor core" }
+      ],
+      verdict: [
+        { label: "Tensor-core utilization", field: "tensorCoreUtilization", format: "percent" },
+        { label: "Min stages to hide " + copy, field: "minStagesToHideTma", format: "stages", knob: "stages" }
+      ],
+      subLaneGroups: []
+    };
+  }
+
+  /** The attention model's view description. */
+  function attentionView() {
+    return {
+      unit: "KV block",
+      copy: "TMA",
+      kinds: {
+        issue: { name: "TMA issue", doc: "load warp: acquire + TMA of K, V, Vt or Q (1 step)", chain: "k", rank: 0 },
+        transpose: { name: "TRANSPOSE", doc: "load warp copies Vt[j] into V[j] (copy_Vt_to_V)", chain: "k", rank: 3 },
+        filling: { name: "FILLING", doc: "TMA in flight: the data lands L steps after the issue", chain: "k", rank: 1 },
+        full: { name: "FULL", doc: "the stage holds its block, from the landing to its release", chain: "k", rank: 2 },
+        gemm0: { name: "GEMM0", doc: "S = Q K^T on the tensor cores", chain: "k", tile: true, rank: 4 },
+        softmax: { name: "SOFTMAX", doc: "online softmax of S into P (CUDA cores)", chain: "k", tile: true, rank: 5 },
+        gemm1: { name: "GEMM1", doc: "O += P V on the tensor cores", chain: "k", tile: true, rank: 6 },
+        epilogue: { name: "EPILOGUE", doc: "the tile's epilogue (epilogue.store; starts with a named-barrier sync)", tile: true, rank: 7 },
+        wait: { name: "WAIT", doc: "the WG is blocked" }
+      },
+      legend: [
+        { kind: "issue", fills: ["issue"], text: ["issue ", ["K o.j"], " (load warp TMA issue of K, V, Vt or Q)"] },
+        { kind: "transpose", fills: ["transpose"], text: [["T o.j"], " (transpose Vt \u2192 V)"], lanePrefix: "vt_stage" },
+        { kind: "filling", fills: ["filling"], text: [["FILLING K o.j"], " (TMA in flight)"] },
+        { kind: "full", fills: ["full"], text: [["FULL K o.j"], " (landed until released)"] },
+        { kind: "gemm0", fills: ["gemm0"], text: [["G0 o.j"], " GEMM0 S = Q K^T"] },
+        { kind: "softmax", fills: ["softmax"], text: [["SM o.j"], " softmax (thin row under its WG)"] },
+        { kind: "gemm1", fills: ["gemm1"], text: [["G1 o.j"], " GEMM1 O += P V"] },
+        { kind: "epilogue", fills: ["epilogue"], text: [["EPI o"], " (epilogue)"] },
+        { kind: "wait", fills: ["wait"], text: [["WAIT reason"], " (hatched bubble)"] }
+      ],
+      note: ["", ["o.j"], " = output tile o, KV block j; K / V / Vt / Q name the operand; time in abstract steps"],
+      waitReasons: [
+        { reason: "barrier", doc: "the warp scheduler barrier (the other consumer WG has the tensor cores)" },
+        { reason: "q", doc: "Q is not loaded yet (barrier_Q)" },
+        { reason: "k", doc: "K[j] is not FULL yet (TMA still landing)" },
+        { reason: "v", doc: "V[j] is not FULL yet (TMA or transpose still landing)" },
+        { reason: "epilogue", doc: "the epilogue's named-barrier sync waits for the other WGs" },
+        { reason: "tensor-core", doc: "the GEMM is issued but queued behind another one on the tensor core" }
+      ],
+      verdict: [
+        { label: "Tensor-core utilization", field: "tensorCoreUtilization", format: "percent" },
+        { label: "Softmax exposed", format: "template", template: "{exposedSoftmaxSteps} of {softmaxSteps} steps (no GEMM running)" }
+      ],
+      subLaneGroups: ["softmax"]
+    };
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // Model choice: a model only when the structure fits it (README "Model choice").
+
+  /** Op kinds that show a pipeline protocol (a file without any of them has nothing to schedule). */
+  var PIPELINE_OPS = kindSet(["producer_acquire", "producer_commit", "consumer_wait", "consumer_try_wait",
+    "consumer_release", "tma_load", "cp_async", "barrier_wait", "barrier_arrive", "order_wait", "order_arrive",
+    "producer_acquire_bytes", "producer_arrive", "consumer_release_from_umma", "umma_arrive", "named_barrier_sync",
+    "named_barrier_arrive"]);
+
+  /** True for an SM100 (Blackwell) structure: its arch, UMMA ops, or WarpCategory roles. */
+  function isBlackwell(st) {
+    var arch = typeof st.arch === "string" ? st.arch.toLowerCase() : "";
+    if (/^sm_?1[0-2]\d/.test(arch)) return true;
+    if (isObject(st.kernel_layer) && Array.isArray(st.kernel_layer.warp_roles) && st.kernel_layer.warp_roles.length) return true;
+    return allOps(st).some(function (op) {
+      return op.op === "umma_arrive" || op.op === "consumer_release_from_umma" || op.op === "tmem_load" ||
+        (op.op === "mma" && (op.unit === "umma" || /tcgen05|\bumma/i.test(String(op.text || ""))));
+    });
+  }
+
+  /**
+   * Which model fits a structure: {model: name | null, reason, assumptions: [text]}. Rules, in
+   * order: SM100 -> "blackwell" when that model exists, else none; no pipeline op -> none; the
+   * attention shape (attentionShape) with a loading producer and an MMA consumer -> "attention";
+   * a producer that loads (TMA or cp.async) and a consumer that waits and issues MMAs on one
+   * pipeline -> "gemm"; anything else -> none, with the reason.
+   */
+  function fitModel(structure) {
+    if (!isObject(structure)) {
+      return { model: "gemm", reason: "no parsed structure: the CUTLASS 4.2 SM90 GEMM program is assumed",
+        assumptions: ["no parsed structure: the CUTLASS 4.2 SM90 GEMM mainloop and kernel layers are assumed"] };
+    }
+    var st = structure;
+    var functions = Array.isArray(st.functions) ? st.functions.filter(isObject) : [];
+    var ops = allOps(st);
+    if (isBlackwell(st)) {
+      if (Object.prototype.hasOwnProperty.call(MODELS, "blackwell")) {
+        return { model: "blackwell", reason: "an SM100 (Blackwell) structure", assumptions: [] };
+      }
+      return { model: null, reason: "an SM100 (Blackwell) structure (" + (st.arch || "tcgen05/UMMA ops") +
+        "): the Blackwell model is not available yet, and the SM90 models do not describe it", assumptions: [] };
+    }
+    if (!ops.some(function (op) { return PIPELINE_OPS[op.op] === true; })) {
+      return { model: null, reason: "no pipeline operation (acquire, commit, wait, release, TMA or cp.async load) was found in this file",
+        assumptions: [] };
+    }
+    var producer = pickFunction(functions, PRODUCER_ROLES, LOAD_OPS);
+    var consumer = pickFunction(functions, CONSUMER_ROLES, { mma: true });
+    var loads = opsOf(producer).filter(function (op) { return LOAD_OPS[op.op] === true; });
+    var cOps = opsOf(consumer);
+    var mmas = cOps.filter(function (op) { return op.op === "mma"; });
+    var assumptions = [];
+    var kernel = isObject(st.kernel_layer) ? st.kernel_layer : null;
+    if (st.kind === "epilogue") {
+      return { model: null, reason: "an epilogue collective: its schedule is part of a kernel's mainloop/epilogue interplay; no model draws it alone",
+        assumptions: [] };
+    }
+    if (st.kind === "kernel_layer") {
+      return { model: null, reason: "only a kernel layer was parsed (no collective's pipeline ops): parse it together with its collective mainloop",
+        assumptions: [] };
+    }
+    if (loads.length === 0) return { model: null, reason: "no producer function loads into a pipeline stage (no TMA or cp.async copy found)", assumptions: [] };
+    if (mmas.length === 0) return { model: null, reason: "no consumer function issues an MMA (an epilogue or another non-MMA collective?)", assumptions: [] };
+    if (producer === consumer && !attentionShape(st).attention) {
+      return { model: null, reason: "the same function " + (producer.name || "?") + "() loads and computes (not warp-specialized): " +
+        "the models need a producer role and consumer roles", assumptions: [] };
+    }
+    if (!kernel) {
+      assumptions.push("no kernel layer was parsed: the tile loop, the number of consumer WGs and the schedule (pingpong or cooperative) are the knobs' (as in CUTLASS 4.2's sm90_gemm_tma_warpspecialized_pingpong/_cooperative.hpp)");
+    }
+    if (attentionShape(st).attention) return { model: "attention", reason: "K and V pipelines (or 88's shared K/V ring) with both GEMMs", assumptions: assumptions };
+    var identity = function (op) { return typeof op.object === "string" ? op.object : typeof op.pipeline === "string" ? op.pipeline : null; };
+    var pipes = {};
+    loads.concat(cOps.filter(function (op) { return op.op === "consumer_wait"; })).forEach(function (op) {
+      var id = identity(op);
+      if (id !== null) pipes[id] = true;
+    });
+    var names = Object.keys(pipes);
+    if (names.length > 1) {
+      return { model: null, reason: "the producer and consumer use " + names.length + " pipelines (" + names.join(", ") +
+        "): neither the one-pipeline GEMM mainloop nor the attention shape", assumptions: [] };
+    }
+    if (!cOps.some(function (op) { return op.op === "consumer_wait"; })) {
+      return { model: null, reason: "the MMA consumer never waits on a pipeline stage", assumptions: [] };
+    }
+    if (copyKind(st) === "cp.async") {
+      assumptions.push("the loads are cp.async (PipelineAsync), not TMA: the copy latency knob stands for cp.async");
+    }
+    return { model: "gemm", reason: "one pipeline: a loading producer and a waiting MMA consumer", assumptions: assumptions };
   }
 
   // ---------------------------------------------------------------------------------------------
   // Model registry
 
   /** Registered models: knob tables, block estimate and simulate. Add a model here. */
+  /** Source refs of the GEMM model: sourceRefs plus the role program read from the structure. */
+  function gemmRefs(structure) {
+    var refs = sourceRefs(structure);
+    refs.program = gemmProgram(structure);
+    refs.copy = copyKind(structure);
+    return refs;
+  }
+
+  /** Say where K_PIPE_MMAS came from when the knob was not set and the structure did not give it. */
+  function adjustGemmKnobs(knobs, refs, messages, raw) {
+    var given = isObject(raw) && raw.kPipeMmas !== undefined && raw.kPipeMmas !== null;
+    if (!given && refs.program.kPipe === null && !refs.program.assumed) {
+      messages.push("kPipeMmas: K_PIPE_MMAS is not in the parsed structure; using CUTLASS 4.2's value 1 " +
+        "(sm90_mma_tma_gmma_ss_warpspecialized.hpp:264)");
+    }
+    if (!refs.program.loopRelease) messages.push("no consumer_release after the last mma of " +
+      (refs.consumer ? refs.consumer.name : "the consumer") + "(): the mainloop releases no stage (only the tail does)");
+    if (!refs.program.acquire) messages.push("no producer_acquire in the producer: loads do not wait for a free stage");
+    if (refs.program.tailAssumed) messages.push("no release after the mainloop (mma_tail) was found: the last kPipeMmas " +
+      "k-tiles of each tile are assumed released after the loop's warpgroup_wait<0>");
+  }
+
   var MODELS = {
     gemm: {
       defaults: GEMM_DEFAULT_KNOBS,
       ranges: GEMM_KNOB_RANGES,
       choices: GEMM_KNOB_CHOICES,
       normalize: normalizeGemmKnobs,
+      sourceKnobs: gemmSourceKnobs,
+      adjust: adjustGemmKnobs,
       estimateBlocks: estimateGemmBlocks,
       lanes: gemmLanes,
       simulate: simulateGemm,
-      refs: sourceRefs,
+      refs: gemmRefs,
+      view: gemmView,
       flags: {},
       waitReasons: WAIT_REASON_PRIORITY,
       blockKinds: BLOCK_KINDS,
@@ -1390,10 +2327,12 @@ var KernelSchedule = (function () {
       ranges: ATTENTION_KNOB_RANGES,
       choices: {},
       normalize: normalizeAttentionKnobs,
+      sourceKnobs: attentionSourceKnobs,
       estimateBlocks: estimateAttentionBlocks,
       lanes: attentionLanes,
       simulate: simulateAttention,
       refs: attentionRefs,
+      view: attentionView,
       adjust: adjustAttentionKnobs,
       flags: ATTENTION_KNOB_FLAGS,
       waitReasons: ATTENTION_WAIT_REASONS,
@@ -1407,22 +2346,40 @@ var KernelSchedule = (function () {
    * Ordered knob specs of a model, for building controls from data: each is {name, type, label,
    * doc, default} plus min/max (type "range"), choices (type "choice") or nothing more (type
    * "flag", a boolean). Ranges come first in display order, then choices, then flags. [] for an
-   * unknown model.
+   * unknown model. With a structure, a knob whose value the source fixes (K_PIPE_MMAS, FA3's
+   * compile-time flags) has that value as its default and `source: {value, line}`.
    */
-  function knobsFor(name) {
+  /** Add the widget facts (short label, slider end) of KNOB_WIDGETS to a knob spec. */
+  function widget(spec) {
+    var w = KNOB_WIDGETS[spec.name] || {};
+    spec.short = w.short || spec.label;
+    if (spec.type === "range") spec.sliderMax = Math.min(spec.max, w.sliderMax || spec.max);
+    return spec;
+  }
+
+  function knobsFor(name, structure) {
     if (typeof name !== "string" || !Object.prototype.hasOwnProperty.call(MODELS, name)) return [];
     var model = MODELS[name];
+    var src = structure === undefined ? {} : model.sourceKnobs(structure);
     var specs = [];
     Object.keys(model.ranges).forEach(function (key) {
       var r = model.ranges[key];
-      specs.push({ name: key, type: "range", label: r.label, doc: r.doc, min: r.min, max: r.max, "default": model.defaults[key] });
+      var spec = { name: key, type: "range", label: r.label, doc: r.doc, min: r.min, max: r.max, "default": model.defaults[key] };
+      widget(spec);
+      if (src[key]) {
+        spec["default"] = Math.min(r.max, Math.max(r.min, src[key].value));
+        spec.source = { value: src[key].value, line: src[key].line };
+      }
+      specs.push(spec);
     });
     Object.keys(model.choices).forEach(function (key) {
-      specs.push({ name: key, type: "choice", label: key, doc: "", choices: model.choices[key].slice(), "default": model.defaults[key] });
+      specs.push(widget({ name: key, type: "choice", label: key, doc: "", choices: model.choices[key].slice(), "default": model.defaults[key] }));
     });
     Object.keys(model.flags).forEach(function (key) {
       var f = model.flags[key];
-      specs.push({ name: key, type: "flag", label: f.label, doc: f.doc, "default": model.defaults[key] });
+      var spec = widget({ name: key, type: "flag", label: f.label, doc: f.doc, "default": model.defaults[key] });
+      if (src[key]) { spec["default"] = !!src[key].value; spec.source = { value: src[key].value, line: src[key].line }; }
+      specs.push(spec);
     });
     return specs;
   }
@@ -1448,7 +2405,8 @@ var KernelSchedule = (function () {
         error: "unknown model " + showValue(name) + "; known models: " + Object.keys(MODELS).join(", ")
       };
     }
-    return MODELS[name].normalize(knobs);
+    var model = MODELS[name];
+    return model.normalize(knobs, model.sourceKnobs(structure));
   }
 
   /** Upper bound on the block count simulate() would produce for these knobs (validated first). */
@@ -1475,6 +2433,12 @@ var KernelSchedule = (function () {
       knobs: knobs,
       messages: messages,
       error: error,
+      deadlock: null,
+      barriers: [],
+      barrierEvents: [],
+      barrierEventsOmitted: false,
+      view: null,
+      fit: null,
       functions: refs ? { producer: refs.producer, consumer: refs.consumer } : { producer: null, consumer: null }
     };
   }
@@ -1484,24 +2448,74 @@ var KernelSchedule = (function () {
    * messages, error, functions}. Never throws on bad input; error is null on success.
    */
   function simulate(structure, knobs) {
+    var fit = fitModel(structure);
+    var explicit = isObject(knobs) && knobs.model !== undefined && knobs.model !== null;
+    if (!explicit && fit.model === null) return noModel(structure, fit);
     var norm = normalizeKnobs(knobs, structure);
     if (norm.error) return failure(norm.knobs, norm.messages, [], norm.error, sourceRefs(structure), {});
     var model = MODELS[norm.knobs.model];
     var refs = model.refs(structure);
-    if (model.adjust) model.adjust(norm.knobs, refs, norm.messages);
+    if (model.adjust) model.adjust(norm.knobs, refs, norm.messages, knobs);
     var estimate = model.estimateBlocks(norm.knobs);
     if (estimate > MAX_BLOCKS) {
       return failure(norm.knobs, norm.messages, model.lanes(norm.knobs, refs),
         "too many blocks: up to " + estimate + " (limit " + MAX_BLOCKS + "); reduce " + model.sizeKnobs, refs,
         model.emptyVerdict);
     }
-    var result = model.simulate(norm.knobs, refs);
+    var result = model.simulate(norm.knobs, refs, structure);
+    if (result.deadlock === undefined) result.deadlock = null;
+    if (result.barriers === undefined) result.barriers = [];
+    if (result.barrierEvents === undefined) result.barrierEvents = [];
+    if (typeof result.barrierEvents === "function") lazyEvents(result, result.barrierEvents);
+    result.barrierEventsOmitted = result.barrierEventsOmitted === true;
+    if (result.barrierEventsOmitted) {
+      norm.messages.push("barrier events omitted: more than " + EVENT_BLOCK_LIMIT + " blocks");
+    }
+    if (explicit && fit.model !== norm.knobs.model) {
+      norm.messages.push("model " + norm.knobs.model + " was asked for, but " + (fit.model === null ?
+        "no schedule model fits this structure: " : "the structure fits the " + fit.model + " model: ") + fit.reason);
+    }
     result.model = norm.knobs.model;
     result.knobs = norm.knobs;
     result.messages = norm.messages;
     result.error = null;
     result.functions = { producer: refs.producer, consumer: refs.consumer };
+    result.fit = fit;
+    result.view = model.view(norm.knobs, refs);
     return result;
+  }
+
+  /**
+   * Make result.barrierEvents an enumerable getter that builds the array once, on first read
+   * (JSON.stringify and deep equality read it like a plain property; pages that never look at
+   * the events never pay for a million event objects).
+   */
+  function lazyEvents(result, build) {
+    var cache = null;
+    Object.defineProperty(result, "barrierEvents", {
+      enumerable: true,
+      configurable: true,
+      get: function () {
+        if (cache === null) cache = build();
+        return cache;
+      }
+    });
+  }
+
+  /**
+   * The result for a structure no model fits (and no model asked for): no lanes, no blocks, no
+   * verdict figures; fit.reason says why. error stays null: this is an answer, not a failure.
+   */
+  function noModel(structure, fit) {
+    var refs = sourceRefs(structure);
+    return {
+      model: null, total: 0, lanes: [], blocks: [], laneBlocks: {},
+      verdict: { total: 0, waits: {}, tensorCoreUtilization: 0, tensorCoreBusySteps: 0,
+        summary: "No schedule model fits this kernel: " + fit.reason },
+      knobs: { model: null }, messages: [], error: null, deadlock: null, barriers: [], barrierEvents: [],
+      barrierEventsOmitted: false, view: null, fit: fit,
+      functions: { producer: refs.producer, consumer: refs.consumer }
+    };
   }
 
   return {
@@ -1518,7 +2532,9 @@ var KernelSchedule = (function () {
     MODELS: MODELS,
     MODEL_NAMES: Object.keys(MODELS),
     defaultModel: defaultModel,
+    fitModel: fitModel,
     knobsFor: knobsFor,
+    KNOB_TABLE: KNOB_TABLE,
     attentionRefs: attentionRefs,
     ATTENTION_DEFAULT_KNOBS: ATTENTION_DEFAULT_KNOBS,
     ATTENTION_KNOB_RANGES: ATTENTION_KNOB_RANGES,

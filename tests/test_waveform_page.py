@@ -158,32 +158,26 @@ def test_missing_marker_is_a_packaging_error(parsed, tmp_path, monkeypatch):
         rw.render(parsed)
 
 
-def test_knob_flags_match_the_simulator():
-    # Model-aware page (issue 5): --model and the attention knobs joined the GEMM flags, and the
-    # controls are built from KernelSchedule.knobsFor(model) instead of being fixed in the template.
-    assert rw.KNOB_FLAGS == (
-        ("--model", "model"),
-        ("--stages", "stages"),
-        ("--tiles", "outputTiles"),
-        ("--k-tiles", "kTiles"),
-        ("--kv-blocks", "kvBlocks"),
-        ("--tma", "tmaLatency"),
-        ("--wgmma", "wgmmaLatency"),
-        ("--gemm0", "gemm0Latency"),
-        ("--softmax", "softmaxLatency"),
-        ("--gemm1", "gemm1Latency"),
-        ("--epilogue", "epilogueLatency"),
-        ("--consumers", "consumerWGs"),
-        ("--schedule", "schedule"),
-        ("--intra-overlap", "intraWGOverlap"),
-        ("--inter-pingpong", "interWGPingpong"),
-    )
-    schedule_js = pagekit.read_asset(rw.SCHEDULE_JS_ASSET)
-    for _flag, name in rw.KNOB_FLAGS:
-        assert re.search(r"\b%s\s*:" % name, schedule_js), name
+def test_knob_flags_come_from_the_table_in_schedule_js():
+    # One source (issue 9): the flags, hash keys and words are schedule.js's KNOB_TABLE, read here.
+    table = rw.read_knob_table()
+    assert rw.KNOB_FLAGS == tuple((k["flag"], k["name"]) for k in table["knobs"])
+    assert ("--k-pipe-mmas", "kPipeMmas") in rw.KNOB_FLAGS and ("--transpose-v", "transposeV") in rw.KNOB_FLAGS
+    assert rw.KNOB_CHOICES["schedule"] == ("pingpong", "cooperative")
+    assert rw.KNOB_CHOICES["transposeV"] == ("on", "off") and "transposeV" in rw.BOOLEAN_KNOBS
+    assert all(flag.startswith("--") for flag, _name in rw.KNOB_FLAGS)
     template = pagekit.read_asset(rw.TEMPLATE_ASSET)
     assert 'id="knob-model"' in template and 'id="knob-controls"' in template
     assert set(rw.KNOB_CHOICES) <= rw.KNOB_NAMES and rw.BOOLEAN_KNOBS <= rw.KNOB_NAMES
+
+
+def test_a_broken_knob_table_is_a_packaging_error(tmp_path):
+    good = pagekit.read_asset(rw.SCHEDULE_JS_ASSET)
+    for bad_text in (good.replace(rw.KNOB_TABLE_MARKERS[1], ""), good.replace('"--tiles"', "'--tiles'")):
+        bad = tmp_path / "schedule.js"
+        bad.write_text(bad_text, encoding="utf-8")
+        with pytest.raises(pagekit.AssetError, match="knob table"):
+            rw.read_knob_table(str(bad))
 
 
 # Prints, per model, knobsFor's names and types, and defaultModel of each structure given on stdin.
@@ -192,7 +186,8 @@ const KS = require(process.argv[1]);
 const structures = JSON.parse(require("fs").readFileSync(0, "utf8"));
 const specs = {};
 for (const m of KS.MODEL_NAMES) specs[m] = KS.knobsFor(m).map((s) => [s.name, s.type]);
-process.stdout.write(JSON.stringify({models: KS.MODEL_NAMES, specs, defaults: structures.map(KS.defaultModel)}));
+process.stdout.write(JSON.stringify({models: KS.MODEL_NAMES, specs, defaults: structures.map(KS.defaultModel),
+  table: KS.KNOB_TABLE}));
 """
 
 
@@ -211,10 +206,10 @@ def run_schedule_js(structures):
 def test_every_flagged_knob_is_a_simulator_knob_and_back():
     js = run_schedule_js([])
     assert tuple(js["models"]) == rw.MODELS
+    assert js["table"] == rw.read_knob_table(), "the JSON Python reads is the table schedule.js uses"
     simulator = {name: kind for specs in js["specs"].values() for name, kind in specs}
-    # Every simulator knob has a flag (so a hash key and a page control), except GEMM's release-lag
-    # refinement, which the page leaves at its default.
-    assert set(simulator) - {"releaseLag"} == rw.KNOB_NAMES - {"model"}
+    # Every simulator knob has a flag (so a hash key and a page control).
+    assert set(simulator) == rw.KNOB_NAMES - {"model"}
     assert {n for n, kind in simulator.items() if kind == "flag"} == rw.BOOLEAN_KNOBS
     assert {n for n, kind in simulator.items() if kind == "choice"} == set(rw.KNOB_CHOICES) - {"model"} - rw.BOOLEAN_KNOBS
 
@@ -349,3 +344,52 @@ def test_header_facts_list_both_role_functions_and_used_pipelines():
         assert alias in facts["pipeline"]
     # the unused intermediate alias `PipelineTmaAsync` (line 283) is not shown
     assert "line 283" not in facts["pipeline"]
+
+
+def test_a_file_without_pipeline_ops_says_so_on_stderr_and_the_page(tmp_path):
+    header = tmp_path / "decl_only.hpp"
+    header.write_text("#pragma once\nstruct M {\n  using MainloopPipeline = cutlass::PipelineTmaAsync<4>;\n"
+                      "  void f() {}\n};\n", encoding="utf-8")
+    out = tmp_path / "decl_only.html"
+    proc = subprocess.run([sys.executable, str(ROOT / "viz.py"), str(header), "-o", str(out)],
+                          capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    assert "no pipeline operation was found" in proc.stderr
+    page = out.read_text(encoding="utf-8")
+    assert 'id="structure"' in page  # the page's structure-only section (filled by waveform.js)
+
+
+# Runs the file and the compacted (page) form of schedule.js on the same inputs; prints equality.
+NODE_COMPACT = r"""
+const fs = require("fs"), vm = require("vm");
+const [file, compactPath, examples] = process.argv.slice(1);
+const A = require(file);
+const ctx = vm.createContext({});
+vm.runInContext(fs.readFileSync(compactPath, "utf8"), ctx);
+const B = ctx.KernelSchedule;
+const out = [];
+for (const rel of JSON.parse(examples)) {
+  const st = JSON.parse(fs.readFileSync(rel, "utf8"));
+  for (const knobs of [{}, { schedule: "cooperative", kTiles: 7 }, { intraWGOverlap: true, interWGPingpong: true }]) {
+    out.push(JSON.stringify(A.simulate(st, knobs)) === JSON.stringify(B.simulate(st, knobs)));
+  }
+}
+process.stdout.write(JSON.stringify(out));
+"""
+
+
+def test_the_page_inlines_a_compacted_simulator_that_behaves_the_same(tmp_path, parsed):
+    """The page inlines schedule.js and waveform.js without whole-line comments and indentation."""
+    node = shutil.which("node")
+    if node is None:
+        pytest.skip("node is not installed")
+    compact = rw.compact_js(pagekit.read_asset(rw.SCHEDULE_JS_ASSET))
+    assert len(compact) < 0.8 * len(pagekit.read_asset(rw.SCHEDULE_JS_ASSET))
+    assert compact in rw.render(parsed)
+    path = tmp_path / "compact_schedule.js"
+    path.write_text(compact, encoding="utf-8")
+    examples = [str(ROOT / "examples" / name) for name in ("sm90_gemm_pingpong.json", "fa3_fwd.json")]
+    proc = subprocess.run([node, "-e", NODE_COMPACT, str(ROOT / rw.SCHEDULE_JS_ASSET), str(path), json.dumps(examples)],
+                          capture_output=True, text=True, timeout=120, check=True)
+    assert json.loads(proc.stdout) == [True] * 6
+    assert rw.compact_js("a();\n  // c\n/* x\n * y */\n  /* z */ b();\n\n") == "a();\n/* z */ b();\n"

@@ -10,17 +10,19 @@ const vm = require("node:vm");
 
 const SCHEDULE_PATH = path.join(__dirname, "..", "..", "schedule.js");
 const KS = require(SCHEDULE_PATH);
+// The frozen v1 simulator (per-model recurrences), kept as the reference of the differential tests.
+const V1 = require("./schedule_v1.js");
 
 /** Knobs for hand-worked cases: everything explicit so default changes cannot move them. */
 function knobs(overrides) {
   return Object.assign({
     stages: 4, outputTiles: 4, kTiles: 5, tmaLatency: 4, wgmmaLatency: 2, epilogueLatency: 3,
-    consumerWGs: 2, schedule: "pingpong", releaseLag: 0
+    consumerWGs: 2, schedule: "pingpong", kPipeMmas: 1
   }, overrides);
 }
 
 /** The documented tie-break order of wait reasons (spelled out, so the test does not follow the code). */
-const WAIT_PRIORITY = ["order", "epilogue-order", "epilogue", "tma"];
+const WAIT_PRIORITY = ["order", "epilogue-order", "tma", "tensor-core"];
 
 /** The fields of a block that a hand-worked expectation spells out. */
 function row(b) {
@@ -28,32 +30,25 @@ function row(b) {
 }
 
 // ------------------------------------------------------------------------------------------------
-// Hand-worked cases: every block written out.
+// Hand-worked cases under the CUTLASS 4.2 rules (K_PIPE_MMAS = 1: k-tile k is released after
+// WGMMA k+1 is issued and warpgroup_wait<1> sees WGMMA k complete).
 
-test("hand case: S=2 O=1 K=3 L=2 W=1 E=0 C=1", () => {
-  const r = KS.simulate(null, knobs({ stages: 2, outputTiles: 1, kTiles: 3, tmaLatency: 2, wgmmaLatency: 1,
-    epilogueLatency: 0, consumerWGs: 1 }));
+test("hand case from issue 9: S=2 O=1 K=6 L=4 W=1 E=0 one WG gives 27 (v1 gave 19)", () => {
+  const kn = knobs({ stages: 2, outputTiles: 1, kTiles: 6, tmaLatency: 4, wgmmaLatency: 1, epilogueLatency: 0, consumerWGs: 1 });
+  const r = KS.simulate(null, kn);
   assert.equal(r.error, null);
-  assert.deepEqual(r.lanes.map((l) => l.id), ["producer", "stage0", "stage1", "consumer0"]);
-  assert.deepEqual(r.blocks.map(row), [
-    // g=0 issued at 0; g=1 at 1; g=2 reuses stage 0, so waits for its release at 4 (WGMMA 0 end).
-    ["producer", "issue", 0, 1, 0, 0, 0, null, []],
-    ["producer", "issue", 1, 2, 0, 1, 1, null, [0]],
-    ["producer", "issue", 4, 5, 0, 2, 0, null, [7]],
-    ["stage0", "filling", 1, 3, 0, 0, 0, null, [0]],
-    ["stage0", "filling", 5, 7, 0, 2, 0, null, [2]],
-    ["stage1", "filling", 2, 4, 0, 1, 1, null, [1]],
-    // No FULL blocks: every fill ends exactly when its WGMMA can start.
-    ["consumer0", "wait", 0, 3, 0, 0, 0, "tma", []],
-    ["consumer0", "wgmma", 3, 4, 0, 0, 0, null, [3]],
-    ["consumer0", "wgmma", 4, 5, 0, 1, 1, null, [5, 7]],
-    ["consumer0", "wait", 5, 7, 0, 2, 0, "tma", [8]],
-    ["consumer0", "wgmma", 7, 8, 0, 2, 0, null, [4]]
-  ]);
-  assert.equal(r.total, 8);
-  assert.deepEqual(r.verdict.waits, { consumer0: { tma: 5, order: 0, "epilogue-order": 0, epilogue: 0, total: 5 } });
-  assert.equal(r.verdict.tensorCoreUtilization, 3 / 8);
-  assert.deepEqual(r.laneBlocks, { producer: [0, 1, 2], stage0: [3, 4], stage1: [5], consumer0: [6, 7, 8, 9, 10] });
+  assert.equal(r.deadlock, null);
+  assert.equal(r.total, 27);
+  // Issue g+2 waits for the release of g, which happens once WGMMA g+1 is issued (its data landed).
+  const rows = (kind) => r.blocks.filter((b) => b.kind === kind).map((b) => [b.start, b.end]);
+  assert.deepEqual(rows("issue"), [[0, 1], [1, 2], [6, 7], [11, 12], [16, 17], [21, 22]]);
+  assert.deepEqual(rows("wgmma"), [[5, 6], [6, 7], [11, 12], [16, 17], [21, 22], [26, 27]]);
+  // FULL spans landing -> release: k-tile 0 lands at 5 and is released at 6, k-tile 1 at 6 -> 11.
+  assert.deepEqual(r.blocks.filter((b) => b.kind === "full").map((b) => [b.lane, b.start, b.end, b.k]),
+    [["stage0", 5, 6, 0], ["stage0", 11, 16, 2], ["stage0", 21, 26, 4], ["stage1", 6, 11, 1], ["stage1", 16, 21, 3], ["stage1", 26, 27, 5]]);
+  assert.deepEqual(r.verdict.waits.consumer0, { order: 0, "epilogue-order": 0, tma: 5 + 4 * 4, "tensor-core": 0, total: 21 });
+  const v1 = V1.simulate(null, Object.assign({}, kn, { kPipeMmas: undefined, releaseLag: 0 }));
+  assert.equal(v1.total, 19, "the v1 rule the issue reports");
 });
 
 test("hand case: pingpong S=2 O=2 K=2 L=1 W=2 E=3", () => {
@@ -62,89 +57,82 @@ test("hand case: pingpong S=2 O=2 K=2 L=1 W=2 E=3", () => {
   assert.deepEqual(r.blocks.map(row), [
     ["producer", "issue", 0, 1, 0, 0, 0, null, []],
     ["producer", "issue", 1, 2, 0, 1, 1, null, [0]],
-    ["producer", "issue", 4, 5, 1, 0, 0, null, [10]],
-    ["producer", "issue", 6, 7, 1, 1, 1, null, [11]],
+    // Stage 0 is released at 4: WGMMA 1 issued at 3, warpgroup_wait<1> returns when WGMMA 0 ends.
+    ["producer", "issue", 4, 5, 1, 0, 0, null, [13]],
+    // Stage 1 is released by mma_tail (warpgroup_wait<0>) at 6.
+    ["producer", "issue", 6, 7, 1, 1, 1, null, [14]],
     ["stage0", "filling", 1, 2, 0, 0, 0, null, [0]],
+    ["stage0", "full", 2, 4, 0, 0, 0, null, [4]],
     ["stage0", "filling", 5, 6, 1, 0, 0, null, [2]],
+    ["stage0", "full", 6, 8, 1, 0, 0, null, [6]],
     ["stage1", "filling", 2, 3, 0, 1, 1, null, [1]],
-    ["stage1", "full", 3, 4, 0, 1, 1, null, [6]],
+    ["stage1", "full", 3, 6, 0, 1, 1, null, [8]],
     ["stage1", "filling", 7, 8, 1, 1, 1, null, [3]],
+    ["stage1", "full", 8, 10, 1, 1, 1, null, [10]],
     ["consumer0", "wait", 0, 2, 0, 0, 0, "tma", []],
     ["consumer0", "wgmma", 2, 4, 0, 0, 0, null, [4]],
-    ["consumer0", "wgmma", 4, 6, 0, 1, 1, null, [10]],
-    ["consumer0", "epilogue", 6, 9, 0, null, null, null, [11]],
-    // Tile 1 goes to WG1; its fill and the math order barrier both end at 6: order wins the tie.
-    ["consumer1", "wait", 0, 6, 1, 0, 0, "order", []],
-    ["consumer1", "wgmma", 6, 8, 1, 0, 0, null, [5, 11]],
-    ["consumer1", "wgmma", 8, 10, 1, 1, 1, null, [8, 14]],
-    ["consumer1", "epilogue", 10, 13, 1, null, null, null, [15]]
+    ["consumer0", "wgmma", 4, 6, 0, 1, 1, null, [13]],
+    ["consumer0", "epilogue", 6, 9, 0, null, null, null, [14]],
+    // WG0 arrives on the order barrier when mma() returns (4, before mma_tail): WG1 then waits for
+    // its first k-tile, which lands at 6.
+    ["consumer1", "wait", 0, 4, 1, 0, 0, "order", []],
+    ["consumer1", "wait", 4, 6, 1, 0, 0, "tma", [16]],
+    ["consumer1", "wgmma", 6, 8, 1, 0, 0, null, [6, 14]],
+    ["consumer1", "wgmma", 8, 10, 1, 1, 1, null, [10, 18]],
+    ["consumer1", "epilogue", 10, 13, 1, null, null, null, [19]]
   ]);
   assert.equal(r.total, 13);
-  assert.equal(r.verdict.waits.consumer1.order, 6);
   assert.equal(r.verdict.tensorCoreBusySteps, 8);
 });
 
-test("hand case: cooperative S=2 O=2 K=2 L=1 W=2 E=3 (identical WG lanes)", () => {
-  const r = KS.simulate(null, knobs({ stages: 2, outputTiles: 2, kTiles: 2, tmaLatency: 1, wgmmaLatency: 2,
-    epilogueLatency: 3, consumerWGs: 2, schedule: "cooperative" }));
-  const consumer0 = r.blocks.filter((b) => b.lane === "consumer0").map((b) => row(b).slice(1, 8));
-  assert.deepEqual(consumer0, [
-    ["wait", 0, 2, 0, 0, 0, "tma"],
-    ["wgmma", 2, 4, 0, 0, 0, null],
-    ["wgmma", 4, 6, 0, 1, 1, null],
-    ["epilogue", 6, 9, 0, null, null, null],
-    // Tile 1 waits for the WGs' own epilogue, which is the previous lane block: no wait block.
-    ["wgmma", 9, 11, 1, 0, 0, null],
-    ["wgmma", 11, 13, 1, 1, 1, null],
-    ["epilogue", 13, 16, 1, null, null, null]
-  ]);
-  const consumer1 = r.blocks.filter((b) => b.lane === "consumer1").map((b) => row(b).slice(1, 8));
-  assert.deepEqual(consumer1, consumer0);
-  const stages = r.blocks.filter((b) => b.lane.startsWith("stage")).map((b) => row(b).slice(0, 4));
-  assert.deepEqual(stages, [
-    ["stage0", "filling", 1, 2], ["stage0", "filling", 5, 6], ["stage0", "full", 6, 9],
-    ["stage1", "filling", 2, 3], ["stage1", "full", 3, 4], ["stage1", "filling", 7, 8], ["stage1", "full", 8, 11]
-  ]);
-  assert.equal(r.total, 16);
+test("hand case: pingpong, WG1's first WGMMA queues behind WG0's last on the tensor core", () => {
+  // Ample stages, L = 0, W = 2: WG0's WGMMAs run 1-3, 3-5, 5-7; it arrives on the order barrier
+  // when warpgroup_wait<1> sees WGMMA 1 complete (5); WG1's data landed at 4, it issues at 5 and
+  // its WGMMA starts when WG0's last ends at 7.
+  const r = KS.simulate(null, knobs({ stages: 8, outputTiles: 2, kTiles: 3, tmaLatency: 0, wgmmaLatency: 2,
+    epilogueLatency: 1, consumerWGs: 2, schedule: "pingpong" }));
+  const wg1 = r.blocks.filter((b) => b.lane === "consumer1").map((b) => [b.kind, b.start, b.end, b.reason]);
+  assert.deepEqual(wg1.slice(0, 3), [["wait", 0, 5, "order"], ["wait", 5, 7, "tensor-core"], ["wgmma", 7, 9, null]]);
+  assert.equal(r.total, 1 + 12 + 1);
 });
 
-test("hand case: pingpong with E > K*W, the order barrier alternates epilogues", () => {
-  const r = KS.simulate(null, knobs({ stages: 4, outputTiles: 3, kTiles: 1, tmaLatency: 0, wgmmaLatency: 1,
-    epilogueLatency: 4, consumerWGs: 2, schedule: "pingpong" }));
-  assert.deepEqual(r.blocks.map(row), [
-    ["producer", "issue", 0, 1, 0, 0, 0, null, []],
-    ["producer", "issue", 1, 2, 1, 0, 1, null, [0]],
-    ["producer", "issue", 2, 3, 2, 0, 2, null, [1]],
-    ["stage2", "full", 3, 6, 2, 0, 2, null, [2]],
-    ["consumer0", "wait", 0, 1, 0, 0, 0, "tma", []],
-    ["consumer0", "wgmma", 1, 2, 0, 0, 0, null, [0]],
-    ["consumer0", "epilogue", 2, 6, 0, null, null, null, [5]],
-    ["consumer0", "wgmma", 6, 7, 2, 0, 2, null, [6]],
-    ["consumer0", "wait", 7, 10, 2, null, null, "epilogue-order", [7]],
-    ["consumer0", "epilogue", 10, 14, 2, null, null, null, [13]],
-    ["consumer1", "wait", 0, 2, 1, 0, 1, "order", []],
-    ["consumer1", "wgmma", 2, 3, 1, 0, 1, null, [1, 5]],
-    ["consumer1", "wait", 3, 6, 1, null, null, "epilogue-order", [11]],
-    ["consumer1", "epilogue", 6, 10, 1, null, null, null, [6]]
-  ]);
-  assert.equal(r.total, 14);
+test("hand case: K_PIPE_MMAS = 2 releases k-tile k after WGMMA k+2 is issued", () => {
+  const base = { stages: 3, outputTiles: 1, kTiles: 6, tmaLatency: 4, wgmmaLatency: 1, epilogueLatency: 0, consumerWGs: 1 };
+  const r2 = KS.simulate(null, knobs(Object.assign({ kPipeMmas: 2 }, base)));
+  const r1 = KS.simulate(null, knobs(Object.assign({ kPipeMmas: 1 }, base)));
+  const issues = (r) => r.blocks.filter((b) => b.kind === "issue").map((b) => b.start);
+  // K_PIPE_MMAS = 1: issue g+3 at the release of g = landing of g+1 (+0): 0 1 2 6 7 8 ...
+  assert.deepEqual(issues(r1), [0, 1, 2, 6, 7, 11]);
+  // K_PIPE_MMAS = 2: the release of g waits for the landing of g+2: issue 3 at 7, 4 at 12, 5 at 13.
+  assert.deepEqual(issues(r2), [0, 1, 2, 7, 12, 17]);
+  assert.equal(r2.total, 23);
+  assert.equal(r1.total, 17);
 });
 
-test("L = 0: no filling blocks, FULL and WGMMA depend on the issue", () => {
+test("L = 0, K_PIPE_MMAS = 0: the v1 release rule (release when the WGMMA ends)", () => {
   const r = KS.simulate(null, knobs({ stages: 1, outputTiles: 1, kTiles: 2, tmaLatency: 0, wgmmaLatency: 3,
-    epilogueLatency: 0, consumerWGs: 1 }));
+    epilogueLatency: 0, consumerWGs: 1, kPipeMmas: 0 }));
   assert.deepEqual(r.blocks.map(row), [
     ["producer", "issue", 0, 1, 0, 0, 0, null, []],
-    ["producer", "issue", 4, 5, 0, 1, 0, null, [3]],
+    ["producer", "issue", 4, 5, 0, 1, 0, null, [5]],
+    ["stage0", "full", 1, 4, 0, 0, 0, null, [0]],
+    ["stage0", "full", 5, 8, 0, 1, 0, null, [1]],
     ["consumer0", "wait", 0, 1, 0, 0, 0, "tma", []],
     ["consumer0", "wgmma", 1, 4, 0, 0, 0, null, [0]],
-    ["consumer0", "wait", 4, 5, 0, 1, 0, "tma", [3]],
+    ["consumer0", "wait", 4, 5, 0, 1, 0, "tma", [5]],
     ["consumer0", "wgmma", 5, 8, 0, 1, 0, null, [1]]
   ]);
 });
 
 // ------------------------------------------------------------------------------------------------
-// Closed forms.
+// Closed forms and steady states.
+
+/** True when a tma wait starts after step 0 and ends while no WGMMA runs (README: "late" TMA wait). */
+function lateTmaWaits(r) {
+  const mmas = r.blocks.filter((b) => b.kind === "wgmma");
+  return r.blocks.some((b) => b.kind === "wait" && b.reason === "tma" && b.start > 0 &&
+    !mmas.some((m) => m.start < b.end && m.end >= b.end));
+}
 
 test("defaults: pingpong 48 < cooperative 57", () => {
   const ping = KS.simulate(null, {});
@@ -156,7 +144,7 @@ test("defaults: pingpong 48 < cooperative 57", () => {
   assert.deepEqual(ping.messages, []);
 });
 
-test("closed forms with ample stages and E <= K*W", () => {
+test("closed forms in the compute-bound regime (ample stages, E <= K*W), K_PIPE_MMAS 0..2", () => {
   const sets = [
     { outputTiles: 1, kTiles: 1, tmaLatency: 0, wgmmaLatency: 1, epilogueLatency: 0 },
     { outputTiles: 4, kTiles: 5, tmaLatency: 4, wgmmaLatency: 2, epilogueLatency: 3 },
@@ -166,40 +154,41 @@ test("closed forms with ample stages and E <= K*W", () => {
     { outputTiles: 3, kTiles: 9, tmaLatency: 50, wgmmaLatency: 7, epilogueLatency: 0 }
   ];
   for (const set of sets) {
-    const { outputTiles: O, kTiles: K, tmaLatency: L, wgmmaLatency: W, epilogueLatency: E } = set;
-    assert.ok(E <= K * W);
-    const ample = Math.min(64, 2 + L + W);
-    const base = Object.assign({ stages: ample, releaseLag: 0 }, set);
-    const ping = KS.simulate(null, Object.assign({ consumerWGs: 2, schedule: "pingpong" }, base));
-    const coop = KS.simulate(null, Object.assign({ consumerWGs: 2, schedule: "cooperative" }, base));
-    const one = KS.simulate(null, Object.assign({ consumerWGs: 1, schedule: "pingpong" }, base));
-    assert.equal(ping.total, 1 + L + O * K * W + E, "pingpong " + JSON.stringify(set));
-    assert.equal(coop.total, 1 + L + O * (K * W + E), "cooperative " + JSON.stringify(set));
-    assert.equal(one.total, 1 + L + O * (K * W + E), "one WG " + JSON.stringify(set));
-    // Ample stages hide the TMA latency: only the initial fill is exposed.
-    for (const r of [ping, coop, one]) {
-      assert.ok(!r.blocks.some((b) => b.reason === "tma" && b.start > 0), JSON.stringify(set));
-      assert.ok(r.verdict.minStagesToHideTma !== null && r.verdict.minStagesToHideTma <= ample);
+    for (const kPipeMmas of [0, 1, 2]) {
+      const { outputTiles: O, kTiles: K, tmaLatency: L, wgmmaLatency: W, epilogueLatency: E } = set;
+      const ample = Math.min(64, 3 + kPipeMmas + L + W);
+      const base = Object.assign({ stages: ample, kPipeMmas }, set);
+      const tag = JSON.stringify(base);
+      const ping = KS.simulate(null, Object.assign({ consumerWGs: 2, schedule: "pingpong" }, base));
+      const coop = KS.simulate(null, Object.assign({ consumerWGs: 2, schedule: "cooperative" }, base));
+      const one = KS.simulate(null, Object.assign({ consumerWGs: 1, schedule: "pingpong" }, base));
+      assert.equal(ping.total, 1 + L + O * K * W + E, "pingpong " + tag);
+      assert.equal(coop.total, 1 + L + O * (K * W + E), "cooperative " + tag);
+      assert.equal(one.total, 1 + L + O * (K * W + E), "one WG " + tag);
+      for (const r of [ping, coop, one]) {
+        assert.ok(!lateTmaWaits(r), tag);
+        assert.ok(r.verdict.minStagesToHideTma !== null && r.verdict.minStagesToHideTma <= ample, tag);
+      }
     }
   }
 });
 
-test("steady state with one consumer WG and E = 0: max(W, 1, (1 + L + W) / S) per k-tile", () => {
+test("steady state, one WG, E = 0: max(W, 1, (1 + L) / (S - 1)) per k-tile (TMA-bound: (1+L)/(S-1))", () => {
   const sets = [
-    { stages: 2, tmaLatency: 2, wgmmaLatency: 1 },
-    { stages: 3, tmaLatency: 4, wgmmaLatency: 2 },
-    { stages: 4, tmaLatency: 4, wgmmaLatency: 2 },
-    { stages: 5, tmaLatency: 20, wgmmaLatency: 3 },
-    { stages: 7, tmaLatency: 9, wgmmaLatency: 1 },
-    { stages: 1, tmaLatency: 0, wgmmaLatency: 1 },
-    { stages: 8, tmaLatency: 0, wgmmaLatency: 5 }
+    { stages: 2, tmaLatency: 4, wgmmaLatency: 1 },
+    { stages: 3, tmaLatency: 8, wgmmaLatency: 2 },
+    { stages: 4, tmaLatency: 20, wgmmaLatency: 3 },
+    { stages: 5, tmaLatency: 30, wgmmaLatency: 1 },
+    { stages: 2, tmaLatency: 0, wgmmaLatency: 1 },
+    { stages: 3, tmaLatency: 3, wgmmaLatency: 2 },
+    { stages: 8, tmaLatency: 6, wgmmaLatency: 5 }
   ];
   for (const set of sets) {
     const r = KS.simulate(null, Object.assign({ outputTiles: 1, kTiles: 3000, epilogueLatency: 0, consumerWGs: 1 }, set));
     const mmas = r.blocks.filter((b) => b.kind === "wgmma");
     const perTile = (mmas[mmas.length - 1].start - mmas[0].start) / (mmas.length - 1);
     const { stages: S, tmaLatency: L, wgmmaLatency: W } = set;
-    const expected = Math.max(W, 1, (1 + L + W) / S);
+    const expected = Math.max(W, 1, (1 + L) / (S - 1));
     assert.ok(Math.abs(perTile - expected) <= 0.01 * expected, `${JSON.stringify(set)}: ${perTile} vs ${expected}`);
   }
 });
@@ -208,9 +197,12 @@ test("minStagesToHideTma is the smallest S without a tma wait after step 0", () 
   const base = { outputTiles: 3, kTiles: 6, tmaLatency: 9, wgmmaLatency: 2, epilogueLatency: 1, consumerWGs: 1 };
   const r = KS.simulate(null, base);
   const best = r.verdict.minStagesToHideTma;
-  assert.equal(best, 6); // steady state needs S >= (1 + L + W) / W = 6
-  const lateTma = (S) => KS.simulate(null, Object.assign({}, base, { stages: S })).blocks
-    .some((b) => b.kind === "wait" && b.reason === "tma" && b.start > 0);
+  // Steady state needs (1 + L) / (S - 1) <= W: S >= 1 + (1 + L) / W = 6.
+  assert.equal(best, 6);
+  const lateTma = (S) => {
+    const x = KS.simulate(null, Object.assign({}, base, { stages: S }));
+    return x.deadlock !== null || lateTmaWaits(x);
+  };
   assert.equal(lateTma(best), false);
   for (let S = 1; S < best; S++) assert.equal(lateTma(S), true, "S=" + S);
   const hopeless = KS.simulate(null, { tmaLatency: 10000, wgmmaLatency: 1, consumerWGs: 1, outputTiles: 1, kTiles: 200 });
@@ -219,25 +211,110 @@ test("minStagesToHideTma is the smallest S without a tma wait after step 0", () 
 });
 
 // ------------------------------------------------------------------------------------------------
+// Differential tests against v1 (tests/js/schedule_v1.js) where the rules agree.
+
+/** Non-wait blocks of a result as sortable strings (kinds in `kinds`). */
+function blockKeys(r, kinds) {
+  return r.blocks.filter((b) => kinds.includes(b.kind)).map((b) => [b.lane, b.kind, b.start, b.end, b.tile, b.k, b.stage].join(",")).sort();
+}
+
+test("differential: K_PIPE_MMAS = 0 reproduces v1 (releaseLag 0) for every issue, filling, WGMMA and epilogue", () => {
+  const rand = mulberry32(7);
+  for (let run = 0; run < 250; run++) {
+    const kn = { stages: randInt(rand, 1, 6), outputTiles: randInt(rand, 1, 6), kTiles: randInt(rand, 1, 6),
+      tmaLatency: randInt(rand, 0, 8), wgmmaLatency: randInt(rand, 1, 4), epilogueLatency: randInt(rand, 0, 12),
+      consumerWGs: randInt(rand, 1, 2), schedule: rand() < 0.5 ? "pingpong" : "cooperative" };
+    const a = V1.simulate(null, Object.assign({ releaseLag: 0 }, kn));
+    const b = KS.simulate(null, Object.assign({ kPipeMmas: 0 }, kn));
+    const kinds = ["issue", "filling", "wgmma", "epilogue"];
+    assert.deepEqual(blockKeys(b, kinds), blockKeys(a, kinds), JSON.stringify(kn));
+    assert.equal(b.total, a.total, JSON.stringify(kn));
+  }
+});
+
+test("differential: compute-bound (ample stages, E <= K*W) the default K_PIPE_MMAS = 1 matches v1", () => {
+  const rand = mulberry32(11);
+  let compared = 0;
+  for (let run = 0; run < 250; run++) {
+    const kn = { outputTiles: randInt(rand, 1, 6), kTiles: randInt(rand, 1, 6), tmaLatency: randInt(rand, 0, 8),
+      wgmmaLatency: randInt(rand, 1, 4), epilogueLatency: randInt(rand, 0, 12), consumerWGs: randInt(rand, 1, 2),
+      schedule: rand() < 0.5 ? "pingpong" : "cooperative" };
+    if (kn.epilogueLatency > kn.kTiles * kn.wgmmaLatency) continue;
+    kn.stages = Math.min(64, 3 + kn.tmaLatency + kn.wgmmaLatency);
+    compared++;
+    const a = V1.simulate(null, Object.assign({ releaseLag: 0 }, kn));
+    const b = KS.simulate(null, kn);
+    const kinds = ["issue", "filling", "wgmma", "epilogue"];
+    assert.deepEqual(blockKeys(b, kinds), blockKeys(a, kinds), JSON.stringify(kn));
+    assert.equal(b.total, a.total, JSON.stringify(kn));
+  }
+  assert.ok(compared > 100);
+});
+
+// ------------------------------------------------------------------------------------------------
+// Deadlocks are results.
+
+test("deadlock: K_PIPE_MMAS >= stages names the waiting roles and barriers", () => {
+  const r = KS.simulate(null, knobs({ stages: 2, kPipeMmas: 2, consumerWGs: 1 }));
+  assert.equal(r.error, null);
+  assert.ok(r.deadlock);
+  assert.match(r.messages.join("\n"), /static_assert/);
+  const waiting = r.deadlock.waiting.map((w) => [w.lane, w.barrier, w.phase]);
+  assert.deepEqual(waiting, [["producer", "MainloopPipeline.empty[0]", 0], ["consumer0", "MainloopPipeline.full[0]", 1]]);
+  assert.match(r.deadlock.message, /^deadlock: no role can progress after step \d+/);
+  assert.equal(r.verdict.summary, r.deadlock.message);
+  assert.equal(r.verdict.minStagesToHideTma, null);
+  // The blocks drawn before the deadlock are still there, and they end by deadlock.step.
+  assert.ok(r.blocks.length > 0 && r.blocks.every((b) => b.end <= Math.max(r.deadlock.step, r.total)));
+});
+
+test("deadlock: a mainloop without the loop's consumer_release deadlocks on the empty barrier at producer_acquire", () => {
+  const st = exampleStructure();
+  const mma = st.functions.find((f) => f.name === "mma");
+  mma.ops = mma.ops.filter((op) => op.op !== "consumer_release");
+  const r = KS.simulate(st, { consumerWGs: 1, stages: 4, kTiles: 5, outputTiles: 2 });
+  assert.ok(r.deadlock, "deadlock expected");
+  const producer = r.deadlock.waiting.find((w) => w.lane === "producer");
+  assert.match(producer.barrier, /empty\[0\]/);
+  assert.equal(producer.line, 374);
+  assert.match(r.messages.join("\n"), /no consumer_release after the last mma of mma\(\)/);
+  // With the release present the same knobs run to the end.
+  assert.equal(KS.simulate(exampleStructure(), { consumerWGs: 1, stages: 4, kTiles: 5, outputTiles: 2 }).deadlock, null);
+});
+
+test("K_PIPE_MMAS from the structure: constants (v2) or a literal warpgroup_wait<N>; knob overrides", () => {
+  const st = exampleStructure();
+  st.constants = [{ name: "K_PIPE_MMAS", value: 2, line: 264 }];
+  let r = KS.simulate(st, { stages: 4 });
+  assert.equal(r.knobs.kPipeMmas, 2);
+  assert.deepEqual(r.messages, []);
+  assert.equal(KS.knobsFor("gemm", st).find((k) => k.name === "kPipeMmas").source.line, 264);
+  r = KS.simulate(st, { stages: 4, kPipeMmas: 1 });
+  assert.equal(r.knobs.kPipeMmas, 1);
+  const st2 = exampleStructure();
+  st2.functions.find((f) => f.name === "mma").ops.push({ op: "warpgroup_wait", line: 548, count: "3", text: "warpgroup_wait<3>();" });
+  assert.equal(KS.simulate(st2, { stages: 8 }).knobs.kPipeMmas, 3);
+  // Without either, CUTLASS 4.2's value with a message (a parsed structure), silently for no structure.
+  r = KS.simulate(exampleStructure(), {});
+  assert.equal(r.knobs.kPipeMmas, 1);
+  assert.match(r.messages.join("\n"), /K_PIPE_MMAS is not in the parsed structure/);
+  assert.deepEqual(KS.simulate(null, {}).messages, []);
+});
+
+// ------------------------------------------------------------------------------------------------
 // Randomized invariants.
 
-/** Check every structural invariant of one simulate() result; msg tags failures. */
+/** Check the engine's invariants on one GEMM result; msg tags failures. */
 function checkInvariants(r, kn, msg) {
   const { stages: S, outputTiles: O, kTiles: K, tmaLatency: L, wgmmaLatency: W, epilogueLatency: E } = kn;
-  const C = kn.consumerWGs, lag = kn.releaseLag;
+  const C = kn.consumerWGs;
   const pingpong = C === 2 && kn.schedule === "pingpong";
   const coop = C === 2 && kn.schedule === "cooperative";
   const N = O * K;
   const blocks = r.blocks;
   assert.equal(r.error, null, msg);
   const laneIds = r.lanes.map((l) => l.id);
-  const expectedLanes = ["producer"];
-  for (let s = 0; s < S; s++) expectedLanes.push("stage" + s);
-  for (let c = 0; c < C; c++) expectedLanes.push("consumer" + c);
-  assert.deepEqual(laneIds, expectedLanes, msg);
   assert.ok(blocks.length <= KS.estimateBlockCount(kn), msg + " estimate is an upper bound");
-
-  // Ids, kinds, integer extents, per-lane order, laneBlocks.
   let lastLane = -1;
   blocks.forEach((b, i) => {
     assert.equal(b.id, i, msg);
@@ -248,191 +325,114 @@ function checkInvariants(r, kn, msg) {
     lastLane = li;
     assert.equal(b.reason === null, b.kind !== "wait", msg);
     if (b.kind === "wait") assert.ok(KS.WAIT_REASONS.includes(b.reason), msg);
+    for (const a of b.after) assert.ok(blocks[a].end <= b.start, msg + " after ends before start");
   });
   for (const lane of laneIds) {
     const ids = r.laneBlocks[lane];
-    assert.deepEqual(ids, blocks.filter((b) => b.lane === lane).map((b) => b.id), msg);
-    for (let i = 1; i < ids.length; i++) {
-      assert.ok(blocks[ids[i]].start >= blocks[ids[i - 1]].end, msg + " no overlap on " + lane);
-    }
+    for (let i = 1; i < ids.length; i++) assert.ok(blocks[ids[i]].start >= blocks[ids[i - 1]].end, msg + " no overlap on " + lane);
   }
   assert.equal(r.total, Math.max(0, ...blocks.map((b) => b.end)), msg);
-
-  // Dependencies: ids exist, end before start, and something binds every issue/wgmma/epilogue.
-  for (const b of blocks) {
-    for (const a of b.after) {
-      assert.ok(Number.isInteger(a) && a >= 0 && a < blocks.length, msg);
-      assert.ok(blocks[a].end <= b.start, msg + " after ends before start");
-    }
-    if (b.start > 0 && b.kind !== "wait") {
-      assert.ok(b.after.some((a) => blocks[a].end === b.start), msg + " binding dependency of " + JSON.stringify(b));
-    }
-  }
-
-  // Per k-tile bookkeeping: one issue each, WGMMAs on the right WG(s).
+  if (r.deadlock) return;
   const g = (b) => b.tile * K + b.k;
   const issues = blocks.filter((b) => b.kind === "issue");
   assert.equal(issues.length, N, msg);
-  issues.forEach((b, i) => assert.equal(g(b), i, msg));
-  const fillEnd = issues.map((b) => b.end + L);
-  const mmaByLane = {};
-  for (const b of blocks.filter((x) => x.kind === "wgmma")) {
-    (mmaByLane[b.lane] = mmaByLane[b.lane] || []).push(b);
-    assert.ok(b.start >= fillEnd[g(b)], msg + " WGMMA starts after its fill");
+  const land = issues.map((b) => b.end + L);
+  // Never two tiles in a stage; a stage is refilled only after its release (the end of its FULL).
+  for (let s = 0; s < S; s++) {
+    const own = blocks.filter((b) => b.lane === "stage" + s);
+    let lastG = -1, lastEnd = 0;
+    for (const b of own) {
+      assert.equal(g(b) % S, s, msg);
+      assert.ok(b.start >= lastEnd, msg);
+      if (b.kind === "filling") { assert.ok(g(b) > lastG, msg); assert.equal(b.start, issues[g(b)].end, msg); }
+      lastG = g(b);
+      lastEnd = b.end;
+    }
+  }
+  // The release of k-tile x (end of its FULL, or its landing) precedes the issue of x + S.
+  const releaseOf = new Array(N).fill(null);
+  for (const b of blocks) if (b.kind === "full") releaseOf[g(b)] = b.end;
+  for (let x = 0; x < N; x++) if (releaseOf[x] === null) releaseOf[x] = land[x];
+  for (let x = S; x < N; x++) assert.ok(issues[x].start >= releaseOf[x - S], msg + " refill after release");
+  // The tensor core runs one WGMMA at a time (a cooperative job is drawn on both lanes).
+  const mmas = blocks.filter((b) => b.kind === "wgmma");
+  const jobs = new Map();
+  for (const b of mmas) {
+    const key = b.tile + ":" + b.k;
+    if (jobs.has(key)) {
+      assert.ok(coop, msg);
+      assert.deepEqual([jobs.get(key).start, jobs.get(key).end], [b.start, b.end], msg);
+    } else jobs.set(key, b);
+  }
+  const sorted = [...jobs.values()].sort((a, b) => a.start - b.start);
+  for (let i = 1; i < sorted.length; i++) assert.ok(sorted[i].start >= sorted[i - 1].end, msg + " one WGMMA at a time");
+  assert.equal(jobs.size, N, msg);
+  // No WG runs past a barrier it has not passed: each WGMMA after its data landed; K_PIPE_MMAS:
+  // the release of x is not before WGMMA x ends nor before WGMMA x + P (same tile) is issued.
+  const P = Math.min(kn.kPipeMmas, K);
+  for (const b of sorted) {
+    assert.ok(b.start >= land[g(b)], msg + " WGMMA after its landing");
     assert.equal(b.end - b.start, W, msg);
-    assert.equal(b.stage, g(b) % S, msg);
+    assert.ok(releaseOf[g(b)] >= b.end, msg + " release after the WGMMA completes");
+    if (b.k + P < K) assert.ok(releaseOf[g(b)] >= land[g(b) + P], msg + " release after WGMMA k+P's wait");
     const wg = coop ? null : pingpong ? b.tile % 2 : 0;
     if (wg !== null) assert.equal(b.lane, "consumer" + wg, msg);
   }
-  const firstMma = new Array(N); // WGMMA of each k-tile on its first WG
-  for (const b of mmaByLane.consumer0 || []) firstMma[g(b)] = b;
-  for (const b of mmaByLane.consumer1 || []) if (!firstMma[g(b)]) firstMma[g(b)] = b;
-  assert.ok(firstMma.every(Boolean) && firstMma.length === N, msg);
-
-  // A stage is refilled only at or after its release (WGMMA k + lag of the same tile, clamped).
-  for (let x = S; x < N; x++) {
-    const prev = x - S;
-    const o = Math.floor(prev / K), k = prev % K;
-    const releaser = firstMma[o * K + Math.min(k + lag, K - 1)];
-    assert.ok(issues[x].start >= releaser.end, msg + " refill after release");
-    if (lag === 0) assert.ok(issues[x].start >= firstMma[prev].end, msg);
-  }
-
-  // A stage never holds two tiles: its filling/full blocks belong to g = s mod S, in order.
-  for (let s = 0; s < S; s++) {
-    const own = blocks.filter((b) => b.lane === "stage" + s);
-    let lastG = -1;
-    for (const b of own) {
-      assert.ok(b.kind === "filling" || b.kind === "full", msg);
-      assert.equal(g(b) % S, s, msg);
-      assert.ok(g(b) >= lastG, msg);
-      if (b.kind === "filling") {
-        assert.ok(g(b) > lastG, msg);
-        assert.equal(b.start, issues[g(b)].end, msg);
-        assert.equal(b.end, fillEnd[g(b)], msg);
-      } else {
-        assert.equal(b.start, fillEnd[g(b)], msg);
-        assert.equal(b.end, firstMma[g(b)].start, msg);
-      }
-      lastG = g(b);
-    }
-  }
-
-  // Consumer lanes: from 0 to the last block, gaps are all covered by wait blocks.
-  for (let c = 0; c < C; c++) {
-    const own = blocks.filter((b) => b.lane === "consumer" + c);
-    let t = 0;
-    for (const b of own) {
-      assert.equal(b.start, t, msg + " consumer lane is gap-free");
-      t = b.end;
-    }
-    for (let i = 1; i < own.length; i++) assert.ok(!(own[i].kind === "wait" && own[i - 1].kind === "wait"), msg);
-    const epis = own.filter((b) => b.kind === "epilogue");
-    for (const b of epis) assert.equal(b.end - b.start, E, msg);
-    if (E === 0) assert.equal(epis.length, 0, msg);
-  }
-
-  // The model's equations, re-derived from the blocks: every issue/WGMMA/epilogue start is the
-  // max of its constraints, and a wait's reason is the highest-priority constraint that bound.
-  for (let x = 0; x < N; x++) {
-    const prev = x - S;
-    const freed = prev >= 0 ? firstMma[Math.floor(prev / K) * K + Math.min(prev % K + lag, K - 1)].end : 0;
-    assert.equal(issues[x].start, Math.max(x > 0 ? issues[x - 1].end : 0, freed), msg + " issue equation");
-  }
-  for (let c = 0; c < C; c++) {
-    const own = blocks.filter((b) => b.lane === "consumer" + c);
-    let prevMmaEnd = 0, ownEpiEnd = 0;
-    own.forEach((b, i) => {
-      const cands = []; // [time, reason]
-      if (b.kind === "wgmma") {
-        cands.push([fillEnd[g(b)], "tma"]);
-        if (b.k > 0) cands.push([prevMmaEnd, null]);
-        else cands.push([ownEpiEnd, "epilogue"]);
-        if (pingpong && b.k === 0 && b.tile > 0) cands.push([firstMma[b.tile * K - 1].end, "order"]);
-        prevMmaEnd = b.end;
-        if (b.k === K - 1 && E === 0) ownEpiEnd = b.end;
-      } else if (b.kind === "epilogue") {
-        cands.push([prevMmaEnd, null]);
-        if (pingpong && b.tile > 0) {
-          const before = blocks.find((x) => x.kind === "epilogue" && x.tile === b.tile - 1);
-          cands.push([before.end, "epilogue-order"]);
-        }
-        ownEpiEnd = b.end;
-      } else {
-        return;
-      }
-      const start = Math.max(...cands.map((cand) => cand[0]));
-      assert.equal(b.start, start, msg + " equation of " + JSON.stringify(b));
-      if (i > 0 && own[i - 1].kind === "wait") {
-        const bound = cands.filter((cand) => cand[0] === start).map((cand) => cand[1]);
-        const expected = WAIT_PRIORITY.find((reason) => bound.includes(reason));
-        assert.equal(own[i - 1].reason, expected, msg + " reason before " + JSON.stringify(b));
-      }
-    });
-  }
-
-  // Pingpong WGMMAs never overlap; cooperative lanes are identical.
-  if (pingpong && mmaByLane.consumer1) {
-    for (const a of mmaByLane.consumer0) {
-      for (const b of mmaByLane.consumer1) assert.ok(a.end <= b.start || b.end <= a.start, msg + " pingpong overlap");
-    }
+  // Pingpong: a tile's first WGMMA starts after the other WG's previous tile's WGMMAs; epilogues alternate.
+  if (pingpong) {
+    for (let o = 1; o < O; o++) assert.ok(jobs.get(o + ":0").start >= jobs.get((o - 1) + ":" + (K - 1)).end, msg);
+    const epis = blocks.filter((b) => b.kind === "epilogue").sort((a, b) => a.tile - b.tile);
+    for (let i = 1; i < epis.length; i++) assert.ok(epis[i].start >= epis[i - 1].end, msg + " epilogue order");
   }
   if (coop) {
-    const strip = (b) => [b.kind, b.start, b.end, b.tile, b.k, b.stage, b.reason, b.lines];
-    assert.deepEqual(blocks.filter((b) => b.lane === "consumer1").map(strip),
-      blocks.filter((b) => b.lane === "consumer0").map(strip), msg);
+    const strip = (b) => [b.kind, b.start, b.end, b.tile, b.k, b.stage, b.reason];
+    assert.deepEqual(blocks.filter((b) => b.lane === "consumer1").map(strip), blocks.filter((b) => b.lane === "consumer0").map(strip), msg);
   }
-
-  // Verdict: wait totals and tensor-core utilization recomputed from the blocks.
   for (let c = 0; c < C; c++) {
-    const lane = "consumer" + c;
-    const expected = { tma: 0, order: 0, "epilogue-order": 0, epilogue: 0, total: 0 };
-    for (const b of blocks) {
-      if (b.lane === lane && b.kind === "wait") {
-        expected[b.reason] += b.end - b.start;
-        expected.total += b.end - b.start;
-      }
-    }
-    assert.deepEqual(r.verdict.waits[lane], expected, msg);
+    const own = blocks.filter((b) => b.lane === "consumer" + c);
+    for (const b of own.filter((x) => x.kind === "epilogue")) assert.equal(b.end - b.start, E, msg);
+    const expected = { order: 0, "epilogue-order": 0, tma: 0, "tensor-core": 0, total: 0 };
+    for (const b of own) if (b.kind === "wait") { expected[b.reason] += b.end - b.start; expected.total += b.end - b.start; }
+    assert.deepEqual(r.verdict.waits["consumer" + c], expected, msg);
   }
-  assert.equal(Object.keys(r.verdict.waits).length, C, msg);
   const busy = new Set();
-  for (const b of blocks) if (b.kind === "wgmma") for (let t = b.start; t < b.end; t++) busy.add(t);
+  for (const b of mmas) for (let t = b.start; t < b.end; t++) busy.add(t);
   assert.equal(r.verdict.tensorCoreBusySteps, busy.size, msg);
   assert.equal(r.verdict.tensorCoreUtilization, busy.size / r.total, msg);
-  assert.equal(r.verdict.total, r.total, msg);
-  assert.equal(typeof r.verdict.summary, "string", msg);
+  checkBarrierEvents(r, msg);
+}
+
+/** barrierEvents: time order, and replaying arrivals reproduces every phase bit and completion. */
+function checkBarrierEvents(r, msg) {
+  const ev = r.barrierEvents;
+  const byId = new Map(r.barriers.map((b) => [b.id, b]));
+  for (let i = 1; i < ev.length; i++) assert.ok(ev[i].t >= ev[i - 1].t, msg + " events in time order");
+  const completed = new Map();
+  for (const e of ev) {
+    assert.ok(byId.has(e.barrier), msg);
+    assert.ok(["arrive", "complete", "wait_begin", "wait_end"].includes(e.type), msg);
+    if (e.type === "complete") completed.set(e.barrier, (completed.get(e.barrier) || 0) + 1);
+  }
+  // Every barrier completes once per `expected` arrivals.
+  const arrivals = new Map();
+  for (const e of ev) if (e.type === "arrive") arrivals.set(e.barrier, (arrivals.get(e.barrier) || 0) + 1);
+  for (const [id, n] of arrivals) assert.equal(completed.get(id) || 0, Math.floor(n / byId.get(id).expected), msg);
 }
 
 test("randomized invariants (seeded)", () => {
   const rand = mulberry32(20240611);
-  const RUNS = 400;
-  for (let run = 0; run < RUNS; run++) {
+  for (let run = 0; run < 300; run++) {
     const S = randInt(rand, 1, 6);
     const kn = {
-      stages: S,
-      outputTiles: randInt(rand, 1, 6),
-      kTiles: randInt(rand, 1, 6),
-      tmaLatency: randInt(rand, 0, 8),
-      wgmmaLatency: randInt(rand, 1, 4),
-      epilogueLatency: randInt(rand, 0, 12),
-      consumerWGs: randInt(rand, 1, 2),
-      schedule: rand() < 0.5 ? "pingpong" : "cooperative",
-      releaseLag: rand() < 0.75 ? 0 : randInt(rand, 0, S - 1),
-      model: "gemm"
+      stages: S, outputTiles: randInt(rand, 1, 6), kTiles: randInt(rand, 1, 6), tmaLatency: randInt(rand, 0, 8),
+      wgmmaLatency: randInt(rand, 1, 4), epilogueLatency: randInt(rand, 0, 12), consumerWGs: randInt(rand, 1, 2),
+      schedule: rand() < 0.5 ? "pingpong" : "cooperative", kPipeMmas: randInt(rand, 0, Math.max(0, S - 1)), model: "gemm"
     };
     const r = KS.simulate(null, kn);
     assert.deepEqual(r.messages, [], JSON.stringify(kn));
     assert.deepEqual(r.knobs, kn);
+    assert.equal(r.deadlock, null, JSON.stringify(kn));
     checkInvariants(r, kn, "run " + run + " " + JSON.stringify(kn));
-    if (run % 20 === 0) {
-      // minStagesToHideTma: that S has no late tma wait; every smaller allowed S has one.
-      const best = r.verdict.minStagesToHideTma;
-      const late = (s) => KS.simulate(null, Object.assign({}, kn, { stages: s })).blocks
-        .some((b) => b.reason === "tma" && b.start > 0);
-      if (best !== null) assert.equal(late(best), false);
-      for (let s = Math.max(1, kn.releaseLag + 1); s < (best === null ? 10 : best); s++) assert.equal(late(s), true);
-    }
   }
 });
 
@@ -452,7 +452,7 @@ test("determinism: two calls deep-equal", () => {
 test("knob validation clamps, rounds and reports", () => {
   const { knobs: k, messages } = KS.normalizeKnobs({
     stages: NaN, outputTiles: "abc", kTiles: -5, tmaLatency: 1e12, wgmmaLatency: 0.4,
-    epilogueLatency: Infinity, consumerWGs: "2", schedule: "Cooperative ", releaseLag: 2.6
+    epilogueLatency: Infinity, consumerWGs: "2", schedule: "Cooperative ", kPipeMmas: 2.6
   });
   assert.equal(k.stages, KS.DEFAULT_KNOBS.stages);
   assert.equal(k.outputTiles, KS.DEFAULT_KNOBS.outputTiles);
@@ -462,9 +462,9 @@ test("knob validation clamps, rounds and reports", () => {
   assert.equal(k.epilogueLatency, 10000);
   assert.equal(k.consumerWGs, 2);
   assert.equal(k.schedule, "cooperative");
-  assert.equal(k.releaseLag, 3);
+  assert.equal(k.kPipeMmas, 3);
   const text = messages.join("\n");
-  for (const name of ["stages", "outputTiles", "kTiles", "tmaLatency", "wgmmaLatency", "epilogueLatency", "releaseLag"]) {
+  for (const name of ["stages", "outputTiles", "kTiles", "tmaLatency", "wgmmaLatency", "epilogueLatency", "kPipeMmas"]) {
     assert.match(text, new RegExp("^" + name + ": ", "m"));
   }
   assert.doesNotMatch(text, /consumerWGs|schedule/);
@@ -472,13 +472,16 @@ test("knob validation clamps, rounds and reports", () => {
   assert.ok(Object.is(KS.normalizeKnobs({ tmaLatency: -0.4 }).knobs.tmaLatency, 0));
 });
 
-test("knob validation: bad schedule, unknown knobs, lag >= stages, non-object knobs", () => {
+test("knob validation: bad schedule, unknown knobs, K_PIPE_MMAS >= stages, non-object knobs", () => {
   let n = KS.normalizeKnobs({ schedule: "zigzag", foo: 1 });
   assert.equal(n.knobs.schedule, "pingpong");
   assert.equal(n.messages.length, 2);
-  n = KS.normalizeKnobs({ stages: 2, releaseLag: 5 });
-  assert.equal(n.knobs.releaseLag, 1);
-  assert.match(n.messages.join(), /releaseLag/);
+  // Not clamped: the engine shows the deadlock CUTLASS's static_assert prevents.
+  n = KS.normalizeKnobs({ stages: 2, kPipeMmas: 5 });
+  assert.equal(n.knobs.kPipeMmas, 5);
+  assert.match(n.messages.join(), /kPipeMmas: 5 >= stages \(2\)/);
+  // The v1 knob is gone: reported as unknown.
+  assert.match(KS.normalizeKnobs({ releaseLag: 1 }).messages.join(), /unknown knob "releaseLag"/);
   n = KS.normalizeKnobs("nope");
   assert.deepEqual(n.knobs, KS.DEFAULT_KNOBS);
   assert.equal(n.messages.length, 1);
@@ -515,16 +518,16 @@ test("block cap: the documented estimate, and an error just above the limit", ()
   const formula = (kn) => {
     const n = kn.outputTiles * kn.kTiles;
     const copies = kn.consumerWGs === 2 && kn.schedule === "cooperative" ? 2 : 1;
-    return n * (2 + (kn.tmaLatency > 0 ? 1 : 0)) + copies * 2 * (n + (kn.epilogueLatency > 0 ? kn.outputTiles : 0));
+    return n * (2 + (kn.tmaLatency > 0 ? 1 : 0)) + copies * 2 * (n + kn.outputTiles + (kn.epilogueLatency > 0 ? kn.outputTiles : 0));
   };
   for (const over of [{}, { tmaLatency: 0 }, { epilogueLatency: 0 }, { schedule: "cooperative" },
     { schedule: "cooperative", consumerWGs: 1 }, { outputTiles: 7, kTiles: 9 }]) {
     const kn = knobs(over);
     assert.equal(KS.estimateBlockCount(kn), formula(kn), JSON.stringify(over));
   }
-  // O = 1000, K = 400: 5 * 400000 + 2 * 1000 = 2,002,000 blocks, just above the cap.
+  // O = 1000, K = 400: 5 * 400000 + 2 * 2000 = 2,004,000 blocks, just above the cap.
   const r = KS.simulate(null, knobs({ outputTiles: 1000, kTiles: 400 }));
-  assert.equal(r.error, "too many blocks: up to 2002000 (limit 2000000); reduce outputTiles (O) or kTiles (K)");
+  assert.equal(r.error, "too many blocks: up to 2004000 (limit 2000000); reduce outputTiles (O) or kTiles (K)");
   assert.equal(r.verdict.summary, r.error);
   assert.equal(KS.MAX_BLOCKS, 2000000);
   assert.deepEqual(Object.keys(r.verdict), Object.keys(KS.simulate(null, {}).verdict));
@@ -650,12 +653,21 @@ test("fallbacks: producer without loads, 'both' roles, missing or partial struct
     { call: "arrive", receiver: "load_order_barrier", line: 5 }, { call: "wait", receiver: "odd_order_barrier", line: 9 }] } });
   assert.deepEqual(lineNumbers(other.order), [5, 9], "no math barrier: every order barrier counts");
   assert.deepEqual(lineNumbers(other.orderMma), [5, 9]);
-  for (const structure of [null, undefined, {}, { functions: null, kernel_layer: 5 }, "text", [1, 2]]) {
+  // No structure at all: the CUTLASS 4.2 program is assumed. An (empty) structure: no model fits.
+  for (const structure of [null, undefined, "text", [1, 2]]) {
     const r = KS.simulate(structure, {});
     assert.equal(r.error, null);
     assert.equal(r.total, 48);
     assert.ok(r.blocks.every((b) => Array.isArray(b.lines) && b.lines.length === 0));
     assert.deepEqual(r.functions, { producer: null, consumer: null });
+    assert.equal(r.fit.model, "gemm");
+  }
+  for (const structure of [{}, { functions: null, kernel_layer: 5 }]) {
+    const r = KS.simulate(structure, {});
+    assert.equal(r.model, null);
+    assert.deepEqual([r.error, r.total, r.blocks.length, r.view], [null, 0, 0, null]);
+    assert.match(r.fit.reason, /no pipeline operation/);
+    assert.equal(KS.simulate(structure, { model: "gemm" }).total, 48, "an explicit model still runs");
   }
 });
 
@@ -674,4 +686,11 @@ test("schedule.js source is ASCII only", () => {
   const bytes = fs.readFileSync(SCHEDULE_PATH);
   const bad = bytes.findIndex((byte) => byte > 0x7e || (byte < 0x20 && byte !== 0x0a));
   assert.equal(bad, -1, "non-ASCII or control byte at offset " + bad);
+});
+
+test("minStagesToHideTma is not searched above 10,000 k-tiles, and the summary says so", () => {
+  const r = KS.simulate(null, { outputTiles: 101, kTiles: 100 });
+  assert.equal(r.verdict.minStagesToHideTma, null);
+  assert.match(r.verdict.summary, /minimum stages not searched above 10000 k-tiles$/);
+  assert.notEqual(KS.simulate(null, { outputTiles: 100, kTiles: 100 }).verdict.minStagesToHideTma, null);
 });
