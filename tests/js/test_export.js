@@ -224,7 +224,19 @@ test("VCD header: 1 ns timescale, unique identifiers, a scope per role, $dumpvar
   assert.ok(names.includes("gemm.consumer.consumer1.k"));
   for (let i = 1; i < vcd.times.length; i++) assert.ok(vcd.times[i] > vcd.times[i - 1]);
   assert.equal(vcd.times[vcd.times.length - 1], result.total);
-  assert.match(text, /barrier phase bits are not exported/);
+  // The engine's barriers are exported: each barrier's phase signal follows its barrierEvents.
+  assert.doesNotMatch(text, /barrier phase bits are not exported/);
+  assert.ok(result.barriers.length > 0 && result.barrierEvents.length > 0);
+  result.barriers.forEach((bar) => {
+    const scope = "gemm.barriers." + bar.name.replace(/[^A-Za-z0-9_.\[\]-]+/g, "_") + ".phase";
+    const changes = vcd.changes[scope];
+    assert.ok(changes, "no phase signal for " + bar.name + " (" + scope + ")");
+    const events = result.barrierEvents.filter((ev) => ev.barrier === bar.id);
+    for (let t = 0; t <= result.total; t++) {
+      const last = events.filter((ev) => ev.t <= t).pop();
+      if (last) assert.equal(valueAt(changes, t), String(last.phase), bar.name + " at " + t);
+    }
+  });
 });
 
 test("VCD lane states replay the schedule at every step", () => {
