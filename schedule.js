@@ -2207,7 +2207,7 @@ var KernelSchedule = (function () {
     loadC: false
   };
 
-  /** CLC response and throttle stages: the builder's SchedulerPipelineStageCount (sm100_umma_builder.inl:270). */
+  /** CLC response and throttle stages: the builder's SchedulerPipelineStageCount (sm100_umma_builder.inl:271). */
   var BW_CLC_STAGES = 2;
 
   /** C stages of the epilogue load pipeline (StagesC; not parsed: the epilogue builder picks it per tile). */
@@ -2320,11 +2320,11 @@ var KernelSchedule = (function () {
     return items;
   }
 
-  /** Refs of items, sorted and frozen (duplicates of one path:line:op dropped). */
+  /** Refs of items, sorted and frozen (one ref per path:line: a kernel-layer call and op on one line are one). */
   function bwRefs(items) {
     var seen = {};
     return sortRefs(items.filter(function (it) {
-      var key = it.path + ":" + it.line + ":" + it.op;
+      var key = it.path + ":" + it.line;
       if (seen[key]) return false;
       seen[key] = true;
       return true;
@@ -2687,7 +2687,7 @@ var KernelSchedule = (function () {
         for (var c4 = 0; c4 < ctas; c4++) {
           yield eng.commit(accFull[c4][a]);
           eng.draw(li[prefix[c4] + "acc" + a], "acc", first.start, job.end, o, null, a, null, refs.acc,
-            build && first.blk !== null ? [first.blk] : EMPTY);
+            build && first.blk !== null ? first.blk.after : EMPTY); // what bound the first UMMA bound the stage
         }
       }
     });
@@ -2708,7 +2708,7 @@ var KernelSchedule = (function () {
           if (t > bar.time) eng.draw(accLane, "full", bar.time, t, o, null, a, null, refs.accFull, build && bar.blk !== null ? [bar.blk] : EMPTY);
           epiStart[c][o] = t;
           yield eng.work(T, "tmem_load", refs.tmemLoad, o, null, a);
-          if (T > 0) eng.draw(accLane, "drain", t, t + T, o, null, a, null, refs.tmemLoad, build ? [eng.laneLast[r.lane]] : EMPTY);
+          if (T > 0) eng.draw(accLane, "drain", t, t + T, o, null, a, null, refs.tmemLoad, build ? eng.laneLast[r.lane].after : EMPTY);
           yield eng.arriveCmd(accEmpty[a]);
           yield eng.work(ST, "store", refs.store, o, null, null);
           epiEnd[c][o] = r.now;
@@ -2774,8 +2774,8 @@ var KernelSchedule = (function () {
     var cmp = other ? "; with " + other.accStages + " stage" + (other.accStages === 1 ? "" : "s") + ": " + other.total + " steps" : "";
     if (v.accWaitSteps > 0) {
       return A + " accumulator stage" + (A === 1 ? "" : "s") + ": the tensor core idles " + v.accWaitSteps +
-        " steps waiting for epilogues to free TMEM (" + v.accWaitTiles + " of " + (knobs.outputTiles - 1) +
-        " tile boundaries)" + cmp;
+        (v.accWaitSteps === 1 ? " step" : " steps") + " waiting for epilogues to free TMEM (at " + v.accWaitTiles + " of " +
+        (knobs.outputTiles - 1) + " tile boundaries)" + cmp;
     }
     return A + " accumulator stage" + (A === 1 ? "" : "s") + ": the MMA of tile t+1 overlaps the epilogue of tile t; " +
       "the tensor core never waits for an epilogue" + cmp;
