@@ -2207,7 +2207,7 @@ var KernelSchedule = (function () {
     loadC: false
   };
 
-  /** CLC response and throttle stages: the builder's SchedulerPipelineStageCount (sm100_umma_builder.inl:271). */
+  /** CLC response and throttle stages: the builder's SchedulerPipelineStageCount (sm100_umma_builder.inl:272). */
   var BW_CLC_STAGES = 2;
 
   /** C stages of the epilogue load pipeline (StagesC; not parsed: the epilogue builder picks it per tile). */
