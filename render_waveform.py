@@ -4,51 +4,51 @@ The page's markup, styles and script live in assets/ as real files; this module 
 the plain-text header facts and the embedded JSON model, then fills the template's markers.
 """
 
+import json
 import posixpath
 
 import pagekit
 
-# CLI flag -> knob name in KernelSchedule (schedule.js). viz.py builds argparse options from this,
-# and the page uses the flag names (without "--") as its URL-hash keys, so links read like the CLI.
-# The order is the hash's order; each model uses the knobs it has (knobsFor in schedule.js).
-KNOB_FLAGS = (
-    ("--model", "model"),
-    ("--stages", "stages"),
-    ("--tiles", "outputTiles"),
-    ("--k-tiles", "kTiles"),
-    ("--kv-blocks", "kvBlocks"),
-    ("--tma", "tmaLatency"),
-    ("--wgmma", "wgmmaLatency"),
-    ("--gemm0", "gemm0Latency"),
-    ("--softmax", "softmaxLatency"),
-    ("--gemm1", "gemm1Latency"),
-    ("--epilogue", "epilogueLatency"),
-    ("--consumers", "consumerWGs"),
-    ("--schedule", "schedule"),
-    ("--k-pipe-mmas", "kPipeMmas"),
-    ("--intra-overlap", "intraWGOverlap"),
-    ("--inter-pingpong", "interWGPingpong"),
-)
+SCHEDULE_JS_ASSET = "schedule.js"
+KNOB_TABLE_MARKERS = ("/*KNOB_TABLE_JSON_BEGIN*/", "/*KNOB_TABLE_JSON_END*/")
+
+
+def read_knob_table(path=None):
+    """Return the knob table of schedule.js (the JSON between its KNOB_TABLE markers).
+
+    schedule.js is the one source of every knob's CLI flag, hash key and words; Python reads it
+    instead of restating it. Raises pagekit.AssetError when the markers or the JSON are broken.
+    """
+    text = pagekit.read_asset(path or SCHEDULE_JS_ASSET)
+    begin, end = KNOB_TABLE_MARKERS
+    start = text.find(begin)
+    stop = text.find(end, start + len(begin)) if start >= 0 else -1
+    if start < 0 or stop < 0:
+        raise pagekit.AssetError(f"{SCHEDULE_JS_ASSET}: knob table markers {begin} ... {end} not found")
+    try:
+        return json.loads(text[start + len(begin):stop])
+    except ValueError as exc:
+        raise pagekit.AssetError(f"{SCHEDULE_JS_ASSET}: knob table is not JSON: {exc}") from None
+
+
+_TABLE = read_knob_table()
+# CLI flag -> knob name in KernelSchedule. viz.py builds argparse options from this, and the page
+# uses the flag names (without "--") as its URL-hash keys, so links read like the CLI.
+KNOB_FLAGS = tuple((k["flag"], k["name"]) for k in _TABLE["knobs"])
 KNOB_NAMES = frozenset(name for _flag, name in KNOB_FLAGS)
-MODELS = ("gemm", "attention")
-SCHEDULES = ("pingpong", "cooperative")
+MODELS = tuple(_TABLE["models"])
 # On/off knobs: the CLI and the hash spell them on/off; the embedded model holds booleans.
-FLAG_WORDS = {"on": True, "off": False}
-BOOLEAN_KNOBS = frozenset({"intraWGOverlap", "interWGPingpong"})
+FLAG_WORDS = dict(_TABLE["flagWords"])
+BOOLEAN_KNOBS = frozenset(k["name"] for k in _TABLE["knobs"] if k.get("onOff"))
 # Knobs whose CLI values are words rather than integers (viz.py makes them argparse choices).
-KNOB_CHOICES = {
-    "model": MODELS,
-    "schedule": SCHEDULES,
-    "intraWGOverlap": tuple(FLAG_WORDS),
-    "interWGPingpong": tuple(FLAG_WORDS),
-}
+KNOB_CHOICES = {k["name"]: tuple(k["choices"]) if "choices" in k else tuple(FLAG_WORDS)
+                for k in _TABLE["knobs"] if "choices" in k or k.get("onOff")}
+SCHEDULES = KNOB_CHOICES["schedule"]
 
 TEMPLATE_ASSET = "assets/waveform.html"
 THEME_CSS_ASSET = "assets/theme.css"
 WAVEFORM_CSS_ASSET = "assets/waveform.css"
 WAVEFORM_JS_ASSET = "assets/waveform.js"
-# A module-level name so experiments can point it at another simulator build.
-SCHEDULE_JS_ASSET = "schedule.js"
 
 
 

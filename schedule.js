@@ -79,9 +79,52 @@ var KernelSchedule = (function () {
     kPipeMmas: 1
   };
 
-  /** Enumerated knobs of the GEMM model (not sliders): allowed values, the first is not the default. */
+  /**
+   * The knob table: every knob's CLI flag (and page hash key: the flag without "--") and the words
+   * of word-valued knobs. One source for schedule.js, the page, and render_waveform.py / viz.py,
+   * which read the JSON between the two markers (keep it strict JSON: double quotes, no comments).
+   * "onOff": the knob is a boolean spelled on/off on the CLI and in the hash.
+   */
+  var KNOB_TABLE = /*KNOB_TABLE_JSON_BEGIN*/{
+    "models": ["gemm", "attention", "blackwell"],
+    "flagWords": {"on": true, "off": false},
+    "knobs": [
+      {"name": "model", "flag": "--model", "choices": ["gemm", "attention", "blackwell"]},
+      {"name": "stages", "flag": "--stages"},
+      {"name": "outputTiles", "flag": "--tiles"},
+      {"name": "kTiles", "flag": "--k-tiles"},
+      {"name": "kvBlocks", "flag": "--kv-blocks"},
+      {"name": "tmaLatency", "flag": "--tma"},
+      {"name": "wgmmaLatency", "flag": "--wgmma"},
+      {"name": "gemm0Latency", "flag": "--gemm0"},
+      {"name": "softmaxLatency", "flag": "--softmax"},
+      {"name": "gemm1Latency", "flag": "--gemm1"},
+      {"name": "epilogueLatency", "flag": "--epilogue"},
+      {"name": "consumerWGs", "flag": "--consumers"},
+      {"name": "schedule", "flag": "--schedule", "choices": ["pingpong", "cooperative"]},
+      {"name": "kPipeMmas", "flag": "--k-pipe-mmas"},
+      {"name": "intraWGOverlap", "flag": "--intra-overlap", "onOff": true},
+      {"name": "interWGPingpong", "flag": "--inter-pingpong", "onOff": true},
+      {"name": "transposeV", "flag": "--transpose-v", "onOff": true},
+      {"name": "accStages", "flag": "--acc-stages"},
+      {"name": "ummaLatency", "flag": "--umma"},
+      {"name": "tmemLoadLatency", "flag": "--tmem-load"},
+      {"name": "storeLatency", "flag": "--store"},
+      {"name": "clcLatency", "flag": "--clc"},
+      {"name": "ctaPair", "flag": "--cta-pair", "onOff": true},
+      {"name": "loadC", "flag": "--load-c", "onOff": true}
+    ]
+  }/*KNOB_TABLE_JSON_END*/;
+
+  /** The words of a word-valued knob in KNOB_TABLE. */
+  function tableChoices(name) {
+    for (var i = 0; i < KNOB_TABLE.knobs.length; i++) if (KNOB_TABLE.knobs[i].name === name) return KNOB_TABLE.knobs[i].choices.slice();
+    return [];
+  }
+
+  /** Enumerated knobs of the GEMM model (not sliders): allowed values from KNOB_TABLE. */
   var GEMM_KNOB_CHOICES = {
-    schedule: ["pingpong", "cooperative"]
+    schedule: tableChoices("schedule")
   };
 
   /** Short printable form of a rejected knob value (bounded length: messages end up in the page). */
@@ -612,10 +655,12 @@ var KernelSchedule = (function () {
 
   /** Move role r's clock to t because of cause (which ended at causeTime); draws the wait block. */
   Engine.prototype.advanceTo = function (r, t, cause, causeTime, reason, lines, tile, k, stage) {
+    var before = r.now;
     if (t > r.now) { r.now = t; if (r.after.length > 0) r.after.length = 0; }
     if (cause !== null && causeTime === t && r.after.indexOf(cause) < 0) r.after.push(cause);
     var li = r.lane;
-    var from = this.laneEnd[li];
+    // The wait block covers the time the role was blocked and its lane shows nothing else.
+    var from = this.laneEnd[li] > before ? this.laneEnd[li] : before;
     if (r.drawWaits && t > from && reason !== null) {
       var last = this.laneLast[li];
       this.draw(li, "wait", from, t, tile, k, stage, reason, lines, last === null ? EMPTY : [last]);
@@ -757,8 +802,8 @@ var KernelSchedule = (function () {
       var nroles = job.roles === null ? 1 : job.roles.length;
       for (var i = 0; i < nroles; i++) {
         var r = job.roles === null ? job.role0 : job.roles[i], li = r.lane;
-        if (r.drawWaits && start > this.laneEnd[li]) {
-          // Issued, but queued behind another role's job: the WG's lane waits for the tensor core.
+        if (r.drawWaits && start > this.laneEnd[li] && start > job.issueTime) {
+          // Issued, but queued behind another job: the WG's lane waits for the tensor core.
           this.advanceLaneWait(r, start, "tensor-core", job);
         }
         if (this.build) {
@@ -784,7 +829,7 @@ var KernelSchedule = (function () {
 
   /** A wait block on r's lane up to t that is not a barrier wait (queued MMA). */
   Engine.prototype.advanceLaneWait = function (r, t, reason, job) {
-    var li = r.lane, from = this.laneEnd[li];
+    var li = r.lane, from = this.laneEnd[li] > job.issueTime ? this.laneEnd[li] : job.issueTime;
     var last = this.laneLast[li];
     this.draw(li, "wait", from, t, job.tile, job.k, job.stage, reason, job.waitLines, last === null ? EMPTY : [last]);
     r.waits[reason] = (r.waits[reason] || 0) + (t - from);
@@ -969,17 +1014,29 @@ var KernelSchedule = (function () {
     });
   };
 
-  /** Barrier events in time order (stable: same-time events keep their recording order). */
+  /**
+   * Barrier events in time order (stable: same-time events keep their recording order), each with
+   * the barrier's phase bit after it. Arrivals can be recorded ahead of time (a TMA landing), so
+   * the phase is replayed here: it flips at each "complete".
+   */
   Engine.prototype.sortedEvents = function () {
     if (this.events === null) return [];
     var ev = this.events;
     var sorted = true;
-    for (var i = 1; i < ev.length; i++) if (ev[i].t < ev[i - 1].t) { sorted = false; break; }
-    if (sorted) return ev;
-    var idx = new Array(ev.length);
-    for (i = 0; i < ev.length; i++) idx[i] = i;
-    idx.sort(function (a, b) { return ev[a].t - ev[b].t || a - b; });
-    return idx.map(function (n) { return ev[n]; });
+    var i;
+    for (i = 1; i < ev.length; i++) if (ev[i].t < ev[i - 1].t) { sorted = false; break; }
+    if (!sorted) {
+      var idx = new Array(ev.length);
+      for (i = 0; i < ev.length; i++) idx[i] = i;
+      idx.sort(function (a, b) { return ev[a].t - ev[b].t || a - b; });
+      ev = idx.map(function (n) { return ev[n]; });
+    }
+    var phase = new Uint8Array(this.barriers.length);
+    for (i = 0; i < ev.length; i++) {
+      if (ev[i].type === "complete") phase[ev[i].barrier] ^= 1;
+      ev[i].phase = phase[ev[i].barrier];
+    }
+    return ev;
   };
 
   /**
@@ -1359,7 +1416,8 @@ var KernelSchedule = (function () {
   /** On/off knobs of the attention model (refinements; off = the plain model). */
   var ATTENTION_KNOB_FLAGS = {
     intraWGOverlap: { label: "intra-WG overlap", doc: "issue GEMM0(j) before GEMM1(j-1): softmax(j) overlaps GEMM1(j-1)" },
-    interWGPingpong: { label: "inter-WG pingpong", doc: "named barrier alternates the WGs' GEMM phases (C = 2)" }
+    interWGPingpong: { label: "inter-WG pingpong", doc: "named barrier alternates the WGs' GEMM phases (C = 2)" },
+    transposeV: { label: "Transpose_V", doc: "V arrives as Vt and the load warp transposes it into V (FP8); default: the structure has a Vt pipeline" }
   };
 
   /** Defaults of the attention model. */
@@ -1375,20 +1433,22 @@ var KernelSchedule = (function () {
     epilogueLatency: 3,
     consumerWGs: 2,
     intraWGOverlap: false,
-    interWGPingpong: false
+    interWGPingpong: false,
+    transposeV: false
   };
 
   /** Steps the load warp spends on one Vt -> V transpose (FA3 Transpose_V); not a knob. */
   var TRANSPOSE_STEPS = 1;
 
   /** Wait reasons of the attention model, in tie-break priority order. */
-  var ATTENTION_WAIT_REASONS = ["barrier", "q", "k", "v"];
+  var ATTENTION_WAIT_REASONS = ["barrier", "q", "k", "v", "epilogue", "tensor-core"];
 
   /** Block kinds of the attention model, in legend order. */
   var ATTENTION_BLOCK_KINDS = ["issue", "transpose", "filling", "full", "gemm0", "softmax", "gemm1", "epilogue", "wait"];
 
   /** Accepted spellings of a boolean knob (checkbox values, query strings). */
   var FLAG_WORDS = { "true": true, "1": true, on: true, yes: true, "false": false, "0": false, off: false, no: false };
+  // (KNOB_TABLE.flagWords, on/off, are the CLI's and hash's spellings; all of them are accepted here.)
 
   /** Validate one on/off knob: default if missing, else a boolean from FLAG_WORDS, else default + message. */
   function normalizeFlag(name, value, fallback, messages) {
@@ -1401,7 +1461,7 @@ var KernelSchedule = (function () {
   }
 
   /** Validate a knob set for the attention model: returns {knobs, messages}; never throws. */
-  function normalizeAttentionKnobs(input) {
+  function normalizeAttentionKnobs(input, sourceKnobs) {
     var messages = [];
     var raw = knobObject(input, messages);
     var knobs = { model: "attention" };
@@ -1409,8 +1469,9 @@ var KernelSchedule = (function () {
     for (name in ATTENTION_KNOB_RANGES) {
       knobs[name] = normalizeNumber(name, raw[name], ATTENTION_KNOB_RANGES[name], ATTENTION_DEFAULT_KNOBS[name], messages);
     }
+    var src = sourceKnobs || {};
     for (name in ATTENTION_KNOB_FLAGS) {
-      knobs[name] = normalizeFlag(name, raw[name], ATTENTION_DEFAULT_KNOBS[name], messages);
+      knobs[name] = normalizeFlag(name, raw[name], src[name] ? !!src[name].value : ATTENTION_DEFAULT_KNOBS[name], messages);
     }
     reportUnknownKnobs(raw, knobs, messages);
     return { knobs: knobs, messages: messages };
@@ -1485,12 +1546,15 @@ var KernelSchedule = (function () {
   }
 
   /**
-   * The model simulate() uses when knobs.model is absent: "attention" when the structure has separate
-   * K and V pipelines (aliases ending in K and V) or, failing that, buffers of operands K and V plus
-   * mma ops on both a qk and a pv tiled MMA (88_hopper_fmha's shared K/V pipeline); else "gemm".
+   * The model a page starts in: fitModel(structure).model when a model fits; otherwise the shape
+   * guess: "attention" when the structure has separate K and V pipelines (aliases ending in K and
+   * V) or, failing that, buffers of operands K and V plus mma ops on both a qk and a pv tiled MMA
+   * (88_hopper_fmha's shared K/V pipeline); else "gemm". simulate() without knobs.model does not
+   * guess: a structure no model fits gets the no-model result.
    */
   function defaultModel(structure) {
-    if (isBlackwell(structure)) return "blackwell"; // Blackwell section: SM100 structures
+    var fit = fitModel(structure);
+    if (fit.model !== null) return fit.model;
     return attentionShape(structure).attention ? "attention" : "gemm";
   }
 
@@ -1623,6 +1687,11 @@ var KernelSchedule = (function () {
       waitK: waitK,
       waitV: waitV,
       waitQ: fullQ,
+      queryEmpty: refsOf(pOps.concat(cOps).filter(function (op) {
+        return (op.op === "named_barrier_sync" || op.op === "named_barrier_arrive") &&
+          /QueryEmpty/.test(String(op.barrier_id || "") + " " + String(op.text || ""));
+      }), path),
+      barrierO: refsOf(pick(pOps, ["barrier_wait"], function (op) { return op.barrier === "barrier_O"; }), path),
       producer: functionInfo(producer),
       consumer: functionInfo(consumer),
       shape: shape
@@ -1631,15 +1700,14 @@ var KernelSchedule = (function () {
 
   /**
    * Lanes of the attention model in display order: producer, q_stage0, then k_stage*, v_stage*
-   * (and vt_stage* when the structure has a Vt pipeline) or, with 88's shared K/V pipeline,
-   * kv_stage*; then per consumer WG c: consumer{c} (its GEMMs, waits and epilogue) and
-   * consumer{c}_softmax (its softmax).
+   * (and vt_stage* with Transpose_V) or, with 88's shared K/V pipeline, kv_stage*; then per
+   * consumer WG c: consumer{c} (its GEMMs, waits and epilogue) and consumer{c}_softmax.
    */
   function attentionLanes(knobs, refs) {
     var shape = refs && refs.shape ? refs.shape : attentionShape(null);
     var lanes = [{ id: "producer", label: "producer (load warp)", group: "producer" },
       { id: "q_stage0", label: "Q", group: "stage" }];
-    var rings = shape.kv === "shared" ? [["kv", "K/V"]] : [["k", "K"], ["v", "V"]].concat(shape.vt ? [["vt", "Vt"]] : []);
+    var rings = shape.kv === "shared" ? [["kv", "K/V"]] : [["k", "K"], ["v", "V"]].concat(knobs.transposeV ? [["vt", "Vt"]] : []);
     rings.forEach(function (ring) {
       for (var s = 0; s < knobs.stages; s++) lanes.push({ id: ring[0] + "_stage" + s, label: ring[1] + " stage " + s, group: "stage" });
     });
@@ -1650,342 +1718,244 @@ var KernelSchedule = (function () {
     return lanes;
   }
 
-  /** Upper bound on the attention block count (assumes a Vt pipeline), known before simulating. */
+  /** Upper bound on the attention block count, known before simulating. */
   function estimateAttentionBlocks(knobs) {
     var O = knobs.outputTiles, J = knobs.kvBlocks, C = knobs.consumerWGs;
-    // Per tile: 3J + 1 producer blocks (K, Vt, transpose, Q), 2 per stage item (filling + full)
-    // over 3J + 1 items, and per WG 2J GEMMs + J softmax + 1 epilogue + at most 2J + 1 waits.
-    return O * ((3 * J + 1) + 2 * (3 * J + 1) + C * (5 * J + 2));
+    // Per tile: 3J + 1 producer blocks (K, Vt/V, transpose, Q), 2 per stage item (filling + full)
+    // over 3J + 1 items, and per WG 2J GEMMs + J softmax + 1 epilogue + at most 2J + 3 waits and
+    // J + 1 tensor-core waits.
+    return O * ((3 * J + 1) + 2 * (3 * J + 1) + C * (6 * J + 5));
   }
 
   /**
-   * A ring of S stages (one pipeline). Items are numbered in issue order; item n uses stage n mod S
-   * and may be issued once item n - S has been released by every consumer (need of them).
-   */
-  function AttRing(S, firstLane, count, need) {
-    this.S = S;
-    this.firstLane = firstLane;
-    this.need = need;
-    this.next = 0;
-    this.fillEnd = new Float64Array(count);
-    this.fillBlk = new Array(count);
-    this.used = new Uint8Array(count);
-    this.relCount = new Uint8Array(count);
-    this.relTime = new Float64Array(count);
-    this.relBlk = new Array(count);
-  }
-
-  /** True when item n may be issued (its stage's previous item is released). */
-  AttRing.prototype.free = function (n) {
-    return n < this.S || this.relCount[n - this.S] >= this.need;
-  };
-
-  /** Step at which item n's stage is free (0 for the first S items). */
-  AttRing.prototype.freeAt = function (n) {
-    return n < this.S ? 0 : this.relTime[n - this.S];
-  };
-
-  /** One consumer's release of item n at time t by block blk. */
-  AttRing.prototype.release = function (n, t, blk) {
-    if (this.relCount[n] === 0 || t > this.relTime[n]) { this.relTime[n] = t; this.relBlk[n] = blk; }
-    this.relCount[n]++;
-  };
-
-  /**
-   * Producer actions of one output tile, in the load warp's order (FA3's): K[0], Q, then
-   * plain: V[0], K[1], V[1], ...; intraWGOverlap: K[1], V[0], K[2], V[1], ..., V[J-1] (K runs one
-   * block ahead of V, because GEMM0(j+1) is issued before GEMM1(j)). With a Vt pipeline, V[j] is
-   * a TMA into Vt[j] followed by the transpose T[j] (in intra mode after the next K issue).
+   * The load warp's actions for one tile, in FA3's order (mainloop_fwd_sm90_tma_gmma_ws.hpp load()
+   * 800-890): [kind, j] with kind K, V, Vt (TMA into the Vt ring), T (transpose Vt -> V), Q, O
+   * (barrier_O.wait: the previous tile's epilogue stored O, whose smem aliases V).
    */
   function producerActions(J, intra, vt) {
-    var acts = [["K", 0], ["Q", 0]];
-    for (var j = 0; j < J; j++) {
-      if (intra) {
-        if (vt) {
-          acts.push(["Vt", j]);
-          if (j + 1 < J) acts.push(["K", j + 1]);
-          acts.push(["T", j]);
-        } else {
-          if (j + 1 < J) acts.push(["K", j + 1]);
-          acts.push(["V", j]);
-        }
-      } else {
-        if (j > 0) acts.push(["K", j]);
-        if (vt) { acts.push(["Vt", j]); acts.push(["T", j]); } else acts.push(["V", j]);
-      }
+    var acts = [];
+    if (vt) acts.push(["Vt", 0]);
+    acts.push(["K", 0]);
+    acts.push(["Q", 0]);
+    acts.push(["O", 0]);
+    if (!vt && !intra) acts.push(["V", 0]);
+    for (var j = 1; j < J; j++) {
+      if (vt) acts.push(["Vt", j]);
+      acts.push(["K", j]);
+      if (!vt) acts.push(intra ? ["V", j - 1] : ["V", j]);
+      if (vt) acts.push(["T", j - 1]);
     }
+    if (!vt && intra) acts.push(["V", J - 1]);
+    if (vt) acts.push(["T", J - 1]);
     return acts;
   }
 
   /** Zeroed per-reason wait totals of one attention consumer lane. */
   function newAttentionWaits() {
-    return { barrier: 0, q: 0, k: 0, v: 0, total: 0 };
+    var w = {};
+    ATTENTION_WAIT_REASONS.forEach(function (r) { w[r] = 0; });
+    w.total = 0;
+    return w;
+  }
+
+  /** Lines of a list of refs. */
+  function linesOf(refs) {
+    return refs.map(function (r) { return r.line; });
   }
 
   /**
-   * Run the attention model on validated knobs. The load warp and each consumer WG are sequential
-   * programs; the loop advances whichever can take its next step (every dependency already
-   * computed), so no ordering of the whole schedule has to be worked out in advance.
+   * Run the attention model (FlashAttention-3 forward, hopper/) on the engine. Roles: the load
+   * warp and each consumer WG, programs as in README "Attention model" (every rule with its FA3
+   * lines).
    */
   function runAttention(knobs, refs) {
     var S = knobs.stages, O = knobs.outputTiles, J = knobs.kvBlocks, C = knobs.consumerWGs;
     var L = knobs.tmaLatency, X = knobs.softmaxLatency, E = knobs.epilogueLatency;
+    var G0 = knobs.gemm0Latency, G1 = knobs.gemm1Latency;
     var intra = knobs.intraWGOverlap;
-    var pingpong = C === 2 && knobs.interWGPingpong;
-    // Without the barrier the WGs run in lockstep and the tensor core interleaves their GEMMs:
-    // each takes C times its own latency.
-    var share = pingpong ? 1 : C;
-    var G0 = knobs.gemm0Latency * share, G1 = knobs.gemm1Latency * share;
+    var sched = C === 2 && knobs.interWGPingpong; // UseSchedulerBarrier needs 2 (or 3) MMA WGs
     var shape = refs.shape;
-    var vt = shape.vt && shape.kv === "separate";
     var shared = shape.kv === "shared";
+    var vt = knobs.transposeV && !shared;
     var lanes = attentionLanes(knobs, refs);
     var laneIndex = {};
     lanes.forEach(function (lane, i) { laneIndex[lane.id] = i; });
-    var tl = new Timeline(lanes);
-    var N = O * J;
+    var eng = new Engine(lanes, { events: estimateAttentionBlocks(knobs) <= EVENT_BLOCK_LIMIT });
+    var tc = eng.queue("tensor core");
 
-    var qRing = new AttRing(1, laneIndex.q_stage0, O, C);
+    var ringLines = function (fill, wait, acquire, release) {
+      return { full: { wait: linesOf(wait), arrive: linesOf(fill) }, empty: { wait: linesOf(acquire), arrive: linesOf(release) } };
+    };
     var kRing, vRing, vtRing = null;
+    var acquireOf = function (list) { return list.filter(function (r) { return r.op === "producer_acquire"; }); };
     if (shared) {
-      kRing = vRing = new AttRing(S, laneIndex.kv_stage0, 2 * N, C);
+      kRing = vRing = new Ring(eng, "MainloopPipeline", S, laneIndex.kv_stage0, 1, C,
+        ringLines(refs.fillK.concat(refs.fillV), refs.waitK.concat(refs.waitV), acquireOf(refs.issueK), refs.releaseK), refs.fullK);
     } else {
-      kRing = new AttRing(S, laneIndex.k_stage0, N, C);
-      vRing = new AttRing(S, laneIndex.v_stage0, N, C);
-      if (vt) vtRing = new AttRing(S, laneIndex.vt_stage0, N, 1);
+      kRing = new Ring(eng, "MainloopPipelineK", S, laneIndex.k_stage0, 1, C,
+        ringLines(refs.fillK, refs.waitK, acquireOf(refs.issueK), refs.releaseK), refs.fullK);
+      vRing = new Ring(eng, "MainloopPipelineV", S, laneIndex.v_stage0, 1, C,
+        ringLines(vt ? refs.transpose : refs.fillV, refs.waitV, acquireOf(refs.issueV), refs.releaseV), refs.fullV);
+      if (vt) vtRing = new Ring(eng, "MainloopPipelineVt", S, laneIndex.vt_stage0, 1, 1,
+        ringLines(refs.fillV, refs.fullVt, acquireOf(refs.issueV), refs.transpose), refs.fullVt);
     }
-    var kItem = new Int32Array(N).fill(-1), vItem = new Int32Array(N).fill(-1), vtItem = vt ? new Int32Array(N).fill(-1) : null;
+    // Q: barrier_Q (a transaction barrier, completed by the landing) and QueryEmpty, the named
+    // barrier the load warp syncs on before loading Q and every MMA WG arrives on (mma_init, then
+    // after each tile's loop): a ring of one stage whose empty barrier expects C + 1 arrivals.
+    var qRing = new Ring(eng, "barrier_Q", 1, laneIndex.q_stage0, 1, C + 1,
+      ringLines(refs.fillQ, refs.waitQ, refs.queryEmpty, refs.queryEmpty), refs.fullQ);
+    qRing.full[0].name = "barrier_Q";
+    qRing.empty[0].name = "QueryEmpty";
+    qRing.empty[0].kind = "named";
+    // barrier_O: one arrival per tile after the epilogue's O store (epilogue_fwd.hpp 327); the load
+    // warp waits on it (parity (work_idx + 1) % 2) before writing V, whose smem O aliases.
+    var barrierO = eng.barrier("barrier_O", "full", null, 1, { wait: linesOf(refs.barrierO), arrive: [] });
+    // FA3's warp scheduler barriers (named_barrier.hpp WarpSchedulerWG1/2): one per WG, two WGs'
+    // arrivals each; a WG syncs on its own and arrives on the other's.
+    var schedBars = [];
+    if (sched) {
+      for (var c0 = 0; c0 < C; c0++) {
+        schedBars.push(eng.barrier("WarpSchedulerWG" + (c0 + 1), "named", null, 2,
+          { wait: linesOf(refs.barrier.filter(function (r) { return r.op === "order_wait"; })),
+            arrive: linesOf(refs.barrier.filter(function (r) { return r.op === "order_arrive"; })) }));
+      }
+    }
+    // EpilogueBarrier: the epilogue starts with a named-barrier sync of all MMA threads.
+    var epiBar = eng.barrier("EpilogueBarrier", "named", null, C, { wait: linesOf(refs.epilogue), arrive: linesOf(refs.epilogue) });
 
+    // Ring item numbering: separate rings number K, V and Vt items t * J + j; a shared K/V ring
+    // numbers them in the load warp's issue order.
     var acts = producerActions(J, intra, vt);
-    var prodTile = 0, prodPos = 0, prodEnd = 0, prodBlk = null;
+    var itemOf = { K: new Int32Array(J), V: new Int32Array(J) };
+    var perTile = 2 * J;
+    if (shared) {
+      var n = 0;
+      acts.forEach(function (a) { if (a[0] === "K" || a[0] === "V") itemOf[a[0]][a[1]] = n++; });
+    } else {
+      for (var jj = 0; jj < J; jj++) { itemOf.K[jj] = jj; itemOf.V[jj] = jj; }
+      perTile = J;
+    }
+    var item = function (kind, t, j) { return t * perTile + itemOf[kind][j]; };
 
-    /** Add a block with its operand (attention blocks name the pipeline operand, or null). */
-    function add(laneIdx, kind, start, end, tile, j, stage, reason, lines, after, operand) {
-      var blk = tl.add(laneIdx, kind, start, end, tile, j, stage, reason, lines, after);
-      blk.operand = operand;
-      return blk;
+    /** Producer: acquire stage of item n of ring, then the TMA. */
+    function* load(ring, n, t, j, issueLines, fillLines, operand) {
+      var s = n % S;
+      yield eng.wait(ring.empty[s], ((n / S | 0) & 1) ^ 1, null, EMPTY, t, j, s, null);
+      yield eng.copy(ring.full[s], L, issueLines, fillLines, t, j, s, ring.firstLane + s, ring, operand);
     }
 
-    /** Binding dependencies: the blocks of cands ([time, block]) that end exactly at start. */
-    function binding(cands, start) {
-      for (var i = 0; i < cands.length; i++) {
-        var blk = cands[i][1];
-        if (blk && cands[i][0] === start && scratch.indexOf(blk) < 0) scratch.push(blk);
-      }
-      return exactArray();
-    }
-
-    /** Issue item (ring, o, j) from the producer lane: acquire + TMA, then the stage fills for L. */
-    function issue(ring, o, j, lines, fillLines, operand) {
-      var n = ring.next;
-      if (!ring.free(n)) return -1;
-      var freed = ring.freeAt(n);
-      var start = prodEnd > freed ? prodEnd : freed;
-      var after = binding([[prodEnd, prodBlk], [freed, n >= ring.S ? ring.relBlk[n - ring.S] : null]], start);
-      var stage = n % ring.S;
-      var blk = add(0, "issue", start, start + 1, o, j, stage, null, lines, after, operand);
-      prodEnd = start + 1;
-      prodBlk = blk;
-      ring.fillEnd[n] = prodEnd + L;
-      ring.fillBlk[n] = L > 0 ? add(ring.firstLane + stage, "filling", prodEnd, prodEnd + L, o, blk.k, stage, null, fillLines, [blk], blk.operand) : blk;
-      ring.next++;
-      return n;
-    }
-
-    /** Run the producer's next action if its dependencies are known; false when it must wait. */
-    function stepProducer() {
-      if (prodTile >= O) return false;
-      var act = acts[prodPos], o = prodTile, j = act[1], g = o * J + j, n;
-      if (act[0] === "K") {
-        n = issue(kRing, o, j, refs.issueK, refs.fillK, "K");
-        if (n < 0) return false;
-        kItem[g] = n;
-      } else if (act[0] === "Q") {
-        if (issue(qRing, o, null, refs.issueQ, refs.fillQ, "Q") < 0) return false;
-      } else if (act[0] === "V") {
-        n = issue(vRing, o, j, refs.issueV, refs.fillV, "V");
-        if (n < 0) return false;
-        vItem[g] = n;
-      } else if (act[0] === "Vt") {
-        n = issue(vtRing, o, j, refs.issueV, refs.fillV, "Vt");
-        if (n < 0) return false;
-        vtItem[g] = n;
-      } else { // "T": transpose Vt[j] -> V[j] on the load warp
-        n = vRing.next;
-        if (!vRing.free(n)) return false;
-        var src = vtItem[g];
-        var freed = vRing.freeAt(n);
-        var start = Math.max(prodEnd, vtRing.fillEnd[src], freed);
-        var after = binding([[prodEnd, prodBlk], [vtRing.fillEnd[src], vtRing.fillBlk[src]],
-          [freed, n >= S ? vRing.relBlk[n - S] : null]], start);
-        var tblk = add(0, "transpose", start, start + TRANSPOSE_STEPS, o, j, n % S, null, refs.transpose, after, "V");
-        // The Vt stage sits full until the transpose reads it, and is released when it ends.
-        useItem(vtRing, src, start, o, j, refs.fullVt);
-        vtRing.release(src, start + TRANSPOSE_STEPS, tblk);
-        prodEnd = start + TRANSPOSE_STEPS;
-        prodBlk = tblk;
-        vRing.fillEnd[n] = prodEnd;
-        vRing.fillBlk[n] = tblk;
-        vRing.next++;
-        vItem[g] = n;
-      }
-      prodPos++;
-      if (prodPos === acts.length) { prodPos = 0; prodTile++; }
-      return true;
-    }
-
-    /** First use of item n of a ring at step t: the stage shows FULL from its fill end until t. */
-    function useItem(ring, n, t, o, j, lines) {
-      if (ring.used[n]) return;
-      ring.used[n] = 1;
-      if (t > ring.fillEnd[n]) {
-        var fb = ring.fillBlk[n];
-        add(ring.firstLane + n % ring.S, "full", ring.fillEnd[n], t, o, j, n % ring.S, null, lines, [fb], fb.operand);
-      }
-    }
-
-    // Consumer WG state.
-    var wg = [];
-    for (var c = 0; c < C; c++) {
-      wg.push({ c: c, o: 0, pos: 0, free: 0, last: null, lane: laneIndex["consumer" + c],
-        smLane: laneIndex["consumer" + c + "_softmax"], phases: 0, phaseEnd: 0, phaseBlk: null, waits: newAttentionWaits() });
-    }
-    var opsPerTile = intra ? 2 * J + 2 : 3 * J + 1;
-
-    /** Barrier gate of WG w's next GEMM phase: [time, block] or null when not yet known. */
-    function gate(w) {
-      if (!pingpong) return [0, null];
-      var other = wg[1 - w.c];
-      if (w.c === 1) return other.phases >= w.phases + 1 ? [other.phaseEnd, other.phaseBlk] : null;
-      if (w.phases === 0) return [0, null];
-      return other.phases >= w.phases ? [other.phaseEnd, other.phaseBlk] : null;
-    }
-
-    /** Start a block of WG w at the max of cands ([time, block, reason]); emits the wait before it. */
-    function startAt(w, cands, o, j, stage) {
-      var start = w.free;
-      for (var i = 0; i < cands.length; i++) if (cands[i][0] > start) start = cands[i][0];
-      if (start > w.free) {
-        var reason = null;
-        for (var r = 0; r < ATTENTION_WAIT_REASONS.length && reason === null; r++) {
-          for (var q = 0; q < cands.length; q++) {
-            if (cands[q][2] === ATTENTION_WAIT_REASONS[r] && cands[q][0] === start) { reason = cands[q][2]; break; }
+    eng.role("producer", 0, function* () {
+      for (var t = 0; t < O; t++) {
+        for (var a = 0; a < acts.length; a++) {
+          var kind = acts[a][0], j = acts[a][1], n;
+          if (kind === "K") yield* load(kRing, item("K", t, j), t, j, refs.issueK, refs.fillK, "K");
+          else if (kind === "V") yield* load(vRing, item("V", t, j), t, j, refs.issueV, refs.fillV, "V");
+          else if (kind === "Vt") yield* load(vtRing, t * J + j, t, j, refs.issueV, refs.fillV, "Vt");
+          else if (kind === "Q") {
+            yield eng.sync(qRing.empty[0], null, EMPTY, t, null, 0, null);
+            yield eng.copy(qRing.full[0], L, refs.issueQ, refs.fillQ, t, null, 0, qRing.firstLane, qRing, "Q");
+          } else if (kind === "O") {
+            yield eng.wait(barrierO, (t + 1) & 1, null, EMPTY, t, null, null, refs.barrierO.length ? refs.barrierO[0].line : null);
+          } else { // T: copy_Vt_to_V (781-791): wait Vt, acquire V, transpose, commit V, release Vt
+            n = t * J + j;
+            var s = n % S;
+            yield eng.wait(vtRing.full[s], (n / S | 0) & 1, null, EMPTY, t, j, s, null);
+            yield eng.wait(vRing.empty[s], ((n / S | 0) & 1) ^ 1, null, EMPTY, t, j, s, null);
+            yield eng.work(TRANSPOSE_STEPS, "transpose", refs.transpose, t, j, s);
+            vRing.landed(s, eng.roles[0].now, eng.laneLast[0], t, j);
+            yield eng.arriveCmd(vRing.full[s]);
+            yield eng.arriveCmd(vtRing.empty[s]);
           }
         }
-        var lines = reason === "k" ? refs.waitK : reason === "v" ? refs.waitV : reason === "q" ? refs.waitQ : refs.barrier;
-        add(w.lane, "wait", w.free, start, o, j, stage, reason, lines, w.last === null ? EMPTY : [w.last], null);
-        w.waits[reason] += start - w.free;
-        w.waits.total += start - w.free;
       }
-      if (w.last !== null && w.free === start) scratch.push(w.last);
-      return { start: start, after: binding(cands, start) };
-    }
+    }, { drawWaits: false });
 
-    /** Close a GEMM phase of WG w (pingpong bookkeeping). */
-    function endPhase(w, blk) {
-      w.phases++;
-      w.phaseEnd = blk.end;
-      w.phaseBlk = blk;
+    /** Consumer WG c's program (mma(), 1138-1346, then the epilogue). */
+    function consumer(c) {
+      return function* (role) {
+        var sm = laneIndex["consumer" + c + "_softmax"];
+        var other = 1 - c;
+        var syncSched = function (t, j) {
+          return eng.sync(schedBars[c], "barrier", refs.barrier, t, j, null, null);
+        };
+        var arriveSched = function () { return eng.arriveCmd(schedBars[other]); };
+        var waitK = function (t, j) {
+          var n = item("K", t, j);
+          return eng.wait(kRing.full[n % S], (n / S | 0) & 1, "k", refs.waitK, t, j, n % S, refs.waitK.length ? refs.waitK[0].line : null);
+        };
+        var waitV = function (t, j) {
+          var n = item("V", t, j);
+          return eng.wait(vRing.full[n % S], (n / S | 0) & 1, "v", refs.waitV, t, j, n % S, refs.waitV.length ? refs.waitV[0].line : null);
+        };
+        var relK = function (t, j) { return eng.arriveCmd(kRing.empty[item("K", t, j) % S]); };
+        var relV = function (t, j) { return eng.arriveCmd(vRing.empty[item("V", t, j) % S]); };
+        var g0 = function (t, j) { return eng.mma(tc, G0, "gemm0", refs.gemm0, t, j, item("K", t, j) % S); };
+        var g1 = function (t, j) { return eng.mma(tc, G1, "gemm1", refs.gemm1, t, j, item("V", t, j) % S); };
+        var softmax = function (t, j) { return eng.work(X, "softmax", refs.softmax, t, j, null, sm); };
+        // mma_init (933-951): QueryEmpty's first arrival; WG0 gives its own scheduler barrier the
+        // first signal.
+        yield eng.arriveCmd(qRing.empty[0]);
+        if (sched && c === 0) yield eng.arriveCmd(schedBars[0]);
+        for (var t = 0; t < O; t++) {
+          yield eng.wait(qRing.full[0], t & 1, "q", refs.waitQ, t, null, 0, refs.waitQ.length ? refs.waitQ[0].line : null);
+          if (intra) {
+            // GEMM0(0) and softmax(0) before the loop, outside the scheduler barrier (1138-1163).
+            yield waitK(t, 0);
+            yield g0(t, 0);
+            yield eng.mmaWait(0);
+            yield relK(t, 0);
+            yield softmax(t, 0);
+            for (var j = 1; j < J; j++) { // fwd_step (1171-1210): phase {GEMM0(j), GEMM1(j-1)}
+              yield waitK(t, j);
+              if (sched) yield syncSched(t, j);
+              yield g0(t, j);
+              yield waitV(t, j - 1);
+              yield g1(t, j - 1);
+              if (sched) yield arriveSched();
+              yield eng.mmaWait(1);
+              yield relK(t, j);
+              yield softmax(t, j);
+              yield eng.mmaWait(0); // V(j-1) is released only after softmax(j) (1196-1199)
+              yield relV(t, j - 1);
+            }
+            yield eng.arriveCmd(qRing.empty[0]); // QueryEmpty before the final GEMM1 (1237)
+            yield waitV(t, J - 1);
+            yield g1(t, J - 1); // outside the scheduler barrier (1240)
+            yield eng.mmaWait(0);
+            yield relV(t, J - 1);
+          } else {
+            if (sched) yield syncSched(t, 0); // before the loop (1256)
+            for (var k = 0; k < J; k++) { // fwd_step (1258-1306): phases {GEMM1(j-1), GEMM0(j)}
+              yield waitK(t, k);
+              yield g0(t, k);
+              if (sched) yield arriveSched(); // right after GEMM0 is issued (1267)
+              yield eng.mmaWait(0);
+              yield relK(t, k);
+              yield softmax(t, k);
+              yield waitV(t, k);
+              if (sched) yield syncSched(t, k); // before each GEMM1 (1295)
+              yield g1(t, k);
+              yield eng.mmaWait(0);
+              yield relV(t, k);
+            }
+            if (sched) yield arriveSched(); // after the loop (1336)
+            yield eng.arriveCmd(qRing.empty[0]); // QueryEmpty after the last GEMM1 (1338)
+          }
+          // Epilogue (epilogue_fwd.hpp store): all MMA WGs sync first (249), then write O; the
+          // last WG's TMA store completion arrives on barrier_O (327).
+          yield eng.sync(epiBar, "epilogue", refs.epilogue, t, null, null, refs.epilogue.length ? refs.epilogue[0].line : null);
+          yield eng.work(E, "epilogue", refs.epilogue, t, null, null);
+          if (c === C - 1) yield eng.arriveCmd(barrierO);
+        }
+      };
     }
-
-    /** GEMM0(j) of WG w: needs K[j] full, Q full (j = 0) and the barrier. */
-    function gemm0(w, o, j) {
-      var g = o * J + j, n = kItem[g];
-      if (n < 0) return false;
-      if (j === 0 && qRing.next <= o) return false;
-      var gt = gate(w);
-      if (gt === null) return false;
-      var cands = [[kRing.fillEnd[n], kRing.fillBlk[n], "k"], [gt[0], gt[1], "barrier"]];
-      if (j === 0) cands.push([qRing.fillEnd[o], qRing.fillBlk[o], "q"]);
-      var st = startAt(w, cands, o, j, n % S);
-      useItem(kRing, n, st.start, o, j, refs.fullK);
-      if (j === 0) useItem(qRing, o, st.start, o, null, refs.fullQ);
-      var blk = add(w.lane, "gemm0", st.start, st.start + G0, o, j, n % S, null, refs.gemm0, st.after, null);
-      kRing.release(n, blk.end, blk);
-      if (j === J - 1) qRing.release(o, blk.end, blk);
-      w.free = blk.end;
-      w.last = blk;
-      if (!intra || j === 0) endPhase(w, blk);
-      return true;
-    }
-
-    /** Softmax(j) of WG w right after its GEMM0(j) (plain, or intra j = 0). */
-    function softmax(w, o, j) {
-      var blk = add(w.smLane, "softmax", w.free, w.free + X, o, j, null, null, refs.softmax, [w.last], null);
-      w.free = blk.end;
-      w.last = blk;
-      return true;
-    }
-
-    /** GEMM1(j) of WG w as its own phase (plain, or the last block in intra mode). */
-    function gemm1(w, o, j) {
-      var g = o * J + j, n = vItem[g];
-      if (n < 0) return false;
-      var gt = gate(w);
-      if (gt === null) return false;
-      var cands = [[vRing.fillEnd[n], vRing.fillBlk[n], "v"], [gt[0], gt[1], "barrier"]];
-      var st = startAt(w, cands, o, j, n % S);
-      useItem(vRing, n, st.start, o, j, refs.fullV);
-      var blk = add(w.lane, "gemm1", st.start, st.start + G1, o, j, n % S, null, refs.gemm1, st.after, null);
-      vRing.release(n, blk.end, blk);
-      w.free = blk.end;
-      w.last = blk;
-      endPhase(w, blk);
-      return true;
-    }
-
-    /** intraWGOverlap, j >= 1: GEMM1(j-1) on the tensor core and softmax(j) start together. */
-    function pair(w, o, j) {
-      var g = o * J + j - 1, n = vItem[g];
-      if (n < 0) return false;
-      var st = startAt(w, [[vRing.fillEnd[n], vRing.fillBlk[n], "v"]], o, j - 1, n % S);
-      useItem(vRing, n, st.start, o, j - 1, refs.fullV);
-      var g1 = add(w.lane, "gemm1", st.start, st.start + G1, o, j - 1, n % S, null, refs.gemm1, st.after, null);
-      var sm = add(w.smLane, "softmax", st.start, st.start + X, o, j, null, null, refs.softmax, st.after.slice(), null);
-      vRing.release(n, g1.end, g1);
-      endPhase(w, g1);
-      w.free = Math.max(g1.end, sm.end);
-      w.last = g1.end >= sm.end ? g1 : sm;
-      return true;
-    }
-
-    /** Epilogue of tile o on WG w after its last block (none when E = 0). */
-    function epilogue(w, o) {
-      if (E > 0) {
-        var blk = add(w.lane, "epilogue", w.free, w.free + E, o, null, null, null, refs.epilogue, w.last === null ? EMPTY : [w.last], null);
-        w.free = blk.end;
-        w.last = blk;
-      }
-      return true;
-    }
-
-    /** Run WG w's next step if its dependencies are known; false when it must wait. */
-    function stepConsumer(w) {
-      if (w.o >= O) return false;
-      var o = w.o, p = w.pos, done;
-      if (p === opsPerTile - 1) done = epilogue(w, o);
-      else if (!intra) {
-        var j = Math.floor(p / 3), phase = p % 3;
-        done = phase === 0 ? gemm0(w, o, j) : phase === 1 ? softmax(w, o, j) : gemm1(w, o, j);
-      } else if (p === 0) done = gemm0(w, o, 0);
-      else if (p === 1) done = softmax(w, o, 0);
-      else if (p === 2 * J) done = gemm1(w, o, J - 1);
-      else done = p % 2 === 0 ? gemm0(w, o, p / 2) : pair(w, o, (p - 1) / 2);
-      if (!done) return false;
-      w.pos++;
-      if (w.pos === opsPerTile) { w.pos = 0; w.o++; }
-      return true;
-    }
-
-    for (;;) {
-      var progressed = false;
-      while (stepProducer()) progressed = true;
-      for (var wi = 0; wi < C; wi++) while (stepConsumer(wg[wi])) progressed = true;
-      if (prodTile >= O && wg.every(function (w) { return w.o >= O; })) break;
-      if (!progressed) throw new Error("attention model deadlock (a bug): " + JSON.stringify(knobs));
-    }
-    var flat = tl.finalize();
-    return { total: tl.total, lanes: lanes, blocks: flat.blocks, laneBlocks: flat.laneBlocks, waits: wg.map(function (w) { return w.waits; }) };
+    for (var c = 0; c < C; c++) eng.role("consumer" + c, laneIndex["consumer" + c], consumer(c));
+    var deadlock = eng.run();
+    var flat = eng.tl.finalize();
+    // Attention blocks name their operand (K, V, Vt, Q) on producer and stage lanes; null elsewhere.
+    for (var b = 0; b < flat.blocks.length; b++) if (flat.blocks[b].operand === undefined) flat.blocks[b].operand = null;
+    return { total: eng.tl.total, lanes: lanes, blocks: flat.blocks, laneBlocks: flat.laneBlocks, roles: eng.roles,
+      deadlock: deadlock, barriers: eng.barrierList(), barrierEvents: eng.sortedEvents(), barrierEventsOmitted: eng.events === null };
   }
 
   /**
@@ -2026,7 +1996,7 @@ var KernelSchedule = (function () {
   function attentionSummary(knobs, verdict) {
     var C = knobs.consumerWGs;
     var mode = [knobs.intraWGOverlap ? "intra-WG overlap" : "no intra-WG overlap",
-      C === 2 ? (knobs.interWGPingpong ? "inter-WG pingpong" : "2 WGs in lockstep") : "1 consumer WG"].join(", ");
+      C === 2 ? (knobs.interWGPingpong ? "inter-WG pingpong" : "2 WGs, no scheduler barrier") : "1 consumer WG"].concat(knobs.transposeV ? ["Transpose_V"] : []).join(", ");
     var util = Math.round(verdict.tensorCoreUtilization * 1000) / 10;
     var parts = ["attention (" + mode + "): " + verdict.total + " steps", "tensor cores busy " + util + "%",
       "softmax exposed " + verdict.exposedSoftmaxSteps + " of " + verdict.softmaxSteps + " steps"];
@@ -2039,23 +2009,38 @@ var KernelSchedule = (function () {
   }
 
   /**
-   * Structure-dependent knob limits, applied by simulate() after validation: with one ring shared
-   * by K and V (88_hopper_fmha), intraWGOverlap keeps K[j+1] and V[j] in flight together, which
-   * one stage cannot hold (the load warp and the WGs would wait on each other forever).
+   * Structure-dependent knob notes, applied by simulate() after validation. (With one ring shared
+   * by K and V and one stage, intraWGOverlap deadlocks: K[j+1] and V[j] must be in flight
+   * together. That is a result now, not a clamp.)
    */
   function adjustAttentionKnobs(knobs, refs, messages) {
-    if (refs.shape.kv === "shared" && knobs.intraWGOverlap && knobs.stages < 2) {
-      messages.push("stages: " + knobs.stages + " cannot hold K[j+1] and V[j] in the shared K/V pipeline " +
-        "with intraWGOverlap; using 2");
-      knobs.stages = 2;
+    if (knobs.transposeV && refs.shape.kv === "shared") {
+      messages.push("transposeV: the shared K/V pipeline has no Vt pipeline; ignored");
     }
+  }
+
+  /** FA3's compile-time choices the structure shows: transposeV when a Vt pipeline is declared. */
+  function attentionSourceKnobs(structure) {
+    var st = isObject(structure) ? structure : {};
+    var out = {};
+    var pipes = declaredPipelines(st);
+    for (var i = 0; i < pipes.length; i++) {
+      var alias = pipes[i].alias;
+      if (alias.length > 2 && alias.slice(-2) === "Vt") { out.transposeV = { value: true, line: lineOrNull(pipes[i].line) }; break; }
+    }
+    return out;
   }
 
   /** The attention model's simulate: validated knobs and precomputed refs in, result fields out. */
   function simulateAttention(knobs, refs) {
     var run = runAttention(knobs, refs);
     var waits = {};
-    for (var c = 0; c < knobs.consumerWGs; c++) waits["consumer" + c] = run.waits[c];
+    run.roles.forEach(function (role, i) {
+      if (i === 0) return;
+      var w = newAttentionWaits();
+      for (var reason in role.waits) { w[reason] = role.waits[reason]; w.total += role.waits[reason]; }
+      waits[role.name] = w;
+    });
     var steps = tensorCoreSteps(run.blocks);
     var verdict = {
       total: run.total,
@@ -2066,8 +2051,205 @@ var KernelSchedule = (function () {
       softmaxSteps: steps.softmax,
       summary: ""
     };
-    verdict.summary = attentionSummary(knobs, verdict);
-    return { total: run.total, lanes: run.lanes, blocks: run.blocks, laneBlocks: run.laneBlocks, verdict: verdict };
+    verdict.summary = run.deadlock !== null ? run.deadlock.message : attentionSummary(knobs, verdict);
+    return { total: run.total, lanes: run.lanes, blocks: run.blocks, laneBlocks: run.laneBlocks, verdict: verdict,
+      deadlock: run.deadlock, barriers: run.barriers, barrierEvents: run.barrierEvents,
+      barrierEventsOmitted: run.barrierEventsOmitted };
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // View descriptions: what a page needs to draw a model without knowing its name (issue 9, 5).
+
+  /** The kind of copy a GEMM structure's producer issues: "cp.async" when it only has cp_async loads. */
+  function copyKind(structure) {
+    var ops = allOps(isObject(structure) ? structure : {});
+    var tma = ops.some(function (op) { return op.op === "tma_load"; });
+    var cp = ops.some(function (op) { return op.op === "cp_async"; });
+    return cp && !tma ? "cp.async" : "TMA";
+  }
+
+  /** Widget facts of the knobs (short labels, comfortable slider ends); ranges stay in the model. */
+  var KNOB_WIDGETS = {
+    stages: { short: "Stages", sliderMax: 16 }, outputTiles: { short: "Output tiles", sliderMax: 128 },
+    kTiles: { short: "k-tiles / tile", sliderMax: 256 }, kvBlocks: { short: "KV blocks / tile", sliderMax: 256 },
+    tmaLatency: { short: "TMA fill", sliderMax: 64 }, wgmmaLatency: { short: "WGMMA", sliderMax: 64 },
+    gemm0Latency: { short: "GEMM0", sliderMax: 64 }, softmaxLatency: { short: "Softmax", sliderMax: 64 },
+    gemm1Latency: { short: "GEMM1", sliderMax: 64 }, epilogueLatency: { short: "Epilogue", sliderMax: 64 },
+    consumerWGs: { short: "Consumer WGs" }, schedule: { short: "Schedule" }, kPipeMmas: { short: "K_PIPE_MMAS", sliderMax: 8 },
+    intraWGOverlap: { short: "Intra-WG overlap" }, interWGPingpong: { short: "Inter-WG pingpong" },
+    transposeV: { short: "Transpose_V" }
+  };
+
+  /** The GEMM model's view description for a run (copy: "TMA" or "cp.async"). */
+  function gemmView(knobs, refs) {
+    var copy = refs && refs.copy ? refs.copy : "TMA";
+    return {
+      unit: "k-tile",
+      copy: copy,
+      kinds: {
+        issue: { name: copy + " issue", doc: "producer_acquire + the " + copy + " copies of one k-tile (1 step)" },
+        filling: { name: "FILLING", doc: copy + " in flight: the data lands L steps after the issue" },
+        full: { name: "FULL", doc: "the stage holds its k-tile, from the landing to its release (consumer_release)" },
+        wgmma: { name: "WGMMA", doc: "the k-tile's WGMMAs on the tensor core (in-order queue shared by the consumer WGs)" },
+        epilogue: { name: "EPILOGUE", doc: "the tile's epilogue (collective_epilogue.store)" },
+        wait: { name: "WAIT", doc: "the WG is blocked" }
+      },
+      legend: [
+        { kind: "issue", fills: ["issue"], text: ["issue ", ["o.k"], " (producer " + copy + " issue)"] },
+        { kind: "filling", fills: ["filling"], text: [["FILLING"], " (" + copy + " in flight)"] },
+        { kind: "full", fills: ["full"], text: [["FULL"], " (landed until released)"] },
+        { kind: "wgmma", fills: ["mma-a", "mma-b"], text: ["WGMMA ", ["o.k"], " (alternates by output tile)"] },
+        { kind: "epilogue", fills: ["epilogue"], text: [["EPI o"], " (epilogue)"] },
+        { kind: "wait", fills: ["wait"], text: [["WAIT reason"], " (hatched bubble)"] }
+      ],
+      note: ["", ["o.k"], " = output tile o, k-tile k; time in abstract steps"],
+      waitReasons: [
+        { reason: "order", doc: "math warpgroup order barrier before mma() (the other consumer WG has the tensor cores)" },
+        { reason: "epilogue-order", doc: "epilogue order barrier (the other consumer WG stores first)" },
+        { reason: "tma", doc: "the stage's full barrier: its " + copy + " data has not landed" },
+        { reason: "tensor-core", doc: "the WGMMA is issued but queued behind another one on the tensor core" }
+      ],
+      verdict: [
+        { label: "Tensor-core utilization", field: "tensorCoreUtilization", format: "percent" },
+        { label: "Min stages to hide " + copy, field: "minStagesToHideTma", format: "stages", knob: "stages" }
+      ],
+      subLaneGroups: []
+    };
+  }
+
+  /** The attention model's view description. */
+  function attentionView() {
+    return {
+      unit: "KV block",
+      copy: "TMA",
+      kinds: {
+        issue: { name: "TMA issue", doc: "load warp: acquire + TMA of K, V, Vt or Q (1 step)" },
+        transpose: { name: "TRANSPOSE", doc: "load warp copies Vt[j] into V[j] (copy_Vt_to_V)" },
+        filling: { name: "FILLING", doc: "TMA in flight: the data lands L steps after the issue" },
+        full: { name: "FULL", doc: "the stage holds its block, from the landing to its release" },
+        gemm0: { name: "GEMM0", doc: "S = Q K^T on the tensor cores" },
+        softmax: { name: "SOFTMAX", doc: "online softmax of S into P (CUDA cores)" },
+        gemm1: { name: "GEMM1", doc: "O += P V on the tensor cores" },
+        epilogue: { name: "EPILOGUE", doc: "the tile's epilogue (epilogue.store; starts with a named-barrier sync)" },
+        wait: { name: "WAIT", doc: "the WG is blocked" }
+      },
+      legend: [
+        { kind: "issue", fills: ["issue"], text: ["issue ", ["K o.j"], " (load warp TMA issue of K, V, Vt or Q)"] },
+        { kind: "transpose", fills: ["transpose"], text: [["T o.j"], " (transpose Vt \u2192 V)"], lanePrefix: "vt_stage" },
+        { kind: "filling", fills: ["filling"], text: [["FILLING K o.j"], " (TMA in flight)"] },
+        { kind: "full", fills: ["full"], text: [["FULL K o.j"], " (landed until released)"] },
+        { kind: "gemm0", fills: ["gemm0"], text: [["G0 o.j"], " GEMM0 S = Q K^T"] },
+        { kind: "softmax", fills: ["softmax"], text: [["SM o.j"], " softmax (thin row under its WG)"] },
+        { kind: "gemm1", fills: ["gemm1"], text: [["G1 o.j"], " GEMM1 O += P V"] },
+        { kind: "epilogue", fills: ["epilogue"], text: [["EPI o"], " (epilogue)"] },
+        { kind: "wait", fills: ["wait"], text: [["WAIT reason"], " (hatched bubble)"] }
+      ],
+      note: ["", ["o.j"], " = output tile o, KV block j; K / V / Vt / Q name the operand; time in abstract steps"],
+      waitReasons: [
+        { reason: "barrier", doc: "the warp scheduler barrier (the other consumer WG has the tensor cores)" },
+        { reason: "q", doc: "Q is not loaded yet (barrier_Q)" },
+        { reason: "k", doc: "K[j] is not FULL yet (TMA still landing)" },
+        { reason: "v", doc: "V[j] is not FULL yet (TMA or transpose still landing)" },
+        { reason: "epilogue", doc: "the epilogue's named-barrier sync waits for the other WGs" },
+        { reason: "tensor-core", doc: "the GEMM is issued but queued behind another one on the tensor core" }
+      ],
+      verdict: [
+        { label: "Tensor-core utilization", field: "tensorCoreUtilization", format: "percent" },
+        { label: "Softmax exposed", format: "template", template: "{exposedSoftmaxSteps} of {softmaxSteps} steps (no GEMM running)" }
+      ],
+      subLaneGroups: ["softmax"]
+    };
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // Model choice: a model only when the structure fits it (README "Model choice").
+
+  /** Op kinds that show a pipeline protocol (a file without any of them has nothing to schedule). */
+  var PIPELINE_OPS = kindSet(["producer_acquire", "producer_commit", "consumer_wait", "consumer_try_wait",
+    "consumer_release", "tma_load", "cp_async", "barrier_wait", "barrier_arrive", "order_wait", "order_arrive",
+    "producer_acquire_bytes", "producer_arrive", "consumer_release_from_umma", "umma_arrive", "named_barrier_sync",
+    "named_barrier_arrive"]);
+
+  /** True for an SM100 (Blackwell) structure: its arch, UMMA ops, or WarpCategory roles. */
+  function isBlackwell(st) {
+    var arch = typeof st.arch === "string" ? st.arch.toLowerCase() : "";
+    if (/^sm_?1[0-2]\d/.test(arch)) return true;
+    if (isObject(st.kernel_layer) && Array.isArray(st.kernel_layer.warp_roles) && st.kernel_layer.warp_roles.length) return true;
+    return allOps(st).some(function (op) {
+      return op.op === "umma_arrive" || op.op === "consumer_release_from_umma" || op.op === "tmem_load" ||
+        (op.op === "mma" && (op.unit === "umma" || /tcgen05|\bumma/i.test(String(op.text || ""))));
+    });
+  }
+
+  /**
+   * Which model fits a structure: {model: name | null, reason, assumptions: [text]}. Rules, in
+   * order: SM100 -> "blackwell" when that model exists, else none; no pipeline op -> none; the
+   * attention shape (attentionShape) with a loading producer and an MMA consumer -> "attention";
+   * a producer that loads (TMA or cp.async) and a consumer that waits and issues MMAs on one
+   * pipeline -> "gemm"; anything else -> none, with the reason.
+   */
+  function fitModel(structure) {
+    if (!isObject(structure)) {
+      return { model: "gemm", reason: "no parsed structure: the CUTLASS 4.2 SM90 GEMM program is assumed",
+        assumptions: ["no parsed structure: the CUTLASS 4.2 SM90 GEMM mainloop and kernel layers are assumed"] };
+    }
+    var st = structure;
+    var functions = Array.isArray(st.functions) ? st.functions.filter(isObject) : [];
+    var ops = allOps(st);
+    if (isBlackwell(st)) {
+      if (Object.prototype.hasOwnProperty.call(MODELS, "blackwell")) {
+        return { model: "blackwell", reason: "an SM100 (Blackwell) structure", assumptions: blackwellAssumptions(st) };
+      }
+      return { model: null, reason: "an SM100 (Blackwell) structure (" + (st.arch || "tcgen05/UMMA ops") +
+        "): the Blackwell model is not available yet, and the SM90 models do not describe it", assumptions: [] };
+    }
+    if (!ops.some(function (op) { return PIPELINE_OPS[op.op] === true; })) {
+      return { model: null, reason: "no pipeline operation (acquire, commit, wait, release, TMA or cp.async load) was found in this file",
+        assumptions: [] };
+    }
+    var producer = pickFunction(functions, PRODUCER_ROLES, LOAD_OPS);
+    var consumer = pickFunction(functions, CONSUMER_ROLES, { mma: true });
+    var loads = opsOf(producer).filter(function (op) { return LOAD_OPS[op.op] === true; });
+    var cOps = opsOf(consumer);
+    var mmas = cOps.filter(function (op) { return op.op === "mma"; });
+    var assumptions = [];
+    var kernel = isObject(st.kernel_layer) ? st.kernel_layer : null;
+    if (st.kind === "epilogue") {
+      return { model: null, reason: "an epilogue collective: its schedule is part of a kernel's mainloop/epilogue interplay; no model draws it alone",
+        assumptions: [] };
+    }
+    if (st.kind === "kernel_layer") {
+      return { model: null, reason: "only a kernel layer was parsed (no collective's pipeline ops): parse it together with its collective mainloop",
+        assumptions: [] };
+    }
+    if (loads.length === 0) return { model: null, reason: "no producer function loads into a pipeline stage (no TMA or cp.async copy found)", assumptions: [] };
+    if (mmas.length === 0) return { model: null, reason: "no consumer function issues an MMA (an epilogue or another non-MMA collective?)", assumptions: [] };
+    if (producer === consumer && !attentionShape(st).attention) {
+      return { model: null, reason: "the same function " + (producer.name || "?") + "() loads and computes (not warp-specialized): " +
+        "the models need a producer role and consumer roles", assumptions: [] };
+    }
+    if (!kernel) {
+      assumptions.push("no kernel layer was parsed: the tile loop, the number of consumer WGs and the schedule (pingpong or cooperative) are the knobs' (as in CUTLASS 4.2's sm90_gemm_tma_warpspecialized_pingpong/_cooperative.hpp)");
+    }
+    if (attentionShape(st).attention) return { model: "attention", reason: "K and V pipelines (or 88's shared K/V ring) with both GEMMs", assumptions: assumptions };
+    var identity = function (op) { return typeof op.object === "string" ? op.object : typeof op.pipeline === "string" ? op.pipeline : null; };
+    var pipes = {};
+    loads.concat(cOps.filter(function (op) { return op.op === "consumer_wait"; })).forEach(function (op) {
+      var id = identity(op);
+      if (id !== null) pipes[id] = true;
+    });
+    var names = Object.keys(pipes);
+    if (names.length > 1) {
+      return { model: null, reason: "the producer and consumer use " + names.length + " pipelines (" + names.join(", ") +
+        "): neither the one-pipeline GEMM mainloop nor the attention shape", assumptions: [] };
+    }
+    if (!cOps.some(function (op) { return op.op === "consumer_wait"; })) {
+      return { model: null, reason: "the MMA consumer never waits on a pipeline stage", assumptions: [] };
+    }
+    if (copyKind(st) === "cp.async") {
+      assumptions.push("the loads are cp.async (PipelineAsync), not TMA: the copy latency knob stands for cp.async");
+    }
+    return { model: "gemm", reason: "one pipeline: a loading producer and a waiting MMA consumer", assumptions: assumptions };
   }
 
   // ---------------------------------------------------------------------------------------------
@@ -2078,6 +2260,7 @@ var KernelSchedule = (function () {
   function gemmRefs(structure) {
     var refs = sourceRefs(structure);
     refs.program = gemmProgram(structure);
+    refs.copy = copyKind(structure);
     return refs;
   }
 
@@ -2105,6 +2288,7 @@ var KernelSchedule = (function () {
       lanes: gemmLanes,
       simulate: simulateGemm,
       refs: gemmRefs,
+      view: gemmView,
       flags: {},
       waitReasons: WAIT_REASON_PRIORITY,
       blockKinds: BLOCK_KINDS,
@@ -2118,11 +2302,12 @@ var KernelSchedule = (function () {
       ranges: ATTENTION_KNOB_RANGES,
       choices: {},
       normalize: normalizeAttentionKnobs,
-      sourceKnobs: function () { return {}; },
+      sourceKnobs: attentionSourceKnobs,
       estimateBlocks: estimateAttentionBlocks,
       lanes: attentionLanes,
       simulate: simulateAttention,
       refs: attentionRefs,
+      view: attentionView,
       adjust: adjustAttentionKnobs,
       flags: ATTENTION_KNOB_FLAGS,
       waitReasons: ATTENTION_WAIT_REASONS,
@@ -2139,6 +2324,14 @@ var KernelSchedule = (function () {
    * unknown model. With a structure, a knob whose value the source fixes (K_PIPE_MMAS, FA3's
    * compile-time flags) has that value as its default and `source: {value, line}`.
    */
+  /** Add the widget facts (short label, slider end) of KNOB_WIDGETS to a knob spec. */
+  function widget(spec) {
+    var w = KNOB_WIDGETS[spec.name] || {};
+    spec.short = w.short || spec.label;
+    if (spec.type === "range") spec.sliderMax = Math.min(spec.max, w.sliderMax || spec.max);
+    return spec;
+  }
+
   function knobsFor(name, structure) {
     if (typeof name !== "string" || !Object.prototype.hasOwnProperty.call(MODELS, name)) return [];
     var model = MODELS[name];
@@ -2147,6 +2340,7 @@ var KernelSchedule = (function () {
     Object.keys(model.ranges).forEach(function (key) {
       var r = model.ranges[key];
       var spec = { name: key, type: "range", label: r.label, doc: r.doc, min: r.min, max: r.max, "default": model.defaults[key] };
+      widget(spec);
       if (src[key]) {
         spec["default"] = Math.min(r.max, Math.max(r.min, src[key].value));
         spec.source = { value: src[key].value, line: src[key].line };
@@ -2154,11 +2348,11 @@ var KernelSchedule = (function () {
       specs.push(spec);
     });
     Object.keys(model.choices).forEach(function (key) {
-      specs.push({ name: key, type: "choice", label: key, doc: "", choices: model.choices[key].slice(), "default": model.defaults[key] });
+      specs.push(widget({ name: key, type: "choice", label: key, doc: "", choices: model.choices[key].slice(), "default": model.defaults[key] }));
     });
     Object.keys(model.flags).forEach(function (key) {
       var f = model.flags[key];
-      var spec = { name: key, type: "flag", label: f.label, doc: f.doc, "default": model.defaults[key] };
+      var spec = widget({ name: key, type: "flag", label: f.label, doc: f.doc, "default": model.defaults[key] });
       if (src[key]) { spec["default"] = !!src[key].value; spec.source = { value: src[key].value, line: src[key].line }; }
       specs.push(spec);
     });
@@ -2174,21 +2368,21 @@ var KernelSchedule = (function () {
 
   /** Numeric knobs of the Blackwell model, in display order. `flag` is the CLI flag / URL-hash key. */
   var BW_KNOB_RANGES = {
-    stages: { min: 1, max: 64, label: "stages (S)", doc: "shared-memory stages of the mainloop PipelineTmaUmmaAsync", flag: "stages" },
-    accStages: { min: 1, max: 4, label: "accumulator stages (A)", doc: "TMEM accumulator stages of PipelineUmmaAsync (AccumulatorPipelineStageCount; the builder caps it at 4)", flag: "acc-stages" },
-    outputTiles: { min: 1, max: 4096, label: "output tiles (O)", doc: "output tiles processed by this CTA (or CTA pair)", flag: "tiles" },
-    kTiles: { min: 1, max: 4096, label: "k-tiles per tile (K)", doc: "mainloop iterations per output tile", flag: "k-tiles" },
-    tmaLatency: { min: 0, max: 10000, label: "TMA latency (L)", doc: "steps from TMA issue to stage full", flag: "tma" },
-    ummaLatency: { min: 1, max: 10000, label: "UMMA latency (U)", doc: "tensor-core steps of one k-tile's UMMAs", flag: "umma" },
-    tmemLoadLatency: { min: 0, max: 10000, label: "TMEM load latency (T)", doc: "steps the epilogue warps read one tile's accumulator from TMEM (the stage is released at the end)", flag: "tmem-load" },
-    storeLatency: { min: 0, max: 10000, label: "store latency (St)", doc: "steps of the rest of one tile's epilogue after the release (convert, smem, TMA store)", flag: "store" },
-    clcLatency: { min: 0, max: 10000, label: "CLC latency", doc: "steps from the Sched warp's try_cancel to the CLC response", flag: "clc" }
+    stages: { min: 1, max: 64, label: "stages (S)", doc: "shared-memory stages of the mainloop PipelineTmaUmmaAsync" },
+    accStages: { min: 1, max: 4, label: "accumulator stages (A)", doc: "TMEM accumulator stages of PipelineUmmaAsync (AccumulatorPipelineStageCount; the builder caps it at 4)" },
+    outputTiles: { min: 1, max: 4096, label: "output tiles (O)", doc: "output tiles processed by this CTA (or CTA pair)" },
+    kTiles: { min: 1, max: 4096, label: "k-tiles per tile (K)", doc: "mainloop iterations per output tile" },
+    tmaLatency: { min: 0, max: 10000, label: "TMA latency (L)", doc: "steps from TMA issue to stage full" },
+    ummaLatency: { min: 1, max: 10000, label: "UMMA latency (U)", doc: "tensor-core steps of one k-tile's UMMAs" },
+    tmemLoadLatency: { min: 0, max: 10000, label: "TMEM load latency (T)", doc: "steps the epilogue warps read one tile's accumulator from TMEM (the stage is released at the end)" },
+    storeLatency: { min: 0, max: 10000, label: "store latency (St)", doc: "steps of the rest of one tile's epilogue after the release (convert, smem, TMA store)" },
+    clcLatency: { min: 0, max: 10000, label: "CLC latency", doc: "steps from the Sched warp's try_cancel to the CLC response" }
   };
 
   /** On/off knobs of the Blackwell model. */
   var BW_KNOB_FLAGS = {
-    ctaPair: { label: "2-SM (CTA pair)", doc: "2-SM UMMA: the leader CTA issues the MMAs for both CTAs; both CTAs load and run epilogues", flag: "cta-pair" },
-    loadC: { label: "load C", doc: "the epilogue reads a source C (EpilogueLoad warp, C stages)", flag: "load-c" }
+    ctaPair: { label: "2-SM (CTA pair)", doc: "2-SM UMMA: the leader CTA issues the MMAs for both CTAs; both CTAs load and run epilogues" },
+    loadC: { label: "load C", doc: "the epilogue reads a source C (EpilogueLoad warp, C stages)" }
   };
 
   /** Defaults of the Blackwell model (accStages 2: the builder's rule for a 128x256 tile). */
@@ -2225,71 +2419,69 @@ var KernelSchedule = (function () {
   /** Wait reasons of the Blackwell model (README "Blackwell model", wait reasons). */
   var BW_WAIT_REASONS = ["tma", "acc", "mma", "clc", "throttle", "c", "order"];
 
-  /** The page's description of this model (kinds, legend, lanes, verdict lines, knob widgets). */
-  var BW_VIEW = {
-    title: "Blackwell (SM100) UMMA GEMM",
-    kinds: {
-      clc: { name: "CLC", doc: "Sched warp: try_cancel query in flight until the CLC response lands", fill: "issue", label: "CLC o" },
-      issue: { name: "TMA issue", doc: "load warp: producer_acquire + TMA issue of A/B (or C)", fill: "issue", label: "o.k" },
-      filling: { name: "FILLING", doc: "TMA in flight into the stage", fill: "filling", label: "o.k" },
-      full: { name: "FULL", doc: "stage (or accumulator) holds data nobody has released yet", fill: "full", label: "o.k" },
-      umma: { name: "UMMA", doc: "the k-tile's tcgen05 MMAs on the tensor core (issued by the MMA warp)", fill: "mma-a", altFill: "mma-b", label: "o.k" },
-      acc: { name: "ACCUMULATING", doc: "TMEM accumulator stage written by the tile's UMMAs", fill: "mma-a", altFill: "mma-b", label: "ACC o" },
-      drain: { name: "DRAIN", doc: "epilogue warps read the accumulator stage from TMEM", fill: "epilogue", label: "o" },
-      tmem_load: { name: "TMEM LOAD", doc: "epilogue: TMEM -> registers (the accumulator stage is released at its end)", fill: "epilogue", label: "LD o" },
-      store: { name: "STORE", doc: "epilogue after the release: convert, smem, TMA store of D", fill: "epilogue", label: "ST o" },
-      wait: { name: "WAIT", doc: "the role is blocked (hatched)", fill: "wait", label: "reason" }
-    },
-    waitReasons: {
-      tma: "the smem stage is not FULL yet (TMA still landing)",
-      acc: "no free TMEM accumulator stage: an epilogue still reads it",
-      mma: "the accumulator is not FULL yet: the tile's UMMAs still run",
-      clc: "the CLC response (next work tile) has not landed",
-      throttle: "the load warp has not started the next tile (CLC throttle)",
-      c: "the C tile is not loaded yet",
-      order: "load order barrier: the mainloop's first loads go first"
-    },
-    note: "o.k = output tile o, k-tile k; time in abstract steps; ACC / DRAIN rows are TMEM accumulator stages",
-    verdict: [
-      { key: "total", label: "total", unit: "steps" },
-      { key: "tensorCoreUtilization", label: "tensor core busy", format: "percent" },
-      { key: "hiddenEpilogueSteps", label: "epilogue steps hidden", of: "epilogueSteps" },
-      { key: "accWaitSteps", label: "tensor core waiting for TMEM", unit: "steps" },
-      { key: "insight", label: "", format: "text" }
-    ],
-    knobs: {
-      stages: { short: "Stages", flag: "stages", sliderMax: 16 },
-      accStages: { short: "Acc stages", flag: "acc-stages", sliderMax: 4 },
-      outputTiles: { short: "Output tiles", flag: "tiles", sliderMax: 128 },
-      kTiles: { short: "k-tiles / tile", flag: "k-tiles", sliderMax: 256 },
-      tmaLatency: { short: "TMA fill", flag: "tma", sliderMax: 64 },
-      ummaLatency: { short: "UMMA", flag: "umma", sliderMax: 64 },
-      tmemLoadLatency: { short: "TMEM load", flag: "tmem-load", sliderMax: 64 },
-      storeLatency: { short: "Store", flag: "store", sliderMax: 64 },
-      clcLatency: { short: "CLC", flag: "clc", sliderMax: 64 },
-      ctaPair: { short: "2-SM pair", flag: "cta-pair" },
-      loadC: { short: "Load C", flag: "load-c" }
-    }
-  };
+  /** Widget facts of the Blackwell-only knobs (short labels, slider ends) in the shared KNOB_WIDGETS. */
+  KNOB_WIDGETS.accStages = { short: "Acc stages", sliderMax: 4 };
+  KNOB_WIDGETS.ummaLatency = { short: "UMMA", sliderMax: 64 };
+  KNOB_WIDGETS.tmemLoadLatency = { short: "TMEM load", sliderMax: 64 };
+  KNOB_WIDGETS.storeLatency = { short: "Store", sliderMax: 64 };
+  KNOB_WIDGETS.clcLatency = { short: "CLC", sliderMax: 64 };
+  KNOB_WIDGETS.ctaPair = { short: "2-SM pair" };
+  KNOB_WIDGETS.loadC = { short: "Load C" };
+
+  /** The Blackwell model's view description (the shape of gemmView / attentionView). */
+  function blackwellView() {
+    return {
+      unit: "k-tile",
+      copy: "TMA",
+      kinds: {
+        clc: { name: "CLC", doc: "Sched warp: try_cancel (clusterlaunchcontrol) in flight until the response (next work tile) lands" },
+        issue: { name: "TMA issue", doc: "load warp: producer_acquire + the TMA copies of A and B (or of C on epi_load), 1 step" },
+        filling: { name: "FILLING", doc: "TMA in flight: the data lands L steps after the issue" },
+        full: { name: "FULL", doc: "a smem stage from the landing to its release (the commit of its k-tile's UMMAs); " +
+          "an accumulator stage from its umma_arrive until the epilogue reads it" },
+        umma: { name: "UMMA", doc: "the k-tile's tcgen05 MMAs on the tensor core, issued by the MMA warp's elected thread" },
+        acc: { name: "ACCUMULATING", doc: "the TMEM accumulator stage written by the tile's UMMAs" },
+        drain: { name: "DRAIN", doc: "the epilogue warps read the accumulator stage (TMEM -> registers); it is free at the end" },
+        tmem_load: { name: "TMEM LOAD", doc: "epilogue: TMEM -> registers; acc_pipeline.consumer_release at its end" },
+        store: { name: "STORE", doc: "epilogue after the release: convert, registers -> smem, TMA store of D" },
+        wait: { name: "WAIT", doc: "the warp is blocked" }
+      },
+      legend: [
+        { kind: "clc", fills: ["issue"], text: [["CLC o"], " (Sched warp: CLC query for the tile after o)"] },
+        { kind: "issue", fills: ["issue"], text: ["issue ", ["o.k"], " (load warp TMA issue)"] },
+        { kind: "filling", fills: ["filling"], text: [["FILLING"], " (TMA in flight)"] },
+        { kind: "full", fills: ["full"], text: [["FULL"], " (landed until released)"] },
+        { kind: "umma", fills: ["mma-a", "mma-b"], text: ["UMMA ", ["o.k"], " (tensor core; alternates by output tile)"] },
+        { kind: "acc", fills: ["mma-a", "mma-b"], text: [["ACC o"], " (TMEM accumulator stage being written)"] },
+        { kind: "drain", fills: ["transpose"], text: [["DRAIN o"], " (epilogue reads the accumulator)"] },
+        { kind: "tmem_load", fills: ["transpose"], text: [["LD o"], " (TMEM load; the stage is released at its end)"] },
+        { kind: "store", fills: ["epilogue"], text: [["ST o"], " (rest of the epilogue: smem, TMA store)"] },
+        { kind: "wait", fills: ["wait"], text: [["WAIT reason"], " (hatched bubble)"] }
+      ],
+      note: ["", ["o.k"], " = output tile o, k-tile k; acc lanes are TMEM accumulator stages; time in abstract steps"],
+      waitReasons: [
+        { reason: "tma", doc: "the smem stage's full barrier: its TMA data has not landed" },
+        { reason: "acc", doc: "no free TMEM accumulator stage: an epilogue has not released it (accumulator_pipeline.producer_acquire)" },
+        { reason: "mma", doc: "the accumulator is not FULL yet: the tile's UMMAs still run (acc_pipeline.consumer_wait)" },
+        { reason: "clc", doc: "fetch_next_work: the CLC response has not landed (or, for the Sched warp, a response stage is still in use)" },
+        { reason: "throttle", doc: "the CLC throttle: the load warp has not started the next tile yet" },
+        { reason: "c", doc: "the C tile is not loaded yet (epilogue load pipeline)" },
+        { reason: "order", doc: "load order barrier: the mainloop's first loads go before C" }
+      ],
+      verdict: [
+        { label: "Tensor-core utilization", field: "tensorCoreUtilization", format: "percent" },
+        { label: "Epilogues hidden", format: "template", template: "{hiddenEpilogueSteps} of {epilogueSteps} epilogue steps overlap UMMAs" },
+        { label: "Accumulator stages", format: "template", template: "{insight}" }
+      ],
+      subLaneGroups: []
+    };
+  }
 
   /** Integer value of a literal (number or digit string), else null. */
   function bwLiteral(value) {
     if (typeof value === "number" && isFinite(value)) return Math.round(value);
     if (typeof value === "string" && /^\s*\d+\s*$/.test(value)) return Number(value.trim());
     return null;
-  }
-
-  /**
-   * True when a structure is an SM100 (Blackwell) kernel: arch "sm100", an mma op with unit "umma",
-   * or kernel-layer warp roles with an MMA warp (README "Blackwell model", model selection).
-   */
-  function isBlackwell(structure) {
-    var st = isObject(structure) ? structure : {};
-    if (typeof st.arch === "string" && /^sm_?10\d/i.test(st.arch)) return true;
-    if (allOps(st).some(function (op) { return op.op === "mma" && op.unit === "umma"; })) return true;
-    var kl = isObject(st.kernel_layer) ? st.kernel_layer : null;
-    var roles = kl && Array.isArray(kl.warp_roles) ? kl.warp_roles.filter(isObject) : [];
-    return roles.some(function (role) { return typeof role.name === "string" && /^mma$/i.test(role.name); });
   }
 
   /**
@@ -2429,9 +2621,7 @@ var KernelSchedule = (function () {
         accSource: accSource,
         accText: kl && typeof kl.accumulator_stages === "string" ? kl.accumulator_stages : null,
         accLine: kl ? lineOrNull(kl.accumulator_stages_line) : null,
-        ctaPair: kl && typeof kl.cta_pair === "boolean" ? kl.cta_pair : null,
-        loads: producer !== null && opsOf(producer).some(function (op) { return LOAD_OPS[op.op] === true; }),
-        ummas: items.some(function (it) { return it.op === "mma" && it.unit === "umma"; })
+        ctaPair: kl && typeof kl.cta_pair === "boolean" ? kl.cta_pair : null
       },
       producer: functionInfo(producer),
       consumer: functionInfo(consumer)
@@ -2473,7 +2663,28 @@ var KernelSchedule = (function () {
     return { knobs: knobs, messages: messages };
   }
 
-  /** Say where assumptions come from (accumulator stages, missing mainloop / kernel layer). */
+  /** What the Blackwell model assumes for a structure (fitModel's assumptions; README "Blackwell model"). */
+  function blackwellAssumptions(st) {
+    var out = [];
+    var functions = Array.isArray(st.functions) ? st.functions.filter(isObject) : [];
+    var producer = pickFunction(functions, PRODUCER_ROLES, LOAD_OPS);
+    var loads = producer !== null && opsOf(producer).some(function (op) { return LOAD_OPS[op.op] === true; });
+    var ummas = allOps(st).some(function (op) { return op.op === "mma" && op.unit === "umma"; });
+    if (!loads || !ummas) {
+      out.push("no " + (!loads ? "TMA load in a producer function" : "UMMA (mma op with unit umma)") +
+        " was parsed: the CUTLASS 4.2 sm100_mma_warpspecialized.hpp mainloop is assumed");
+    }
+    var kl = isObject(st.kernel_layer) ? st.kernel_layer : null;
+    if (kl === null) {
+      out.push("no kernel layer parsed: the roles of CUTLASS 4.2's sm100_gemm_tma_warpspecialized.hpp are assumed " +
+        "(MMA, Sched/CLC, MainloopLoad, EpilogueLoad, Epilogue warps)");
+    } else if (kl.clc === false) {
+      out.push("kernel layer without a CLC scheduler: tiles are assigned statically (no sched lane)");
+    }
+    return out;
+  }
+
+  /** Say where the accumulator stage count comes from when neither the knob nor the source gives it. */
   function adjustBlackwellKnobs(knobs, refs, messages, raw) {
     var given = isObject(raw) && raw.accStages !== undefined && raw.accStages !== null;
     var sh = refs.shape;
@@ -2482,16 +2693,6 @@ var KernelSchedule = (function () {
         (sh.accText ? " (" + sh.accText + (sh.accLine !== null ? ", line " + sh.accLine : "") + ")" : "") +
         "; using " + BW_ACC_STAGES_FALLBACK + ", the builder's min(4, 128*512 / (tile M * tile N)) for a 128x256 tile " +
         "(sm100_umma_builder.inl:259-263)");
-    }
-    if (!sh.loads || !sh.ummas) {
-      messages.push("no " + (!sh.loads ? "TMA load in a producer function" : "UMMA (mma op with unit umma)") +
-        " was parsed: the CUTLASS 4.2 sm100_mma_warpspecialized.hpp mainloop is assumed");
-    }
-    if (!sh.kernel) {
-      messages.push("no kernel layer parsed: the roles of CUTLASS 4.2's sm100_gemm_tma_warpspecialized.hpp are assumed " +
-        "(MMA, Sched/CLC, MainloopLoad, EpilogueLoad, Epilogue warps)");
-    } else if (!sh.clc) {
-      messages.push("kernel layer without a CLC scheduler: tiles are assigned statically (no sched lane)");
     }
   }
 
@@ -2863,7 +3064,7 @@ var KernelSchedule = (function () {
     flags: BW_KNOB_FLAGS,
     waitReasons: BW_WAIT_REASONS,
     blockKinds: BW_BLOCK_KINDS,
-    view: BW_VIEW,
+    view: blackwellView,
     emptyVerdict: { epilogueSteps: 0, hiddenEpilogueSteps: 0, exposedEpilogueSteps: 0, epilogues: [], accWaitSteps: 0,
       accWaitTiles: 0, accStagesComparison: null, insight: "" },
     sizeKnobs: "outputTiles (O) or kTiles (K)"
@@ -2922,6 +3123,9 @@ var KernelSchedule = (function () {
       deadlock: null,
       barriers: [],
       barrierEvents: [],
+      barrierEventsOmitted: false,
+      view: null,
+      fit: null,
       functions: refs ? { producer: refs.producer, consumer: refs.consumer } : { producer: null, consumer: null }
     };
   }
@@ -2931,6 +3135,9 @@ var KernelSchedule = (function () {
    * messages, error, functions}. Never throws on bad input; error is null on success.
    */
   function simulate(structure, knobs) {
+    var fit = fitModel(structure);
+    var explicit = isObject(knobs) && knobs.model !== undefined && knobs.model !== null;
+    if (!explicit && fit.model === null) return noModel(structure, fit);
     var norm = normalizeKnobs(knobs, structure);
     if (norm.error) return failure(norm.knobs, norm.messages, [], norm.error, sourceRefs(structure), {});
     var model = MODELS[norm.knobs.model];
@@ -2950,12 +3157,34 @@ var KernelSchedule = (function () {
     if (result.barrierEventsOmitted) {
       norm.messages.push("barrier events omitted: more than " + EVENT_BLOCK_LIMIT + " blocks");
     }
+    if (explicit && fit.model !== norm.knobs.model) {
+      norm.messages.push("model " + norm.knobs.model + " was asked for, but " + (fit.model === null ?
+        "no schedule model fits this structure: " : "the structure fits the " + fit.model + " model: ") + fit.reason);
+    }
     result.model = norm.knobs.model;
     result.knobs = norm.knobs;
     result.messages = norm.messages;
     result.error = null;
     result.functions = { producer: refs.producer, consumer: refs.consumer };
+    result.fit = fit;
+    result.view = model.view(norm.knobs, refs);
     return result;
+  }
+
+  /**
+   * The result for a structure no model fits (and no model asked for): no lanes, no blocks, no
+   * verdict figures; fit.reason says why. error stays null: this is an answer, not a failure.
+   */
+  function noModel(structure, fit) {
+    var refs = sourceRefs(structure);
+    return {
+      model: null, total: 0, lanes: [], blocks: [], laneBlocks: {},
+      verdict: { total: 0, waits: {}, tensorCoreUtilization: 0, tensorCoreBusySteps: 0,
+        summary: "No schedule model fits this kernel: " + fit.reason },
+      knobs: { model: null }, messages: [], error: null, deadlock: null, barriers: [], barrierEvents: [],
+      barrierEventsOmitted: false, view: null, fit: fit,
+      functions: { producer: refs.producer, consumer: refs.consumer }
+    };
   }
 
   return {
@@ -2972,7 +3201,9 @@ var KernelSchedule = (function () {
     MODELS: MODELS,
     MODEL_NAMES: Object.keys(MODELS),
     defaultModel: defaultModel,
+    fitModel: fitModel,
     knobsFor: knobsFor,
+    KNOB_TABLE: KNOB_TABLE,
     attentionRefs: attentionRefs,
     ATTENTION_DEFAULT_KNOBS: ATTENTION_DEFAULT_KNOBS,
     ATTENTION_KNOB_RANGES: ATTENTION_KNOB_RANGES,

@@ -30,7 +30,8 @@ for (const [intra, ping] of [[false, false], [true, false], [false, true], [true
     if (!(key in lines)) lines[key] = b.lines.map((ref) => ref.line);
   }
   out.runs.push({ intra, ping, model: r.model, error: r.error, messages: r.messages, total: r.total,
-    lanes: r.lanes.map((l) => l.id), verdict: r.verdict, lines });
+    lanes: r.lanes.map((l) => l.id), verdict: r.verdict, lines, deadlock: r.deadlock,
+    barriers: r.barriers.map((b) => ({ name: b.name, kind: b.kind, lines: b.lines })) });
 }
 process.stdout.write(JSON.stringify(out));
 """
@@ -75,7 +76,11 @@ def test_fmha88_collective_simulates_as_attention(cutlass):
     off, on = by_mode[(False, False)], by_mode[(True, True)]
     assert on["total"] < off["total"]
     assert on["verdict"]["tensorCoreUtilization"] > off["verdict"]["tensorCoreUtilization"]
-    assert by_mode[(False, True)]["lines"]["wait:barrier"][:2] == [400, 408]
+    # The inter-WG pingpong's scheduler barriers cite 88's order wait and arrive.
+    sched = [b for b in by_mode[(False, True)]["barriers"] if b["name"].startswith("WarpScheduler")]
+    assert len(sched) == 2
+    assert sorted(sched[0]["lines"]["wait"] + sched[0]["lines"]["arrive"])[:2] == [400, 408]
+    assert all(run["deadlock"] is None for run in out["runs"])
 
 
 def test_fa3_forward_example_simulates_with_vt_lanes():

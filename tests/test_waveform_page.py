@@ -158,33 +158,26 @@ def test_missing_marker_is_a_packaging_error(parsed, tmp_path, monkeypatch):
         rw.render(parsed)
 
 
-def test_knob_flags_match_the_simulator():
-    # Model-aware page (issue 5): --model and the attention knobs joined the GEMM flags, and the
-    # controls are built from KernelSchedule.knobsFor(model) instead of being fixed in the template.
-    assert rw.KNOB_FLAGS == (
-        ("--model", "model"),
-        ("--stages", "stages"),
-        ("--tiles", "outputTiles"),
-        ("--k-tiles", "kTiles"),
-        ("--kv-blocks", "kvBlocks"),
-        ("--tma", "tmaLatency"),
-        ("--wgmma", "wgmmaLatency"),
-        ("--gemm0", "gemm0Latency"),
-        ("--softmax", "softmaxLatency"),
-        ("--gemm1", "gemm1Latency"),
-        ("--epilogue", "epilogueLatency"),
-        ("--consumers", "consumerWGs"),
-        ("--schedule", "schedule"),
-        ("--k-pipe-mmas", "kPipeMmas"),
-        ("--intra-overlap", "intraWGOverlap"),
-        ("--inter-pingpong", "interWGPingpong"),
-    )
-    schedule_js = pagekit.read_asset(rw.SCHEDULE_JS_ASSET)
-    for _flag, name in rw.KNOB_FLAGS:
-        assert re.search(r"\b%s\s*:" % name, schedule_js), name
+def test_knob_flags_come_from_the_table_in_schedule_js():
+    # One source (issue 9): the flags, hash keys and words are schedule.js's KNOB_TABLE, read here.
+    table = rw.read_knob_table()
+    assert rw.KNOB_FLAGS == tuple((k["flag"], k["name"]) for k in table["knobs"])
+    assert ("--k-pipe-mmas", "kPipeMmas") in rw.KNOB_FLAGS and ("--transpose-v", "transposeV") in rw.KNOB_FLAGS
+    assert rw.KNOB_CHOICES["schedule"] == ("pingpong", "cooperative")
+    assert rw.KNOB_CHOICES["transposeV"] == ("on", "off") and "transposeV" in rw.BOOLEAN_KNOBS
+    assert all(flag.startswith("--") for flag, _name in rw.KNOB_FLAGS)
     template = pagekit.read_asset(rw.TEMPLATE_ASSET)
     assert 'id="knob-model"' in template and 'id="knob-controls"' in template
     assert set(rw.KNOB_CHOICES) <= rw.KNOB_NAMES and rw.BOOLEAN_KNOBS <= rw.KNOB_NAMES
+
+
+def test_a_broken_knob_table_is_a_packaging_error(tmp_path):
+    good = pagekit.read_asset(rw.SCHEDULE_JS_ASSET)
+    for bad_text in (good.replace(rw.KNOB_TABLE_MARKERS[1], ""), good.replace('"--tiles"', "'--tiles'")):
+        bad = tmp_path / "schedule.js"
+        bad.write_text(bad_text, encoding="utf-8")
+        with pytest.raises(pagekit.AssetError, match="knob table"):
+            rw.read_knob_table(str(bad))
 
 
 # Prints, per model, knobsFor's names and types, and defaultModel of each structure given on stdin.
@@ -193,7 +186,8 @@ const KS = require(process.argv[1]);
 const structures = JSON.parse(require("fs").readFileSync(0, "utf8"));
 const specs = {};
 for (const m of KS.MODEL_NAMES) specs[m] = KS.knobsFor(m).map((s) => [s.name, s.type]);
-process.stdout.write(JSON.stringify({models: KS.MODEL_NAMES, specs, defaults: structures.map(KS.defaultModel)}));
+process.stdout.write(JSON.stringify({models: KS.MODEL_NAMES, specs, defaults: structures.map(KS.defaultModel),
+  table: KS.KNOB_TABLE}));
 """
 
 
@@ -212,6 +206,7 @@ def run_schedule_js(structures):
 def test_every_flagged_knob_is_a_simulator_knob_and_back():
     js = run_schedule_js([])
     assert tuple(js["models"]) == rw.MODELS
+    assert js["table"] == rw.read_knob_table(), "the JSON Python reads is the table schedule.js uses"
     simulator = {name: kind for specs in js["specs"].values() for name, kind in specs}
     # Every simulator knob has a flag (so a hash key and a page control).
     assert set(simulator) == rw.KNOB_NAMES - {"model"}

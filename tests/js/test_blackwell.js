@@ -385,16 +385,16 @@ test("honest assumptions: no kernel layer, no CLC, nothing parsed", () => {
   delete noKernel.kernel_layer;
   const a = KS.simulate(noKernel, {});
   assert.equal(a.model, "blackwell");
-  assert.ok(a.messages.some((m) => m.startsWith("no kernel layer parsed: the roles of CUTLASS 4.2's sm100_gemm_tma_warpspecialized.hpp are assumed")));
+  assert.ok(a.fit.assumptions.some((m) => m.startsWith("no kernel layer parsed: the roles of CUTLASS 4.2's sm100_gemm_tma_warpspecialized.hpp are assumed")));
   const noClc = JSON.parse(JSON.stringify(PAIR));
   noClc.kernel_layer.clc = false;
   const b = KS.simulate(noClc, knobs({}));
   assert.ok(!b.lanes.some((l) => l.id === "sched"));
-  assert.ok(b.messages.includes("kernel layer without a CLC scheduler: tiles are assigned statically (no sched lane)"));
+  assert.ok(b.fit.assumptions.includes("kernel layer without a CLC scheduler: tiles are assigned statically (no sched lane)"));
   assert.equal(b.total, 43);
   const c = KS.simulate({ arch: "sm100" }, {});
   assert.equal(c.error, null);
-  assert.ok(c.messages.some((m) => /^no TMA load in a producer function was parsed: the CUTLASS 4.2 sm100_mma_warpspecialized.hpp mainloop is assumed$/.test(m)));
+  assert.ok(c.fit.assumptions.some((m) => /^no TMA load in a producer function was parsed: the CUTLASS 4.2 sm100_mma_warpspecialized.hpp mainloop is assumed$/.test(m)));
   // Nothing parsed: no block claims a line.
   assert.ok(c.blocks.every((blk) => blk.lines.length === 0));
 });

@@ -653,12 +653,21 @@ test("fallbacks: producer without loads, 'both' roles, missing or partial struct
     { call: "arrive", receiver: "load_order_barrier", line: 5 }, { call: "wait", receiver: "odd_order_barrier", line: 9 }] } });
   assert.deepEqual(lineNumbers(other.order), [5, 9], "no math barrier: every order barrier counts");
   assert.deepEqual(lineNumbers(other.orderMma), [5, 9]);
-  for (const structure of [null, undefined, {}, { functions: null, kernel_layer: 5 }, "text", [1, 2]]) {
+  // No structure at all: the CUTLASS 4.2 program is assumed. An (empty) structure: no model fits.
+  for (const structure of [null, undefined, "text", [1, 2]]) {
     const r = KS.simulate(structure, {});
     assert.equal(r.error, null);
     assert.equal(r.total, 48);
     assert.ok(r.blocks.every((b) => Array.isArray(b.lines) && b.lines.length === 0));
     assert.deepEqual(r.functions, { producer: null, consumer: null });
+    assert.equal(r.fit.model, "gemm");
+  }
+  for (const structure of [{}, { functions: null, kernel_layer: 5 }]) {
+    const r = KS.simulate(structure, {});
+    assert.equal(r.model, null);
+    assert.deepEqual([r.error, r.total, r.blocks.length, r.view], [null, 0, 0, null]);
+    assert.match(r.fit.reason, /no pipeline operation/);
+    assert.equal(KS.simulate(structure, { model: "gemm" }).total, 48, "an explicit model still runs");
   }
 });
 

@@ -1,0 +1,147 @@
+// Model choice (fitModel), view descriptions and the knob table of schedule.js: node --test tests/js/
+"use strict";
+
+const test = require("node:test");
+const assert = require("node:assert/strict");
+const fs = require("node:fs");
+const path = require("node:path");
+
+const ROOT = path.join(__dirname, "..", "..");
+const KS = require(path.join(ROOT, "schedule.js"));
+
+const readJson = (rel) => JSON.parse(fs.readFileSync(path.join(ROOT, rel), "utf8"));
+const op = (kind, line, extra) => Object.assign({ op: kind, line, end_line: line, text: kind + "@" + line }, extra || {});
+
+/** A warp-specialized GEMM mainloop structure (own test data), with overrides. */
+function mainloop(extra) {
+  return Object.assign({
+    schema_version: 2, language: "cpp", source: { path: "m.hpp" }, kind: "mainloop", arch: "sm90",
+    pipelines: [{ alias: "MainloopPipeline", line: 5 }],
+    functions: [
+      { name: "load", role: "producer", line: 10, ops: [op("producer_acquire", 11, { pipeline: "MainloopPipeline" }),
+        op("tma_load", 12, { pipeline: "MainloopPipeline", operand: "A" })] },
+      { name: "mma", role: "consumer", line: 20, ops: [op("consumer_wait", 21, { pipeline: "MainloopPipeline" }),
+        op("mma", 22, { pipeline: "MainloopPipeline", unit: "wgmma" }), op("consumer_release", 23, { pipeline: "MainloopPipeline" })] }
+    ]
+  }, extra || {});
+}
+
+test("fitModel: GEMM mainloops fit gemm; without a kernel layer the page states its assumptions", () => {
+  const fit = KS.fitModel(mainloop());
+  assert.equal(fit.model, "gemm");
+  assert.match(fit.assumptions.join(), /no kernel layer was parsed/);
+  const withLayer = KS.fitModel(mainloop({ kernel_layer: { schedule: "pingpong", calls: [] } }));
+  assert.deepEqual(withLayer.assumptions, []);
+  for (const rel of ["examples/sm90_gemm_pingpong.json", "examples/sm90_gemm_cooperative.json"]) {
+    assert.equal(KS.fitModel(readJson(rel)).model, "gemm", rel);
+  }
+  assert.equal(KS.fitModel(readJson("examples/fa3_fwd.json")).model, "attention");
+});
+
+test("fitModel: SM100 structures get the Blackwell model, never an SM90 page", () => {
+  for (const st of [mainloop({ arch: "sm100" }),
+    mainloop({ functions: mainloop().functions.map((f) => f.name !== "mma" ? f : Object.assign({}, f, {
+      ops: [op("consumer_wait", 21), op("mma", 22, { unit: "umma" })] })) }),
+    mainloop({ kernel_layer: { warp_roles: [{ name: "MMA", warps: [0], line: 236 }], calls: [] } })]) {
+    const r = KS.simulate(st, {});
+    assert.equal(r.model, "blackwell");
+    assert.match(r.fit.reason, /SM100 \(Blackwell\)/);
+    assert.ok(!r.blocks.some((b) => b.kind === "wgmma"));
+  }
+});
+
+test("fitModel: no pipeline op, no loads, no MMA, several pipelines, one non-specialized function: no model, with the reason", () => {
+  const cases = [
+    [{ functions: [{ name: "f", role: "other", ops: [] }] }, /no pipeline operation/],
+    [mainloop({ kind: "kernel_layer" }), /only a kernel layer/],
+    [mainloop({ functions: [mainloop().functions[1]] }), /no producer function loads/],
+    [mainloop({ functions: [mainloop().functions[0], { name: "store", role: "consumer", ops: [op("consumer_wait", 30)] }] }), /no consumer function issues an MMA/],
+    [mainloop({ functions: [mainloop().functions[0], { name: "mma", role: "consumer", ops: [
+      op("consumer_wait", 21, { pipeline: "MainloopPipeline" }), op("consumer_wait", 24, { pipeline: "PipelineDO" }), op("mma", 25)] }] }), /2 pipelines/],
+    [mainloop({ functions: [{ name: "operator()", role: "both", ops: [op("tma_load", 3, { pipeline: "P" }), op("consumer_wait", 4, { pipeline: "P" }), op("mma", 5)] }] }),
+      /not warp-specialized/]
+  ];
+  for (const [st, reason] of cases) {
+    const fit = KS.fitModel(st);
+    assert.equal(fit.model, null, String(reason));
+    assert.match(fit.reason, reason);
+  }
+});
+
+test("cp.async (PipelineAsync) mainloops are not labelled TMA", () => {
+  const st = mainloop();
+  st.functions[0].ops[1] = op("cp_async", 12, { pipeline: "MainloopPipeline", operand: "A" });
+  const r = KS.simulate(st, {});
+  assert.equal(r.model, "gemm");
+  assert.equal(r.view.copy, "cp.async");
+  assert.equal(r.view.kinds.issue.name, "cp.async issue");
+  assert.doesNotMatch(JSON.stringify(r.view.legend), /TMA/);
+  assert.match(r.fit.assumptions.join(), /cp\.async/);
+  assert.equal(KS.simulate(mainloop(), {}).view.kinds.issue.name, "TMA issue");
+});
+
+test("every result carries its model's view: kinds, legend, wait reasons and verdict lines cover the blocks", () => {
+  for (const [structure, knobs] of [[null, {}], [null, { schedule: "cooperative" }], [readJson("examples/fa3_fwd.json"), {}],
+    [null, { model: "attention", transposeV: true }],
+    [readJson("tests/fixtures/sm100_gemm_pair.parsed.json"), { ctaPair: true, loadC: true, clcLatency: 1 }]]) {
+    const r = KS.simulate(structure, knobs);
+    const view = r.view;
+    const kinds = new Set(r.blocks.map((b) => b.kind));
+    for (const kind of kinds) assert.ok(view.kinds[kind] && view.kinds[kind].name, kind);
+    for (const kind of KS.MODELS[r.model].blockKinds) assert.ok(view.legend.some((e) => e.kind === kind), "legend " + kind);
+    const reasons = view.waitReasons.map((w) => w.reason);
+    assert.deepEqual(reasons, KS.MODELS[r.model].waitReasons);
+    for (const b of r.blocks) if (b.kind === "wait") assert.ok(reasons.includes(b.reason), b.reason);
+    for (const line of view.verdict) {
+      if (line.field) assert.ok(line.field in r.verdict, line.field);
+      if (line.template) for (const m of line.template.match(/\{(\w+)\}/g)) assert.ok(m.slice(1, -1) in r.verdict, m);
+    }
+    for (const group of view.subLaneGroups) assert.ok(r.lanes.some((l) => l.group === group), group);
+  }
+});
+
+test("the knob table is the one source of flags: every model knob has a row, every row a model knob", () => {
+  const table = KS.KNOB_TABLE;
+  assert.deepEqual(table.models, KS.MODEL_NAMES);
+  const rows = new Map(table.knobs.map((k) => [k.name, k]));
+  assert.equal(rows.size, table.knobs.length, "unique names");
+  const flags = new Set(table.knobs.map((k) => k.flag));
+  assert.equal(flags.size, table.knobs.length, "unique flags");
+  const modelKnobs = new Set(["model"]);
+  for (const name of KS.MODEL_NAMES) {
+    for (const spec of KS.knobsFor(name)) {
+      modelKnobs.add(spec.name);
+      const row = rows.get(spec.name);
+      assert.ok(row, spec.name + " has a flag");
+      if (spec.type === "choice") assert.deepEqual(row.choices, spec.choices, spec.name);
+      assert.equal(row.onOff === true, spec.type === "flag", spec.name);
+      assert.equal(typeof spec.short, "string");
+      if (spec.type === "range") assert.ok(spec.sliderMax >= spec.min && spec.sliderMax <= spec.max, spec.name);
+    }
+  }
+  assert.deepEqual([...rows.keys()].filter((n) => !modelKnobs.has(n)), []);
+  assert.deepEqual(rows.get("model").choices, KS.MODEL_NAMES);
+});
+
+test("barriers and barrierEvents follow CONTRACT.md; above the event limit they are omitted with a message", () => {
+  const r = KS.simulate(null, { outputTiles: 2, kTiles: 3 });
+  for (const b of r.barriers) {
+    assert.deepEqual(Object.keys(b).sort(), ["expected", "id", "kind", "lines", "name", "stage"]);
+    assert.ok(Array.isArray(b.lines.wait) && Array.isArray(b.lines.arrive));
+  }
+  assert.ok(r.barriers.some((b) => b.kind === "full") && r.barriers.some((b) => b.kind === "empty") && r.barriers.some((b) => b.kind === "order"));
+  for (const e of r.barrierEvents) {
+    assert.deepEqual(Object.keys(e).sort(), ["barrier", "lane", "phase", "t", "type"]);
+    assert.ok(e.phase === 0 || e.phase === 1);
+  }
+  // Replaying the events gives each barrier's phase bit: it flips on every complete.
+  const phase = new Map();
+  for (const e of r.barrierEvents) {
+    if (e.type === "complete") phase.set(e.barrier, (phase.get(e.barrier) || 0) ^ 1);
+    assert.equal(e.phase, phase.get(e.barrier) || 0, JSON.stringify(e));
+  }
+  const big = KS.simulate(null, { outputTiles: 300, kTiles: 300 });
+  assert.equal(big.barrierEventsOmitted, true);
+  assert.deepEqual(big.barrierEvents, []);
+  assert.match(big.messages.join(), /barrier events omitted/);
+});
