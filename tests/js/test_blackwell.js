@@ -486,7 +486,11 @@ function blackwellReadme() {
 
 test("README's Blackwell knob table matches knobsFor(\"blackwell\")", () => {
   const text = blackwellReadme();
-  const rows = text.split("\n").filter((l) => /^\| `\w+` \|/.test(l)).map((l) => l.split("|").map((c) => c.trim()));
+  const lines = text.split("\n");
+  const header = lines.indexOf("| knob | symbol | range | default | meaning |");
+  assert.ok(header >= 0, "the knob table");
+  const rows = [];
+  for (let i = header + 2; i < lines.length && lines[i].startsWith("|"); i++) rows.push(lines[i].split("|").map((c) => c.trim()));
   const specs = KS.knobsFor("blackwell");
   assert.deepEqual(rows.map((r) => r[1].replace(/`/g, "")), specs.map((s) => s.name));
   rows.forEach((r, i) => {
