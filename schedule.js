@@ -2087,11 +2087,11 @@ var KernelSchedule = (function () {
       unit: "k-tile",
       copy: copy,
       kinds: {
-        issue: { name: copy + " issue", doc: "producer_acquire + the " + copy + " copies of one k-tile (1 step)" },
-        filling: { name: "FILLING", doc: copy + " in flight: the data lands L steps after the issue" },
-        full: { name: "FULL", doc: "the stage holds its k-tile, from the landing to its release (consumer_release)" },
-        wgmma: { name: "WGMMA", doc: "the k-tile's WGMMAs on the tensor core (in-order queue shared by the consumer WGs)" },
-        epilogue: { name: "EPILOGUE", doc: "the tile's epilogue (collective_epilogue.store)" },
+        issue: { name: copy + " issue", doc: "producer_acquire + the " + copy + " copies of one k-tile (1 step)", chain: "k", rank: 0 },
+        filling: { name: "FILLING", doc: copy + " in flight: the data lands L steps after the issue", chain: "k", rank: 1 },
+        full: { name: "FULL", doc: "the stage holds its k-tile, from the landing to its release (consumer_release)", chain: "k", rank: 2 },
+        wgmma: { name: "WGMMA", doc: "the k-tile's WGMMAs on the tensor core (in-order queue shared by the consumer WGs)", chain: "k", tile: true, rank: 4 },
+        epilogue: { name: "EPILOGUE", doc: "the tile's epilogue (collective_epilogue.store)", tile: true, rank: 7 },
         wait: { name: "WAIT", doc: "the WG is blocked" }
       },
       legend: [
@@ -2123,14 +2123,14 @@ var KernelSchedule = (function () {
       unit: "KV block",
       copy: "TMA",
       kinds: {
-        issue: { name: "TMA issue", doc: "load warp: acquire + TMA of K, V, Vt or Q (1 step)" },
-        transpose: { name: "TRANSPOSE", doc: "load warp copies Vt[j] into V[j] (copy_Vt_to_V)" },
-        filling: { name: "FILLING", doc: "TMA in flight: the data lands L steps after the issue" },
-        full: { name: "FULL", doc: "the stage holds its block, from the landing to its release" },
-        gemm0: { name: "GEMM0", doc: "S = Q K^T on the tensor cores" },
-        softmax: { name: "SOFTMAX", doc: "online softmax of S into P (CUDA cores)" },
-        gemm1: { name: "GEMM1", doc: "O += P V on the tensor cores" },
-        epilogue: { name: "EPILOGUE", doc: "the tile's epilogue (epilogue.store; starts with a named-barrier sync)" },
+        issue: { name: "TMA issue", doc: "load warp: acquire + TMA of K, V, Vt or Q (1 step)", chain: "k", rank: 0 },
+        transpose: { name: "TRANSPOSE", doc: "load warp copies Vt[j] into V[j] (copy_Vt_to_V)", chain: "k", rank: 3 },
+        filling: { name: "FILLING", doc: "TMA in flight: the data lands L steps after the issue", chain: "k", rank: 1 },
+        full: { name: "FULL", doc: "the stage holds its block, from the landing to its release", chain: "k", rank: 2 },
+        gemm0: { name: "GEMM0", doc: "S = Q K^T on the tensor cores", chain: "k", tile: true, rank: 4 },
+        softmax: { name: "SOFTMAX", doc: "online softmax of S into P (CUDA cores)", chain: "k", tile: true, rank: 5 },
+        gemm1: { name: "GEMM1", doc: "O += P V on the tensor cores", chain: "k", tile: true, rank: 6 },
+        epilogue: { name: "EPILOGUE", doc: "the tile's epilogue (epilogue.store; starts with a named-barrier sync)", tile: true, rank: 7 },
         wait: { name: "WAIT", doc: "the WG is blocked" }
       },
       legend: [

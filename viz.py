@@ -106,6 +106,14 @@ def render(model, args):
     return render_waveform.render(model, knobs)
 
 
+def note_no_ops(model, stem):
+    """Say on stderr when the file has no operation at all: the page can only show the structure."""
+    functions = model.get("functions") or []
+    if not any(fn.get("ops") for fn in functions if isinstance(fn, dict)):
+        print(f"kernel-viz: {stem}: no pipeline operation was found; the page shows the parsed structure "
+              "only (no schedule model fits)", file=sys.stderr)
+
+
 def main(argv=None):
     """Entry point of kernel-viz; returns the exit status (errors are handled by run_cli)."""
     args = build_arg_parser().parse_args(argv)
@@ -136,10 +144,12 @@ def _main(args):
                          "mainloop header and give this file as --kernel-layer")
     if args.output == "-":
         parse_cutlass.print_warnings(model)
+        note_no_ops(model, stem)
         sys.stdout.write(render(model, args).encode("ascii", "xmlcharrefreplace").decode("ascii"))
         return 0
     out = resolve_output(args, stem, inputs)   # before the warnings: a refusal is one line
     parse_cutlass.print_warnings(model)
+    note_no_ops(model, stem)
     html = render(model, args)
     try:
         pagekit.write_atomic(out, html)

@@ -39,70 +39,28 @@ var KVWave = (function () {
   var LABEL_FONT_PX = 11;
   var LANE_FONT_PX = 12;
   var VIEW_DECIMALS = 1000;          // view numbers in the hash keep 3 decimals
-  // Slider ends for comfortable dragging; the simulator's KNOB_RANGES may go further (hash, CLI).
-  var SLIDER_MAX = {stages: 16, outputTiles: 128, kTiles: 256, kvBlocks: 256, tmaLatency: 64, wgmmaLatency: 64,
-    gemm0Latency: 64, softmaxLatency: 64, gemm1Latency: 64, epilogueLatency: 64};
+  // Knob widgets (short labels, slider ends, source lines) come from KernelSchedule.knobsFor.
   // A numeric knob with at most this many values (consumer WGs: 1 or 2) is a select, not a slider.
   var SELECT_MAX_VALUES = 2;
-  // Short control labels; the simulator's longer label and doc (knobsFor) become the tooltip.
-  var KNOB_SHORT_LABELS = {stages: "Stages", outputTiles: "Output tiles", kTiles: "k-tiles / tile",
-    kvBlocks: "KV blocks / tile", tmaLatency: "TMA fill", wgmmaLatency: "WGMMA", gemm0Latency: "GEMM0",
-    softmaxLatency: "Softmax", gemm1Latency: "GEMM1", epilogueLatency: "Epilogue", consumerWGs: "Consumer WGs",
-    schedule: "Schedule", intraWGOverlap: "Intra-WG overlap", interWGPingpong: "Inter-WG pingpong"};
 
   // Fill keys in drawing order; each maps to a theme variable (wait is a hatched pattern).
   var FILL_KEYS = ["issue", "transpose", "filling", "full", "mma-a", "mma-b", "gemm0", "softmax", "gemm1", "epilogue", "wait"];
-  // Verdict order of wait reasons: the GEMM model's, then the attention model's.
-  var WAIT_REASON_ORDER = ["tma", "order", "epilogue-order", "epilogue", "barrier", "q", "k", "v"];
-  // Kinds on a k-tile's (GEMM) or KV block's (attention) path from TMA issue to the math that uses it.
-  var CHAIN_KINDS = {issue: true, transpose: true, filling: true, full: true, wgmma: true, gemm0: true, softmax: true, gemm1: true};
-  // Kinds on an output tile's math (followed from an epilogue, or an attention Q block).
-  var TILE_KINDS = {wgmma: true, gemm0: true, softmax: true, gemm1: true, epilogue: true};
-  // Order of kinds along a chain, for blocks starting at the same step.
-  var CHAIN_RANK = {issue: 0, filling: 1, full: 2, transpose: 3, wgmma: 4, gemm0: 4, softmax: 5, gemm1: 6, epilogue: 7};
-  var KIND_NAMES = {issue: "TMA issue", filling: "FILLING", full: "FULL", wgmma: "WGMMA",
-    epilogue: "EPILOGUE", wait: "WAIT", transpose: "TRANSPOSE", gemm0: "GEMM0", softmax: "SOFTMAX", gemm1: "GEMM1"};
-  var KIND_DOCS = {
-    transpose: "load warp copies Vt[j] into V[j] (copy_Vt_to_V)",
-    gemm0: "S = Q K^T on the tensor cores",
-    softmax: "online softmax of S into P (CUDA cores)",
-    gemm1: "O += P V on the tensor cores"
-  };
-  var WAIT_REASONS = {
-    "tma": "the stage is not FULL yet (TMA fill still landing)",
-    "order": "math warpgroup order barrier (the other consumer WG has the tensor cores)",
-    "epilogue-order": "epilogue order barrier (the other consumer WG stores first)",
-    "epilogue": "waiting for an epilogue to finish",
-    "barrier": "inter-WG pingpong barrier (the other consumer WG has the tensor cores)",
-    "q": "Q is not loaded yet",
-    "k": "K[j] is not FULL yet (TMA fill still landing)",
-    "v": "V[j] is not FULL yet (TMA fill or transpose still landing)"
-  };
-  // Legend entries by kind: swatch fill keys, then text where [x] is set as code. Per model, the
-  // legend lists only the kinds of MODELS[model].blockKinds (transpose only with a Vt pipeline).
-  var LEGEND = {
-    gemm: {
-      issue: [["issue"], ["issue ", ["o.k"], " (producer TMA issue)"]],
-      filling: [["filling"], [["FILLING"], " (TMA in flight)"]],
-      full: [["full"], [["FULL"], " (stage ready / in use)"]],
-      wgmma: [["mma-a", "mma-b"], ["WGMMA ", ["o.k"], " (alternates by output tile)"]],
-      epilogue: [["epilogue"], [["EPI o"], " (epilogue)"]],
-      wait: [["wait"], [["WAIT reason"], " (hatched bubble)"]],
-      note: ["", ["o.k"], " = output tile o, k-tile k; time in abstract steps"]
-    },
-    attention: {
-      issue: [["issue"], ["issue ", ["K o.j"], " (load warp TMA issue of K, V, Vt or Q)"]],
-      transpose: [["transpose"], [["T o.j"], " (transpose Vt \u2192 V)"]],
-      filling: [["filling"], [["FILLING K o.j"], " (TMA in flight)"]],
-      full: [["full"], [["FULL K o.j"], " (stage ready / in use)"]],
-      gemm0: [["gemm0"], [["G0 o.j"], " GEMM0 S = Q K^T"]],
-      softmax: [["softmax"], [["SM o.j"], " softmax (thin row under its WG)"]],
-      gemm1: [["gemm1"], [["G1 o.j"], " GEMM1 O += P V"]],
-      epilogue: [["epilogue"], [["EPI o"], " (epilogue)"]],
-      wait: [["wait"], [["WAIT reason"], " (hatched bubble)"]],
-      note: ["", ["o.j"], " = output tile o, KV block j; K / V / Vt / Q name the operand; time in abstract steps"]
-    }
-  };
+  // Kind names and docs, wait reasons, legend, verdict lines: the result's view description
+  // (KernelSchedule's MODELS[...].view); this page never branches on a model's name.
+  var currentView = null;
+  function viewKind(kind) { return currentView && currentView.kinds && currentView.kinds[kind] ? currentView.kinds[kind] : null; }
+  function kindName(kind) { var k = viewKind(kind); return k ? k.name : String(kind).toUpperCase(); }
+  function kindDoc(kind) { var k = viewKind(kind); return k ? k.doc : ""; }
+  // Following: a kind with chain "k" is on a k-tile's (KV block's) path, "tile" on an output
+  // tile's math; rank orders kinds along a chain at equal steps (all from the view).
+  function onKChain(kind) { var k = viewKind(kind); return !!(k && k.chain === "k"); }
+  function onTileChain(kind) { var k = viewKind(kind); return !!(k && (k.tile === true)); }
+  function chainRank(kind) { var k = viewKind(kind); return k && typeof k.rank === "number" ? k.rank : 99; }
+  function reasonDoc(reason) {
+    var list = currentView && currentView.waitReasons ? currentView.waitReasons : [];
+    for (var i = 0; i < list.length; i++) if (list[i].reason === reason) return list[i].doc;
+    return "";
+  }
 
   // ---- (2) Pure helpers ----------------------------------------------------------------------
 
@@ -190,14 +148,15 @@ var KVWave = (function () {
       case "gemm1": return ok ? ["GEMM1 " + ok, "G1 " + ok, "G1"] : ["GEMM1", "G1"];
       case "epilogue": return ["EPI " + (b.tile === null || b.tile === undefined ? "" : b.tile), "E"];
       case "wait": return b.reason ? ["WAIT " + b.reason, "WAIT", "W"] : ["WAIT", "W"];
-      default: return [String(b.kind)];
+      default: return ok ? [kindName(b.kind) + " " + ok, kindName(b.kind)] : [kindName(b.kind)];
     }
   }
 
-  /** Theme fill key of a block: WGMMA alternates colour by output tile. */
+  /** Theme fill key of a block: the view's fills for its kind; two fills alternate by output tile. */
   function fillKey(b) {
-    if (b.kind === "wgmma") return (b.tile || 0) % 2 === 0 ? "mma-a" : "mma-b";
-    return b.kind;
+    var k = currentView && currentView.legend ? currentView.legendByKind[b.kind] : null;
+    if (k && k.fills.length > 1) return k.fills[(b.tile || 0) % k.fills.length];
+    return k && k.fills.length ? k.fills[0] : b.kind;
   }
 
   /**
@@ -212,7 +171,7 @@ var KVWave = (function () {
     for (var i = 0; i < blocks.length; i++) {
       var c = blocks[i];
       if (c.tile !== tile) continue;
-      if (wholeTile ? (TILE_KINDS[c.kind] || (c.operand === "Q" && CHAIN_KINDS[c.kind])) : (c.k === k && CHAIN_KINDS[c.kind])) ids.push(c.id);
+      if (wholeTile ? (onTileChain(c.kind) || (c.operand === "Q" && onKChain(c.kind))) : (c.k === k && onKChain(c.kind))) ids.push(c.id);
     }
     return ids;
   }
@@ -386,7 +345,7 @@ var KVWave = (function () {
     /** What the hash and the controls accept for a knob of a model: {min, max}, {options}, {flag}, or null. */
     function rangeOf(name, modelName) {
       if (name === "model") return {options: modelNames.slice()};
-      var specs = KS.knobsFor(modelName || state.knobs.model);
+      var specs = KS.knobsFor(modelName || state.knobs.model, parsed);
       for (var i = 0; i < specs.length; i++) {
         var spec = specs[i];
         if (spec.name !== name) continue;
@@ -401,6 +360,7 @@ var KVWave = (function () {
     var initial = model.initialKnobs || {};
     var startMessages = [];
     var pageModel = KS.defaultModel(parsed);
+    var noFit = typeof KS.fitModel === "function" && KS.fitModel(parsed).model === null;
     if (initial.model !== undefined) {
       if (modelNames.indexOf(initial.model) >= 0) pageModel = initial.model;
       else startMessages.push("initial model " + String(initial.model).slice(0, 40) + " ignored; using " + pageModel + ".");
@@ -409,7 +369,7 @@ var KVWave = (function () {
     /** Starting knobs of a model: its defaults, plus the embedded initial knobs on the page's own model. */
     function baseKnobs(modelName) {
       var knobs = {model: modelName};
-      KS.knobsFor(modelName).forEach(function (spec) { knobs[spec.name] = spec["default"]; });
+      KS.knobsFor(modelName, parsed).forEach(function (spec) { knobs[spec.name] = spec["default"]; });
       if (modelName === pageModel) {
         Object.keys(initial).forEach(function (name) {
           if (name !== "model" && rangeOf(name, modelName)) knobs[name] = initial[name];
@@ -450,15 +410,15 @@ var KVWave = (function () {
       holder.textContent = "";
       controls = {};
       modelSelect.value = modelName;
-      KS.knobsFor(modelName).forEach(function (spec) {
-        // Knobs without a CLI flag (GEMM's releaseLag) keep their defaults, so every shown knob round-trips.
+      KS.knobsFor(modelName, parsed).forEach(function (spec) {
+        // Every knob has a CLI flag and hash key (KNOB_TABLE); one without would keep its default.
         if (!hashKeyOf[spec.name]) return;
         var name = spec.name, id = "knob-" + name;
         var label = document.createElement("label");
         label.className = "kv-knob";
         label.htmlFor = id;
         var text = document.createElement("span");
-        text.textContent = KNOB_SHORT_LABELS[name] || spec.label || name;
+        text.textContent = spec.short || spec.label || name;
         var el, out = null, event = "change";
         if (spec.type === "flag") {
           el = document.createElement("input");
@@ -477,7 +437,7 @@ var KVWave = (function () {
           el = document.createElement("input");
           el.type = "range";
           el.min = String(spec.min);
-          el.max = String(Math.min(spec.max, SLIDER_MAX[name] || spec.max));
+          el.max = String(Math.min(spec.max, spec.sliderMax || spec.max));
           el.step = "1";
           out = document.createElement("output");
           out.id = "out-" + name;
@@ -486,7 +446,9 @@ var KVWave = (function () {
         }
         el.id = id;
         el.setAttribute("data-knob", name);
-        el.title = String(spec.label || name) + (spec.doc ? ": " + spec.doc : "");
+        el.title = String(spec.label || name) + (spec.doc ? ": " + spec.doc : "") +
+          (spec.source ? " (the source says " + spec.source.value + (spec.source.line !== null ? " at line " + spec.source.line : "") + ")" : "");
+        if (spec.source) label.setAttribute("data-source-line", String(spec.source.line));
         if (spec.type === "flag") { label.appendChild(el); label.appendChild(text); } else { label.appendChild(text); label.appendChild(el); }
         if (out) label.appendChild(out);
         holder.appendChild(label);
@@ -518,15 +480,17 @@ var KVWave = (function () {
       });
     }
 
-    /** The legend: the current model's block kinds only (transpose only when a Vt pipeline is drawn). */
+    /** The legend: the entries of the result's view (an entry with lanePrefix only when such a lane is drawn). */
     var legendKey = null;
-    function renderLegend(modelName) {
+    function renderLegend() {
       var box = document.getElementById("legend");
-      var table = LEGEND[modelName] || LEGEND.gemm;
-      var kinds = (KS.MODELS && KS.MODELS[modelName] && KS.MODELS[modelName].blockKinds) || Object.keys(table);
-      var hasVt = state.lanes.some(function (lane) { return /^vt_stage/.test(lane.id); });
-      if (legendKey === modelName + hasVt) return;  // unchanged: keep the DOM as it is
-      legendKey = modelName + hasVt;
+      var view = currentView;
+      var entries = view && view.legend ? view.legend.filter(function (entry) {
+        return !entry.lanePrefix || state.lanes.some(function (lane) { return lane.id.indexOf(entry.lanePrefix) === 0; });
+      }) : [];
+      var key = JSON.stringify([entries, view && view.note]);
+      if (legendKey === key) return;  // unchanged: keep the DOM as it is
+      legendKey = key;
       box.textContent = "";
       function addText(parent, parts) {
         parts.forEach(function (part) {
@@ -537,25 +501,25 @@ var KVWave = (function () {
           } else if (part) parent.appendChild(document.createTextNode(part));
         });
       }
-      kinds.forEach(function (kind) {
-        var entry = table[kind];
-        if (!entry || (kind === "transpose" && !hasVt)) return;
+      entries.forEach(function (entry) {
         var item = document.createElement("span");
         item.className = "kv-legend-item";
-        item.setAttribute("data-kind", kind);
-        entry[0].forEach(function (key) {
+        item.setAttribute("data-kind", entry.kind);
+        entry.fills.forEach(function (key) {
           var sw = document.createElement("span");
           sw.className = "kv-swatch kv-sw-" + key;
           item.appendChild(sw);
         });
-        addText(item, entry[1]);
+        addText(item, entry.text);
         box.appendChild(item);
       });
-      var note = document.createElement("span");
-      note.className = "kv-legend-item kv-muted";
-      addText(note, table.note);
-      box.appendChild(note);
-      box.setAttribute("data-model", modelName);
+      if (view && view.note) {
+        var note = document.createElement("span");
+        note.className = "kv-legend-item kv-muted";
+        addText(note, view.note);
+        box.appendChild(note);
+      }
+      box.setAttribute("data-model", String(state.result && state.result.model));
     }
 
     // -- simulation
@@ -563,7 +527,8 @@ var KVWave = (function () {
       var t0 = performance.now();
       var result;
       try {
-        result = KS.simulate(parsed, state.knobs);
+        // A structure no model fits gets the honest no-model result (structure only, no verdict).
+        result = noFit ? KS.simulate(parsed, {}) : KS.simulate(parsed, state.knobs);
       } catch (e) {
         result = {error: "simulation failed: " + (e && e.message ? e.message : String(e))};
       }
@@ -590,12 +555,18 @@ var KVWave = (function () {
       }
       state.laneIndex = perLane.map(buildLaneIndex);
       state.simMessages = Array.isArray(result.messages) ? result.messages : [];
+      currentView = result.view || null;
+      if (currentView && currentView.legend) {
+        currentView.legendByKind = {};
+        currentView.legend.forEach(function (entry) { currentView.legendByKind[entry.kind] = entry; });
+      }
       if (state.fitted) fitView(); else clampView();
       applyFollow();
       syncControls();
-      renderLegend(state.knobs.model);
+      renderLegend();
       renderNotices();
       renderVerdict();
+      renderStructure();
       state.lastSimMs = performance.now() - t0;
     }
 
@@ -615,7 +586,9 @@ var KVWave = (function () {
       });
       state.rowsBottom = top;
     }
-    function isSubLane(lane) { return lane.group === "softmax"; }
+    function isSubLane(lane) {
+      return !!(currentView && currentView.subLaneGroups && currentView.subLaneGroups.indexOf(lane.group) >= 0);
+    }
 
     function total() { return Math.max(1, (state.result && state.result.total) || 0); }
 
@@ -670,39 +643,27 @@ var KVWave = (function () {
 
     function renderChainInfo() {
       var el = document.getElementById("chain-info");
-      var attention = state.knobs.model === "attention";
-      var unit = attention ? "KV block" : "k-tile";
+      var unit = currentView && currentView.unit ? currentView.unit : "k-tile";
       if (!state.follow) { el.textContent = "Click a block to follow its " + unit + "; Escape clears."; return; }
       if (!state.highlighted.size) { el.textContent = "The followed " + unit + " is not in this schedule; Escape clears."; return; }
       var chain = [];
       state.highlighted.forEach(function (id) { chain.push(state.byId.get(id)); });
-      chain.sort(function (a, b) { return (a.start - b.start) || (CHAIN_RANK[a.kind] - CHAIN_RANK[b.kind]) || (a.id - b.id); });
+      chain.sort(function (a, b) { return (a.start - b.start) || (chainRank(a.kind) - chainRank(b.kind)) || (a.id - b.id); });
       var f = state.follow;
       var twoWGs = state.lanes.some(function (lane) { return lane.id === "consumer1"; });
       var parts = chain.map(function (b) {
-        var name = b.kind === "issue" ? "issue" : KIND_NAMES[b.kind];
+        var name = b.kind === "issue" ? "issue" : kindName(b.kind);
         if (b.operand && b.kind !== "transpose") name = b.operand + " " + name;
         var wg = /^consumer(\d+)/.exec(b.lane);
         if (wg && twoWGs) name += " WG" + wg[1];
         return name + " " + b.start + "\u2013" + b.end;
       });
-      // consumer_release frees a stage when the math that reads it ends: WGMMA (GEMM); GEMM0 for K,
-      // GEMM1 for V (attention), on every WG.
-      function lastEnd(kind) {
-        var end = null;
-        chain.forEach(function (b) { if (b.kind === kind) end = Math.max(end === null ? -Infinity : end, b.end); });
-        return end;
-      }
-      var release = "";
-      if (!f.epilogue && attention) {
-        var k = lastEnd("gemm0"), v = lastEnd("gemm1");
-        var rel = [];
-        if (k !== null) rel.push("K released at " + k);
-        if (v !== null) rel.push("V released at " + v);
-        if (rel.length) release = " \u2192 " + rel.join(", ");
-      } else if (!f.epilogue && lastEnd("wgmma") !== null) {
-        release = " \u2192 release at " + lastEnd("wgmma");
-      }
+      // A stage's FULL block ends at its release (the empty barrier's completion): one per operand.
+      var rel = [];
+      chain.forEach(function (b) {
+        if (b.kind === "full") rel.push((b.operand ? b.operand + " " : "") + "released at " + b.end);
+      });
+      var release = !f.epilogue && rel.length ? " \u2192 " + rel.join(", ") : "";
       el.textContent = (f.epilogue ? "Following output tile " + f.tile + ": " : "Following " + unit + " " + f.tile + "." + f.k + ": ") +
         parts.join(" \u2192 ") + release + ". Escape clears.";
     }
@@ -729,6 +690,7 @@ var KVWave = (function () {
     function renderVerdict() {
       var el = document.getElementById("verdict");
       el.textContent = "";
+      el.removeAttribute("data-state");
       function line(text, cls) {
         var p = document.createElement("p");
         if (cls) p.className = cls;
@@ -736,35 +698,118 @@ var KVWave = (function () {
         el.appendChild(p);
         return p;
       }
+      function list(items) {
+        var ul = document.createElement("ul");
+        items.forEach(function (text) {
+          var li = document.createElement("li");
+          li.textContent = text;
+          ul.appendChild(li);
+        });
+        el.appendChild(ul);
+        return ul;
+      }
       var r = state.result, v = r && r.verdict;
+      if (r && !r.error && r.model === null && r.fit) {
+        // Honest page: no model fits; no verdict figures.
+        el.setAttribute("data-state", "no-model");
+        line("No schedule model fits this kernel", "kv-big");
+        line(String(r.fit.reason));
+        line("Below: what was parsed (pipelines, roles, operations with their lines).", "kv-muted");
+        return;
+      }
       if (!r || r.error || !v) {
         line("No verdict" + (r && r.error ? ": " + r.error : "."), "kv-big");
         return;
       }
+      if (r.deadlock) {
+        el.setAttribute("data-state", "deadlock");
+        line("Deadlock after step " + r.deadlock.step + ": no role can progress", "kv-big kv-danger");
+        list(r.deadlock.waiting.map(function (w) {
+          return w.lane + " waits on " + w.barrier + (w.phase === null ? "" : " (phase " + w.phase + ")") +
+            (w.line === null ? "" : " at line " + w.line);
+        }));
+        el.title = r.deadlock.message;
+        return;
+      }
       line("Total: " + v.total + " steps", "kv-big");
+      var order = currentView && currentView.waitReasons ? currentView.waitReasons.map(function (w) { return w.reason; }) : [];
       var ul = document.createElement("ul");
       Object.keys(v.waits || {}).sort().forEach(function (lane) {
         var w = v.waits[lane] || {};
-        var reasons = WAIT_REASON_ORDER.concat(Object.keys(w).filter(function (k) {
-          return k !== "total" && WAIT_REASON_ORDER.indexOf(k) < 0;
+        var reasons = order.concat(Object.keys(w).filter(function (k) {
+          return k !== "total" && order.indexOf(k) < 0;
         }).sort()).filter(function (k) { return w[k] > 0; }).map(function (k) { return k + " " + w[k]; });
         var li = document.createElement("li");
         li.textContent = lane + " bubbles: " + (w.total || 0) + " steps" + (reasons.length ? " (" + reasons.join(", ") + ")" : "");
         ul.appendChild(li);
       });
       el.appendChild(ul);
-      line("Tensor-core utilization: " + pct(v.tensorCoreUtilization));
-      if (state.knobs.model === "attention") {
-        line("Softmax exposed: " + v.exposedSoftmaxSteps + " of " + v.softmaxSteps + " steps (no GEMM running)");
-        el.title = v.summary ? String(v.summary) : "";
-        return;
+      (currentView && currentView.verdict ? currentView.verdict : []).forEach(function (spec) {
+        var value = spec.field ? v[spec.field] : undefined, text;
+        if (spec.format === "percent") text = pct(value);
+        else if (spec.format === "template") {
+          text = String(spec.template).replace(/\{(\w+)\}/g, function (_m, name) { return String(v[name]); });
+        } else if (spec.format === "stages") {
+          var have = spec.knob ? state.knobs[spec.knob] : undefined;
+          text = (value === null || value === undefined ? "n/a" : String(value)) +
+            (typeof value === "number" && typeof have === "number" ? (have >= value ? " (have " + have + ": hidden)" : " (have " + have + ": too few)") : "");
+        } else text = String(value);
+        line(spec.label + ": " + text);
+      });
+      var assumptions = r.fit && r.fit.assumptions ? r.fit.assumptions : [];
+      if (assumptions.length) {
+        line("Assumptions:", "kv-muted");
+        list(assumptions).className = "kv-muted";
       }
-      var stages = state.knobs.stages;
-      var need = v.minStagesToHideTma;
-      line("Min stages to hide TMA: " + (need === null || need === undefined ? "n/a" : need) +
-        (typeof need === "number" && typeof stages === "number" ?
-          (stages >= need ? " (have " + stages + ": hidden)" : " (have " + stages + ": too few)") : ""));
       el.title = v.summary ? String(v.summary) : "";
+    }
+
+    /** Structure-only listing (pipelines, roles, ops with lines) for a kernel no model fits. */
+    function renderStructure() {
+      var box = document.getElementById("structure");
+      if (!box) return;
+      var r = state.result;
+      var show = !!(r && !r.error && r.model === null && r.fit);
+      box.hidden = !show;
+      document.body.classList.toggle("kv-no-model", show);
+      if (!show || box.getAttribute("data-filled") === "1") return;
+      box.setAttribute("data-filled", "1");
+      box.textContent = "";
+      function el(tag, text, parent) {
+        var e = document.createElement(tag);
+        if (text !== undefined) e.textContent = text;
+        (parent || box).appendChild(e);
+        return e;
+      }
+      el("h2", "Parsed structure");
+      var pipes = Array.isArray(parsed && parsed.pipelines) ? parsed.pipelines : [];
+      el("h3", "Pipelines");
+      var pl = el("ul");
+      if (!pipes.length) el("li", "none found", pl);
+      pipes.forEach(function (p) {
+        var cls = Array.isArray(p.class) ? p.class.join(" | ") : p.class;
+        el("li", String(p.alias) + (cls ? " = " + cls : "") + (p.stages ? "<" + p.stages + ">" : "") + (p.line ? " (line " + p.line + ")" : ""), pl);
+      });
+      el("h3", "Roles and operations");
+      var fns = Array.isArray(parsed && parsed.functions) ? parsed.functions : [];
+      var fl = el("ul");
+      if (!fns.length) el("li", "no functions found", fl);
+      fns.forEach(function (fn) {
+        var li = el("li", String(fn.name) + "() [" + String(fn.role) + "]" + (fn.line ? " line " + fn.line : ""), fl);
+        var ops = Array.isArray(fn.ops) ? fn.ops : [];
+        if (!ops.length) return;
+        var ol = el("ul", undefined, li);
+        ops.forEach(function (op) {
+          el("li", "line " + op.line + ": " + op.op + ((op.object || op.pipeline) ? " (" + (op.object || op.pipeline) + ")" : "") +
+            (op.text ? " \u2014 " + op.text : ""), ol);
+        });
+      });
+      var warnings = Array.isArray(parsed && parsed.warnings) ? parsed.warnings : [];
+      if (warnings.length) {
+        el("h3", "Parser warnings");
+        var wl = el("ul");
+        warnings.forEach(function (w) { el("li", String(w), wl); });
+      }
     }
 
     // -- colours from theme.css variables
@@ -1143,15 +1188,15 @@ var KVWave = (function () {
       }
       var ok = tileText(b);
       div(blockName(b) + (ok ? " " + ok : "") + "  [" + laneLabel(b.lane) + "]", "kv-tt-title");
-      if (KIND_DOCS[b.kind]) div(KIND_DOCS[b.kind]);
+      if (kindDoc(b.kind)) div(kindDoc(b.kind));
       var facts = [];
       if (b.operand) facts.push("operand " + b.operand);
       if (b.tile !== null && b.tile !== undefined) facts.push("output tile " + b.tile);
-      if (b.k !== null && b.k !== undefined) facts.push((state.knobs.model === "attention" ? "KV block " : "k-tile ") + b.k);
+      if (b.k !== null && b.k !== undefined) facts.push((currentView && currentView.unit ? currentView.unit : "k-tile") + " " + b.k);
       if (b.stage !== null && b.stage !== undefined) facts.push("stage " + b.stage);
       if (facts.length) div(facts.join(", "));
       div("steps " + b.start + "\u2013" + b.end + " (" + (b.end - b.start) + " step" + (b.end - b.start === 1 ? "" : "s") + ")");
-      if (b.kind === "wait") div("wait reason: " + (b.reason || "?") + (WAIT_REASONS[b.reason] ? " \u2013 " + WAIT_REASONS[b.reason] : ""));
+      if (b.kind === "wait") div("wait reason: " + (b.reason || "?") + (reasonDoc(b.reason) ? " \u2013 " + reasonDoc(b.reason) : ""));
       var after = (b.after || []).map(function (id) { return state.byId.get(id); }).filter(Boolean);
       if (after.length) {
         div("started when: " + after.map(function (a) {
@@ -1195,7 +1240,7 @@ var KVWave = (function () {
     }
     /** Kind name of a block, with its operand for loads ("TMA issue K", "FULL V"). */
     function blockName(b) {
-      var name = KIND_NAMES[b.kind] || String(b.kind);
+      var name = kindName(b.kind);
       return b.operand && (b.kind === "issue" || b.kind === "filling" || b.kind === "full") ? name + " " + b.operand : name;
     }
     /** Display name of a lane id ("consumer WG0"), or the id itself for an unknown lane. */

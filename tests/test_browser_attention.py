@@ -200,7 +200,7 @@ def test_block_without_parsed_lines_says_so(open_page, fa3, tmp_path):
     page = open_page(out.as_uri())
     blocks = kv(page, "kv.blocks()")
     lineless = [b for b in blocks if not b["lines"]]
-    assert lineless and {(b["kind"], b["lane"]) for b in lineless} <= {("full", "q_stage0"), ("wait", "consumer0")}
+    assert lineless and {(b["kind"], b["lane"]) for b in lineless} <= {("full", "q_stage0"), ("wait", "consumer0"), ("wait", "consumer1")}
     centre = kv(page, f"kv.blockCenter({lineless[0]['id']})")
     page.mouse.move(centre["x"], centre["y"])
     page.wait_for_selector("#tooltip:not([hidden])")
@@ -328,9 +328,11 @@ def test_fmha88_page_draws_the_shared_kv_ring(open_page, cutlass, tmp_path):
     assert "T o.j" not in page.inner_text("#legend")  # no Vt pipeline, no transpose
     assert page.is_hidden("#error")
     page.screenshot(path=str(browser_util.artifact_path("attention_fmha88.png")), full_page=True)
-    # One shared stage cannot hold K[j+1] and V[j] at once with intra-WG overlap: raised to 2, with a message.
+    # One shared stage cannot hold K[j+1] and V[j] at once with intra-WG overlap: the engine shows
+    # the deadlock in the verdict box, naming the waiting roles and the barrier.
     page.evaluate("window.__kv.setKnobs({stages: 1})")
     flush(page)
-    assert kv(page, "kv.state.knobs.stages") == 2
-    assert page.inner_text("#out-stages") == "2"
-    assert "stages" in page.inner_text("#messages")
+    assert kv(page, "kv.state.knobs.stages") == 1
+    verdict = page.inner_text("#verdict")
+    assert "Deadlock after step" in verdict and "producer waits on MainloopPipeline.empty[0]" in verdict
+    assert page.get_attribute("#verdict", "data-state") == "deadlock"

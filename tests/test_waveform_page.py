@@ -349,3 +349,16 @@ def test_header_facts_list_both_role_functions_and_used_pipelines():
         assert alias in facts["pipeline"]
     # the unused intermediate alias `PipelineTmaAsync` (line 283) is not shown
     assert "line 283" not in facts["pipeline"]
+
+
+def test_a_file_without_pipeline_ops_says_so_on_stderr_and_the_page(tmp_path):
+    header = tmp_path / "decl_only.hpp"
+    header.write_text("#pragma once\nstruct M {\n  using MainloopPipeline = cutlass::PipelineTmaAsync<4>;\n"
+                      "  void f() {}\n};\n", encoding="utf-8")
+    out = tmp_path / "decl_only.html"
+    proc = subprocess.run([sys.executable, str(ROOT / "viz.py"), str(header), "-o", str(out)],
+                          capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    assert "no pipeline operation was found" in proc.stderr
+    page = out.read_text(encoding="utf-8")
+    assert 'id="structure"' in page  # the page's structure-only section (filled by waveform.js)
