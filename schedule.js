@@ -2471,7 +2471,7 @@ var KernelSchedule = (function () {
       verdict: [
         { label: "Tensor-core utilization", field: "tensorCoreUtilization", format: "percent" },
         { label: "Epilogues hidden", format: "template", template: "{hiddenEpilogueSteps} of {epilogueSteps} epilogue steps overlap UMMAs" },
-        { label: "Accumulator stages", format: "template", template: "{insight}" }
+        { label: "Insight", format: "template", template: "{insight}" }
       ],
       subLaneGroups: []
     };

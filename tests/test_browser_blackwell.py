@@ -134,9 +134,8 @@ PIXEL_AT_BLOCK_JS = """(id) => {
 }"""
 
 
-@pytest.mark.xfail(strict=True, reason="assets/waveform.js still draws only the kinds of its own GEMM/attention "
-                   "tables; drawing any model from result.view (issue 9, part 5) is not on this branch")
 def test_blackwell_kinds_legend_and_verdict_are_drawn_from_the_view(open_page, page_url):
+    """The page draws the new kinds, legend and verdict lines from result.view (no model-name branch)."""
     page = open_page(page_url)
     # A UMMA block is painted in the theme's MMA fill (as the view's legend says).
     umma = kv(page, "kv.blocks().find(b => b.kind === 'umma').id")
