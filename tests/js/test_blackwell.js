@@ -452,6 +452,22 @@ test("every block's lines are lines the parser recorded; UMMA, TMA and stage blo
   assert.deepEqual(r.functions.consumer.name, "mma");
 });
 
+test("kernel-layer calls (scheduler.fetch_next_work, advance_to_next_work, accumulator_pipeline.producer_commit) are cited too", () => {
+  const st = JSON.parse(JSON.stringify(PAIR));
+  const call = (name, line, receiver) => ({ call: name, receiver, line, end_line: line, text: receiver + "." + name + "(...)" });
+  st.kernel_layer.calls = st.kernel_layer.calls.concat([call("fetch_next_work", 664, "scheduler"),
+    call("advance_to_next_work", 697, "scheduler"), call("fetch_next_work", 701, "scheduler"), call("fetch_next_work", 741, "scheduler"),
+    call("producer_commit", 770, "accumulator_pipeline"), call("fetch_next_work", 877, "scheduler")]);
+  const r = KS.simulate(st, knobs({ clcLatency: 9 }));
+  assert.deepEqual(r.blocks.find((b) => b.kind === "clc").lines.map((l) => l.line), [697]);
+  assert.deepEqual(r.blocks.find((b) => b.lane === "mma" && b.reason === "clc").lines.map((l) => l.line), [741]);
+  assert.deepEqual(r.blocks.find((b) => b.lane === "epilogue" && b.reason === "clc").lines.map((l) => l.line), [877]);
+  assert.deepEqual(r.blocks.find((b) => b.kind === "acc").lines.map((l) => l.line), [675, 699, 770]);
+  // A slow epilogue leaves an accumulator FULL (committed, not yet read): it cites the commit.
+  const slow = KS.simulate(st, knobs({ storeLatency: 12 }));
+  assert.deepEqual(slow.blocks.find((b) => b.kind === "full" && b.lane.startsWith("acc")).lines.map((l) => l.line), [770]);
+});
+
 test("kernel-layer ops: each role's CLC wait cites its own fetch_next_work; the accumulator cites umma_arrive", () => {
   const st = pairWithKernelOps();
   const r = KS.simulate(st, knobs({ clcLatency: 9, loadC: true }));
