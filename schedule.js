@@ -2877,6 +2877,9 @@ var KernelSchedule = (function () {
           yield eng.wait(rings[0].full[s], ((g / S) | 0) & 1, "tma", refs.tmaWait, o, k, s, bwLine(refs.tmaWait));
           yield eng.mma(tc, U, "umma", refs.umma, o, k, s);
           job = r.lastJob;
+          // The MMA warp never waits on its own jobs (commits track r.lastJob), so the engine's
+          // outstanding-job list would only grow: drop it (a million-block run keeps no job objects).
+          if (r.jobs.length >= 64) { r.jobs.length = 0; r.jobHead = 0; }
           if (first === null) first = job;
           var n = busyE.length;
           if (n > 0 && busyE[n - 1] === job.start) busyE[n - 1] = job.end;
