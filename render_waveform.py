@@ -4,6 +4,7 @@ The page's markup, styles and script live in assets/ as real files; this module 
 the plain-text header facts and the embedded JSON model, then fills the template's markers.
 """
 
+import html
 import json
 import posixpath
 import re
@@ -249,8 +250,42 @@ def render(parsed, knobs=None, title=None):
     title = title if title is not None else default_title(parsed)
     facts = header_facts(parsed)
 
-    texts = {"TITLE": title, "HEADING": title}
-    texts.update({f"FACT_{key.upper()}": value for key, value in facts.items()})
+    replacements = {f"@@{name}@@": html.escape(str(value), quote=True)
+                    for name, value in [("TITLE", title), ("HEADING", title)] +
+                    [(f"FACT_{key.upper()}", value) for key, value in facts.items()]}
     assets = {"THEME_CSS": THEME_CSS_ASSET, "WAVEFORM_CSS": WAVEFORM_CSS_ASSET,
               "SCHEDULE_JS": SCHEDULE_JS_ASSET, "WAVEFORM_JS": WAVEFORM_JS_ASSET}
-    return pagekit.render_template(TEMPLATE_ASSET, texts, assets, page_model(parsed, knobs))
+    for name, rel in assets.items():
+        text = pagekit.inline_asset(rel)
+        replacements[f"/*@@{name}@@*/"] = compact_js(text) if rel.endswith(".js") else text
+    replacements["@@MODEL_JSON@@"] = pagekit.json_for_script(page_model(parsed, knobs))
+    return pagekit.fill_markers(pagekit.read_asset(TEMPLATE_ASSET), replacements)
+
+
+def compact_js(text):
+    """Return JS without its whole-line comments, blank lines and indentation (the page budget).
+
+    Only lines whose first non-blank characters open a comment are dropped (`//`, or `/*` through
+    the line that closes it, when nothing follows the close); code lines keep every character
+    after their indentation, so strings, regexes and inline comments are untouched. The scripts
+    have no multi-line strings or template literals (tests/test_waveform_page.py runs both forms).
+    """
+    out = []
+    in_block = False
+    for line in text.split("\n"):
+        stripped = line.strip()
+        if in_block:
+            if "*/" in stripped:
+                in_block = False
+            continue
+        if not stripped or stripped.startswith("//"):
+            continue
+        if stripped.startswith("/*"):
+            close = stripped.find("*/", 2)
+            if close < 0:
+                in_block = True
+                continue
+            if not stripped[close + 2:].strip():
+                continue
+        out.append(stripped)
+    return "\n".join(out) + "\n"

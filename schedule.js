@@ -566,7 +566,7 @@ var KernelSchedule = (function () {
     this.laneLast = new Array(lanes.length).fill(null);
     this.barriers = [];
     this.events = this.build && (!options || options.events !== false) ? [] : null;
-    this.eventCap = options && options.eventCap ? options.eventCap : Infinity;
+    this.eventCap = options && options.eventCap ? options.eventCap : 4194304; // the sort key's index bits
     this.eventsTruncated = false;
     this.queues = [];
     this.roles = [];
@@ -1026,10 +1026,13 @@ var KernelSchedule = (function () {
     var i;
     for (i = 1; i < ev.length; i++) if (ev[i].t < ev[i - 1].t) { sorted = false; break; }
     if (!sorted) {
-      var idx = new Array(ev.length);
-      for (i = 0; i < ev.length; i++) idx[i] = i;
-      idx.sort(function (a, b) { return ev[a].t - ev[b].t || a - b; });
-      ev = idx.map(function (n) { return ev[n]; });
+      // Sort numeric keys t * 2^22 + recording index natively (stable by construction), then permute.
+      var keys = new Float64Array(ev.length);
+      for (i = 0; i < ev.length; i++) keys[i] = ev[i].t * 4194304 + i;
+      keys.sort();
+      var out = new Array(ev.length);
+      for (i = 0; i < ev.length; i++) out[i] = ev[keys[i] % 4194304];
+      ev = out;
     }
     var phase = new Uint8Array(this.barriers.length);
     for (i = 0; i < ev.length; i++) {
@@ -1837,21 +1840,19 @@ var KernelSchedule = (function () {
     }
     var item = function (kind, t, j) { return t * perTile + itemOf[kind][j]; };
 
-    /** Producer: acquire stage of item n of ring, then the TMA. */
-    function* load(ring, n, t, j, issueLines, fillLines, operand) {
-      var s = n % S;
-      yield eng.wait(ring.empty[s], ((n / S | 0) & 1) ^ 1, null, EMPTY, t, j, s, null);
-      yield eng.copy(ring.full[s], L, issueLines, fillLines, t, j, s, ring.firstLane + s, ring, operand);
-    }
-
     eng.role("producer", 0, function* () {
       for (var t = 0; t < O; t++) {
         for (var a = 0; a < acts.length; a++) {
           var kind = acts[a][0], j = acts[a][1], n;
-          if (kind === "K") yield* load(kRing, item("K", t, j), t, j, refs.issueK, refs.fillK, "K");
-          else if (kind === "V") yield* load(vRing, item("V", t, j), t, j, refs.issueV, refs.fillV, "V");
-          else if (kind === "Vt") yield* load(vtRing, t * J + j, t, j, refs.issueV, refs.fillV, "Vt");
-          else if (kind === "Q") {
+          if (kind === "K" || kind === "V" || kind === "Vt") {
+            // Acquire the item's stage (producer_acquire), then the TMA (1 step; lands L later).
+            var ring = kind === "K" ? kRing : kind === "V" ? vRing : vtRing;
+            n = kind === "Vt" ? t * J + j : item(kind, t, j);
+            var st = n % S;
+            yield eng.wait(ring.empty[st], ((n / S | 0) & 1) ^ 1, null, EMPTY, t, j, st, null);
+            yield eng.copy(ring.full[st], L, kind === "K" ? refs.issueK : refs.issueV, kind === "K" ? refs.fillK : refs.fillV,
+              t, j, st, ring.firstLane + st, ring, kind);
+          } else if (kind === "Q") {
             yield eng.sync(qRing.empty[0], null, EMPTY, t, null, 0, null);
             yield eng.copy(qRing.full[0], L, refs.issueQ, refs.fillQ, t, null, 0, qRing.firstLane, qRing, "Q");
           } else if (kind === "O") {
@@ -1862,7 +1863,9 @@ var KernelSchedule = (function () {
             yield eng.wait(vtRing.full[s], (n / S | 0) & 1, null, EMPTY, t, j, s, null);
             yield eng.wait(vRing.empty[s], ((n / S | 0) & 1) ^ 1, null, EMPTY, t, j, s, null);
             yield eng.work(TRANSPOSE_STEPS, "transpose", refs.transpose, t, j, s);
-            vRing.landed(s, eng.roles[0].now, eng.laneLast[0], t, j);
+            var tblk = eng.laneLast[0];
+            if (tblk !== null) tblk.operand = "V"; // it writes the V stage
+            vRing.landed(s, eng.roles[0].now, tblk, t, j);
             yield eng.arriveCmd(vRing.full[s]);
             yield eng.arriveCmd(vtRing.empty[s]);
           }

@@ -541,6 +541,12 @@ var KVWave = (function () {
       }
       var blocks = Array.isArray(result.blocks) && !result.error ? result.blocks : [];
       state.result = result;
+      // The view description first: row layout (sub-lanes), fills and legend read it.
+      currentView = result.view || null;
+      if (currentView && currentView.legend) {
+        currentView.legendByKind = {};
+        currentView.legend.forEach(function (entry) { currentView.legendByKind[entry.kind] = entry; });
+      }
       state.lanes = Array.isArray(result.lanes) ? result.lanes : [];
       state.laneRow = {};
       state.lanes.forEach(function (lane, i) { state.laneRow[lane.id] = i; });
@@ -555,11 +561,6 @@ var KVWave = (function () {
       }
       state.laneIndex = perLane.map(buildLaneIndex);
       state.simMessages = Array.isArray(result.messages) ? result.messages : [];
-      currentView = result.view || null;
-      if (currentView && currentView.legend) {
-        currentView.legendByKind = {};
-        currentView.legend.forEach(function (entry) { currentView.legendByKind[entry.kind] = entry; });
-      }
       if (state.fitted) fitView(); else clampView();
       applyFollow();
       syncControls();

@@ -362,3 +362,39 @@ def test_a_file_without_pipeline_ops_says_so_on_stderr_and_the_page(tmp_path):
     assert "no pipeline operation was found" in proc.stderr
     page = out.read_text(encoding="utf-8")
     assert 'id="structure"' in page  # the page's structure-only section (filled by waveform.js)
+
+
+# Runs the file and the compacted (page) form of schedule.js on the same inputs; prints equality.
+NODE_COMPACT = r"""
+const fs = require("fs"), vm = require("vm");
+const [file, compactPath, examples] = process.argv.slice(1);
+const A = require(file);
+const ctx = vm.createContext({});
+vm.runInContext(fs.readFileSync(compactPath, "utf8"), ctx);
+const B = ctx.KernelSchedule;
+const out = [];
+for (const rel of JSON.parse(examples)) {
+  const st = JSON.parse(fs.readFileSync(rel, "utf8"));
+  for (const knobs of [{}, { schedule: "cooperative", kTiles: 7 }, { intraWGOverlap: true, interWGPingpong: true }]) {
+    out.push(JSON.stringify(A.simulate(st, knobs)) === JSON.stringify(B.simulate(st, knobs)));
+  }
+}
+process.stdout.write(JSON.stringify(out));
+"""
+
+
+def test_the_page_inlines_a_compacted_simulator_that_behaves_the_same(tmp_path, parsed):
+    """The page inlines schedule.js and waveform.js without whole-line comments and indentation."""
+    node = shutil.which("node")
+    if node is None:
+        pytest.skip("node is not installed")
+    compact = rw.compact_js(pagekit.read_asset(rw.SCHEDULE_JS_ASSET))
+    assert len(compact) < 0.8 * len(pagekit.read_asset(rw.SCHEDULE_JS_ASSET))
+    assert compact in rw.render(parsed)
+    path = tmp_path / "compact_schedule.js"
+    path.write_text(compact, encoding="utf-8")
+    examples = [str(ROOT / "examples" / name) for name in ("sm90_gemm_pingpong.json", "fa3_fwd.json")]
+    proc = subprocess.run([node, "-e", NODE_COMPACT, str(ROOT / rw.SCHEDULE_JS_ASSET), str(path), json.dumps(examples)],
+                          capture_output=True, text=True, timeout=120, check=True)
+    assert json.loads(proc.stdout) == [True] * 6
+    assert rw.compact_js("a();\n  // c\n/* x\n * y */\n  /* z */ b();\n\n") == "a();\n/* z */ b();\n"
