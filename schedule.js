@@ -2618,6 +2618,11 @@ var KernelSchedule = (function () {
       epiLoad: cLoads.length > 0 ? bwRefs(cLoads) : pick(epiLoadCall),
       cWait: pick(function (it) { return !inMma(it) && it.who.indexOf("load_pipeline") >= 0 && it.who.indexOf("mainloop") < 0 && it.op === "consumer_wait"; }),
       shape: {
+        // The parsed mainloop is read (not assumed) when its load function loads and an UMMA was
+        // parsed; then a missing consumer_release after the UMMAs means no stage is ever freed.
+        release: !(producer !== null && items.some(function (it) { return inLoad(it) && LOAD_OPS[it.op]; }) &&
+          items.some(function (it) { return inMma(it) && it.op === "mma" && it.unit === "umma"; })) ||
+          items.some(function (it) { return inMma(it) && isMain(it) && it.op === "consumer_release"; }),
         kernel: kl !== null,
         clc: kl === null ? true : kl.clc !== false,
         roles: roles,
@@ -2696,6 +2701,10 @@ var KernelSchedule = (function () {
         (sh.accText ? " (" + sh.accText + (sh.accLine !== null ? ", line " + sh.accLine : "") + ")" : "") +
         "; using " + BW_ACC_STAGES_FALLBACK + ", the builder's min(4, 128*512 / (tile M * tile N)) for a 128x256 tile " +
         "(sm100_umma_builder.inl:259-263)");
+    }
+    if (!sh.release) {
+      messages.push("no consumer_release of the mainloop pipeline in " + (refs.consumer ? refs.consumer.name : "the MMA function") +
+        "(): no smem stage is ever freed (the load warp waits forever)");
     }
   }
 
@@ -2888,7 +2897,7 @@ var KernelSchedule = (function () {
           if (n > 0 && busyE[n - 1] === job.start) busyE[n - 1] = job.end;
           else { busyS.push(job.start); busyE.push(job.end); }
           // consumer_release = tcgen05.commit: the stage frees when this k-tile's UMMAs complete.
-          for (var c = 0; c < ctas; c++) yield eng.commit(rings[c].empty[s]);
+          if (refs.shape.release) for (var c = 0; c < ctas; c++) yield eng.commit(rings[c].empty[s]);
         }
         // accumulator_pipeline.producer_commit = umma_arrive (multicast to the peer in 2-SM mode).
         for (var c4 = 0; c4 < ctas; c4++) {

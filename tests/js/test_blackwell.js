@@ -399,6 +399,19 @@ test("honest assumptions: no kernel layer, no CLC, nothing parsed", () => {
   assert.ok(c.blocks.every((blk) => blk.lines.length === 0));
 });
 
+test("deadlock: without the MMA warp's consumer_release (C 705) no stage is freed; the load warp waits at producer_acquire (C 607)", () => {
+  const st = JSON.parse(JSON.stringify(PAIR));
+  const mma = st.functions.find((f) => f.name === "mma");
+  mma.ops = mma.ops.filter((op) => !(op.op === "consumer_release" && op.line === 705));
+  const r = KS.simulate(st, knobs({ stages: 2, outputTiles: 2, kTiles: 3 }));
+  assert.ok(r.deadlock !== null);
+  assert.deepEqual(r.deadlock.waiting.find((w) => w.lane === "producer"), { lane: "producer", barrier: "MainloopPipeline.empty[0]", phase: 0, line: 607 });
+  assert.ok(r.messages.includes("no consumer_release of the mainloop pipeline in mma(): no smem stage is ever freed (the load warp waits forever)"));
+  assert.match(r.verdict.summary, /^deadlock: no role can progress after step \d+: /);
+  // Both k-tiles that fit were loaded and computed before the stall.
+  assert.equal(blocksOf(r, "umma").length, 2);
+});
+
 test("block cap: a million-tile request is refused before simulating", () => {
   const r = KS.simulate(PAIR, { outputTiles: 4096, kTiles: 4096 });
   assert.equal(r.blocks.length, 0);
