@@ -2551,7 +2551,6 @@ var KernelSchedule = (function () {
     var isMain = function (it) { return mainWho !== null ? it.who === mainWho : it.who.indexOf("mainloop") >= 0; };
     var isAcc = function (it) { return it.who.indexOf("acc") >= 0; };
     var isThrottle = function (it) { return it.who.indexOf("throttle") >= 0; };
-    var isClc = function (it) { return it.who.indexOf("clc") >= 0 && !isThrottle(it); };
     var isOrder = function (it) { return it.who.indexOf("load_order") >= 0; };
     var isUmma = function (it) { return it.op === "mma"; };
     var accCommit = function (it) { return isAcc(it) && !inMma(it) && (it.op === "producer_commit" || it.op === "umma_arrive"); };
@@ -2581,13 +2580,6 @@ var KernelSchedule = (function () {
     var cLoads = items.filter(function (it) { return LOAD_OPS[it.op] && !inLoad(it) && (it.operand === "C" || /tma_load_c|load_c/.test(it.receiver)); });
     var kl = isObject(st.kernel_layer) ? st.kernel_layer : null;
     var roles = kl && Array.isArray(kl.warp_roles) ? kl.warp_roles.filter(isObject) : [];
-    var accSource = null;
-    var accValue = kl ? bwLiteral(kl.accumulator_stages) : null;
-    if (accValue !== null) accSource = { value: accValue, line: kl ? lineOrNull(kl.accumulator_stages_line) : null };
-    else {
-      var c = sourceConstant(st, "AccumulatorPipelineStageCount");
-      if (c !== null) accSource = c;
-    }
     return {
       issue: pick(function (it) { return inLoad(it) && (LOAD_OPS[it.op] || (isMain(it) && (it.op === "producer_acquire" || it.op === "producer_commit"))); }),
       filling: pick(function (it) { return inLoad(it) && LOAD_OPS[it.op]; }),
@@ -2626,10 +2618,9 @@ var KernelSchedule = (function () {
         kernel: kl !== null,
         clc: kl === null ? true : kl.clc !== false,
         roles: roles,
-        accSource: accSource,
+        accSource: blackwellSourceKnobs(st).accStages || null,
         accText: kl && typeof kl.accumulator_stages === "string" ? kl.accumulator_stages : null,
-        accLine: kl ? lineOrNull(kl.accumulator_stages_line) : null,
-        ctaPair: kl && typeof kl.cta_pair === "boolean" ? kl.cta_pair : null
+        accLine: kl ? lineOrNull(kl.accumulator_stages_line) : null
       },
       producer: functionInfo(producer),
       consumer: functionInfo(consumer)
