@@ -29,7 +29,7 @@ var KernelSchedule = (function () {
   var EVENT_BLOCK_LIMIT = 200000;
 
   /** k-tiles (O * K) above which minStagesToHideTma is not searched (each probe is a run). */
-  var MIN_STAGES_SEARCH_TILES = 50000;
+  var MIN_STAGES_SEARCH_TILES = 10000;
 
   /**
    * Wait reasons of the GEMM model: order (math order barrier before mma()), epilogue-order (before
@@ -528,6 +528,32 @@ var KernelSchedule = (function () {
     return this.blk;
   };
 
+  var EV_ARRIVE = 0, EV_COMPLETE = 1, EV_WAIT_BEGIN = 2, EV_WAIT_END = 3;
+  var EV_NAMES = ["arrive", "complete", "wait_begin", "wait_end"];
+
+  /** Growable typed columns of barrier events (t, barrier id, type code, lane index or -1). */
+  function EventLog() {
+    this.n = 0;
+    this.t = new Float64Array(1024);
+    this.bar = new Int32Array(1024);
+    this.type = new Uint8Array(1024);
+    this.lane = new Int32Array(1024);
+  }
+  EventLog.prototype.add = function (t, bar, type, lane) {
+    if (this.n === this.t.length) {
+      var grow = function (old, Type) { var a = new Type(old.length * 2); a.set(old); return a; };
+      this.t = grow(this.t, Float64Array);
+      this.bar = grow(this.bar, Int32Array);
+      this.type = grow(this.type, Uint8Array);
+      this.lane = grow(this.lane, Int32Array);
+    }
+    var i = this.n++;
+    this.t[i] = t;
+    this.bar[i] = bar;
+    this.type[i] = type;
+    this.lane[i] = lane;
+  };
+
   /** A role: one lane (and optional sub-lanes), a program, a clock. */
   function Role(engine, index, name, lane, program, options) {
     this.engine = engine;
@@ -565,9 +591,8 @@ var KernelSchedule = (function () {
     this.laneEnd = new Float64Array(lanes.length); // end of the last block drawn per lane
     this.laneLast = new Array(lanes.length).fill(null);
     this.barriers = [];
-    this.events = this.build && (!options || options.events !== false) ? [] : null;
-    this.eventCap = options && options.eventCap ? options.eventCap : 4194304; // the sort key's index bits
-    this.eventsTruncated = false;
+    // Barrier events, recorded compactly (typed columns) and turned into objects only when read.
+    this.events = this.build && (!options || options.events !== false) ? new EventLog() : null;
     this.queues = [];
     this.roles = [];
     this.heap = [];
@@ -601,9 +626,7 @@ var KernelSchedule = (function () {
   /** Record a barrier event (time-sorted when the run ends). */
   Engine.prototype.event = function (t, bar, type, role) {
     if (this.events === null) return;
-    if (this.events.length >= this.eventCap) { this.eventsTruncated = true; return; }
-    this.events.push({ t: t, barrier: bar.id, type: type, lane: role ? this.lanes[role.lane].id : null,
-      phase: bar.completed & 1 });
+    this.events.add(t, bar.id, type, role ? role.lane : -1);
   };
 
   /** Draw a block on lane index li; `after` is an array of block objects. Returns the block (or null when not building). */
@@ -619,13 +642,13 @@ var KernelSchedule = (function () {
   Engine.prototype.arrive = function (bar, t, blk, role) {
     if (bar.arrivals === 0 || t >= bar.pendTime) { bar.pendTime = t; bar.pendBlk = blk; }
     bar.arrivals++;
-    if (this.events !== null) this.event(t, bar, "arrive", role);
+    if (this.events !== null) this.event(t, bar, EV_ARRIVE, role);
     if (bar.arrivals < bar.expected) return;
     bar.arrivals = 0;
     bar.completed++;
     bar.time = bar.pendTime;
     bar.blk = bar.pendBlk;
-    if (this.events !== null) this.event(bar.time, bar, "complete", null);
+    if (this.events !== null) this.event(bar.time, bar, EV_COMPLETE, null);
     if (bar.onComplete !== null) bar.onComplete(bar, bar.time);
     if (bar.waiters.length > 0) {
       var still = [];
@@ -649,7 +672,7 @@ var KernelSchedule = (function () {
   /** Common part of a passed wait: clock, binding block, wait block on the role's lane. */
   Engine.prototype.passWait = function (r, bar, reason, lines, tile, k, stage) {
     var t = bar.time > r.now ? bar.time : r.now;
-    if (this.events !== null) this.event(t, bar, "wait_end", r);
+    if (this.events !== null) this.event(t, bar, EV_WAIT_END, r);
     this.advanceTo(r, t, bar.blk, bar.time, reason, lines, tile, k, stage);
   };
 
@@ -851,7 +874,7 @@ var KernelSchedule = (function () {
           blk = this.build ? this.laneLast[r.lane] : null;
           this.arrive(bar, r.now, blk, r);
         }
-        if (this.events !== null) this.event(r.now, bar, "wait_begin", r);
+        if (this.events !== null) this.event(r.now, bar, EV_WAIT_BEGIN, r);
         if ((bar.completed & 1) !== parity) {
           this.passWait(r, bar, c.reason, c.lines, c.tile, c.k, c.stage);
           return true;
@@ -1015,31 +1038,31 @@ var KernelSchedule = (function () {
   };
 
   /**
-   * Barrier events in time order (stable: same-time events keep their recording order), each with
-   * the barrier's phase bit after it. Arrivals can be recorded ahead of time (a TMA landing), so
-   * the phase is replayed here: it flips at each "complete".
+   * Barrier events in time order (stable: same-time events keep their recording order), each
+   * {t, barrier, type, lane, phase} with the barrier's phase bit after it. Arrivals can be
+   * recorded ahead of time (a TMA landing), so the phase is replayed here: it flips at each
+   * "complete". Returns a function that builds the array (the result's lazy barrierEvents).
    */
   Engine.prototype.sortedEvents = function () {
-    if (this.events === null) return [];
-    var ev = this.events;
-    var sorted = true;
-    var i;
-    for (i = 1; i < ev.length; i++) if (ev[i].t < ev[i - 1].t) { sorted = false; break; }
-    if (!sorted) {
-      // Sort numeric keys t * 2^22 + recording index natively (stable by construction), then permute.
-      var keys = new Float64Array(ev.length);
-      for (i = 0; i < ev.length; i++) keys[i] = ev[i].t * 4194304 + i;
-      keys.sort();
-      var out = new Array(ev.length);
-      for (i = 0; i < ev.length; i++) out[i] = ev[keys[i] % 4194304];
-      ev = out;
-    }
-    var phase = new Uint8Array(this.barriers.length);
-    for (i = 0; i < ev.length; i++) {
-      if (ev[i].type === "complete") phase[ev[i].barrier] ^= 1;
-      ev[i].phase = phase[ev[i].barrier];
-    }
-    return ev;
+    var log = this.events, lanes = this.lanes, nBars = this.barriers.length;
+    if (log === null) return function () { return []; };
+    return function () {
+      var n = log.n, i;
+      var order = new Float64Array(n);
+      // Sort numeric keys t * 2^23 + recording index natively (stable by construction).
+      for (i = 0; i < n; i++) order[i] = log.t[i] * 8388608 + i;
+      order.sort();
+      var phase = new Uint8Array(nBars);
+      var out = new Array(n);
+      for (i = 0; i < n; i++) {
+        var k = order[i] % 8388608;
+        var bar = log.bar[k], type = log.type[k];
+        if (type === EV_COMPLETE) phase[bar] ^= 1;
+        out[i] = { t: log.t[k], barrier: bar, type: EV_NAMES[type], lane: log.lane[k] < 0 ? null : lanes[log.lane[k]].id,
+          phase: phase[bar] };
+      }
+      return out;
+    };
   };
 
   /**
@@ -1183,7 +1206,7 @@ var KernelSchedule = (function () {
   function gemmProgram(structure) {
     var st = isObject(structure) ? structure : {};
     var functions = Array.isArray(st.functions) ? st.functions.filter(isObject) : [];
-    var prog = { acquire: true, wait: true, loopRelease: true, tailRelease: true, kPipe: null, assumed: true,
+    var prog = { acquire: true, wait: true, loopRelease: true, tailRelease: true, tailAssumed: false, kPipe: null, assumed: true,
       lines: { acquire: null, wait: null, waitOrderMma: null, waitOrderEpi: null } };
     var kp = sourceConstant(st, "K_PIPE_MMAS");
     if (kp !== null) prog.kPipe = kp;
@@ -1210,6 +1233,10 @@ var KernelSchedule = (function () {
     prog.tailRelease = functions.some(function (fn) {
       return fn !== consumer && CONSUMER_ROLES[fn.role] && opsOf(fn).some(function (op) { return op.op === "consumer_release"; });
     });
+    // A loop release without a separate tail (a CuTe DSL kernel, a partial parse): the tile's last
+    // k-tiles are assumed released after the loop, and the page says so.
+    prog.tailAssumed = !prog.tailRelease && prog.loopRelease;
+    if (prog.tailAssumed) prog.tailRelease = true;
     // K_PIPE_MMAS from a literal warpgroup_wait<N> in the consumer loop when no constant was recorded.
     if (prog.kPipe === null) {
       var ww = cOps.filter(function (op) { return op.op === "warpgroup_wait" && typeof op.line === "number" && op.line > lastMma; });
@@ -2277,6 +2304,8 @@ var KernelSchedule = (function () {
     if (!refs.program.loopRelease) messages.push("no consumer_release after the last mma of " +
       (refs.consumer ? refs.consumer.name : "the consumer") + "(): the mainloop releases no stage (only the tail does)");
     if (!refs.program.acquire) messages.push("no producer_acquire in the producer: loads do not wait for a free stage");
+    if (refs.program.tailAssumed) messages.push("no release after the mainloop (mma_tail) was found: the last kPipeMmas " +
+      "k-tiles of each tile are assumed released after the loop's warpgroup_wait<0>");
   }
 
   var MODELS = {
@@ -3159,6 +3188,7 @@ var KernelSchedule = (function () {
     if (result.deadlock === undefined) result.deadlock = null;
     if (result.barriers === undefined) result.barriers = [];
     if (result.barrierEvents === undefined) result.barrierEvents = [];
+    if (typeof result.barrierEvents === "function") lazyEvents(result, result.barrierEvents);
     result.barrierEventsOmitted = result.barrierEventsOmitted === true;
     if (result.barrierEventsOmitted) {
       norm.messages.push("barrier events omitted: more than " + EVENT_BLOCK_LIMIT + " blocks");
@@ -3175,6 +3205,23 @@ var KernelSchedule = (function () {
     result.fit = fit;
     result.view = model.view(norm.knobs, refs);
     return result;
+  }
+
+  /**
+   * Make result.barrierEvents an enumerable getter that builds the array once, on first read
+   * (JSON.stringify and deep equality read it like a plain property; pages that never look at
+   * the events never pay for a million event objects).
+   */
+  function lazyEvents(result, build) {
+    var cache = null;
+    Object.defineProperty(result, "barrierEvents", {
+      enumerable: true,
+      configurable: true,
+      get: function () {
+        if (cache === null) cache = build();
+        return cache;
+      }
+    });
   }
 
   /**

@@ -145,3 +145,19 @@ test("barriers and barrierEvents follow CONTRACT.md; above the event limit they 
   assert.deepEqual(big.barrierEvents, []);
   assert.match(big.messages.join(), /barrier events omitted/);
 });
+
+test("schema v2 and cute-dsl structures: pipeline identity is op.object || op.pipeline", () => {
+  const dsl = mainloop({ language: "cute-dsl", pipelines: [{ alias: "ab_pipeline", line: 5 }],
+    pipeline_objects: [{ name: "ab_pipeline", alias: "ab_pipeline", class: "PipelineTmaAsync", stages: "4", line: 5, kind: "created" }] });
+  for (const fn of dsl.functions) for (const o of fn.ops) { o.pipeline = "ab_pipeline"; o.object = "ab_pipeline"; }
+  const r = KS.simulate(dsl, {});
+  assert.equal(r.model, "gemm");
+  assert.equal(r.deadlock, null);
+  assert.ok(r.total > 0);
+  // No separate tail release (the DSL loop): assumed after the loop, and said.
+  assert.match(r.messages.join("\n"), /no release after the mainloop \(mma_tail\) was found/);
+  // Two objects of one alias are two pipelines for the fit (the identity is the object).
+  const two = JSON.parse(JSON.stringify(dsl));
+  two.functions[1].ops[0].object = "other_pipeline";
+  assert.match(KS.fitModel(two).reason, /2 pipelines \(ab_pipeline, other_pipeline\)/);
+});

@@ -687,3 +687,10 @@ test("schedule.js source is ASCII only", () => {
   const bad = bytes.findIndex((byte) => byte > 0x7e || (byte < 0x20 && byte !== 0x0a));
   assert.equal(bad, -1, "non-ASCII or control byte at offset " + bad);
 });
+
+test("minStagesToHideTma is not searched above 10,000 k-tiles, and the summary says so", () => {
+  const r = KS.simulate(null, { outputTiles: 101, kTiles: 100 });
+  assert.equal(r.verdict.minStagesToHideTma, null);
+  assert.match(r.verdict.summary, /minimum stages not searched above 10000 k-tiles$/);
+  assert.notEqual(KS.simulate(null, { outputTiles: 100, kTiles: 100 }).verdict.minStagesToHideTma, null);
+});
