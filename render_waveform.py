@@ -7,6 +7,7 @@ the plain-text header facts and the embedded JSON model, then fills the template
 import html
 import json
 import posixpath
+import re
 
 import pagekit
 
@@ -58,6 +59,27 @@ def _ends_with(alias, suffix):
     return len(alias) > len(suffix) and alias.endswith(suffix)
 
 
+def _is_sm100(parsed):
+    """True for an SM100 structure, as schedule.js's isBlackwell decides it: arch sm100..sm12x,
+    kernel-layer warp_roles, or an umma_arrive / consumer_release_from_umma / tmem_load op or an
+    mma op with unit "umma" (or tcgen05/umma in its text)."""
+    arch = parsed.get("arch")
+    if isinstance(arch, str) and re.match(r"sm_?1[0-2]\d", arch.lower()):
+        return True
+    layer = parsed.get("kernel_layer")
+    if isinstance(layer, dict) and isinstance(layer.get("warp_roles"), list) and layer["warp_roles"]:
+        return True
+    for fn in parsed.get("functions") or []:
+        for op in (fn.get("ops") or []) if isinstance(fn, dict) else []:
+            if not isinstance(op, dict):
+                continue
+            if op.get("op") in ("umma_arrive", "consumer_release_from_umma", "tmem_load"):
+                return True
+            if op.get("op") == "mma" and (op.get("unit") == "umma" or re.search(r"tcgen05|\bumma", str(op.get("text") or ""), re.I)):
+                return True
+    return False
+
+
 def structure_model(parsed):
     """Return the model the page starts in, as KernelSchedule.defaultModel(parsed) decides it.
 
@@ -67,6 +89,8 @@ def structure_model(parsed):
     """
     if not isinstance(parsed, dict):
         return "gemm"
+    if _is_sm100(parsed):
+        return "blackwell"
     aliases = [p["alias"] for p in parsed.get("pipelines") or []
                if isinstance(p, dict) and isinstance(p.get("alias"), str) and not p.get("template_parameter")]
     if any(_ends_with(a, "K") for a in aliases) and any(_ends_with(a, "V") for a in aliases):
@@ -110,7 +134,7 @@ def initial_knobs(parsed, overrides=None):
     model = overrides.get("model") or structure_model(parsed)
     knobs = {}
     layer = parsed.get("kernel_layer") if isinstance(parsed, dict) else None
-    if isinstance(layer, dict):
+    if isinstance(layer, dict) and model != "blackwell":
         if model != "attention":
             schedule = layer.get("schedule")
             if schedule in SCHEDULES:

@@ -80,3 +80,20 @@ console.log(`attention ${JSON.stringify(ATTENTION_KNOBS)}: ${attentionBlocks} bl
   `(estimate ${KS.estimateBlockCount(ATTENTION_KNOBS)}), first ${attentionMs[0].toFixed(1)} ms, ` +
   `median ${attMed.toFixed(1)} ms, ${Math.round(attentionBlocks / (attMed / 1000)).toLocaleString("en-US")} blocks/s, ` +
   `target < ${TARGET_MS} ms: ${attMed < TARGET_MS ? "met" : "MISSED"}`);
+
+// Blackwell model (SM100 UMMA GEMM, 1-SM, defaults otherwise): about 1,000,000 blocks.
+const BLACKWELL_KNOBS = { model: "blackwell", outputTiles: 500, kTiles: 500 };
+const blackwellMs = [];
+let blackwellBlocks = 0;
+for (let i = 0; i < repeats; i++) {
+  let sim = timed(() => KS.simulate(null, BLACKWELL_KNOBS));
+  if (sim.result.error) throw new Error(sim.result.error);
+  blackwellBlocks = sim.result.blocks.length;
+  blackwellMs.push(sim.ms);
+  sim = null;
+}
+const bwMed = median(blackwellMs);
+console.log(`blackwell ${JSON.stringify(BLACKWELL_KNOBS)}: ${blackwellBlocks} blocks ` +
+  `(estimate ${KS.estimateBlockCount(BLACKWELL_KNOBS)}), first ${blackwellMs[0].toFixed(1)} ms, ` +
+  `median ${bwMed.toFixed(1)} ms, ${Math.round(blackwellBlocks / (bwMed / 1000)).toLocaleString("en-US")} blocks/s, ` +
+  `target < ${TARGET_MS} ms: ${bwMed < TARGET_MS ? "met" : "MISSED"}`);

@@ -229,10 +229,15 @@ def test_structure_model_agrees_with_schedule_js(parsed, cutlass):
         {},
         {"pipelines": [{"alias": "K"}, {"alias": "V"}]},  # the alias must have something before K / V
         {"pipelines": [{"alias": "PipeK", "template_parameter": True}, {"alias": "PipeV"}]},
+        _example("tests/fixtures/sm100_gemm_pair.parsed.json"),
+        {"arch": "sm100"},
+        {"kernel_layer": {"warp_roles": [{"name": "MMA", "warps": [0], "line": 236}]}},
+        {"functions": [{"role": "both", "ops": [{"op": "mma", "unit": "umma", "line": 3}]}]},
     ]
     expected = run_schedule_js(structures)["defaults"]
     assert [rw.structure_model(s) for s in structures] == expected
     assert expected[:5] == ["gemm", "gemm", "attention", "attention", "attention"]
+    assert expected[-4:] == ["blackwell"] * 4
     assert rw.structure_model(None) == "gemm"
 
 

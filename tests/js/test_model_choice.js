@@ -38,16 +38,15 @@ test("fitModel: GEMM mainloops fit gemm; without a kernel layer the page states 
   assert.equal(KS.fitModel(readJson("examples/fa3_fwd.json")).model, "attention");
 });
 
-test("fitModel: SM100 structures get no SM90 page (Blackwell model not available)", () => {
+test("fitModel: SM100 structures get the Blackwell model, never an SM90 page", () => {
   for (const st of [mainloop({ arch: "sm100" }),
     mainloop({ functions: mainloop().functions.map((f) => f.name !== "mma" ? f : Object.assign({}, f, {
       ops: [op("consumer_wait", 21), op("mma", 22, { unit: "umma" })] })) }),
     mainloop({ kernel_layer: { warp_roles: [{ name: "MMA", warps: [0], line: 236 }], calls: [] } })]) {
     const r = KS.simulate(st, {});
-    assert.equal(r.model, null);
-    assert.match(r.fit.reason, /Blackwell model is not available/);
-    assert.deepEqual(r.blocks, []);
-    assert.match(r.verdict.summary, /^No schedule model fits this kernel/);
+    assert.equal(r.model, "blackwell");
+    assert.match(r.fit.reason, /SM100 \(Blackwell\)/);
+    assert.ok(!r.blocks.some((b) => b.kind === "wgmma"));
   }
 });
 
@@ -83,7 +82,8 @@ test("cp.async (PipelineAsync) mainloops are not labelled TMA", () => {
 
 test("every result carries its model's view: kinds, legend, wait reasons and verdict lines cover the blocks", () => {
   for (const [structure, knobs] of [[null, {}], [null, { schedule: "cooperative" }], [readJson("examples/fa3_fwd.json"), {}],
-    [null, { model: "attention", transposeV: true }]]) {
+    [null, { model: "attention", transposeV: true }],
+    [readJson("tests/fixtures/sm100_gemm_pair.parsed.json"), { ctaPair: true, loadC: true, clcLatency: 1 }]]) {
     const r = KS.simulate(structure, knobs);
     const view = r.view;
     const kinds = new Set(r.blocks.map((b) => b.kind));

@@ -1,0 +1,4 @@
+// Discovery shim (see schedule.test.js).
+"use strict";
+
+require("./test_blackwell.js");
