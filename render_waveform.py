@@ -55,19 +55,26 @@ WAVEFORM_JS_ASSET = "assets/waveform.js"
 
 
 def _ends_with(alias, suffix):
-    """True when a pipeline alias ends with suffix and has something before it (MainloopPipelineK)."""
-    return len(alias) > len(suffix) and alias.endswith(suffix)
+    """True when a pipeline alias ends with suffix and has something before it (MainloopPipelineK),
+    or an object name ends with "_" and the suffix in lower case (pipeline_k), as schedule.js's
+    pipelineEndingWith decides it."""
+    lower = "_" + suffix.lower()
+    return ((len(alias) > len(suffix) and alias.endswith(suffix))
+            or (len(alias) > len(lower) and alias.endswith(lower)))
 
 
 def _is_sm100(parsed):
-    """True for an SM100 structure, as schedule.js's isBlackwell decides it: arch sm100..sm12x,
-    kernel-layer warp_roles, or an umma_arrive / consumer_release_from_umma / tmem_load op or an
+    """True for an SM100 structure, as schedule.js's isBlackwell decides it: arch sm100..sm12x;
+    never for an arch below (sm90); else a warp role named MMA (WarpCategory), an umma_arrive / consumer_release_from_umma / tmem_load op or an
     mma op with unit "umma" (or tcgen05/umma in its text)."""
     arch = parsed.get("arch")
     if isinstance(arch, str) and re.match(r"sm_?1[0-2]\d", arch.lower()):
         return True
+    if isinstance(arch, str) and re.fullmatch(r"sm_?\d{2}", arch.lower()):
+        return False
     layer = parsed.get("kernel_layer")
-    if isinstance(layer, dict) and isinstance(layer.get("warp_roles"), list) and layer["warp_roles"]:
+    roles = layer.get("warp_roles") if isinstance(layer, dict) else None
+    if isinstance(roles, list) and any(isinstance(r, dict) and str(r.get("name")).lower() == "mma" for r in roles):
         return True
     for fn in parsed.get("functions") or []:
         for op in (fn.get("ops") or []) if isinstance(fn, dict) else []:

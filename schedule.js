@@ -1514,11 +1514,17 @@ var KernelSchedule = (function () {
     });
   }
 
-  /** Alias of the first declared pipeline whose alias ends with suffix (case-sensitive), or null. */
+  /**
+   * Alias of the first declared pipeline whose alias ends with suffix, or null: a type alias ends
+   * with it as written (MainloopPipelineK, case-sensitive); an object name ends with "_" and the
+   * suffix in lower case (pipeline_k, pipeline_vt: the CuTe DSL's pipelines are objects).
+   */
   function pipelineEndingWith(pipes, suffix) {
+    var lower = "_" + suffix.toLowerCase();
     for (var i = 0; i < pipes.length; i++) {
       var alias = pipes[i].alias;
       if (alias.length > suffix.length && alias.slice(-suffix.length) === suffix) return alias;
+      if (alias.length > lower.length && alias.slice(-lower.length) === lower) return alias;
     }
     return null;
   }
@@ -2200,11 +2206,18 @@ var KernelSchedule = (function () {
     "producer_acquire_bytes", "producer_arrive", "consumer_release_from_umma", "umma_arrive", "named_barrier_sync",
     "named_barrier_arrive"]);
 
-  /** True for an SM100 (Blackwell) structure: its arch, UMMA ops, or WarpCategory roles. */
+  /**
+   * True for an SM100 (Blackwell) structure: its arch, else a WarpCategory role named MMA or UMMA /
+   * TMEM ops. An arch named below sm100 (sm90) is never Blackwell, whatever its ops; other warp
+   * roles do not decide it (a CuTe DSL Hopper kernel has warp-index role branches too).
+   */
   function isBlackwell(st) {
     var arch = typeof st.arch === "string" ? st.arch.toLowerCase() : "";
     if (/^sm_?1[0-2]\d/.test(arch)) return true;
-    if (isObject(st.kernel_layer) && Array.isArray(st.kernel_layer.warp_roles) && st.kernel_layer.warp_roles.length) return true;
+    if (/^sm_?\d{2}$/.test(arch)) return false;
+    // CUTLASS SM100's `enum class WarpCategory` has a single MMA warp; SM90 kernels have none.
+    if (isObject(st.kernel_layer) && Array.isArray(st.kernel_layer.warp_roles) &&
+        st.kernel_layer.warp_roles.some(function (r) { return isObject(r) && /^mma$/i.test(String(r.name)); })) return true;
     return allOps(st).some(function (op) {
       return op.op === "umma_arrive" || op.op === "consumer_release_from_umma" || op.op === "tmem_load" ||
         (op.op === "mma" && (op.unit === "umma" || /tcgen05|\bumma/i.test(String(op.text || ""))));

@@ -40,14 +40,25 @@ test("fitModel: GEMM mainloops fit gemm; without a kernel layer the page states 
 
 test("fitModel: SM100 structures get the Blackwell model, never an SM90 page", () => {
   for (const st of [mainloop({ arch: "sm100" }),
-    mainloop({ functions: mainloop().functions.map((f) => f.name !== "mma" ? f : Object.assign({}, f, {
-      ops: [op("consumer_wait", 21), op("mma", 22, { unit: "umma" })] })) }),
-    mainloop({ kernel_layer: { warp_roles: [{ name: "MMA", warps: [0], line: 236 }], calls: [] } })]) {
+    mainloop({ arch: "unknown", functions: mainloop().functions.map((f) => f.name !== "mma" ? f : Object.assign({}, f, {
+      ops: [op("consumer_wait", 21), op("mma", 22, { unit: "umma" })] })) })]) {
     const r = KS.simulate(st, {});
     assert.equal(r.model, "blackwell");
     assert.match(r.fit.reason, /SM100 \(Blackwell\)/);
     assert.ok(!r.blocks.some((b) => b.kind === "wgmma"));
   }
+});
+
+test("fitModel: an arch below sm100 is never Blackwell; warp-role branches alone do not make it so", () => {
+  // A CuTe DSL Hopper kernel has warp-index role branches (kernel_layer.warp_roles) too.
+  const roles = { warp_roles: [{ name: "producer", warps: [0, 1, 2, 3], line: 585 }, { name: "consumer", warps: [4], line: 609 }], calls: [] };
+  assert.equal(KS.fitModel(mainloop({ kernel_layer: roles })).model, "gemm");
+  assert.equal(KS.fitModel(mainloop({ arch: "unknown", kernel_layer: roles })).model, "gemm");
+  // FA4's flash_fwd_sm90.py (parsed facts): pipeline objects pipeline_k / pipeline_v are separate K and V rings.
+  const fa4 = readJson("examples/fa4_fwd_sm90.json");
+  assert.equal(KS.fitModel(fa4).model, "attention");
+  const lanes = KS.simulate(fa4, {}).lanes.map((l) => l.id);
+  assert.ok(lanes.includes("k_stage0") && lanes.includes("v_stage0") && !lanes.some((id) => /^kv_stage/.test(id)), lanes.join());
 });
 
 test("fitModel: no pipeline op, no loads, no MMA, several pipelines, one non-specialized function: no model, with the reason", () => {
