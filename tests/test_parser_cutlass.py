@@ -57,7 +57,7 @@ def test_canonical_producer_load(canonical):
     assert acquire == {
         "op": "producer_acquire", "line": 374, "end_line": 374, "receiver": "pipeline",
         "pipeline": "MainloopPipeline", "buffer": None, "operand": None,
-        "text": "pipeline.producer_acquire(smem_pipe_write);"}
+        "text": "pipeline.producer_acquire(smem_pipe_write);", "object": "pipeline"}
 
 
 def test_canonical_consumer_mma(canonical):
