@@ -485,7 +485,12 @@ RE_TMA_WITH = re.compile(rf"""
 # The operand named by a TMA copy object: tma_load_a -> a, tma_load_K -> K, tma_load_V_new -> V_new
 RE_TMA_OPERAND = re.compile(r"tma_load_?(?P<operand>[A-Za-z]\w*)$")
 # A cp.async tiled copy: gmem_tiled_copy_a / GmemTiledCopyA
-RE_GMEM_COPY = re.compile(rf"\s*(?P<recv>(?:{_IDENT}\s*(?:\.|->)\s*)*(?:gmem_tiled_copy|gmem_copy)_?(?P<operand>[A-Za-z]\w*))\s*$")
+# (SM100's cp.async collectives: gmem_to_smem_a_tiled_copy)
+RE_GMEM_COPY = re.compile(rf"""\s* (?P<recv>(?:{_IDENT}\s*(?:\.|->)\s*)*
+    (?: (?:gmem_tiled_copy|gmem_copy)_?(?P<operand>[A-Za-z]\w*)
+      | gmem_to_smem_(?P<operand2>[A-Za-z][A-Za-z0-9]*)_tiled_copy ) ) \s*$""", re.VERBOSE)
+# A copy whose destination is a global-memory partition (CuTe naming: tDgC) is a store, not a load.
+RE_GLOBAL_PARTITION = re.compile(r"\s*t[A-Z]+g[A-Z]\w*")
 
 # Barrier-ish identifiers inside .with(...): *tma_barrier, shared_storage.pipelines.barrier_Q
 RE_BARRIER_NAME = re.compile(r"\b(\w*(?:barrier|mbar)\w*)\b")
@@ -1014,15 +1019,15 @@ CPP_KEYWORDS = frozenset({"const", "return", "operator", "typename", "template",
                           "class", "void", "int", "bool", "if", "else", "for", "while", "new"})
 
 # `[cute::|std::]tuple<A, B, ...> name` : a tuple of pipelines (SM100 mma(tuple<...> pipelines)).
-RE_TUPLE_TYPE = re.compile(r"(?<![\w.>])(?:(?:cute|std)\s*::\s*)?tuple\s*<")
+RE_TUPLE_TYPE = re.compile(r"tuple(?<![\w.>]tuple)\s*<")
 RE_DECLARED_AFTER_TYPE = re.compile(rf"\s*(?:const\s*)?[&*]*\s*(?:const\s+)?(?P<name>{_IDENT})\s*(?=[,)=;{{(\[])")
 # auto [a, b] = pipelines;   (structured binding of a tuple of pipelines)
 RE_STRUCTURED_BINDING = re.compile(rf"""
-    \bauto \s* [&*]* \s* \[ (?P<names>[^\[\];{{}}()]*) \] \s* = \s* (?P<src>{_IDENT}) \s* ;
+    auto(?<!\wauto) \s* [&*]* \s* \[ (?P<names>[^\[\];{{}}()]*) \] \s* = \s* (?P<src>{_IDENT}) \s* ;
 """, re.VERBOSE)
 # auto pipeline_ab = get<0>(pipelines);
 RE_GET_ELEMENT = re.compile(rf"""
-    \bauto \s* [&*]* \s* (?P<name>{_IDENT}) \s* = \s* (?:(?:cute|std)\s*::\s*)?
+    auto(?<!\wauto) \s* [&*]* \s* (?P<name>{_IDENT}) \s* = \s* (?:(?:cute|std)\s*::\s*)?
     get \s* < \s* (?P<index>\d+) \s* > \s* \( \s* (?P<src>{_IDENT}) \s* \) \s* ;
 """, re.VERBOSE)
 # A barrier variable assigned from a pipeline: `[Type*] tma_barrier = pipeline.producer_get_barrier(...)`
@@ -1033,6 +1038,11 @@ RE_ASSIGNMENT = re.compile(rf"(?<![\w.>])(?P<name>{_IDENT})\s*=(?!=)(?P<rhs>[^;{
 RE_PLAIN_IDENT = re.compile(rf"(?<![\w.])(?<!->)(?<!::){_IDENT}")
 # A name used as a value: not a member (x.y), not a receiver (x.f(), x->f())
 RE_VALUE_REF = re.compile(rf"(?<![\w.])(?<!->)(?<!::)({_IDENT})\b(?!\s*(?:\.|->|::|\())")
+
+
+def _last_name(receiver):
+    """The last member name of a receiver expression: params.pipeline_q -> pipeline_q."""
+    return receiver.replace("->", ".").rsplit(".", 1)[-1].strip()
 
 
 def _norm_name(name):
@@ -1054,7 +1064,10 @@ class FunctionContext:
         self.lambda_defs = {}             # name -> [pos, ...] (rising)
         self.helpers = {}                 # var -> {"operand", "pipeline", "tma", "line"}
         self.named_barriers = _collect_named_barriers(src, fn["open"], fn["close"])
+        self._memo = {}
         self._collect()
+        self.lambda_spans = sorted((lam["open"], lam["close"]) for lam in self.lambdas.values())
+        self.lambda_opens = [a for a, _ in self.lambda_spans]
 
     def _declare(self, name, aliases, kind, pos):
         if name not in self.names and aliases:
@@ -1159,7 +1172,14 @@ class FunctionContext:
 
     def resolve(self, receiver):
         """Resolution of a receiver: {"alias", "cands", "object", "kind"} (alias None when unknown)."""
-        last = re.split(r"\.|->", receiver)[-1].strip().lstrip("*&").strip()
+        res = self._memo.get(receiver)
+        if res is None:
+            res = self._memo[receiver] = self._resolve(receiver)
+        return res
+
+    def _resolve(self, receiver):
+        """resolve() without the memo."""
+        last = _last_name(receiver).lstrip("*&").strip()
         if last in self.names:
             decl = self.names[last]
             return _resolved(decl["aliases"], last, decl["kind"], decl["pos"])
@@ -1217,8 +1237,8 @@ class _OpScanner:
     def scan(self, lo, hi, params=()):
         """Ops in code[lo:hi] outside nested lambda bodies, in source order."""
         code, src, ctx = self.code, self.src, self.ctx
-        skip = _SpanUnion((lam["open"], lam["close"]) for lam in ctx.lambdas.values()
-                          if lo < lam["open"] < hi)
+        opens = ctx.lambda_opens
+        skip = _SpanUnion(ctx.lambda_spans[bisect.bisect_right(opens, lo):bisect.bisect_left(opens, hi)])
         ops = []
 
         def add(kind, pos, receiver, call_open=None, res=None, **extra):
@@ -1229,7 +1249,7 @@ class _OpScanner:
             return o
 
         def resolve(recv):
-            last = re.split(r"\.|->", recv)[-1].strip()
+            last = _last_name(recv)
             if last in params:
                 return dict(UNRESOLVED, param=params.index(last))
             return ctx.resolve(recv)
@@ -1313,7 +1333,10 @@ class _OpScanner:
                 continue
             gm = RE_GMEM_COPY.fullmatch(code, first_start, first_end)
             if gm:
-                operand = gm.group("operand")
+                spans = split_top_level(code, paren + 1, close, src.brackets)
+                if len(spans) >= 3 and RE_GLOBAL_PARTITION.match(code, *spans[-1]):
+                    continue   # smem -> gmem: a store, never labelled cp_async
+                operand = gm.group("operand") or gm.group("operand2")
                 rec = nearest(acquire_pos, acquires, m.start())
                 add("cp_async", m.start(), " ".join(gm.group("recv").split()), paren,
                     rec[1] if rec else UNRESOLVED, operand=_norm_operand(operand),
@@ -1378,6 +1401,8 @@ class _OpScanner:
             for m in pattern.finditer(code, lo, hi):
                 paren = m.end() - 1
                 extra = {}
+                if kind == "named_barrier_sync":
+                    recv = "NamedBarrier::" + m.group("call")
                 if m.groupdict().get("count") is not None:
                     extra["count"] = _int_or_text(m.group("count"))
                 if kind in ("named_barrier_sync", "named_barrier_arrive"):
@@ -1393,11 +1418,15 @@ class _OpScanner:
                             extra["count"], extra["barrier_id"] = texts[0], texts[1]
                         elif texts and texts[0]:
                             extra["count"] = texts[0]
-                add(kind, m.start(), m.group("recv") if "recv" in m.groupdict() and m.group("recv")
-                    else code[m.start():paren].replace(" ", ""), paren, **extra)
+                else:
+                    recv = "".join(code[m.start():paren].split())
+                add(kind, m.start(), recv, paren, **extra)
 
         for m in RE_SCHED_CALL.finditer(code, lo, hi):
-            rstart, recv = _receiver_before(code, m.start("dot"))
+            dot = _member_dot_before(code, m.start())
+            if dot is None:
+                continue
+            rstart, recv = _receiver_before(code, dot)
             paren = m.end() - 1
             close = src.brackets.close_of(paren)
             res = UNRESOLVED
@@ -1422,6 +1451,22 @@ class _OpScanner:
         return ops
 
 
+def _member_dot_before(code, pos):
+    """Offset of the `.` or `->` just before pos (white space and `template` allowed), or None."""
+    i = pos - 1
+    while i >= 0 and code[i].isspace():
+        i -= 1
+    if i >= 7 and code[i - 7:i + 1] == "template":
+        i -= 8
+        while i >= 0 and code[i].isspace():
+            i -= 1
+    if i >= 0 and code[i] == ".":
+        return i
+    if i >= 1 and code[i - 1:i + 1] == "->":
+        return i - 1
+    return None
+
+
 def _int_or_text(text):
     """An int for a decimal literal, else the text with white space collapsed."""
     t = " ".join(text.split())
@@ -1438,22 +1483,29 @@ RE_BULK_REDUCE = re.compile(r"BULK_REDUCE|bulk_reduce|tma_reduce", re.IGNORECASE
 # TMEM -> register loads of the SM100 epilogue: copy(tiled_t2r, ...) / copy(tiled_tmem_load, ...)
 RE_TMEM_LOAD_COPY = re.compile(rf"(?:{_IDENT}\s*(?:\.|->)\s*)*\w*(?:t2r|tmem_load)\w*")
 
-# Free calls recognised by name: (op kind, pattern). `count` is a template argument (N).
-_NS = rf"(?:(?:{_IDENT})\s*::\s*)*"
+# Free calls recognised by name: (op kind, pattern). `count` is a template argument (N). Each
+# pattern starts with its literal name and checks the character before it with a look-behind
+# placed after the name (`x(?<![\w.>]x)`): a leading look-behind would cost a try at every offset.
+# A qualified call (cute::tma_store_arrive()) matches; a member call (.x(), ->x()) does not.
+def _free_call(name, tail=r"\s*\("):
+    """A pattern for a free call of `name` (not a member, not the tail of a longer name)."""
+    return re.compile(rf"(?P<recv>{name})(?<![\w.>]{name}){tail}")
+
+
 FREE_CALL_RECOGNIZERS = (
-    ("tma_store_arrive", re.compile(rf"(?<![\w.>]){_NS}tma_store_arrive\s*\(")),
-    ("tma_store_wait", re.compile(rf"(?<![\w.>]){_NS}tma_store_wait\s*<(?P<count>[^<>;{{}}()]*)>\s*\(")),
-    ("warpgroup_wait", re.compile(rf"(?<![\w.>]){_NS}warpgroup_wait\s*<(?P<count>[^<>;{{}}()]*)>\s*\(")),
-    ("warpgroup_arrive", re.compile(rf"(?<![\w.>]){_NS}warpgroup_arrive\s*\(")),
-    ("umma_arrive", re.compile(rf"(?<![\w.>]){_NS}umma_arrive\w*\s*\(")),
-    ("named_barrier_sync", re.compile(rf"""(?<![\w.>]) (?P<recv>{_NS}NamedBarrier) \s* :: \s*
-                                          (?P<call>sync|arrive_and_wait|arrive) \s* \(""", re.VERBOSE)),
+    ("tma_store_arrive", _free_call("tma_store_arrive")),
+    ("tma_store_wait", _free_call("tma_store_wait", r"\s*<(?P<count>[^<>;{}()]*)>\s*\(")),
+    ("warpgroup_wait", _free_call("warpgroup_wait", r"\s*<(?P<count>[^<>;{}()]*)>\s*\(")),
+    ("warpgroup_arrive", _free_call("warpgroup_arrive")),
+    ("umma_arrive", _free_call("umma_arrive", r"\w*\s*\(")),
+    ("named_barrier_sync", _free_call("NamedBarrier", r"\s*::\s*(?P<call>sync|arrive_and_wait|arrive)\s*\(")),
 )
-# scheduler.fetch_next_work(work, clc_pipeline, state) / scheduler.advance_to_next_work(clc_pipeline, state)
-RE_SCHED_CALL = re.compile(r"(?P<dot>\.|->)\s*(?:template\s+)?(?P<call>fetch_next_work|advance_to_next_work)\s*\(")
+# scheduler.fetch_next_work(work, clc_pipeline, state) / scheduler.advance_to_next_work(clc_pipeline,
+# state); the `.` / `->` before the name is checked by hand (see FREE_CALL_RECOGNIZERS).
+RE_SCHED_CALL = re.compile(r"(?P<call>fetch_next_work|advance_to_next_work)(?![\w])\s*\(")
 # arch::NamedBarrier name(count, id);  then name.arrive() / name.arrive_and_wait() / name.sync()
 RE_NAMED_BARRIER_DECL = re.compile(rf"""
-    (?<![\w.>]) {_NS}NamedBarrier \s+ (?P<var>{_IDENT}) \s* [({{]
+    NamedBarrier(?<![\w.>]NamedBarrier) \s+ (?P<var>{_IDENT}) \s* [({{]
 """, re.VERBOSE)
 RE_NAMED_BARRIER_OBJ_CALL = re.compile(rf"""
     (?<![\w.>]) (?P<var>{_IDENT}) \s* \. \s* (?P<call>arrive_and_wait|arrive|sync) \s* \(
@@ -1795,7 +1847,7 @@ def _sm100_facts(src, out):
     """SM100 kernel layers: WarpCategory roles with warp numbers, schedule "sm100", accumulator
     stages, CTA pair (2-SM) and CLC facts, where the source states them."""
     code = src.code
-    m = RE_WARP_CATEGORY.search(code)
+    m = RE_WARP_CATEGORY.search(code) if "WarpCategory" in code else None
     if m is None:
         return
     members = []
@@ -1843,11 +1895,12 @@ RE_WARP_CATEGORY = re.compile(rf"""
 """, re.VERBOSE)
 RE_KERNEL_TAG_ANY = re.compile(r"\bKernel\w*WarpSpecialized\w*|\bKernel\w*Sm10\d\w*")
 # AccumulatorPipelineStageCount = <expr>;  (the stages of the TMEM accumulator pipeline)
-RE_ACC_STAGES = re.compile(r"\bAccumulatorPipelineStageCount\s*=(?!=)\s*(?P<value>[^;{}]{1,200});")
+RE_ACC_STAGES = re.compile(r"AccumulatorPipelineStageCount(?<!\wAccumulatorPipelineStageCount)"
+                           r"\s*=(?!=)\s*(?P<value>[^;{}]{1,200});")
 RE_CLC = re.compile(r"\bPipelineCLCFetchAsync\b|\bCLCPipeline\b")
 # 2-SM (CTA pair) MMA atoms and tags: SM100_MMA_F16BF16_2x1SM_SS, KernelTmaWarpSpecialized2SmSm100
-RE_2SM = re.compile(r"\b\w*(?:2x1SM|2Sm|2SM)\w*")
-RE_1SM = re.compile(r"\b\w*(?:1SM|1Sm)\w*")
+RE_2SM = re.compile(r"2x1SM|2Sm|2SM")
+RE_1SM = re.compile(r"1SM|1Sm")
 
 
 def _cta_pair(code):
@@ -1862,8 +1915,10 @@ def _cta_pair(code):
 
 def looks_like_kernel_layer(src):
     """A kernel layer names the WarpGroupRole / WarpCategory enum or calls collective_mainloop.mma/load."""
-    return bool(RE_ROLE_ENUM.search(src.code)) or bool(RE_WARP_CATEGORY.search(src.code)) or \
-        bool(RE_MAINLOOP_CALL.search(src.code))
+    code = src.code   # each pattern needs its literal: test that first (a cheap substring search)
+    return ("Role" in code and bool(RE_ROLE_ENUM.search(code))) or \
+        ("WarpCategory" in code and bool(RE_WARP_CATEGORY.search(code))) or \
+        ("mainloop" in code and bool(RE_MAINLOOP_CALL.search(code)))
 
 
 # ----------------------------------------------------------------------------------------------
@@ -1905,7 +1960,7 @@ def parse_text(text, path="<text>", display=None, read_warnings=()):
     pipelines = find_pipelines(src)
     buffers = find_buffers(src, structs)
     arch = arch_of(src, path)
-    unit = mma_unit(src, arch)
+    unit = mma_unit(src, arch) if "gemm" in src.code else "mma"   # no gemm call: no MMA op
     aliases = {p["alias"]: p for p in pipelines}
     members = find_member_objects(src, fns, aliases)
     kept = []
@@ -1992,9 +2047,14 @@ def _dedupe(items):
     return out
 
 
+PRIVATE_OP_FIELDS = ("_pos", "_key", "_args", "_res", "_lo")
+
+
 def _public(op):
     """An op without its private (underscore) fields."""
-    return {k: v for k, v in op.items() if not k.startswith("_")}
+    for k in PRIVATE_OP_FIELDS:
+        op.pop(k, None)
+    return op
 
 
 class _ObjectRegistry:
@@ -2228,7 +2288,7 @@ RE_WGMMA_HINT = re.compile(r"\bwarpgroup_arrive\b|\bGMMA\b|\bSM90_64x")
 
 # constexpr constants the schedule needs: K_PIPE_MMAS, stage counts
 RE_CONSTANT = re.compile(rf"""
-    \bconstexpr \s+ (?:(?:static|const|inline)\s+)* {_QUALIFIED} \s+
+    constexpr(?<!\wconstexpr) \s+ (?:(?:static|const|inline)\s+)* {_QUALIFIED} \s+
     (?P<name>K_PIPE_\w+|\w*Stages?|\w*StageCount\w*|\w*Stages[A-Z]\w*) \s* =(?!=) \s*
     (?P<value>[^;{{}}]{{1,200}}) ;
 """, re.VERBOSE)
@@ -2238,6 +2298,8 @@ def find_constants(src):
     """Literal (and, as text, other) constexpr values named K_PIPE_*, *Stages*, *StageCount*."""
     out = []
     seen = set()
+    if "constexpr" not in src.code:
+        return out
     for m in RE_CONSTANT.finditer(src.code):
         name = m.group("name")
         if name in seen:
