@@ -1077,7 +1077,8 @@ class FunctionContext:
         code, fn, src = self.src.code, self.fn, self.src
         pstart, pend = fn["params"]
         body_lo, body_end = fn["open"], fn["close"]
-        for (lo, hi), kind in (((pstart, pend), "parameter"), ((body_lo, body_end), "local")):
+        # pend + 1: the `)` closing the list lets the last parameter's name be seen as one
+        for (lo, hi), kind in (((pstart, pend + 1), "parameter"), ((body_lo, body_end), "local")):
             for alias, name, pos in typed_decls(code, lo, hi, self.aliases):
                 self._declare(name, [alias], kind, pos)
             for m in RE_TUPLE_TYPE.finditer(code, lo, hi):
@@ -1492,13 +1493,19 @@ def _free_call(name, tail=r"\s*\("):
     return re.compile(rf"(?P<recv>{name})(?<![\w.>]{name}){tail}")
 
 
+RE_TMA_STORE_ARRIVE = _free_call("tma_store_arrive")
+RE_TMA_STORE_WAIT = _free_call("tma_store_wait", r"\s*<(?P<count>[^<>;{}()]*)>\s*\(")
+RE_WARPGROUP_WAIT = _free_call("warpgroup_wait", r"\s*<(?P<count>[^<>;{}()]*)>\s*\(")
+RE_WARPGROUP_ARRIVE = _free_call("warpgroup_arrive")
+RE_UMMA_ARRIVE = _free_call("umma_arrive", r"\w*\s*\(")    # umma_arrive, umma_arrive_multicast_2x1SM, ...
+RE_NAMED_BARRIER_CALL = _free_call("NamedBarrier", r"\s*::\s*(?P<call>sync|arrive_and_wait|arrive)\s*\(")
 FREE_CALL_RECOGNIZERS = (
-    ("tma_store_arrive", _free_call("tma_store_arrive")),
-    ("tma_store_wait", _free_call("tma_store_wait", r"\s*<(?P<count>[^<>;{}()]*)>\s*\(")),
-    ("warpgroup_wait", _free_call("warpgroup_wait", r"\s*<(?P<count>[^<>;{}()]*)>\s*\(")),
-    ("warpgroup_arrive", _free_call("warpgroup_arrive")),
-    ("umma_arrive", _free_call("umma_arrive", r"\w*\s*\(")),
-    ("named_barrier_sync", _free_call("NamedBarrier", r"\s*::\s*(?P<call>sync|arrive_and_wait|arrive)\s*\(")),
+    ("tma_store_arrive", RE_TMA_STORE_ARRIVE),
+    ("tma_store_wait", RE_TMA_STORE_WAIT),
+    ("warpgroup_wait", RE_WARPGROUP_WAIT),
+    ("warpgroup_arrive", RE_WARPGROUP_ARRIVE),
+    ("umma_arrive", RE_UMMA_ARRIVE),
+    ("named_barrier_sync", RE_NAMED_BARRIER_CALL),   # or named_barrier_arrive, by the call
 )
 # scheduler.fetch_next_work(work, clc_pipeline, state) / scheduler.advance_to_next_work(clc_pipeline,
 # state); the `.` / `->` before the name is checked by hand (see FREE_CALL_RECOGNIZERS).
@@ -1562,7 +1569,7 @@ def find_function_ops(src, fn, ctx, buffers, unit, budget):
     site_pos = [s[0] for s in sites]
     inside = _SpanUnion((lam["open"], lam["close"]) for lam in ctx.lambdas.values())
 
-    def expand(key, pos, paren, close, depth):
+    def expand(key, pos, paren, close, depth, outer_params=()):
         lam = ctx.lambdas[key]
         args = [" ".join(code[s:min(e, s + MAX_ARG_CHARS)].split())
                 for s, e in split_top_level(code, paren + 1, close, src.brackets, len(lam["params"]) or None)]
@@ -1572,7 +1579,7 @@ def find_function_ops(src, fn, ctx, buffers, unit, budget):
             hi_k = bisect.bisect_left(site_pos, lam["close"])
             for spos, skey, sparen, sclose in sites[lo_k:hi_k]:
                 if skey != key and budget[0] > 0:
-                    inner.extend(expand(skey, spos, sparen, sclose, depth + 1))
+                    inner.extend(expand(skey, spos, sparen, sclose, depth + 1, lam["params"]))
         out = []
         for o in sorted(lam_ops[key] + inner, key=lambda x: x["_key"]):
             if budget[0] <= 0:
@@ -1583,7 +1590,10 @@ def find_function_ops(src, fn, ctx, buffers, unit, budget):
                 idx = o["_res"]["param"]
                 recv = args[idx] if idx < len(args) else ""
                 o["receiver"] = recv
-                _set_res(o, ctx.resolve(recv))
+                if recv in outer_params:   # passed on from the enclosing lambda's parameter
+                    o["_res"] = dict(UNRESOLVED, param=outer_params.index(recv))
+                else:
+                    _set_res(o, ctx.resolve(recv))
             o["_key"] = (pos,) + o["_key"]
             o["_args"] = o["_args"] + [(paren + 1, close)]
             o.setdefault("via", {"lambda": lam["name"], "line": src.line(pos)})
@@ -1998,7 +2008,7 @@ def parse_text(text, path="<text>", display=None, read_warnings=()):
             _name_object(op, objects, mma_only=True)
         _warn_ops(src, ops)
         params = {}
-        for alias, name in typed_names(src.code, fn["params"][0], fn["params"][1], aliases):
+        for alias, name in typed_names(src.code, fn["params"][0], fn["params"][1] + 1, aliases):
             params[name] = alias
         functions.append({
             "name": fn["name"], "role": role_of(ops), "line": fn["line"], "end_line": fn["end_line"],

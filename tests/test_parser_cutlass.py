@@ -221,27 +221,30 @@ def test_driver_file_lists_candidates(cutlass_root):
     assert f"  note: candidate mainloop: {CANONICAL}" in notes
 
 
-def test_scan_gemm_tree(cutlass_root):
-    """The CLI's --scan on include/cutlass/gemm (the whole tree is tests/test_scan_tree.py's)."""
+def test_scan_cli_json_and_table(cutlass_root, tmp_path):
+    """The CLI's --scan (the whole tree is tests/test_scan_tree.py's): JSON lines and the table."""
     proc = subprocess.run([sys.executable, str(ROOT / "parse_cutlass.py"), "--scan",
-                           str(cutlass_root / "include" / "cutlass" / "gemm"), "--json"],
+                           str(cutlass_root / "include" / "cutlass" / "gemm" / "collective"), "--json"],
                           capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0, proc.stderr
     rows = {r["path"]: r for r in map(json.loads, proc.stdout.splitlines())}
-    row = rows["collective/sm90_mma_tma_gmma_ss_warpspecialized.hpp"]
-    assert row == {"path": "collective/sm90_mma_tma_gmma_ss_warpspecialized.hpp",
+    row = rows["sm90_mma_tma_gmma_ss_warpspecialized.hpp"]
+    assert row == {"path": "sm90_mma_tma_gmma_ss_warpspecialized.hpp",
                    "kind": "mainloop", "arch": "sm90", "file_kind": "hpp", "pipeline_classes": ["PipelineTmaAsync"],
                    "pipeline_objects": 1, "producers": 2, "consumers": 2, "ops": 21, "warnings": 0}
-    assert rows["kernel/sm90_gemm_tma_warpspecialized_pingpong.hpp"]["kind"] == "kernel_layer"
-    assert rows["kernel/sm100_gemm_tma_warpspecialized.hpp"]["kind"] == "kernel_layer"
+    assert rows["sm100_mma_warpspecialized.hpp"]["pipeline_classes"] == ["PipelineTmaUmmaAsync", "template parameter"]
     assert len(rows) > 40
-    table = subprocess.run([sys.executable, str(ROOT / "parse_cutlass.py"), "--scan",
-                            str(cutlass_root / "include" / "cutlass" / "gemm" / "collective")],
+    # kernel layers (copied: the scan of a small directory), a .cu driver is not listed
+    for rel in (PINGPONG, KERNEL + "sm100_gemm_tma_warpspecialized.hpp",
+                "examples/48_hopper_warp_specialized_gemm/48_hopper_warp_specialized_gemm.cu"):
+        (tmp_path / rel.rsplit("/", 1)[1]).write_bytes((cutlass_root / rel).read_bytes())
+    table = subprocess.run([sys.executable, str(ROOT / "parse_cutlass.py"), "--scan", str(tmp_path)],
                            capture_output=True, text=True, timeout=120)
     assert table.returncode == 0
-    line = next(ln for ln in table.stdout.splitlines() if ln.startswith("sm90_mma_tma_gmma_ss_warpspecialized.hpp"))
-    assert line.split("\t") == ["sm90_mma_tma_gmma_ss_warpspecialized.hpp", "hpp", "mainloop", "PipelineTmaAsync",
-                                "producers=2", "consumers=2", "ops=21", "warnings=0"]
+    lines = [ln.split("\t")[:3] for ln in table.stdout.splitlines()]
+    assert lines == [["sm100_gemm_tma_warpspecialized.hpp", "hpp", "kernel_layer"],
+                     ["sm90_gemm_tma_warpspecialized_pingpong.hpp", "hpp", "kernel_layer"]]
+    assert table.stderr.strip() == "2 files use the pipeline API"
 
 
 def test_lookup_by_name_under_installed_package(cutlass_root):
