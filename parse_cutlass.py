@@ -1910,7 +1910,7 @@ RE_ACC_STAGES = re.compile(r"AccumulatorPipelineStageCount(?<!\wAccumulatorPipel
 RE_CLC = re.compile(r"\bPipelineCLCFetchAsync\b|\bCLCPipeline\b")
 # 2-SM (CTA pair) MMA atoms and tags: SM100_MMA_F16BF16_2x1SM_SS, KernelTmaWarpSpecialized2SmSm100
 RE_2SM = re.compile(r"2x1SM|2Sm|2SM")
-RE_1SM = re.compile(r"1SM|1Sm")
+RE_1SM = re.compile(r"(?<!2x)1S[Mm]")
 
 
 def _cta_pair(code):
@@ -2125,6 +2125,29 @@ def _name_object(op, objects, mma_only=False):
 
 
 PIPELINE_MEMBER_OPS = frozenset(PRODUCER_OPS + CONSUMER_OPS)
+
+# Every warning the parser emits, as (kind, a phrase only that warning holds). README's parser
+# section documents each kind; tests/test_scan_tree.py checks which kinds the CUTLASS tree gives.
+WARNING_KINDS = (
+    ("unresolved-clc-pipeline", "fetch_next_work: its pipeline argument"),
+    ("unresolved-receiver", "not resolved to a pipeline alias"),
+    ("load-without-barrier", "no pipeline barrier or acquire found"),
+    ("cp-async-without-pipeline", "has no preceding producer_acquire"),
+    ("pipelines-without-ops", "but no op on any of them"),
+    ("barrier-never-waited", "is arrived on but never waited on"),
+    ("kernel-layer-as-main-file", "is a kernel layer, not a collective mainloop"),
+    ("not-utf8", "not valid UTF-8"),
+    ("nesting-too-deep", "in other functions are not parsed"),
+    ("expansion-budget", "ops from lambda and helper call sites"),
+)
+
+
+def warning_kind(warning):
+    """The kind of a warning string (see WARNING_KINDS), or "other"."""
+    for kind, phrase in WARNING_KINDS:
+        if phrase in warning:
+            return kind
+    return "other"
 
 
 def _warn_ops(src, ops):
