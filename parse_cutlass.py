@@ -489,6 +489,8 @@ RE_TMA_OPERAND = re.compile(r"tma_load_?(?P<operand>[A-Za-z]\w*)$")
 RE_GMEM_COPY = re.compile(rf"""\s* (?P<recv>(?:{_IDENT}\s*(?:\.|->)\s*)*
     (?: (?:gmem_tiled_copy|gmem_copy)_?(?P<operand>[A-Za-z]\w*)
       | gmem_to_smem_(?P<operand2>[A-Za-z][A-Za-z0-9]*)_tiled_copy ) ) \s*$""", re.VERBOSE)
+# A CuTe partition name: t<part><g|s|r|t><operand> (tAgA: global A; tSFAsSFA: shared SFA)
+RE_PARTITION = re.compile(r"\bt(?P<part>[A-Z][A-Za-z0-9]{0,8}?)(?P<space>[gs])(?P<operand>[A-Z][A-Za-z0-9_]*)\b")
 # A copy whose destination is a global-memory partition (CuTe naming: tDgC) is a store, not a load.
 RE_GLOBAL_PARTITION = re.compile(r"\s*t[A-Z]+g[A-Z]\w*")
 
@@ -1342,6 +1344,19 @@ class _OpScanner:
                 add("cp_async", m.start(), " ".join(gm.group("recv").split()), paren,
                     rec[1] if rec else UNRESOLVED, operand=_norm_operand(operand),
                     buffer=_buffer_for(operand, self.buffers))
+                continue
+            # Any other tiled copy from a global partition into a shared one (CuTe naming:
+            # tSFAgSFA -> tSFAsSFA, the SM100 scale-factor loads) after a producer acquire.
+            rec = nearest(acquire_pos, acquires, m.start())
+            if rec is not None:
+                spans = split_top_level(code, paren + 1, close, src.brackets)
+                if len(spans) >= 3:
+                    g = RE_PARTITION.search(code, spans[-2][0], min(spans[-2][1], spans[-2][0] + MAX_ARG_CHARS))
+                    d = RE_PARTITION.search(code, spans[-1][0], min(spans[-1][1], spans[-1][0] + MAX_ARG_CHARS))
+                    if g and d and g.group("space") == "g" and d.group("space") == "s":
+                        operand = d.group("operand")
+                        add("cp_async", m.start(), first, paren, rec[1], operand=_norm_operand(operand),
+                            buffer=_buffer_for(operand, self.buffers))
 
         for m in RE_MEMBER_CALL.finditer(code, lo, hi) if ctx.helpers else ():
             var = m.group("var")

@@ -71,6 +71,7 @@ NEAR_MATCH_SAMPLES = {
     "RE_DECLARED_AFTER_TYPE": " const& pipelines,",
     "RE_GET_ELEMENT": "auto pipeline_ab = cute::get<0>(pipelines);",
     "RE_GLOBAL_PARTITION": "tDgC(_, k)",
+    "RE_PARTITION": "filter_zeros(tSFAsSFA(_,_,_,k))",
     "RE_KERNEL_TAG_ANY": "KernelTmaWarpSpecialized2SmSm100",
     "RE_LAMBDA_TAIL": " CUTLASS_LAMBDA_FUNC_INLINE mutable -> int ",
     "RE_NAMED_BARRIER_DECL": "arch::NamedBarrier tmem_allocation_result_barrier(NumThreads, Id);",
