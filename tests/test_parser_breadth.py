@@ -253,3 +253,23 @@ def test_real_sm100_collectives_resolve_every_named_receiver(cutlass_root, valid
     for path in files:
         m = validate(parse_cutlass.parse_file(path))
         assert not m["warnings"], (path.name, m["warnings"])
+
+
+# ---------------------------------------------------------------- documentation drift
+
+
+def test_every_op_kind_and_field_is_documented():
+    """Each op kind of the schema is named in README's json and parser sections, and each v2
+    top-level key in the json section; a new kind or key without its documentation fails."""
+    import json
+    schema = json.loads((ROOT / "schema" / "kernel_viz.schema.json").read_text())
+    readme = (ROOT / "README.md").read_text()
+    json_section = readme.split("<!-- section: json -->")[1].split("<!-- /section: json -->")[0]
+    parser_section = readme.split("<!-- section: parser -->")[1].split("<!-- /section: parser -->")[0]
+    for kind in schema["$defs"]["op"]["properties"]["op"]["enum"]:
+        assert f"`{kind}`" in parser_section, kind
+    for key in schema["properties"]:
+        assert f'"{key}"' in json_section, key
+    assert f'"schema_version": {parse_cutlass.SCHEMA_VERSION}' in json_section
+    for kind in schema["$defs"]["pipeline_object"]["properties"]["kind"]["enum"]:
+        assert f'"{kind}"' in json_section, kind
