@@ -15,6 +15,7 @@ Nothing here renders anything; viz.py and the renderers read the dict that parse
 
 import argparse
 import bisect
+import functools
 import itertools
 import json
 import operator
@@ -1012,9 +1013,28 @@ def typed_decls(code, start, end, aliases):
     """Yield (alias, name, offset of name) for declarations in code[start:end] typed by an alias."""
     if not aliases:
         return
-    for m in RE_TYPED_NAME.finditer(code, start, end):
+    pattern = _typed_decl_pattern(frozenset(aliases))
+    for m in pattern.finditer(code, start, end):
+        a = m.start("alias")
+        if a > 0 and (_is_ident_char(code[a - 1]) or code[a - 1] == "."):
+            continue   # the tail of a longer name, or a member
         if m.group("alias") in aliases and m.group("name") not in CPP_KEYWORDS:
             yield m.group("alias"), m.group("name"), m.start("name")
+
+
+MAX_ALIAS_ALTERNATION = 64
+
+
+@functools.lru_cache(maxsize=64)
+def _typed_decl_pattern(aliases):
+    """A declaration pattern that starts with one of a file's (few) alias names, so the regex
+    engine looks for those literals instead of trying at every identifier; many aliases (a
+    generated or hostile file) fall back to RE_TYPED_NAME, which checks the alias afterwards."""
+    if len(aliases) > MAX_ALIAS_ALTERNATION:
+        return RE_TYPED_NAME
+    names = "|".join(sorted(map(re.escape, aliases), key=lambda a: (-len(a), a)))
+    return re.compile(rf"(?P<alias>{names})\b(?:\s+const)?(?:\s*[&*]+\s*|\s+)"
+                      rf"(?P<name>{_IDENT})\s*(?=[,)=;{{(\[])")
 
 
 CPP_KEYWORDS = frozenset({"const", "return", "operator", "typename", "template", "auto", "struct",
@@ -2378,9 +2398,17 @@ def _shallow_functions(src, fns):
     return kept
 
 
+# Op kinds that make a file a user of the pipeline API on their own. An MMA, a softmax step, a
+# warpgroup / UMMA fence, a named barrier or a TMEM load alone does not (cute's arch headers and
+# the tutorials are full of them); a file that has them also has one of these or an alias.
+ACCEPTING_OPS = PIPELINE_MEMBER_OPS | {"tma_load", "tma_store", "cp_async", "barrier_wait",
+                                       "barrier_arrive", "order_wait", "order_arrive"}
+
+
 def has_pipeline_api(model):
-    """True when the model holds any pipeline op or pipeline alias (the tool has something to show)."""
-    return bool(model["pipelines"]) or any(f["ops"] for f in model["functions"])
+    """True when the model holds a pipeline alias or a pipeline-API op (the tool has something to show)."""
+    return bool(model["pipelines"]) or any(o["op"] in ACCEPTING_OPS
+                                           for f in model["functions"] for o in f["ops"])
 
 
 # ----------------------------------------------------------------------------------------------
@@ -2491,15 +2519,19 @@ def _check_accepted(path, model, text):
 
 SCAN_SUFFIXES = (".hpp", ".h", ".cuh", ".cu", ".inl", ".hxx", ".hh")
 
-# A file can only be accepted by a single parse when one of these words occurs in it: each
-# recogniser (pipeline alias or template parameter, pipeline member call, copy / gemm / softmax,
-# barriers, free calls, scheduler calls, kernel-layer enums and collective calls) needs one.
+# A single parse accepts a file with a pipeline alias, an op of ACCEPTING_OPS or a kernel-layer
+# enum / collective call, and each of those recognisers needs one of these words in the text.
 # So this cheap test is a superset of what parse_file accepts (tests/test_scan_tree.py checks
 # it on the whole CUTLASS 4.2 tree).
 RE_SCAN_PREFILTER = re.compile(r"""
-    Pipeline | producer_ | consumer_ | copy | gemm | (?i:softmax) | barrier | warpgroup_
-  | umma_arrive | NamedBarrier | _next_work | WarpGroupRole | ProducerWarpRole | WarpCategory
-  | mainloop
+    Pipeline                                  # an alias or a template parameter
+  | producer_ | consumer_                     # pipeline member calls
+  | (?:\.|->) \s* with \s* \(                # a TMA copy: X.with( / X->with(
+  | tma_load | tma_store                      # load helpers, TMA stores
+  | gmem_tiled_copy | gmem_copy | gmem_to_smem  # cp.async copies
+  | barrier_                                  # standalone barriers, FA3's warp_scheduler_barrier_*
+  | order_barrier                             # order barriers
+  | WarpGroupRole | ProducerWarpRole | WarpCategory | mainloop \s* \.   # kernel layers
 """, re.VERBOSE)
 
 
