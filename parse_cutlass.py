@@ -1277,8 +1277,12 @@ class _OpScanner:
                 return dict(UNRESOLVED, param=params.index(last))
             return ctx.resolve(recv)
 
+        def has(word):
+            """A recogniser runs only when its literal occurs in the span (a C-speed find)."""
+            return code.find(word, lo, hi) >= 0
+
         barrier_assigns = []   # (pos, name, res): nearest preceding assignment wins
-        for m in RE_PIPE_OP.finditer(code, lo, hi):
+        for m in RE_PIPE_OP.finditer(code, lo, hi) if has("producer_") or has("consumer_") else ():
             rstart, recv = _receiver_before(code, m.start())
             if not recv:
                 continue
@@ -1301,7 +1305,7 @@ class _OpScanner:
                 k -= 1
             return None
 
-        for m in RE_COPY_CALL.finditer(code, lo, hi):
+        for m in RE_COPY_CALL.finditer(code, lo, hi) if has("copy") else ():
             paren = m.end() - 1
             close = src.brackets.close_of(paren)
             if close is None or skip.contains(m.start()):
@@ -1389,7 +1393,7 @@ class _OpScanner:
                 via={"helper": var, "tma": helper["tma"], "line": src.line(m.start()),
                      "decl_line": helper["line"]})
 
-        for m in RE_GEMM_CALL.finditer(code, lo, hi):
+        for m in RE_GEMM_CALL.finditer(code, lo, hi) if has("gemm") else ():
             pos = m.end()
             if m.group("targs"):
                 end = scan_angle(code, m.start("targs"))
@@ -1409,7 +1413,7 @@ class _OpScanner:
                 continue
             add("mma", m.start(), first, pos, unit=self.unit)
 
-        for m in RE_SOFTMAX_WORD.finditer(code, lo, hi):
+        for m in RE_SOFTMAX_WORD.finditer(code, lo, hi):   # case-insensitive: no find() guard
             start, end = m.start(), m.end()
             if start > lo and (_is_ident_char(code[start - 1]) or code[start - 1] in ".>"):
                 continue
@@ -1419,7 +1423,7 @@ class _OpScanner:
             if tail:
                 add("softmax", start, f"{code[start:end]}.{tail.group('call')}", tail.end() - 1)
 
-        for m in RE_ORDER_OP.finditer(code, lo, hi):
+        for m in RE_ORDER_OP.finditer(code, lo, hi) if has("barrier") else ():
             if m.group("fn"):
                 kind = "order_wait" if m.group("fcall") == "sync" else "order_arrive"
                 recv = m.group("fn")
@@ -1428,13 +1432,13 @@ class _OpScanner:
                 recv = m.group("recv")
             add(kind, m.start(), recv, m.end() - 1)
 
-        for m in RE_BARRIER_OP.finditer(code, lo, hi):
+        for m in RE_BARRIER_OP.finditer(code, lo, hi) if has("barrier_") else ():
             rstart, recv = _receiver_before(code, m.start("dot"))
             kind = "barrier_wait" if m.group("call") in ("wait", "try_wait") else "barrier_arrive"
             add(kind, rstart, recv, m.end() - 1, barrier=f"barrier_{m.group('name')}")
 
-        for kind, pattern in FREE_CALL_RECOGNIZERS:
-            for m in pattern.finditer(code, lo, hi):
+        for kind, pattern, word in FREE_CALL_RECOGNIZERS:
+            for m in pattern.finditer(code, lo, hi) if has(word) else ():
                 paren = m.end() - 1
                 extra = {}
                 if kind == "named_barrier_sync":
@@ -1458,7 +1462,7 @@ class _OpScanner:
                     recv = "".join(code[m.start():paren].split())
                 add(kind, m.start(), recv, paren, **extra)
 
-        for m in RE_SCHED_CALL.finditer(code, lo, hi):
+        for m in RE_SCHED_CALL.finditer(code, lo, hi) if has("_next_work") else ():
             dot = _member_dot_before(code, m.start())
             if dot is None:
                 continue
@@ -1534,13 +1538,13 @@ RE_WARPGROUP_WAIT = _free_call("warpgroup_wait", r"\s*<(?P<count>[^<>;{}()]*)>\s
 RE_WARPGROUP_ARRIVE = _free_call("warpgroup_arrive")
 RE_UMMA_ARRIVE = _free_call("umma_arrive", r"\w*\s*\(")    # umma_arrive, umma_arrive_multicast_2x1SM, ...
 RE_NAMED_BARRIER_CALL = _free_call("NamedBarrier", r"\s*::\s*(?P<call>sync|arrive_and_wait|arrive)\s*\(")
-FREE_CALL_RECOGNIZERS = (
-    ("tma_store_arrive", RE_TMA_STORE_ARRIVE),
-    ("tma_store_wait", RE_TMA_STORE_WAIT),
-    ("warpgroup_wait", RE_WARPGROUP_WAIT),
-    ("warpgroup_arrive", RE_WARPGROUP_ARRIVE),
-    ("umma_arrive", RE_UMMA_ARRIVE),
-    ("named_barrier_sync", RE_NAMED_BARRIER_CALL),   # or named_barrier_arrive, by the call
+FREE_CALL_RECOGNIZERS = (   # (op kind, pattern, the literal the pattern needs)
+    ("tma_store_arrive", RE_TMA_STORE_ARRIVE, "tma_store_arrive"),
+    ("tma_store_wait", RE_TMA_STORE_WAIT, "tma_store_wait"),
+    ("warpgroup_wait", RE_WARPGROUP_WAIT, "warpgroup_wait"),
+    ("warpgroup_arrive", RE_WARPGROUP_ARRIVE, "warpgroup_arrive"),
+    ("umma_arrive", RE_UMMA_ARRIVE, "umma_arrive"),
+    ("named_barrier_sync", RE_NAMED_BARRIER_CALL, "NamedBarrier"),   # or _arrive, by the call
 )
 # scheduler.fetch_next_work(work, clc_pipeline, state) / scheduler.advance_to_next_work(clc_pipeline,
 # state); the `.` / `->` before the name is checked by hand (see FREE_CALL_RECOGNIZERS).

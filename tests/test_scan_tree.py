@@ -102,7 +102,8 @@ def test_scan_rows_equal_single_file_parses(tree):
 def test_scan_reads_every_source_kind(tree):
     rows, _ = tree
     kinds = {r["file_kind"] for r in rows}
-    assert {"hpp", "h", "cu"} <= kinds, kinds
+    assert {"hpp", "cu"} <= kinds, kinds
+    assert {".hpp", ".h", ".cuh", ".cu", ".inl"} <= set(SUFFIXES)
 
 
 def test_cutlass2_pipelined_mma_is_not_a_pipeline(tree):
