@@ -1390,8 +1390,7 @@ class _OpScanner:
             add("tma_load", m.start(), f"{var}.{m.group('method')}", m.end() - 1,
                 ctx.resolve(helper["pipeline"]), operand=_norm_operand(helper["operand"]),
                 buffer=_buffer_for(helper["operand"], self.buffers),
-                via={"helper": var, "tma": helper["tma"], "line": src.line(m.start()),
-                     "decl_line": helper["line"]})
+                via={"helper": var, "tma": helper["tma"], "line": helper["line"]})
 
         for m in RE_GEMM_CALL.finditer(code, lo, hi) if has("gemm") else ():
             pos = m.end()
