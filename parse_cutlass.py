@@ -2152,14 +2152,10 @@ def _name_object(op, objects, mma_only=False):
     res = op["_res"]
     if op["pipeline"] and res.get("object"):
         op["object"] = objects.name_of(res["object"], res["alias"])
-        if op.get("objects"):
-            pass
     elif op["pipeline"] and op["op"] != "mma":
-        op["object"] = op["pipeline"]
+        op["object"] = op["pipeline"]   # resolved without an object name: the alias stands for it
     else:
         op.pop("object", None)
-    if op.get("objects") and mma_only:
-        op["objects"] = list(op["objects"])
 
 
 PIPELINE_MEMBER_OPS = frozenset(PRODUCER_OPS + CONSUMER_OPS)
