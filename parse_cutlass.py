@@ -15,6 +15,7 @@ Nothing here renders anything; viz.py and the renderers read the dict that parse
 
 import argparse
 import bisect
+import functools
 import itertools
 import json
 import operator
@@ -26,7 +27,7 @@ from array import array
 from pathlib import Path
 
 __version__ = "0.1.0"
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 TOOL_NAME = "kernel_logical_visualizer"
 
 MAX_FILE_BYTES = 16 * 1024 * 1024   # larger inputs are refused: headers are < 1 MB
@@ -431,6 +432,9 @@ RE_TYPE_HEAD = re.compile(rf"""
     \s* (?:typename \s+)? (?P<name>{_QUALIFIED}) \s* (?P<lt><)?
 """, re.VERBOSE)
 RE_PIPELINE_NAME = re.compile(r"Pipeline[A-Z]\w*$")
+# A member type naming a pipeline (CollectiveMainloop::MainloopPipeline, ::LoadPipeline); not a
+# class whose name merely contains the word (threadblock::MmaPipelined, EpiloguePipelined).
+RE_QUALIFIED_PIPELINE = re.compile(r"\w*Pipeline(?:[A-Z0-9_]\w*)?")
 
 # `std::conditional_t<cond, A, B>` (and cute::conditional_t): each branch is a candidate.
 RE_CONDITIONAL = re.compile(r"\bconditional(?:_t)?\s*<")
@@ -458,8 +462,10 @@ RE_SCOPE_BRACE = re.compile(r"[^\s{};] \s* \{", re.VERBOSE)
 
 # Pipeline member calls: recv.producer_acquire( ... ). The receiver is read backwards.
 PRODUCER_OPS = ("producer_acquire", "producer_try_acquire", "producer_get_barrier",
-                "producer_commit", "producer_expect_transaction", "producer_tail")
-CONSUMER_OPS = ("consumer_try_wait", "consumer_test_wait", "consumer_wait", "consumer_release")
+                "producer_commit", "producer_expect_transaction", "producer_tail",
+                "producer_acquire_bytes", "producer_arrive", "producer_commit_local")
+CONSUMER_OPS = ("consumer_try_wait", "consumer_test_wait", "consumer_wait", "consumer_release",
+                "consumer_release_from_umma")
 RE_PIPE_OP = re.compile(rf"""
     (?P<dot>\.|->) \s* (?:template \s+)?        # member access
     (?P<op>{"|".join(PRODUCER_OPS + CONSUMER_OPS)}) \b
@@ -471,20 +477,27 @@ RE_COPY_CALL = re.compile(r"""
     (?<![\w.>]) (?:cute\s*::\s*)? (?P<fn>copy|copy_if) \s* \(
 """, re.VERBOSE)
 
-# First argument of a TMA copy: X.with(...)  (X: mainloop_params.tma_load_a, params.tma_load_K, params)
+# First argument of a TMA copy: X.with(...) or X->with(...)  (X: mainloop_params.tma_load_a,
+# params.tma_load_K, observed_tma_load_a_ (a pointer), tma_atom)
 RE_TMA_WITH = re.compile(rf"""
-    \s* (?P<recv>{_IDENT}(?:\s*(?:\.|->)\s*{_IDENT})*) \s* \. \s* with \s* \(
+    \s* (?P<recv>{_IDENT}(?:\s*(?:\.|->)\s*{_IDENT})*) \s* (?:\.|->) \s* with \s* \(
 """, re.VERBOSE)
 
 # The operand named by a TMA copy object: tma_load_a -> a, tma_load_K -> K, tma_load_V_new -> V_new
 RE_TMA_OPERAND = re.compile(r"tma_load_?(?P<operand>[A-Za-z]\w*)$")
 # A cp.async tiled copy: gmem_tiled_copy_a / GmemTiledCopyA
-RE_GMEM_COPY = re.compile(rf"\s*(?P<recv>(?:{_IDENT}\s*(?:\.|->)\s*)*(?:gmem_tiled_copy|gmem_copy)_?(?P<operand>[A-Za-z]\w*))\s*$")
+# (SM100's cp.async collectives: gmem_to_smem_a_tiled_copy)
+RE_GMEM_COPY = re.compile(rf"""\s* (?P<recv>(?:{_IDENT}\s*(?:\.|->)\s*)*
+    (?: (?:gmem_tiled_copy|gmem_copy)_?(?P<operand>[A-Za-z]\w*)
+      | gmem_to_smem_(?P<operand2>[A-Za-z][A-Za-z0-9]*)_tiled_copy ) ) \s*$""", re.VERBOSE)
+# A CuTe partition name: t<part><g|s|r|t><operand> (tAgA: global A; tSFAsSFA: shared SFA)
+RE_PARTITION = re.compile(r"\bt(?P<part>[A-Z][A-Za-z0-9]{0,8}?)(?P<space>[gs])(?P<operand>[A-Z][A-Za-z0-9_]*)\b")
+# A copy whose destination is a global-memory partition (CuTe naming: tDgC) is a store, not a load.
+RE_GLOBAL_PARTITION = re.compile(r"\s*t[A-Z]+g[A-Z]\w*")
 
 # Barrier-ish identifiers inside .with(...): *tma_barrier, shared_storage.pipelines.barrier_Q
-RE_BARRIER_NAME = re.compile(r"\b(\w*barrier\w*)\b")
+RE_BARRIER_NAME = re.compile(r"\b(\w*(?:barrier|mbar)\w*)\b")
 # `Type* name = ...` at the start of a statement text
-RE_ASSIGNED_NAME = re.compile(rf"^[\w:<>,\s*&]*?\b(?P<name>{_IDENT})\s*=(?!=)")
 
 # MMA: cute::gemm(tiled_mma, ...), flash::gemm<...>(tiled_mma_qk, ...), and wrappers named
 # gemm_* (88_hopper_fmha's gemm_zero_acc(tiled_mma_qk, ...)); the first argument must be an MMA.
@@ -592,6 +605,7 @@ class Source:
         self.lines = LineIndex(text)
         self.brackets = BracketIndex(self.code)
         self.warnings = []
+        self.cp_async_warned = False
 
     def line(self, offset):
         """1-based line of an offset."""
@@ -842,7 +856,7 @@ def _type_candidates(code, start, end, by_alias, depth=0):
     if last in by_alias:
         entry = by_alias[last]
         return list(_as_list(entry["class"])), entry["stages"]
-    if len(parts) >= 2 and "Pipeline" in last and not RE_NOT_PIPELINE.search(last):
+    if len(parts) >= 2 and RE_QUALIFIED_PIPELINE.fullmatch(last) and not RE_NOT_PIPELINE.search(last):
         return ["::".join(parts[-2:])], None
     return [], None
 
@@ -991,52 +1005,156 @@ RE_TYPED_NAME = re.compile(rf"""
 
 def typed_names(code, start, end, aliases):
     """Yield (alias, name) for declarations in code[start:end] whose type is one of aliases."""
+    for alias, name, _ in typed_decls(code, start, end, aliases):
+        yield alias, name
+
+
+def typed_decls(code, start, end, aliases):
+    """Yield (alias, name, offset of name) for declarations in code[start:end] typed by an alias."""
     if not aliases:
         return
-    for m in RE_TYPED_NAME.finditer(code, start, end):
-        if m.group("alias") in aliases:
-            yield m.group("alias"), m.group("name")
+    pattern = _typed_decl_pattern(frozenset(aliases))
+    for m in pattern.finditer(code, start, end):
+        a = m.start("alias")
+        if a > 0 and (_is_ident_char(code[a - 1]) or code[a - 1] == "."):
+            continue   # the tail of a longer name, or a member
+        if m.group("alias") in aliases and m.group("name") not in CPP_KEYWORDS:
+            yield m.group("alias"), m.group("name"), m.start("name")
+
+
+MAX_ALIAS_ALTERNATION = 64
+
+
+@functools.lru_cache(maxsize=64)
+def _typed_decl_pattern(aliases):
+    """A declaration pattern that starts with one of a file's (few) alias names, so the regex
+    engine looks for those literals instead of trying at every identifier; many aliases (a
+    generated or hostile file) fall back to RE_TYPED_NAME, which checks the alias afterwards."""
+    if len(aliases) > MAX_ALIAS_ALTERNATION:
+        return RE_TYPED_NAME
+    names = "|".join(sorted(map(re.escape, aliases), key=lambda a: (-len(a), a)))
+    return re.compile(rf"(?P<alias>{names})\b(?:\s+const)?(?:\s*[&*]+\s*|\s+)"
+                      rf"(?P<name>{_IDENT})\s*(?=[,)=;{{(\[])")
+
+
+CPP_KEYWORDS = frozenset({"const", "return", "operator", "typename", "template", "auto", "struct",
+                          "class", "void", "int", "bool", "if", "else", "for", "while", "new"})
+
+# `[cute::|std::]tuple<A, B, ...> name` : a tuple of pipelines (SM100 mma(tuple<...> pipelines)).
+RE_TUPLE_TYPE = re.compile(r"tuple(?<![\w.>]tuple)\s*<")
+RE_DECLARED_AFTER_TYPE = re.compile(rf"\s*(?:const\s*)?[&*]*\s*(?:const\s+)?(?P<name>{_IDENT})\s*(?=[,)=;{{(\[])")
+# auto [a, b] = pipelines;   (structured binding of a tuple of pipelines)
+RE_STRUCTURED_BINDING = re.compile(rf"""
+    auto(?<!\wauto) \s* [&*]* \s* \[ (?P<names>[^\[\];{{}}()]*) \] \s* = \s* (?P<src>{_IDENT}) \s* ;
+""", re.VERBOSE)
+# auto pipeline_ab = get<0>(pipelines);
+RE_GET_ELEMENT = re.compile(rf"""
+    auto(?<!\wauto) \s* [&*]* \s* (?P<name>{_IDENT}) \s* = \s* (?:(?:cute|std)\s*::\s*)?
+    get \s* < \s* (?P<index>\d+) \s* > \s* \( \s* (?P<src>{_IDENT}) \s* \) \s* ;
+""", re.VERBOSE)
+# A barrier variable assigned from a pipeline: `[Type*] tma_barrier = pipeline.producer_get_barrier(...)`
+RE_BARRIER_ASSIGN = re.compile(rf"(?<![\w.>])(?P<name>{_IDENT})\s*=\s*$")
+# An assignment `[Type] name = rhs` (for the stage a value was read from: read_stage = smem_pipe_read.index())
+RE_ASSIGNMENT = re.compile(rf"(?<![\w.>])(?P<name>{_IDENT})\s*=(?!=)(?P<rhs>[^;{{}}=]{{0,400}})")
+# Identifiers that are not member names (x.index() yields x only)
+RE_PLAIN_IDENT = re.compile(rf"(?<![\w.])(?<!->)(?<!::){_IDENT}")
+# A name used as a value: not a member (x.y), not a receiver (x.f(), x->f())
+RE_VALUE_REF = re.compile(rf"(?<![\w.])(?<!->)(?<!::)({_IDENT})\b(?!\s*(?:\.|->|::|\())")
+
+
+def _last_name(receiver):
+    """The last member name of a receiver expression: params.pipeline_q -> pipeline_q."""
+    return receiver.replace("->", ".").rsplit(".", 1)[-1].strip()
+
+
+def _norm_name(name):
+    """mainloop_pipeline / MainloopPipeline -> mainlooppipeline (name matching)."""
+    return name.replace("_", "").lower()
 
 
 class FunctionContext:
-    """Names visible in one function: pipeline-typed params/locals, lambdas, load helpers."""
+    """Names visible in one function: pipeline objects (params, locals, tuple elements, members),
+    named lambdas and load helpers."""
 
-    def __init__(self, src, fn, pipelines):
+    def __init__(self, src, fn, aliases, members):
         self.src, self.fn = src, fn
-        self.aliases = {p["alias"]: p for p in pipelines}
-        self.names = {}          # variable -> [pipeline alias, ...]
-        self.lambdas = {}        # name -> {"params": [...], "ops": [(op, param_index)], "open", "close"}
-        self.helpers = {}        # var -> {"operand", "pipeline", "tma"}
+        self.aliases = aliases            # alias -> pipeline entry
+        self.members = members            # name -> object (file-level members)
+        self.names = {}                   # name -> {"aliases": [...], "kind", "pos"}
+        self.tuples = {}                  # name -> [alias | None, ...]
+        self.lambdas = {}                 # pos -> {"name", "params", "open", "close", "line", "pos"}
+        self.lambda_defs = {}             # name -> [pos, ...] (rising)
+        self.helpers = {}                 # var -> {"operand", "pipeline", "tma", "line"}
+        self.named_barriers = _collect_named_barriers(src, fn["open"], fn["close"])
+        self._memo = {}
         self._collect()
+        self.lambda_spans = sorted((lam["open"], lam["close"]) for lam in self.lambdas.values())
+        self.lambda_opens = [a for a, _ in self.lambda_spans]
+
+    def _declare(self, name, aliases, kind, pos):
+        if name not in self.names and aliases:
+            self.names[name] = {"aliases": list(aliases), "kind": kind, "pos": pos}
 
     def _collect(self):
-        code, fn = self.src.code, self.fn
+        code, fn, src = self.src.code, self.fn, self.src
         pstart, pend = fn["params"]
-        body_end = fn["close"]
-        for span_start, span_end in ((pstart, pend), (fn["open"], body_end)):
-            for alias, name in typed_names(code, span_start, span_end, self.aliases):
-                self.names.setdefault(name, [alias])
-        for m in RE_AUTO_LOCAL.finditer(code, fn["open"], body_end):
-            refs = [n for n in RE_IDENT.findall(m.group("init")) if n in self.names]
+        body_lo, body_end = fn["open"], fn["close"]
+        # pend + 1: the `)` closing the list lets the last parameter's name be seen as one
+        for (lo, hi), kind in (((pstart, pend + 1), "parameter"), ((body_lo, body_end), "local")):
+            for alias, name, pos in typed_decls(code, lo, hi, self.aliases):
+                self._declare(name, [alias], kind, pos)
+            for m in RE_TUPLE_TYPE.finditer(code, lo, hi):
+                close = scan_angle(code, m.end() - 1)
+                if close is None or close > hi:
+                    continue
+                elems = []
+                for s, e in split_top_level(code, m.end(), close - 1):
+                    tm = RE_TYPE_HEAD.match(code, s, e)
+                    last = tm.group("name").split("::")[-1].strip() if tm else ""
+                    elems.append(last if last in self.aliases else None)
+                dm = RE_DECLARED_AFTER_TYPE.match(code, close, hi)
+                if dm and any(elems):
+                    self.tuples[dm.group("name")] = elems
+        for m in RE_STRUCTURED_BINDING.finditer(code, body_lo, body_end):
+            elems = self.tuples.get(m.group("src"))
+            names = [n.strip() for n in m.group("names").split(",")]
+            for i, name in enumerate(names):
+                if not re.fullmatch(_IDENT, name):
+                    continue
+                alias = elems[i] if elems and i < len(elems) else self._by_name(name)[0]
+                if alias:
+                    self._declare(name, [alias], "tuple", m.start("names") + m.group("names").find(name))
+        for m in RE_GET_ELEMENT.finditer(code, body_lo, body_end):
+            elems = self.tuples.get(m.group("src"))
+            i = int(m.group("index"))
+            alias = elems[i] if elems and i < len(elems) else None
+            if elems is not None:
+                alias = alias or self._by_name(m.group("name"))[0]
+                if alias:
+                    self._declare(m.group("name"), [alias], "tuple", m.start("name"))
+        for m in RE_AUTO_LOCAL.finditer(code, body_lo, body_end):
+            # A pipeline passed along (conditional_return(pipeline_v, pipeline_vt)), not the
+            # result of a call on it (auto token = pipeline.producer_try_acquire(...)).
+            refs = [n for n in RE_VALUE_REF.findall(m.group("init")) if n in self.names]
             if refs and m.group("name") not in self.names:
                 seen = []
                 for r in refs:
-                    for a in self.names[r]:
+                    for a in self.names[r]["aliases"]:
                         if a not in seen:
                             seen.append(a)
-                self.names[m.group("name")] = seen
-        for m in RE_LOAD_HELPER.finditer(code, fn["open"], body_end):
+                self._declare(m.group("name"), seen, "local", m.start("name"))
+        for m in RE_LOAD_HELPER.finditer(code, body_lo, body_end):
             tma = " ".join(m.group("tma").split())
-            om = RE_TMA_OPERAND.search(tma.replace(" ", ""))
+            om = RE_TMA_OPERAND.search(tma.replace(" ", "").rstrip("_"))
             self.helpers[m.group("var")] = {
                 "operand": om.group("operand") if om else None,
                 "pipeline": m.group("pipe"),
                 "tma": tma,
-                "line": self.src.line(m.start()),
+                "line": src.line(m.start()),
             }
-        for m in RE_LAMBDA.finditer(code, fn["open"], body_end):
+        for m in RE_LAMBDA.finditer(code, body_lo, body_end):
             paren = m.end() - 1
-            pclose = self.src.brackets.close_of(paren)
+            pclose = src.brackets.close_of(paren)
             if pclose is None:
                 continue
             params = []
@@ -1044,31 +1162,24 @@ class FunctionContext:
                 words = RE_IDENT.findall(code, s, e)
                 if words:
                     params.append(words[-1])
-            brace = code.find("{", pclose)
-            if brace < 0 or code[pclose + 1:brace].strip(" \n\tmutablenoexcept->:&*<>,") != "":
+            brace = code.find("{", pclose, min(len(code), pclose + 400))
+            head = code[pclose + 1:brace] if brace >= 0 else ""
+            if brace < 0 or RE_LAMBDA_TAIL.fullmatch(head) is None:
                 continue
-            bclose = self.src.brackets.close_of(brace)
-            if bclose is None:
+            bclose = src.brackets.close_of(brace)
+            if bclose is None or bclose > body_end:
                 continue
-            ops = []
-            for om in RE_PIPE_OP.finditer(code, brace, bclose):
-                _, recv = _receiver_before(code, om.start())
-                if recv in params:
-                    ops.append((om.group("op"), params.index(recv)))
-            if ops:
-                self.lambdas[m.group("name")] = {"params": params, "ops": ops,
-                                                 "open": brace, "close": bclose,
-                                                 "line": self.src.line(m.start())}
+            # Keyed by position: one name may be defined again in another block.
+            self.lambdas[m.start()] = {"name": m.group("name"), "params": params, "open": brace,
+                                       "close": bclose, "line": src.line(m.start()), "pos": m.start()}
+            self.lambda_defs.setdefault(m.group("name"), []).append(m.start())
 
-    def resolve(self, receiver):
-        """Pipeline alias for a receiver expression, or (None, []) when unknown."""
-        last = re.split(r"\.|->", receiver)[-1].strip()
-        if last in self.names:
-            cands = self.names[last]
-            return cands[0], cands
-        if last in self.helpers:
-            return self.resolve(self.helpers[last]["pipeline"])
-        # By name: pipeline_k -> the alias ending in K (MainloopPipelineK), pipeline -> sole alias.
+    def _by_name(self, last):
+        """(alias, candidates) by name: mainloop_pipeline <-> MainloopPipeline, pipeline_k -> ...K."""
+        norm = _norm_name(last)
+        exact = [a for a in self.aliases if _norm_name(a) == norm]
+        if len(exact) == 1:
+            return exact[0], exact
         suffix = re.sub(r"^(?:mainloop_)?pipeline_?", "", last, flags=re.I)
         if suffix and suffix != last:
             matches = [a for a in self.aliases if a.lower().endswith(suffix.lower())
@@ -1077,217 +1188,581 @@ class FunctionContext:
             pick = exact or matches
             if len(pick) == 1:
                 return pick[0], pick
-        if last.lower() in ("pipeline", "mainloop_pipeline") and len(self.aliases) == 1:
-            alias = next(iter(self.aliases))
-            return alias, [alias]
+        real = [a for a, p in self.aliases.items()]
+        if last.lower() in ("pipeline", "mainloop_pipeline") and len(real) == 1:
+            return real[0], real
         return None, []
 
+    def resolve(self, receiver):
+        """Resolution of a receiver: {"alias", "cands", "object", "kind"} (alias None when unknown)."""
+        res = self._memo.get(receiver)
+        if res is None:
+            res = self._memo[receiver] = self._resolve(receiver)
+        return res
 
-def find_ops(src, fn, pipelines, buffers):
-    """All ops in one function body, in source order."""
-    code = src.code
-    ctx = FunctionContext(src, fn, pipelines)
-    wrappers = _SpanUnion((lam["open"], lam["close"]) for lam in ctx.lambdas.values())
-    ops = []
+    def _resolve(self, receiver):
+        """resolve() without the memo."""
+        last = _last_name(receiver).lstrip("*&").strip()
+        if last in self.names:
+            decl = self.names[last]
+            return _resolved(decl["aliases"], last, decl["kind"], decl["pos"])
+        if last in self.helpers:
+            return self.resolve(self.helpers[last]["pipeline"])
+        if last in self.members:
+            mem = self.members[last]
+            return _resolved([mem["alias"]], last, "member", mem["pos"])
+        alias, cands = self._by_name(last)
+        if alias:
+            return _resolved(cands, last, "named", None)
+        return UNRESOLVED
 
-    def add(kind, pos, receiver, call_open=None, **extra):
+
+UNRESOLVED = {"alias": None, "cands": [], "object": None, "kind": None, "pos": None}
+
+
+def _resolved(cands, name, kind, pos):
+    """A resolution record for an object of one or more candidate aliases."""
+    return {"alias": cands[0], "cands": list(cands), "object": name, "kind": kind, "pos": pos}
+
+
+RE_LAMBDA_TAIL = re.compile(r"[\s\w&*<>,:()\-]*")
+
+
+class _OpScanner:
+    """Finds the ops of one span (a function body or a lambda body), skipping nested named
+    lambda bodies; ops on a lambda's parameter are left for its call sites to resolve."""
+
+    def __init__(self, src, ctx, buffers, unit):
+        self.src, self.ctx, self.buffers, self.unit = src, ctx, buffers, unit
+        self.code = src.code
+
+    def op(self, kind, pos, receiver, call_open=None, res=None, **extra):
+        """One op record (private fields start with `_`)."""
+        src = self.src
         end_hint = close = None
         if call_open is not None:
             close = src.brackets.close_of(call_open)
             end_hint = close + 1 if close is not None else None
         start, end = src.statement(pos, end_hint)
-        alias, cands = extra.pop("resolved", (None, []))
+        res = res or UNRESOLVED
         op = {
             "op": kind, "line": src.line(pos), "end_line": src.line(max(pos, end - 1)),
-            "receiver": receiver, "pipeline": alias, "buffer": None, "operand": None,
-            "text": src.snippet(start, end), "_pos": pos,
-            "_args": (call_open + 1, close) if close is not None else None,
+            "receiver": receiver, "pipeline": res["alias"], "buffer": None, "operand": None,
+            "text": src.snippet(start, end), "_pos": pos, "_key": (pos,),
+            "_args": [(call_open + 1, close)] if close is not None else [],
+            "_res": res,
         }
-        if len(cands) > 1:
-            op["pipeline_candidates"] = cands
+        if len(res["cands"]) > 1:
+            op["pipeline_candidates"] = res["cands"]
         op.update(extra)
-        ops.append(op)
         return op
 
-    lo, hi = fn["open"], fn["close"]
-    for m in RE_PIPE_OP.finditer(code, lo, hi):
-        if wrappers.contains(m.start()):
-            continue
-        rstart, recv = _receiver_before(code, m.start())
-        if not recv:
-            continue
-        resolved = ctx.resolve(recv)
-        add(m.group("op"), rstart, recv, m.end() - 1, resolved=resolved)
-        if resolved[0] is None:
-            src.warn(rstart, f"{m.group('op')}: receiver '{recv}' not resolved to a pipeline alias")
+    def scan(self, lo, hi, params=()):
+        """Ops in code[lo:hi] outside nested lambda bodies, in source order."""
+        code, src, ctx = self.code, self.src, self.ctx
+        opens = ctx.lambda_opens
+        skip = _SpanUnion(ctx.lambda_spans[bisect.bisect_right(opens, lo):bisect.bisect_left(opens, hi)])
+        ops = []
 
-    # Variables holding a pipeline's producer barrier: BarrierType* tma_barrier = pipeline.producer_get_barrier(...)
-    barrier_vars = {}
-    for op in ops:
-        if op["op"] == "producer_get_barrier":
-            am = RE_ASSIGNED_NAME.match(op["text"])
-            if am:
-                barrier_vars[am.group("name")] = (op["pipeline"], op.get("pipeline_candidates", [op["pipeline"]]))
+        def add(kind, pos, receiver, call_open=None, res=None, **extra):
+            if skip.contains(pos):
+                return None
+            o = self.op(kind, pos, receiver, call_open, res, **extra)
+            ops.append(o)
+            return o
 
-    # Calls through local wrapper lambdas: consumer_wait(pipeline_k, smem_pipe_read)
-    # One scan for calls of any name (a pattern per lambda would rescan the body per lambda).
-    for m in RE_NAMED_CALL.finditer(code, lo, hi) if ctx.lambdas else ():
-        name = m.group("name")
-        lam = ctx.lambdas.get(name)
-        if lam is None:
-            continue
-        if lam["open"] <= m.start() <= lam["close"]:
-            continue
-        paren = m.end() - 1
-        close = src.brackets.close_of(paren)
-        if close is None:
-            continue
-        want = max(idx for _, idx in lam["ops"]) + 1
-        args = [" ".join(code[s:min(e, s + MAX_ARG_CHARS)].split())
-                for s, e in split_top_level(code, paren + 1, close, src.brackets, want)]
-        for kind, idx in lam["ops"]:
-            recv = args[idx] if idx < len(args) else ""
-            resolved = ctx.resolve(recv)
-            add(kind, m.start(), recv, paren, resolved=resolved,
-                via={"lambda": name, "line": lam["line"]})
+        def resolve(recv):
+            last = _last_name(recv)
+            if last in params:
+                return dict(UNRESOLVED, param=params.index(last))
+            return ctx.resolve(recv)
 
-    # Loads: TMA copies (X.with(...)) and cp.async tiled copies (gmem_tiled_copy_x)
-    acquires = _Acquires(ops)
-    for m in RE_COPY_CALL.finditer(code, lo, hi):
-        paren = m.end() - 1
-        close = src.brackets.close_of(paren)
-        if close is None:
-            continue
-        spans = split_top_level(code, paren + 1, close, src.brackets, 1)
-        first_start, first_end = spans[0]
-        tm = RE_TMA_WITH.match(code, first_start, first_end)
-        if tm:
-            recv = " ".join(tm.group("recv").split())
-            recv_compact = re.sub(r"\s+", "", recv)
-            om = RE_TMA_OPERAND.search(recv_compact)
-            operand = om.group("operand") if om else None
-            # The barrier named inside .with(...) tells the pipeline: either a direct
-            # *pipeline_k.producer_get_barrier(...), or a variable assigned from one
-            # (tma_barrier), or a standalone barrier (FA3's barrier_Q: no pipeline at all).
-            with_open = tm.end() - 1
-            with_close = src.brackets.close_of(with_open) or first_end
-            barrier = None
-            bm = RE_PIPE_OP.search(code, with_open, with_close)
-            if bm:
-                _, brecv = _receiver_before(code, bm.start())
-                resolved = ctx.resolve(brecv)
-            else:
-                first_arg = split_top_level(code, with_open + 1, with_close, src.brackets, 1)[0]
-                names = RE_BARRIER_NAME.findall(code, first_arg[0], first_arg[1])
-                if names and names[-1] in barrier_vars:
-                    resolved = barrier_vars[names[-1]]
-                elif names:
-                    resolved, barrier = (None, []), names[-1]
-                else:
-                    resolved = acquires.before(m.start())
-            extra = {"barrier": barrier} if barrier else {}
-            add("tma_load", m.start(), recv, paren, resolved=resolved,
-                operand=_norm_operand(operand), buffer=_buffer_for(operand, buffers), **extra)
-            continue
-        gm = RE_GMEM_COPY.fullmatch(code, first_start, first_end)
-        if gm:
-            operand = gm.group("operand")
-            add("cp_async", m.start(), " ".join(gm.group("recv").split()), paren,
-                resolved=acquires.before(m.start()), operand=_norm_operand(operand),
-                buffer=_buffer_for(operand, buffers))
+        def has(word):
+            """A recogniser runs only when its literal occurs in the span (a C-speed find)."""
+            return code.find(word, lo, hi) >= 0
 
-    # Load helper objects: load_k.step(...) where load_k was built from params.tma_load_k
-    for m in RE_MEMBER_CALL.finditer(code, lo, hi) if ctx.helpers else ():
-        var = m.group("var")
-        helper = ctx.helpers.get(var)
-        if helper is None or m.group("method") in HELPER_SETUP_METHODS:
-            continue
-        resolved = ctx.resolve(helper["pipeline"])
-        add("tma_load", m.start(), f"{var}.{m.group('method')}", m.end() - 1, resolved=resolved,
-            operand=_norm_operand(helper["operand"]), buffer=_buffer_for(helper["operand"], buffers),
-            via={"helper": var, "tma": helper["tma"], "line": helper["line"]})
-
-    # MMAs: gemm(tiled_mma..., ...)
-    for m in RE_GEMM_CALL.finditer(code, lo, hi):
-        pos = m.end()
-        if m.group("targs"):
-            end = scan_angle(code, m.start("targs"))
-            if end is None:
+        barrier_assigns = []   # (pos, name, res): nearest preceding assignment wins
+        for m in RE_PIPE_OP.finditer(code, lo, hi) if has("producer_") or has("consumer_") else ():
+            rstart, recv = _receiver_before(code, m.start())
+            if not recv:
                 continue
-            pos = end
-        while pos < hi and code[pos].isspace():
-            pos += 1
-        if pos >= hi or code[pos] != "(":
-            continue
-        close = src.brackets.close_of(pos)
+            res = resolve(recv)
+            o = add(m.group("op"), rstart, recv, m.end() - 1, res)
+            if o is not None and m.group("op") == "producer_get_barrier":
+                am = RE_BARRIER_ASSIGN.search(code, max(lo, rstart - 200), rstart)
+                if am:
+                    barrier_assigns.append((rstart, am.group("name"), res))
+        barrier_pos = [p for p, _, _ in barrier_assigns]
+        acquires = [(o["_pos"], o["_res"]) for o in ops if o["op"] in ACQUIRE_OPS]
+        acquire_pos = [p for p, _ in acquires]
+
+        def nearest(positions, records, pos, name=None):
+            k = bisect.bisect_left(positions, pos) - 1
+            while k >= 0:
+                rec = records[k]
+                if name is None or rec[1] == name:
+                    return rec
+                k -= 1
+            return None
+
+        for m in RE_COPY_CALL.finditer(code, lo, hi) if has("copy") else ():
+            paren = m.end() - 1
+            close = src.brackets.close_of(paren)
+            if close is None or skip.contains(m.start()):
+                continue
+            first_start, first_end = split_top_level(code, paren + 1, close, src.brackets, 1)[0]
+            tm = RE_TMA_WITH.match(code, first_start, first_end)
+            first = " ".join(code[first_start:min(first_end, first_start + MAX_ARG_CHARS)].split())
+            if tm:
+                recv = " ".join(tm.group("recv").split())
+                compact = re.sub(r"\s+", "", recv).rstrip("_")
+                if RE_TMA_STORE_NAME.search(compact):
+                    om = RE_TMA_STORE_NAME.search(compact)
+                    add("tma_store", m.start(), recv, paren, operand=_norm_operand(om.group("operand")),
+                        buffer=_buffer_for(om.group("operand"), self.buffers))
+                    continue
+                om = RE_TMA_OPERAND.search(compact)
+                operand = om.group("operand") if om else None
+                with_open = tm.end() - 1
+                with_close = src.brackets.close_of(with_open) or first_end
+                barrier = None
+                bm = RE_PIPE_OP.search(code, with_open, with_close)
+                if bm:
+                    _, brecv = _receiver_before(code, bm.start())
+                    res = resolve(brecv)
+                else:
+                    first_arg = split_top_level(code, with_open + 1, with_close, src.brackets, 1)[0]
+                    names = RE_BARRIER_NAME.findall(code, first_arg[0], first_arg[1])
+                    assign = nearest(barrier_pos, barrier_assigns, m.start(), names[-1]) if names else None
+                    if assign:
+                        res = assign[2]
+                    elif names:
+                        res, barrier = UNRESOLVED, names[-1]
+                    else:
+                        rec = nearest(acquire_pos, acquires, m.start())
+                        res = rec[1] if rec else UNRESOLVED
+                extra = {"barrier": barrier} if barrier else {}
+                add("tma_load", m.start(), recv, paren, res, operand=_norm_operand(operand),
+                    buffer=_buffer_for(operand, self.buffers), **extra)
+                continue
+            sm = RE_TMA_STORE_ARG.fullmatch(first)
+            if sm:
+                om = RE_TMA_STORE_NAME.search(sm.group("recv").replace(" ", "").rstrip("_"))
+                add("tma_store", m.start(), sm.group("recv"), paren,
+                    operand=_norm_operand(om.group("operand")) if om else None,
+                    buffer=_buffer_for(om.group("operand") if om else None, self.buffers))
+                continue
+            if RE_BULK_REDUCE.search(first):
+                add("bulk_reduce", m.start(), first, paren)
+                continue
+            if RE_TMEM_LOAD_COPY.fullmatch(first):
+                add("tmem_load", m.start(), first, paren)
+                continue
+            gm = RE_GMEM_COPY.fullmatch(code, first_start, first_end)
+            if gm:
+                spans = split_top_level(code, paren + 1, close, src.brackets)
+                if len(spans) >= 3 and RE_GLOBAL_PARTITION.match(code, *spans[-1]):
+                    continue   # smem -> gmem: a store, never labelled cp_async
+                operand = gm.group("operand") or gm.group("operand2")
+                rec = nearest(acquire_pos, acquires, m.start())
+                add("cp_async", m.start(), " ".join(gm.group("recv").split()), paren,
+                    rec[1] if rec else UNRESOLVED, operand=_norm_operand(operand),
+                    buffer=_buffer_for(operand, self.buffers))
+                continue
+            # Any other tiled copy from a global partition into a shared one (CuTe naming:
+            # tSFAgSFA -> tSFAsSFA, the SM100 scale-factor loads) after a producer acquire.
+            rec = nearest(acquire_pos, acquires, m.start())
+            if rec is not None:
+                spans = split_top_level(code, paren + 1, close, src.brackets)
+                if len(spans) >= 3:
+                    g = RE_PARTITION.search(code, spans[-2][0], min(spans[-2][1], spans[-2][0] + MAX_ARG_CHARS))
+                    d = RE_PARTITION.search(code, spans[-1][0], min(spans[-1][1], spans[-1][0] + MAX_ARG_CHARS))
+                    if g and d and g.group("space") == "g" and d.group("space") == "s":
+                        operand = d.group("operand")
+                        add("cp_async", m.start(), first, paren, rec[1], operand=_norm_operand(operand),
+                            buffer=_buffer_for(operand, self.buffers))
+
+        for m in RE_MEMBER_CALL.finditer(code, lo, hi) if ctx.helpers else ():
+            var = m.group("var")
+            helper = ctx.helpers.get(var)
+            if helper is None or m.group("method") in HELPER_SETUP_METHODS:
+                continue
+            add("tma_load", m.start(), f"{var}.{m.group('method')}", m.end() - 1,
+                ctx.resolve(helper["pipeline"]), operand=_norm_operand(helper["operand"]),
+                buffer=_buffer_for(helper["operand"], self.buffers),
+                via={"helper": var, "tma": helper["tma"], "line": helper["line"]})
+
+        for m in RE_GEMM_CALL.finditer(code, lo, hi) if has("gemm") else ():
+            pos = m.end()
+            if m.group("targs"):
+                end = scan_angle(code, m.start("targs"))
+                if end is None:
+                    continue
+                pos = end
+            while pos < hi and code[pos].isspace():
+                pos += 1
+            if pos >= hi or code[pos] != "(":
+                continue
+            close = src.brackets.close_of(pos)
+            if close is None:
+                continue
+            first_span = split_top_level(code, pos + 1, close, src.brackets, 1)[0]
+            first = " ".join(code[first_span[0]:min(first_span[1], first_span[0] + MAX_ARG_CHARS)].split())
+            if "mma" not in first.lower():
+                continue
+            add("mma", m.start(), first, pos, unit=self.unit)
+
+        for m in RE_SOFTMAX_WORD.finditer(code, lo, hi):   # case-insensitive: no find() guard
+            start, end = m.start(), m.end()
+            if start > lo and (_is_ident_char(code[start - 1]) or code[start - 1] in ".>"):
+                continue
+            while end < hi and _is_ident_char(code[end]):
+                end += 1
+            tail = RE_MEMBER_CALL_TAIL.match(code, end, hi)
+            if tail:
+                add("softmax", start, f"{code[start:end]}.{tail.group('call')}", tail.end() - 1)
+
+        for m in RE_ORDER_OP.finditer(code, lo, hi) if has("barrier") else ():
+            if m.group("fn"):
+                kind = "order_wait" if m.group("fcall") == "sync" else "order_arrive"
+                recv = m.group("fn")
+            else:
+                kind = "order_wait" if m.group("call") == "wait" else "order_arrive"
+                recv = m.group("recv")
+            add(kind, m.start(), recv, m.end() - 1)
+
+        for m in RE_BARRIER_OP.finditer(code, lo, hi) if has("barrier_") else ():
+            rstart, recv = _receiver_before(code, m.start("dot"))
+            kind = "barrier_wait" if m.group("call") in ("wait", "try_wait") else "barrier_arrive"
+            add(kind, rstart, recv, m.end() - 1, barrier=f"barrier_{m.group('name')}")
+
+        for kind, pattern, word in FREE_CALL_RECOGNIZERS:
+            for m in pattern.finditer(code, lo, hi) if has(word) else ():
+                paren = m.end() - 1
+                extra = {}
+                if kind == "named_barrier_sync":
+                    recv = "NamedBarrier::" + m.group("call")
+                if m.groupdict().get("count") is not None:
+                    extra["count"] = _int_or_text(m.group("count"))
+                if kind in ("named_barrier_sync", "named_barrier_arrive"):
+                    if m.group("call") == "arrive":
+                        kind = "named_barrier_arrive"
+                    else:
+                        kind = "named_barrier_sync"
+                    close = src.brackets.close_of(paren)
+                    if close is not None:
+                        args = split_top_level(code, paren + 1, close, src.brackets, 2)
+                        texts = [" ".join(code[s:min(e, s + MAX_ARG_CHARS)].split()) for s, e in args]
+                        if len(texts) >= 2:
+                            extra["count"], extra["barrier_id"] = texts[0], texts[1]
+                        elif texts and texts[0]:
+                            extra["count"] = texts[0]
+                else:
+                    recv = "".join(code[m.start():paren].split())
+                add(kind, m.start(), recv, paren, **extra)
+
+        for m in RE_SCHED_CALL.finditer(code, lo, hi) if has("_next_work") else ():
+            dot = _member_dot_before(code, m.start())
+            if dot is None:
+                continue
+            rstart, recv = _receiver_before(code, dot)
+            paren = m.end() - 1
+            close = src.brackets.close_of(paren)
+            res = UNRESOLVED
+            if close is not None:
+                for s, e in split_top_level(code, paren + 1, close, src.brackets):
+                    arg = " ".join(code[s:min(e, s + MAX_ARG_CHARS)].split())
+                    if re.fullmatch(_IDENT, arg) and arg in ctx.names:
+                        res = ctx.resolve(arg)
+                        break
+            kind = "fetch_next_work" if m.group("call") == "fetch_next_work" else "clc_query"
+            add(kind, rstart, f"{recv}.{m.group('call')}", paren, res)
+
+        for m in RE_NAMED_BARRIER_OBJ_CALL.finditer(code, lo, hi) if ctx.named_barriers else ():
+            decl = ctx.named_barriers.get(m.group("var"))
+            if decl is None:
+                continue
+            kind = "named_barrier_arrive" if m.group("call") == "arrive" else "named_barrier_sync"
+            add(kind, m.start(), f"{m.group('var')}.{m.group('call')}", m.end() - 1,
+                count=decl["count"], barrier_id=decl["barrier_id"])
+
+        ops.sort(key=lambda o: (o["_pos"], o["op"]))
+        return ops
+
+
+def _member_dot_before(code, pos):
+    """Offset of the `.` or `->` just before pos (white space and `template` allowed), or None."""
+    i = pos - 1
+    while i >= 0 and code[i].isspace():
+        i -= 1
+    if i >= 7 and code[i - 7:i + 1] == "template":
+        i -= 8
+        while i >= 0 and code[i].isspace():
+            i -= 1
+    if i >= 0 and code[i] == ".":
+        return i
+    if i >= 1 and code[i - 1:i + 1] == "->":
+        return i - 1
+    return None
+
+
+def _int_or_text(text):
+    """An int for a decimal literal, else the text with white space collapsed."""
+    t = " ".join(text.split())
+    return int(t) if t.isdigit() else t
+
+
+ACQUIRE_OPS = ("producer_acquire", "producer_get_barrier", "producer_acquire_bytes")
+
+# TMA stores: copy(params.tma_store_d, ...) ; the operand comes from the name (tma_store_d -> D)
+RE_TMA_STORE_NAME = re.compile(r"tma_store_?(?P<operand>[A-Za-z]\w*)?$")
+RE_TMA_STORE_ARG = re.compile(rf"(?P<recv>(?:{_IDENT}\s*(?:\.|->)\s*)*\w*tma_store\w*)")
+# Bulk reductions: copy(SM90_BULK_REDUCE_ADD{}, ...) / a tiled copy named *bulk_reduce* / *tma_reduce*
+RE_BULK_REDUCE = re.compile(r"BULK_REDUCE|bulk_reduce|tma_reduce", re.IGNORECASE)
+# TMEM -> register loads of the SM100 epilogue: copy(tiled_t2r, ...) / copy(tiled_tmem_load, ...)
+RE_TMEM_LOAD_COPY = re.compile(rf"(?:{_IDENT}\s*(?:\.|->)\s*)*\w*(?:t2r|tmem_load)\w*")
+
+# Free calls recognised by name: (op kind, pattern). `count` is a template argument (N). Each
+# pattern starts with its literal name and checks the character before it with a look-behind
+# placed after the name (`x(?<![\w.>]x)`): a leading look-behind would cost a try at every offset.
+# A qualified call (cute::tma_store_arrive()) matches; a member call (.x(), ->x()) does not.
+def _free_call(name, tail=r"\s*\("):
+    """A pattern for a free call of `name` (not a member, not the tail of a longer name)."""
+    return re.compile(rf"(?P<recv>{name})(?<![\w.>]{name}){tail}")
+
+
+RE_TMA_STORE_ARRIVE = _free_call("tma_store_arrive")
+RE_TMA_STORE_WAIT = _free_call("tma_store_wait", r"\s*<(?P<count>[^<>;{}()]*)>\s*\(")
+RE_WARPGROUP_WAIT = _free_call("warpgroup_wait", r"\s*<(?P<count>[^<>;{}()]*)>\s*\(")
+RE_WARPGROUP_ARRIVE = _free_call("warpgroup_arrive")
+RE_UMMA_ARRIVE = _free_call("umma_arrive", r"\w*\s*\(")    # umma_arrive, umma_arrive_multicast_2x1SM, ...
+RE_NAMED_BARRIER_CALL = _free_call("NamedBarrier", r"\s*::\s*(?P<call>sync|arrive_and_wait|arrive)\s*\(")
+FREE_CALL_RECOGNIZERS = (   # (op kind, pattern, the literal the pattern needs)
+    ("tma_store_arrive", RE_TMA_STORE_ARRIVE, "tma_store_arrive"),
+    ("tma_store_wait", RE_TMA_STORE_WAIT, "tma_store_wait"),
+    ("warpgroup_wait", RE_WARPGROUP_WAIT, "warpgroup_wait"),
+    ("warpgroup_arrive", RE_WARPGROUP_ARRIVE, "warpgroup_arrive"),
+    ("umma_arrive", RE_UMMA_ARRIVE, "umma_arrive"),
+    ("named_barrier_sync", RE_NAMED_BARRIER_CALL, "NamedBarrier"),   # or _arrive, by the call
+)
+# scheduler.fetch_next_work(work, clc_pipeline, state) / scheduler.advance_to_next_work(clc_pipeline,
+# state); the `.` / `->` before the name is checked by hand (see FREE_CALL_RECOGNIZERS).
+RE_SCHED_CALL = re.compile(r"(?P<call>fetch_next_work|advance_to_next_work)(?![\w])\s*\(")
+# arch::NamedBarrier name(count, id);  then name.arrive() / name.arrive_and_wait() / name.sync()
+RE_NAMED_BARRIER_DECL = re.compile(rf"""
+    NamedBarrier(?<![\w.>]NamedBarrier) \s+ (?P<var>{_IDENT}) \s* [({{]
+""", re.VERBOSE)
+RE_NAMED_BARRIER_OBJ_CALL = re.compile(rf"""
+    (?<![\w.>]) (?P<var>{_IDENT}) \s* \. \s* (?P<call>arrive_and_wait|arrive|sync) \s* \(
+""", re.VERBOSE)
+
+
+def _collect_named_barriers(src, lo, hi):
+    """NamedBarrier objects declared in code[lo:hi]: var -> {"count", "barrier_id"} texts."""
+    out = {}
+    code = src.code
+    for m in RE_NAMED_BARRIER_DECL.finditer(code, lo, hi):
+        open_pos = m.end() - 1
+        close = src.brackets.close_of(open_pos)
         if close is None:
             continue
-        first_span = split_top_level(code, pos + 1, close, src.brackets, 1)[0]
-        first = " ".join(code[first_span[0]:min(first_span[1], first_span[0] + MAX_ARG_CHARS)].split())
-        if "mma" not in first.lower():
-            continue
-        add("mma", m.start(), first, pos)
+        texts = [" ".join(code[s:min(e, s + MAX_ARG_CHARS)].split())
+                 for s, e in split_top_level(code, open_pos + 1, close, src.brackets, 2)]
+        out[m.group("var")] = {"count": texts[0] if texts else "",
+                               "barrier_id": texts[1] if len(texts) > 1 else ""}
+    return out
 
-    for m in RE_SOFTMAX_WORD.finditer(code, lo, hi):
-        start, end = m.start(), m.end()
-        if start > lo and (_is_ident_char(code[start - 1]) or code[start - 1] in ".>"):
-            continue   # not the start of an identifier (or a member: x.softmax): skip
-        while end < hi and _is_ident_char(code[end]):
-            end += 1
-        tail = RE_MEMBER_CALL_TAIL.match(code, end, hi)
-        if tail:
-            add("softmax", start, f"{code[start:end]}.{tail.group('call')}", tail.end() - 1)
 
-    for m in RE_ORDER_OP.finditer(code, lo, hi):
-        if m.group("fn"):
-            kind = "order_wait" if m.group("fcall") == "sync" else "order_arrive"
-            recv = m.group("fn")
-        else:
-            kind = "order_wait" if m.group("call") == "wait" else "order_arrive"
-            recv = m.group("recv")
-        add(kind, m.start(), recv, m.end() - 1)
+MAX_EXPANSION_DEPTH = 3      # lambdas/helpers called from lambdas/helpers ... deeper are not expanded
+MAX_EXPANDED_OPS = 50000     # ops that expansion may add to one file (keeps huge inputs linear)
 
-    for m in RE_BARRIER_OP.finditer(code, lo, hi):
-        rstart, recv = _receiver_before(code, m.start("dot"))
-        kind = "barrier_wait" if m.group("call") in ("wait", "try_wait") else "barrier_arrive"
-        add(kind, rstart, recv, m.end() - 1, barrier=f"barrier_{m.group('name')}")
 
-    ops.sort(key=lambda o: (o["_pos"], o["op"]))
-    _pair_mmas_with_waits(code, ops)
-    for op in ops:
-        del op["_pos"], op["_args"]
+def find_function_ops(src, fn, ctx, buffers, unit, budget):
+    """The ops of one function: its own, and each named lambda's at every call site (with via).
+
+    A call `name(...)` runs the nearest preceding definition of the lambda `name` (outside its
+    own body); a call inside another lambda's body counts where that lambda is called. An
+    uncalled lambda contributes nothing. budget (a one-item list) bounds the ops that expansion
+    may add to the file, so nested call sites cannot multiply without limit.
+    """
+    scanner = _OpScanner(src, ctx, buffers, unit)
+    code = src.code
+    lam_ops = {key: scanner.scan(lam["open"], lam["close"], lam["params"])
+               for key, lam in ctx.lambdas.items()}
+    sites = []   # (call pos, lambda key, paren, close), rising
+    if ctx.lambdas:
+        for m in RE_NAMED_CALL.finditer(code, fn["open"], fn["close"]):
+            defs = ctx.lambda_defs.get(m.group("name"))
+            if not defs:
+                continue
+            k = bisect.bisect_left(defs, m.start()) - 1
+            while k >= 0 and ctx.lambdas[defs[k]]["open"] <= m.start() <= ctx.lambdas[defs[k]]["close"]:
+                k -= 1   # a call inside the lambda's own body is not a call of itself
+            if k < 0:
+                continue
+            paren = m.end() - 1
+            close = src.brackets.close_of(paren)
+            if close is not None:
+                sites.append((m.start(), defs[k], paren, close))
+    site_pos = [s[0] for s in sites]
+    inside = _SpanUnion((lam["open"], lam["close"]) for lam in ctx.lambdas.values())
+
+    def expand(key, pos, paren, close, depth, outer_params=()):
+        lam = ctx.lambdas[key]
+        args = [" ".join(code[s:min(e, s + MAX_ARG_CHARS)].split())
+                for s, e in split_top_level(code, paren + 1, close, src.brackets, len(lam["params"]) or None)]
+        inner = []
+        if depth < MAX_EXPANSION_DEPTH:
+            lo_k = bisect.bisect_right(site_pos, lam["open"])
+            hi_k = bisect.bisect_left(site_pos, lam["close"])
+            for spos, skey, sparen, sclose in sites[lo_k:hi_k]:
+                if skey != key and budget[0] > 0:
+                    inner.extend(expand(skey, spos, sparen, sclose, depth + 1, lam["params"]))
+        out = []
+        for o in sorted(lam_ops[key] + inner, key=lambda x: x["_key"]):
+            if budget[0] <= 0:
+                break
+            budget[0] -= 1
+            o = _copy_op(o)
+            if "param" in o["_res"]:
+                idx = o["_res"]["param"]
+                recv = args[idx] if idx < len(args) else ""
+                o["receiver"] = recv
+                if recv in outer_params:   # passed on from the enclosing lambda's parameter
+                    o["_res"] = dict(UNRESOLVED, param=outer_params.index(recv))
+                else:
+                    _set_res(o, ctx.resolve(recv))
+            o["_key"] = (pos,) + o["_key"]
+            o["_args"] = o["_args"] + [(paren + 1, close)]
+            o.setdefault("via", {"lambda": lam["name"], "line": src.line(pos)})
+            out.append(o)
+        return out
+
+    ops = scanner.scan(fn["open"], fn["close"])
+    for pos, key, paren, close in sites:
+        if inside.contains(pos):
+            continue   # a call inside another lambda counts where that lambda is called
+        if budget[0] <= 0:
+            break
+        ops.extend(expand(key, pos, paren, close, 0))
+    ops.sort(key=lambda o: (o["_key"], o["op"]))
     return ops
+
+
+def _copy_op(op):
+    """A copy of an op record deep enough to change its resolution, key and via."""
+    o = dict(op)
+    if "via" in o:
+        o["via"] = dict(o["via"])
+    return o
+
+
+def _set_res(op, res):
+    """Give an op a new resolution (pipeline, candidates)."""
+    op["_res"] = res
+    op["pipeline"] = res["alias"]
+    op.pop("pipeline_candidates", None)
+    if len(res["cands"]) > 1:
+        op["pipeline_candidates"] = res["cands"]
 
 
 WAIT_OPS = ("consumer_wait", "consumer_try_wait")
 
 
-def _pair_mmas_with_waits(code, ops):
-    """Give each MMA the pipeline and line of the consumer wait whose stage it reads.
+class _Assignments:
+    """Every `name = rhs` in the file, for the stage a value was read from (built on first use)."""
 
-    That is the nearest preceding wait (same function) whose call arguments share a name with
-    the MMA's (the pipeline state: FA3's backward waits on pipeline_q with smem_pipe_read and
-    on pipeline_do with smem_pipe_read_do_cur, then runs MMAs on both stages), else the nearest
-    preceding wait.
+    def __init__(self, src):
+        self.src = src
+        self._by_name = None
+
+    def names_before(self, name, lo, pos):
+        """Plain identifiers of the nearest assignment to name in [lo, pos), or an empty set."""
+        if self._by_name is None:
+            self._by_name = {}
+            for m in RE_ASSIGNMENT.finditer(self.src.code):
+                self._by_name.setdefault(m.group("name"), []).append(
+                    (m.start(), frozenset(RE_PLAIN_IDENT.findall(m.group("rhs")))))
+        lst = self._by_name.get(name)
+        if not lst:
+            return frozenset()
+        k = bisect.bisect_left(lst, (pos,)) - 1
+        if k >= 0 and lst[k][0] >= lo:
+            return lst[k][1]
+        return frozenset()
+
+
+MAX_DATAFLOW_NAMES = 64
+MAX_WAIT_LOOKBACK = 64       # waits an MMA looks back over (keeps a file of a million waits linear)
+
+
+def _pair_mmas_with_waits(src, ops, assignments, lo):
+    """Give each MMA the pipeline(s) and line(s) of the consumer wait(s) whose stage it reads.
+
+    The MMA's argument names are widened through the nearest preceding assignments (two steps:
+    `tCrB(_,_,k_block,read_stage)` <- `read_stage = smem_pipe_read.index()`); a wait matches when
+    its state argument is among them. Per pipeline object the nearest matching `consumer_wait`
+    wins over a `consumer_try_wait` (that one peeks at the next stage). Several matched objects
+    give `pipelines` / `wait_lines`; no match falls back to the nearest preceding wait.
     """
-    waits = []   # (wait op, names in its arguments other than its receiver), in source order
+    code = src.code
+    waits = []
     for op in ops:
         if op["op"] in WAIT_OPS:
-            waits.append((op, _arg_names(code, op) - {op["receiver"]}))
+            recv = set(RE_IDENT.findall(op["receiver"]))
+            waits.append((op, _arg_names(code, op) - recv))
         elif op["op"] == "mma" and waits:
-            names = _arg_names(code, op)
-            waited = next((w for w, state in reversed(waits) if state & names), waits[-1][0])
-            if waited["pipeline"]:
-                op["pipeline"] = waited["pipeline"]
-                op["wait_line"] = waited["line"]
+            names = set(_arg_names(code, op))
+            frontier = set(names)
+            for _ in range(2):
+                grown = set()
+                for n in frontier:
+                    grown |= assignments.names_before(n, op.get("_lo", lo), op["_pos"])
+                frontier = grown - names
+                names |= grown
+                if len(names) > MAX_DATAFLOW_NAMES or not frontier:
+                    break
+            chosen = {}   # identity -> wait op
+            order = []
+            for w, state in reversed(waits[-MAX_WAIT_LOOKBACK:]):
+                if not (state & names) or not w["pipeline"]:
+                    continue
+                ident = w.get("object") or w["pipeline"]
+                have = chosen.get(ident)
+                if have is None:
+                    chosen[ident] = w
+                    order.append(ident)
+                elif have["op"] != "consumer_wait" and w["op"] == "consumer_wait":
+                    chosen[ident] = w
+            if not chosen:
+                waited = next((w for w, _ in reversed(waits) if w["op"] == "consumer_wait"), waits[-1][0])
+                if waited["pipeline"]:
+                    _take_wait(op, waited)
+                continue
+            picks = [chosen[i] for i in order]
+            _take_wait(op, picks[0])
+            if len(picks) > 1:
+                picks.sort(key=lambda w: w["_key"])
+                op["pipelines"] = [w["pipeline"] for w in picks]
+                op["wait_lines"] = [w["line"] for w in picks]
+                op["objects"] = [w.get("object") or w["pipeline"] for w in picks]
+
+
+def _take_wait(op, waited):
+    """An MMA reads the stage of this wait."""
+    op["pipeline"] = waited["pipeline"]
+    op["wait_line"] = waited["line"]
+    op["_res"] = waited["_res"]
+    if waited.get("pipeline_candidates"):
+        op["pipeline_candidates"] = waited["pipeline_candidates"]
 
 
 def _arg_names(code, op):
-    """Identifiers in the first MAX_ARG_CHARS characters of an op's call arguments."""
-    if op["_args"] is None:
-        return set()
-    start, end = op["_args"]
-    return set(RE_IDENT.findall(code, start, min(end, start + MAX_ARG_CHARS)))
+    """Plain identifiers in the first MAX_ARG_CHARS characters of an op's call arguments."""
+    names = set()
+    for start, end in op["_args"]:
+        names.update(RE_PLAIN_IDENT.findall(code, start, min(end, start + MAX_ARG_CHARS)))
+    return names
 
 
 # Methods of a load helper object that prepare rather than load.
@@ -1298,6 +1773,7 @@ def _norm_operand(operand):
     """a -> A, K -> K, V_new -> V_new, vt -> Vt."""
     if not operand:
         return None
+    operand = operand.rstrip("_") or operand
     return operand[:1].upper() + operand[1:]
 
 
@@ -1305,35 +1781,12 @@ def _buffer_for(operand, buffers):
     """The buffer whose operand matches (case-insensitively; V_new falls back to V)."""
     if not operand:
         return None
-    want = operand.lower()
+    want = operand.rstrip("_").lower()
     for cand in (want, want.split("_")[0]):
         for b in buffers:
             if b["operand"].lower() == cand:
                 return b["name"]
     return None
-
-
-class _Acquires:
-    """The nearest preceding producer_acquire (or producer_get_barrier) of an offset, by bisection."""
-
-    KINDS = ("producer_acquire", "producer_get_barrier")
-
-    def __init__(self, ops):
-        found = sorted((op["_pos"], i, op) for i, op in enumerate(ops) if op["op"] in self.KINDS)
-        self.positions = [p for p, _, _ in found]
-        self.ops = [op for _, _, op in found]
-
-    def before(self, pos):
-        """(alias, candidates) of the pipeline acquired last before pos, else (None, [])."""
-        k = bisect.bisect_left(self.positions, pos) - 1
-        if k < 0:
-            return None, []
-        while k > 0 and self.positions[k - 1] == self.positions[k]:
-            k -= 1   # among ops at one offset the first listed wins
-        best = self.ops[k]
-        if best["pipeline"]:
-            return best["pipeline"], best.get("pipeline_candidates", [best["pipeline"]])
-        return None, []
 
 
 class _SpanUnion:
@@ -1355,8 +1808,10 @@ class _SpanUnion:
 
 
 PRODUCER_ROLE_OPS = frozenset({"producer_acquire", "producer_commit", "producer_tail",
+                               "producer_acquire_bytes", "producer_commit_local",
                                "tma_load", "cp_async"})
-CONSUMER_ROLE_OPS = frozenset({"consumer_wait", "consumer_try_wait", "consumer_release"})
+CONSUMER_ROLE_OPS = frozenset({"consumer_wait", "consumer_try_wait", "consumer_release",
+                               "consumer_release_from_umma"})
 
 
 def role_of(ops):
@@ -1412,8 +1867,11 @@ def parse_kernel_layer(src):
         cls = re.search(rf"({_IDENT})\s*(?:<|$)", m.group("rhs").strip())
         out["order_barriers"].append({"alias": alias, "class": cls.group(1) if cls else m.group("rhs").strip(),
                                       "line": src.line(m.start())})
+    _sm100_facts(src, out)
     tags = [(m.group(), m.start()) for m in RE_KERNEL_TAG.finditer(code)]
     for tag, pos in tags:
+        if out["schedule"] == "sm100":
+            break
         kind = "pingpong" if "Pingpong" in tag else "cooperative" if "Cooperative" in tag else None
         if kind:
             out["schedule"], out["schedule_line"], out["schedule_tag"] = kind, src.line(pos), tag
@@ -1433,10 +1891,82 @@ def parse_kernel_layer(src):
     return out
 
 
+def _sm100_facts(src, out):
+    """SM100 kernel layers: WarpCategory roles with warp numbers, schedule "sm100", accumulator
+    stages, CTA pair (2-SM) and CLC facts, where the source states them."""
+    code = src.code
+    m = RE_WARP_CATEGORY.search(code) if "WarpCategory" in code else None
+    if m is None:
+        return
+    members = []
+    offset = m.start("body")
+    for part in m.group("body").split(","):
+        name, _, value = part.partition("=")
+        name_pos = offset + len(name) - len(name.lstrip())
+        offset += len(part) + 1
+        name, value = name.strip(), " ".join(value.split())
+        if not re.fullmatch(_IDENT, name):
+            continue
+        members.append([name, int(value) if value.isdigit() else None, src.line(name_pos)])
+    # Enumerators without a value continue from the previous one.
+    for i, mem in enumerate(members):
+        if mem[1] is None:
+            mem[1] = members[i - 1][1] + 1 if i and members[i - 1][1] is not None else (0 if not i else None)
+    firsts = sorted(v for _, v, _ in members if v is not None)
+    roles = []
+    for name, value, line in members:
+        if value is None:
+            warps = "?"
+        else:
+            later = [v for v in firsts if v > value]
+            warps = list(range(value, later[0])) if later else f"{value}+"
+        roles.append({"name": name, "warps": warps, "line": line})
+    out["warp_roles"] = roles
+    out["warp_roles_line"] = src.line(m.start())
+    out["schedule"], out["schedule_line"] = "sm100", src.line(m.start())
+    tag = RE_KERNEL_TAG_ANY.search(code)
+    if tag:
+        out["schedule_tag"] = tag.group()
+    acc = RE_ACC_STAGES.search(code)
+    out["accumulator_stages"], out["accumulator_stages_line"] = None, None
+    if acc:
+        value = " ".join(acc.group("value").split())
+        im = RE_INT_LITERAL.match(value)
+        out["accumulator_stages"] = int(im.group("value")) if im else value[:MAX_TEXT_CHARS]
+        out["accumulator_stages_line"] = src.line(acc.start())
+    out["cta_pair"] = _cta_pair(code)
+    out["clc"] = bool(RE_CLC.search(code))
+
+
+RE_WARP_CATEGORY = re.compile(rf"""
+    \benum \s+ (?:class|struct) \s+ WarpCategory \s* (?::\s*{_QUALIFIED}\s*)? \{{ (?P<body>[^{{}}]*) \}}
+""", re.VERBOSE)
+RE_KERNEL_TAG_ANY = re.compile(r"\bKernel\w*WarpSpecialized\w*|\bKernel\w*Sm10\d\w*")
+# AccumulatorPipelineStageCount = <expr>;  (the stages of the TMEM accumulator pipeline)
+RE_ACC_STAGES = re.compile(r"AccumulatorPipelineStageCount(?<!\wAccumulatorPipelineStageCount)"
+                           r"\s*=(?!=)\s*(?P<value>[^;{}]{1,200});")
+RE_CLC = re.compile(r"\bPipelineCLCFetchAsync\b|\bCLCPipeline\b")
+# 2-SM (CTA pair) MMA atoms and tags: SM100_MMA_F16BF16_2x1SM_SS, KernelTmaWarpSpecialized2SmSm100
+RE_2SM = re.compile(r"2x1SM|2Sm|2SM")
+RE_1SM = re.compile(r"(?<!2x)1S[Mm]")
+
+
+def _cta_pair(code):
+    """True when only 2-SM atoms/tags are named, False when only 1-SM ones, else None."""
+    two, one = bool(RE_2SM.search(code)), bool(RE_1SM.search(code))
+    if two and not one:
+        return True
+    if one and not two:
+        return False
+    return None
+
+
 def looks_like_kernel_layer(src):
-    """A kernel layer names the WarpGroupRole enum or calls collective_mainloop.mma/load."""
-    return bool(RE_ROLE_ENUM.search(src.code)) or \
-        bool(RE_MAINLOOP_CALL.search(src.code))
+    """A kernel layer names the WarpGroupRole / WarpCategory enum or calls collective_mainloop.mma/load."""
+    code = src.code   # each pattern needs its literal: test that first (a cheap substring search)
+    return ("Role" in code and bool(RE_ROLE_ENUM.search(code))) or \
+        ("WarpCategory" in code and bool(RE_WARP_CATEGORY.search(code))) or \
+        ("mainloop" in code and bool(RE_MAINLOOP_CALL.search(code)))
 
 
 # ----------------------------------------------------------------------------------------------
@@ -1477,23 +2007,51 @@ def parse_text(text, path="<text>", display=None, read_warnings=()):
     fns = _shallow_functions(src, fns)
     pipelines = find_pipelines(src)
     buffers = find_buffers(src, structs)
-    functions = []
-    alias_set = frozenset(p["alias"] for p in pipelines)
+    arch = arch_of(src, path)
+    unit = mma_unit(src, arch) if "gemm" in src.code else "mma"   # no gemm call: no MMA op
+    aliases = {p["alias"]: p for p in pipelines}
+    members = find_member_objects(src, fns, aliases)
+    kept = []
+    budget = [MAX_EXPANDED_OPS]
     for fn in fns:
-        ops = find_ops(src, fn, pipelines, buffers)
-        # Functions nested in another listed function (local structs) keep their own ops;
-        # keep device functions and any function that performs pipeline ops.
+        ctx = FunctionContext(src, fn, aliases, members)
+        ops = find_function_ops(src, fn, ctx, buffers, unit, budget)
+        # Keep device functions and any function that performs ops.
         if not ops and not fn["device"]:
             continue
+        kept.append((fn, ctx, ops))
+    # An op inside a nested function definition would be listed twice; keep the innermost.
+    _drop_outer_duplicates(kept)
+    _expand_helpers(src, kept, structs, budget)
+    if budget[0] <= 0:
+        src.warnings.append(f"{src.display}: more than {MAX_EXPANDED_OPS} ops from lambda and "
+                            "helper call sites; the rest are not listed")
+    assignments = _Assignments(src)
+    functions = []
+    objects = _ObjectRegistry(aliases)
+    for name, mem in sorted(members.items(), key=lambda kv: kv[1]["pos"]):
+        objects.declare(name, [mem["alias"]], "member", src.line(mem["pos"]))
+    for fn, ctx, ops in kept:
+        for name, decl in ctx.names.items():
+            objects.declare(name, decl["aliases"], decl["kind"], src.line(decl["pos"]))
+    for fn, ctx, ops in kept:
+        for op in ops:
+            res = op["_res"]
+            if res["alias"] and res["object"] and res["kind"] == "named":
+                objects.declare(res["object"], res["cands"], "named", op["line"])
+        for op in ops:
+            _name_object(op, objects)
+        _pair_mmas_with_waits(src, ops, assignments, fn["open"])
+        for op in ops:
+            _name_object(op, objects, mma_only=True)
+        _warn_ops(src, ops)
         params = {}
-        for alias, name in typed_names(src.code, fn["params"][0], fn["params"][1], alias_set):
+        for alias, name in typed_names(src.code, fn["params"][0], fn["params"][1] + 1, aliases):
             params[name] = alias
         functions.append({
             "name": fn["name"], "role": role_of(ops), "line": fn["line"], "end_line": fn["end_line"],
-            "device": fn["device"], "pipeline_params": params, "ops": ops,
+            "device": fn["device"], "pipeline_params": params, "ops": [_public(o) for o in ops],
         })
-    # An op inside a nested function definition would be listed twice; keep the innermost.
-    functions = _drop_outer_duplicates(functions)
     is_kernel_layer = looks_like_kernel_layer(src)
     has_ops = any(f["ops"] for f in functions)
     kind = "unknown"
@@ -1503,40 +2061,322 @@ def parse_text(text, path="<text>", display=None, read_warnings=()):
         kind = "mainloop"
     elif RE_DRIVER.search(src.code):
         kind = "driver"
+    for p in pipelines:
+        p["used"] = any(o["pipeline"] == p["alias"] or p["alias"] in o.get("pipeline_candidates", [])
+                        or p["alias"] in o.get("pipelines", [])
+                        for f in functions for o in f["ops"])
+    _warn_file(src, kind, pipelines, functions)
     model = {
         "schema_version": SCHEMA_VERSION,
+        "language": "cpp",
         "tool": {"name": TOOL_NAME, "version": __version__},
         "source": {"path": src.display, "lines": src.lines.count},
         "kind": kind,
-        "arch": arch_of(src, path),
+        "arch": arch,
         "pipelines": pipelines,
+        "pipeline_objects": objects.entries(),
         "buffers": buffers,
         "functions": functions,
+        "constants": find_constants(src),
         "kernel_layer": parse_kernel_layer(src) if is_kernel_layer else None,
-        "warnings": src.warnings,
+        "warnings": _dedupe(src.warnings),
     }
-    for p in pipelines:
-        used = any(o["pipeline"] == p["alias"] or p["alias"] in o.get("pipeline_candidates", [])
-                   for f in functions for o in f["ops"])
-        p["used"] = used
     return model
 
 
-def _drop_outer_duplicates(functions):
-    """When a function's span contains another's, ops on the inner lines belong to the inner."""
-    order = sorted(range(len(functions)), key=lambda j: functions[j]["line"])
-    starts = [functions[j]["line"] for j in order]
-    for f in functions:
-        first, last = f["line"], f["end_line"]
-        # Only functions starting inside this one can be inside it (bisection, not all pairs).
-        inner = [(functions[j]["line"] - 1, functions[j]["end_line"] + 1)
-                 for j in order[bisect.bisect_right(starts, first):bisect.bisect_right(starts, last)]
-                 if functions[j]["end_line"] <= last]
+def _dedupe(items):
+    """Items in first-seen order without repeats (an op expanded at several call sites warns once)."""
+    seen = set()
+    out = []
+    for w in items:
+        if w not in seen:
+            seen.add(w)
+            out.append(w)
+    return out
+
+
+PRIVATE_OP_FIELDS = ("_pos", "_key", "_args", "_res", "_lo")
+
+
+def _public(op):
+    """An op without its private (underscore) fields."""
+    for k in PRIVATE_OP_FIELDS:
+        op.pop(k, None)
+    return op
+
+
+class _ObjectRegistry:
+    """pipeline_objects: one entry per (name, alias); a name on two aliases is spelled `name@Alias`."""
+
+    def __init__(self, aliases):
+        self.aliases = aliases
+        self.by_key = {}
+        self.order = []
+
+    def declare(self, name, cands, kind, line):
+        """Record an object (first declaration wins its kind and line)."""
+        alias = cands[0] if cands else None
+        key = (name, alias)
+        if key in self.by_key:
+            return
+        p = self.aliases.get(alias) or {}
+        entry = {"name": name, "alias": alias, "class": p.get("class"),
+                 "stages": p.get("stages") or None, "line": line, "kind": kind}
+        if len(cands) > 1:
+            entry["candidates"] = list(cands)
+        self.by_key[key] = entry
+        self.order.append(key)
+
+    def name_of(self, name, alias):
+        """The published name of an object (unique in the file)."""
+        if (name, alias) not in self.by_key:
+            self.declare(name, [alias], "named", 1)
+        clash = sum(1 for n, _ in self.order if n == name) > 1
+        return f"{name}@{alias}" if clash else name
+
+    def entries(self):
+        """The objects sorted by line, then name."""
+        out = []
+        for key in self.order:
+            e = dict(self.by_key[key])
+            e["name"] = self.name_of(*key)
+            out.append(e)
+        out.sort(key=lambda e: (e["line"], e["name"]))
+        return out
+
+
+def _name_object(op, objects, mma_only=False):
+    """Set op.object from its resolution (MMAs get theirs from the wait they read)."""
+    if mma_only and op["op"] != "mma":
+        return
+    res = op["_res"]
+    if op["pipeline"] and res.get("object"):
+        op["object"] = objects.name_of(res["object"], res["alias"])
+    elif op["pipeline"] and op["op"] != "mma":
+        op["object"] = op["pipeline"]   # resolved without an object name: the alias stands for it
+    else:
+        op.pop("object", None)
+
+
+PIPELINE_MEMBER_OPS = frozenset(PRODUCER_OPS + CONSUMER_OPS)
+
+# Every warning the parser emits, as (kind, a phrase only that warning holds). README's parser
+# section documents each kind; tests/test_scan_tree.py checks which kinds the CUTLASS tree gives.
+WARNING_KINDS = (
+    ("unresolved-clc-pipeline", "fetch_next_work: its pipeline argument"),
+    ("unresolved-receiver", "not resolved to a pipeline alias"),
+    ("load-without-barrier", "no pipeline barrier or acquire found"),
+    ("cp-async-without-pipeline", "has no preceding producer_acquire"),
+    ("pipelines-without-ops", "but no op on any of them"),
+    ("barrier-never-waited", "is arrived on but never waited on"),
+    ("kernel-layer-as-main-file", "is a kernel layer, not a collective mainloop"),
+    ("not-utf8", "not valid UTF-8"),
+    ("nesting-too-deep", "in other functions are not parsed"),
+    ("expansion-budget", "ops from lambda and helper call sites"),
+)
+
+
+def warning_kind(warning):
+    """The kind of a warning string (see WARNING_KINDS), or "other"."""
+    for kind, phrase in WARNING_KINDS:
+        if phrase in warning:
+            return kind
+    return "other"
+
+
+def _warn_ops(src, ops):
+    """Nothing silent: a pipeline call on an unresolved receiver, a load with no barrier."""
+    for op in ops:
+        where = op["_pos"]
+        if op["op"] in PIPELINE_MEMBER_OPS and op["pipeline"] is None:
+            src.warn(where, f"{op['op']}: receiver '{op['receiver']}' not resolved to a pipeline alias")
+        elif op["op"] == "tma_load" and op["pipeline"] is None and not op.get("barrier"):
+            src.warn(where, f"tma_load of '{op['receiver']}': no pipeline barrier or acquire found")
+        elif op["op"] == "cp_async" and op["pipeline"] is None and not src.cp_async_warned:
+            src.cp_async_warned = True
+            src.warn(where, f"cp_async of '{op['receiver']}' (and any later one in this file) has no "
+                     "preceding producer_acquire: cp.async stages kept with cp_async_fence / "
+                     "cp_async_wait are not modelled")
+        elif op["op"] == "fetch_next_work" and op["pipeline"] is None and "pipeline" in op["text"]:
+            src.warn(where, "fetch_next_work: its pipeline argument is not resolved to a pipeline alias")
+
+
+def _warn_file(src, kind, pipelines, functions):
+    """File-level warnings: pipeline types and no ops; a standalone barrier arrived on, never waited."""
+    ops = [o for f in functions for o in f["ops"]]
+    real = [p for p in pipelines if not p.get("template_parameter")]
+    if kind == "mainloop" and real and not any(o["pipeline"] for o in ops):
+        src.warnings.append(f"{src.display}:{real[0]['line']}: pipeline types "
+                            f"({', '.join(p['alias'] for p in real)}) but no op on any of them")
+    waited = {o.get("barrier") for o in ops if o["op"] == "barrier_wait"}
+    arrived = {}
+    for o in ops:
+        if o["op"] == "barrier_arrive" and o.get("barrier") and o["barrier"] not in waited:
+            arrived.setdefault(o["barrier"], o["line"])
+    for name, line in sorted(arrived.items(), key=lambda kv: kv[1]):
+        src.warnings.append(f"{src.display}:{line}: barrier '{name}' is arrived on but never "
+                            "waited on in this file")
+
+
+def _drop_outer_duplicates(kept):
+    """When a function's body contains another kept function, ops inside the inner one belong to it."""
+    spans = sorted((fn["open"], fn["close"]) for fn, _, _ in kept)
+    for fn, ctx, ops in kept:
+        inner = [(a, b) for a, b in spans[bisect.bisect_right(spans, (fn["open"], fn["close"])):
+                                          bisect.bisect_left(spans, (fn["close"],))]
+                 if fn["open"] < a and b < fn["close"]]
         if inner:
-            lines = _SpanUnion(inner)   # open spans (line-1, end+1): the lines line..end
-            f["ops"] = [o for o in f["ops"] if not lines.contains(o["line"])]
-            f["role"] = role_of(f["ops"])
-    return functions
+            union = _SpanUnion(inner)
+            ops[:] = [o for o in ops if not union.contains(o["_key"][0])]
+
+
+RE_THIS_CALL = re.compile(rf"(?:(?<![\w.>])|(?<=this->))(?P<name>{_IDENT})\s*\(")
+
+
+def _expand_helpers(src, kept, structs, budget):
+    """A call of another function of this file (same struct) lists that function's ops at the
+    call site, with via.helper; its parameters resolve to the caller's arguments."""
+    code = src.code
+    by_name = {}
+    for entry in kept:
+        by_name.setdefault(entry[0]["name"], []).append(entry)
+    helpers = {n: e[0] for n, e in by_name.items() if len(e) == 1 and e[0][2]}
+    if not helpers:
+        return
+    enclosing = _EnclosingStructs(structs)
+    owner = {}
+    for fn, _, _ in sorted(kept, key=lambda e: e[0]["open"]):
+        s = enclosing.at(fn["open"])
+        owner[id(fn)] = s["open"] if s else None
+    own_ops = {id(fn): list(ops) for fn, _, ops in kept}
+    param_names = {}
+    memo = {}
+
+    def params_of(fn):
+        if id(fn) not in param_names:
+            names = []
+            for s, e in split_top_level(code, *fn["params"]):
+                head = code[s:e].split("=")[0]
+                words = RE_IDENT.findall(head)
+                names.append(words[-1] if words else "")
+            param_names[id(fn)] = names
+        return param_names[id(fn)]
+
+    def expanded(entry, depth):
+        fn, ctx, _ = entry
+        key = id(fn)
+        if key in memo:
+            return memo[key]
+        memo[key] = own_ops[key]            # a recursive call sees the unexpanded ops
+        if depth >= MAX_EXPANSION_DEPTH:
+            return own_ops[key]
+        lam_spans = _SpanUnion((l["open"], l["close"]) for l in ctx.lambdas.values())
+        added = []
+        for m in RE_THIS_CALL.finditer(code, fn["open"], fn["close"]):
+            target = helpers.get(m.group("name"))
+            if target is None or target[0] is fn or lam_spans.contains(m.start()):
+                continue
+            tfn = target[0]
+            if owner.get(id(tfn)) != owner.get(id(fn)) or fn["open"] < tfn["open"] < fn["close"] \
+                    or tfn["open"] < fn["open"] < tfn["close"]:
+                continue
+            paren = m.end() - 1
+            close = src.brackets.close_of(paren)
+            if close is None:
+                continue
+            tparams = params_of(tfn)
+            args = [" ".join(code[s:min(e, s + MAX_ARG_CHARS)].split())
+                    for s, e in split_top_level(code, paren + 1, close, src.brackets)]
+            for o in expanded(target, depth + 1):
+                if budget[0] <= 0:
+                    break
+                budget[0] -= 1
+                o = _copy_op(o)
+                res = o["_res"]
+                if res.get("kind") == "parameter" and res.get("object") in tparams:
+                    i = tparams.index(res["object"])
+                    if i < len(args) and args[i]:
+                        new = ctx.resolve(args[i])
+                        if new["alias"]:
+                            o["receiver"] = args[i] if o["op"] in PIPELINE_MEMBER_OPS else o["receiver"]
+                            _set_res(o, new)
+                o["_key"] = (m.start(),) + o["_key"]
+                o["_args"] = o["_args"] + [(paren + 1, close)]
+                o.setdefault("_lo", tfn["open"])
+                o.setdefault("via", {"helper": tfn["name"], "line": src.line(m.start())})
+                added.append(o)
+        result = sorted(own_ops[key] + added, key=lambda o: (o["_key"], o["op"]))
+        memo[key] = result
+        return result
+
+    results = {id(e[0]): expanded(e, 0) for e in kept}
+    for fn, ctx, ops in kept:
+        ops[:] = results[id(fn)]
+
+
+def find_member_objects(src, fns, aliases):
+    """Pipeline-typed declarations outside every function: struct members (name -> alias, pos)."""
+    if not aliases:
+        return {}
+    spans = _SpanUnion([(fn["open"], fn["close"]) for fn in fns] +
+                       [(fn["params"][0] - 1, fn["params"][1] + 1) for fn in fns])
+    members = {}
+    code = src.code
+    for alias, name, pos in typed_decls(code, 0, len(code), aliases):
+        if spans.contains(pos):
+            continue
+        after = RE_SPACES.match(code, pos + len(name)).end()
+        if after < len(code) and code[after] == "(":
+            continue   # a function declaration returning a pipeline
+        members.setdefault(name, {"alias": alias, "pos": pos})
+    return members
+
+
+def mma_unit(src, arch):
+    """wgmma on SM90, umma (tcgen05) on SM100/101/103/110, mma elsewhere; an unknown arch is
+    read from the text (warpgroup_arrive / GMMA -> wgmma, tcgen05 / UMMA -> umma)."""
+    m = re.match(r"sm(\d+)", arch)
+    if m:
+        num = int(m.group(1))
+        if num == 90:
+            return "wgmma"
+        if num in (100, 101, 103, 110):
+            return "umma"
+        return "mma"
+    if RE_UMMA_HINT.search(src.code):
+        return "umma"
+    if RE_WGMMA_HINT.search(src.code):
+        return "wgmma"
+    return "mma"
+
+
+RE_UMMA_HINT = re.compile(r"\btcgen05|\bUMMA\b|\bumma_arrive|\bSM100_MMA_")
+RE_WGMMA_HINT = re.compile(r"\bwarpgroup_arrive\b|\bGMMA\b|\bSM90_64x")
+
+# constexpr constants the schedule needs: K_PIPE_MMAS, stage counts
+RE_CONSTANT = re.compile(rf"""
+    constexpr(?<!\wconstexpr) \s+ (?:(?:static|const|inline)\s+)* {_QUALIFIED} \s+
+    (?P<name>K_PIPE_\w+|\w*Stages?|\w*StageCount\w*|\w*Stages[A-Z]\w*) \s* =(?!=) \s*
+    (?P<value>[^;{{}}]{{1,200}}) ;
+""", re.VERBOSE)
+
+
+def find_constants(src):
+    """Literal (and, as text, other) constexpr values named K_PIPE_*, *Stages*, *StageCount*."""
+    out = []
+    seen = set()
+    if "constexpr" not in src.code:
+        return out
+    for m in RE_CONSTANT.finditer(src.code):
+        name = m.group("name")
+        if name in seen:
+            continue
+        seen.add(name)
+        value = " ".join(m.group("value").split())
+        im = RE_INT_LITERAL.match(value)
+        out.append({"name": name, "value": int(im.group("value")) if im else value[:MAX_TEXT_CHARS],
+                    "line": src.line(m.start("name"))})
+    return out
 
 
 def _shallow_functions(src, fns):
@@ -1557,9 +2397,17 @@ def _shallow_functions(src, fns):
     return kept
 
 
+# Op kinds that make a file a user of the pipeline API on their own. An MMA, a softmax step, a
+# warpgroup / UMMA fence, a named barrier or a TMEM load alone does not (cute's arch headers and
+# the tutorials are full of them); a file that has them also has one of these or an alias.
+ACCEPTING_OPS = PIPELINE_MEMBER_OPS | {"tma_load", "tma_store", "cp_async", "barrier_wait",
+                                       "barrier_arrive", "order_wait", "order_arrive"}
+
+
 def has_pipeline_api(model):
-    """True when the model holds any pipeline op or pipeline alias (the tool has something to show)."""
-    return bool(model["pipelines"]) or any(f["ops"] for f in model["functions"])
+    """True when the model holds a pipeline alias or a pipeline-API op (the tool has something to show)."""
+    return bool(model["pipelines"]) or any(o["op"] in ACCEPTING_OPS
+                                           for f in model["functions"] for o in f["ops"])
 
 
 # ----------------------------------------------------------------------------------------------
@@ -1640,6 +2488,23 @@ def parse_file(path, kernel_layer=None):
         return parse_dsl.parse_file(path, kernel_layer)
     text, warns = read_source(path)
     model = parse_text(text, path, display_path(path), warns)
+    _check_accepted(path, model, text)
+    if model["kind"] == "kernel_layer":
+        model["warnings"].append(f"{display_path(path)}: {KERNEL_LAYER_AS_MAINLOOP}")
+    if kernel_layer is not None:
+        ktext, kwarns = read_source(kernel_layer)
+        ksrc = Source(ktext, kernel_layer, display_path(kernel_layer))
+        if not looks_like_kernel_layer(ksrc):
+            raise ParseError(kernel_layer, "not a CUTLASS kernel layer (no WarpGroupRole / WarpCategory "
+                             "enum or collective_mainloop calls)")
+        model["kernel_layer"] = parse_kernel_layer(ksrc)
+        model["warnings"].extend(kwarns)
+    return model
+
+
+def _check_accepted(path, model, text):
+    """Raise unless a single parse shows this model: a driver or a file without the pipeline API
+    is refused (the scan lists exactly the files this accepts)."""
     if model["kind"] == "driver" or (not has_pipeline_api(model) and RE_DRIVER.search(text)):
         cands = driver_candidates(path)
         notes = [f"candidate mainloop: {display_path(c)}" for c in cands]
@@ -1649,30 +2514,58 @@ def parse_file(path, kernel_layer=None):
                               "the CollectiveBuilder resolves to (pass that header)" + where, notes=notes)
     if not has_pipeline_api(model) and model["kind"] != "kernel_layer":
         raise ParseError(path, f"no CUTLASS pipeline API found in {path}")
-    if model["kind"] == "kernel_layer":
-        model["warnings"].append(f"{display_path(path)}: {KERNEL_LAYER_AS_MAINLOOP}")
-    if kernel_layer is not None:
-        ktext, kwarns = read_source(kernel_layer)
-        ksrc = Source(ktext, kernel_layer, display_path(kernel_layer))
-        if not looks_like_kernel_layer(ksrc):
-            raise ParseError(kernel_layer, "not a CUTLASS kernel layer (no WarpGroupRole enum or "
-                             "collective_mainloop calls)")
-        model["kernel_layer"] = parse_kernel_layer(ksrc)
-        model["warnings"].extend(kwarns)
-    return model
 
 
 # ----------------------------------------------------------------------------------------------
 # Scan
 # ----------------------------------------------------------------------------------------------
 
-SCAN_SUFFIXES = (".hpp", ".h", ".cuh", ".hxx", ".hh", ".py")
-RE_SCAN_PREFILTER = re.compile(r"\b(?:producer_acquire|consumer_wait|consumer_release|"
-                               r"producer_commit|Pipeline[A-Z]\w*\s*<)")
+SCAN_SUFFIXES = (".hpp", ".h", ".cuh", ".cu", ".inl", ".hxx", ".hh", ".py")   # .py: parse_dsl
+
+# A single parse accepts a file with a pipeline alias, an op of ACCEPTING_OPS or a kernel-layer
+# enum / collective call, and each of those recognisers needs one of these words in the text.
+# So this cheap test is a superset of what parse_file accepts (tests/test_scan_tree.py checks
+# it on the whole CUTLASS 4.2 tree).
+RE_SCAN_PREFILTER = re.compile(r"""
+    Pipeline                                  # an alias or a template parameter
+  | producer_ | consumer_                     # pipeline member calls
+  | (?:\.|->) \s* with \s* \(                # a TMA copy: X.with( / X->with(
+  | tma_load | tma_store                      # load helpers, TMA stores
+  | gmem_tiled_copy | gmem_copy | gmem_to_smem  # cp.async copies
+  | barrier_                                  # standalone barriers, FA3's warp_scheduler_barrier_*
+  | order_barrier                             # order barriers
+  | WarpGroupRole | ProducerWarpRole | WarpCategory | mainloop \s* \.   # kernel layers
+""", re.VERBOSE)
+
+
+def scan_row(model):
+    """The --scan summary row of a parsed model."""
+    classes = []
+    for p in model["pipelines"]:
+        for c in _as_list(p["class"]):
+            if c not in classes:
+                classes.append(c)
+    fns = model["functions"]
+    return {
+        "path": model["source"]["path"], "kind": model["kind"], "arch": model["arch"],
+        "file_kind": _file_kind(model["source"]["path"]),
+        "pipeline_classes": classes,
+        "pipeline_objects": len(model.get("pipeline_objects", [])),
+        "producers": sum(f["role"] in ("producer", "both") for f in fns),
+        "consumers": sum(f["role"] in ("consumer", "both") for f in fns),
+        "ops": sum(len(f["ops"]) for f in fns),
+        "warnings": len(model["warnings"]),
+    }
+
+
+def _file_kind(path):
+    """The file's suffix without the dot (hpp, h, cuh, cu, inl, ...)."""
+    return Path(path).suffix.lstrip(".") or "none"
 
 
 def scan(directory):
-    """Yield one summary row per header under directory that uses the pipeline API."""
+    """Yield one summary row per file under directory that a single parse accepts (parse_file
+    would print a model for it, with the same row), in sorted path order."""
     base = Path(directory)
     for dirpath, dirnames, filenames in os.walk(base):
         dirnames.sort()
@@ -1690,28 +2583,17 @@ def scan(directory):
                 model = parse_dsl.scan_model(text, path, path.relative_to(base).as_posix(), warns)
                 if model is None:
                     continue
-            # Cheap substring tests first: most headers never mention the pipeline API.
-            elif ("producer_" not in text and "consumer_" not in text and "Pipeline" not in text) \
-                    or not RE_SCAN_PREFILTER.search(text):
-                continue
             else:
+                if not RE_SCAN_PREFILTER.search(text):
+                    continue
                 model = parse_text(text, path, path.relative_to(base).as_posix(), warns)
-            if not has_pipeline_api(model):
-                continue
-            classes = []
-            for p in model["pipelines"]:
-                for c in _as_list(p["class"]):
-                    if c not in classes:
-                        classes.append(c)
-            fns = model["functions"]
-            yield {
-                "path": model["source"]["path"], "kind": model["kind"], "arch": model["arch"],
-                "pipeline_classes": classes,
-                "producers": sum(f["role"] in ("producer", "both") for f in fns),
-                "consumers": sum(f["role"] in ("consumer", "both") for f in fns),
-                "ops": sum(len(f["ops"]) for f in fns),
-                "warnings": len(model["warnings"]),
-            }
+                try:
+                    _check_accepted(path, model, text)
+                except VizError:
+                    continue
+            if model["kind"] == "kernel_layer":
+                model["warnings"].append(f"{model['source']['path']}: {KERNEL_LAYER_AS_MAINLOOP}")
+            yield scan_row(model)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -1806,11 +2688,12 @@ def _main(ap, args):
             if args.json:
                 print(json.dumps(row, sort_keys=True))
             else:
-                print(f"{row['path']}\t{row['kind']}\t{','.join(row['pipeline_classes']) or '-'}\t"
+                print(f"{row['path']}\t{row['file_kind']}\t{row['kind']}\t"
+                      f"{','.join(row['pipeline_classes']) or '-'}\t"
                       f"producers={row['producers']}\tconsumers={row['consumers']}\t"
                       f"ops={row['ops']}\twarnings={row['warnings']}")
         if not args.json:
-            print(f"{rows} headers use the pipeline API", file=sys.stderr)
+            print(f"{rows} files use the pipeline API", file=sys.stderr)
         return 0
     if not args.file:
         ap.error("FILE or --scan DIR is required")

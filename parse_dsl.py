@@ -1558,6 +1558,11 @@ def parse_file(path, kernel_layer=None):
     model = parse_text(text, path, display_path(path), warns)
     if not model["pipeline_objects"]:
         raise ParseError(path, f"no CuTe DSL pipeline objects (PipelineX.create(...)) found in {path}")
+    return _note_missing_kernel(model)
+
+
+def _note_missing_kernel(model):
+    """Warn (once, for parse and scan alike) when the file has no @cute.kernel function."""
     if model["kernel_layer"] is None:
         model["warnings"].append(f"{model['source']['path']}: no @cute.kernel function: each function "
                                  "is listed on its own, without role branches")
@@ -1572,7 +1577,9 @@ def scan_model(text, path, display, warns):
         model = parse_text(text, path, display, warns)
     except ParseError:
         return None
-    return model if model["pipeline_objects"] and model["kernel_layer"] else None
+    # The same acceptance as parse_file: pipeline objects (a file without @cute.kernel is listed,
+    # with its warning), so a scan row and a single parse agree.
+    return _note_missing_kernel(model) if model["pipeline_objects"] else None
 
 
 if __name__ == "__main__":

@@ -31,7 +31,6 @@ NEAR_MATCH_SAMPLES = {
     "RE_TMA_OPERAND": "tma_load_V_new",
     "RE_GMEM_COPY": "params.gmem_tiled_copy_a",
     "RE_BARRIER_NAME": "shared_storage.pipelines.barrier_Q",
-    "RE_ASSIGNED_NAME": "BarrierType* tma_barrier = pipeline.producer_get_barrier(smem_pipe_write);",
     "RE_GEMM_CALL": "flash::gemm</*zero_init=*/true>(tiled_mma_qk, tSrQ, tSrK, tSrS);",
     "RE_SOFTMAX_WORD": "softmax.template max_get_scale<true>(tSrS);",
     "RE_MEMBER_CALL_TAIL": ".template online_softmax<true>(",
@@ -60,6 +59,42 @@ NEAR_MATCH_SAMPLES = {
     "RE_TYPED_NAME": "typename cute::MainloopPipeline const& pipeline,",
     "RE_NAMED_CALL": "consumer_wait(pipeline_k, smem_pipe_read);",
     "RE_MEMBER_CALL": "load_k.template step<true>(smem_pipe_write);",
+    # schema v2
+    "RE_1SM": "SM100_MMA_F16BF16_SS_1SM",
+    "RE_2SM": "SM100_MMA_F16BF16_2x1SM_SS",
+    "RE_ACC_STAGES": "static constexpr uint32_t AccumulatorPipelineStageCount = 2;",
+    "RE_ASSIGNMENT": "int read_stage = smem_pipe_read.index();",
+    "RE_BARRIER_ASSIGN": "BarrierType* tma_barrier = ",
+    "RE_BULK_REDUCE": "SM90_BULK_REDUCE_ADD",
+    "RE_CLC": "cutlass::PipelineCLCFetchAsync<Stages, ClusterShape>",
+    "RE_CONSTANT": "static constexpr int K_PIPE_MMAS = 1;",
+    "RE_DECLARED_AFTER_TYPE": " const& pipelines,",
+    "RE_GET_ELEMENT": "auto pipeline_ab = cute::get<0>(pipelines);",
+    "RE_GLOBAL_PARTITION": "tDgC(_, k)",
+    "RE_PARTITION": "filter_zeros(tSFAsSFA(_,_,_,k))",
+    "RE_KERNEL_TAG_ANY": "KernelTmaWarpSpecialized2SmSm100",
+    "RE_LAMBDA_TAIL": " CUTLASS_LAMBDA_FUNC_INLINE mutable -> int ",
+    "RE_NAMED_BARRIER_DECL": "arch::NamedBarrier tmem_allocation_result_barrier(NumThreads, Id);",
+    "RE_NAMED_BARRIER_OBJ_CALL": "tmem_allocation_result_barrier.arrive_and_wait();",
+    "RE_NAMED_BARRIER_CALL": "cutlass::arch::NamedBarrier::sync(NumThreads, BarrierId);",
+    "RE_PLAIN_IDENT": "smem_pipe_read.index()",
+    "RE_QUALIFIED_PIPELINE": "EpiLoadPipeline",
+    "RE_SCHED_CALL": "scheduler.fetch_next_work(work_tile_info, clc_pipeline, clc_pipe_consumer_state);",
+    "RE_STRUCTURED_BINDING": "auto [mainloop_pipeline, accumulator_pipeline] = pipelines;",
+    "RE_THIS_CALL": "this->mma_step(read_stage, pipeline);",
+    "RE_TMA_STORE_ARG": "params.tma_store_d",
+    "RE_TMA_STORE_NAME": "tma_store_d",
+    "RE_TMA_STORE_ARRIVE": "cute::tma_store_arrive();",
+    "RE_TMA_STORE_WAIT": "tma_store_wait<StagesD - 1>();",
+    "RE_TMEM_LOAD_COPY": "tiled_t2r",
+    "RE_TUPLE_TYPE": "cute::tuple<MainloopPipeline, AccumulatorPipeline> pipelines",
+    "RE_UMMA_ARRIVE": "cutlass::arch::umma_arrive_multicast_2x1SM(smem_ptr, mask);",
+    "RE_UMMA_HINT": "tcgen05.commit",
+    "RE_VALUE_REF": "conditional_return<B>(pipeline_v, pipeline_vt)",
+    "RE_WARPGROUP_ARRIVE": "warpgroup_arrive();",
+    "RE_WARPGROUP_WAIT": "warpgroup_wait<K_PIPE_MMAS>();",
+    "RE_WARP_CATEGORY": "enum class WarpCategory : int32_t { MMA = 0, Sched = 1, MainloopLoad = 2, Epilogue = 4 };",
+    "RE_WGMMA_HINT": "warpgroup_arrive",
 }
 
 # A mainloop-shaped frame: the near-matches land in a struct, a function body and a call's
@@ -149,6 +184,15 @@ def generic_texts(size):
         else:
             text = fill(piece, size)
         out[name] = FRAME_HEAD + text + FRAME_TAIL
+    # v2 expansion: one helper called many times; lambdas calling lambdas (depth and budget bound)
+    n = size // 8
+    out["many helper calls"] = (FRAME_HEAD + "  }\n  CUTLASS_DEVICE void h(MainloopPipeline p) { p.consumer_wait(s); }\n"
+                                "  CUTLASS_DEVICE void g(MainloopPipeline p) {\n" + "h(p); " * n + FRAME_TAIL)
+    chain = ("auto a = [&](auto& q) { q.consumer_wait(s); }; auto b = [&](auto& q) { a(q); a(q); a(q); }; "
+             "auto c = [&](auto& q) { b(q); b(q); b(q); }; auto d = [&](auto& q) { c(q); c(q); c(q); }; d(pipeline); ")
+    out["nested lambda calls"] = FRAME_HEAD + fill(chain, size) + FRAME_TAIL
+    out["many tuple bindings"] = FRAME_HEAD + fill("auto [p0, p1] = pipelines; auto p2 = get<0>(pipelines); "
+                                                   "p0.consumer_wait(s); ", size) + FRAME_TAIL
     out["single line of ops"] = FRAME_HEAD + out["single line of ops"] + FRAME_TAIL
     out["ops without ;"] = FRAME_HEAD + out["ops without ;"] + FRAME_TAIL
     return out

@@ -317,7 +317,8 @@ def test_fa3_like_load_consumes_vt_and_produces_v(fa3_like):
     _model, g = fa3_like
     vt, v = "MainloopPipelineVt", "MainloopPipelineV"
     # The producer warpgroup waits on Vt's full barrier and releases Vt's empty barrier ...
-    assert lines(edge(g, "full", f"full:{vt}", f"op:producer:consumer_wait:{vt}")) == [52]
+    # schema v2: the wait keeps its own line (52) and cites the lambda's call site (72)
+    assert lines(edge(g, "full", f"full:{vt}", f"op:producer:consumer_wait:{vt}")) == [52, 72]
     assert lines(edge(g, "empty", f"op:producer:consumer_release:{vt}", f"empty:{vt}")) == [57]
     # ... and produces V: acquire V's empty barrier, commit V's full barrier.
     assert 53 in lines(edge(g, "empty", f"empty:{v}", f"op:producer:producer_acquire:{v}"))
@@ -332,7 +333,7 @@ def test_fa3_like_load_consumes_vt_and_produces_v(fa3_like):
     assert nodes_by_id(g)[choice]["detail"] == ["MainloopPipeline{V,Vt}"]
     for p in (v, vt):
         arrive = edge(g, "full", "load:V", f"full:{p}")
-        assert arrive["conditional"] and lines(arrive) == [46]
+        assert arrive["conditional"] and lines(arrive) == [46, 67, 71]   # v2: + load_V's call sites
         assert edge(g, "empty", f"empty:{p}", choice)["conditional"]
 
 
@@ -346,13 +347,13 @@ def test_fa3_like_q_barrier_and_lambda_waits(fa3_like):
     assert "1 stage (barrier_Q)" in nodes["smem:smem_q"]["detail"]
     # The consumer waits through its local consumer_wait lambda (line 99), per pipeline.
     k_wait = nodes["op:consumer:consumer_wait:MainloopPipelineK"]
-    assert lines(k_wait) == [99, 107]
+    assert lines(k_wait) == [100, 101, 107]   # schema v2: the lambda's own lines, then its call site
     assert any(r["op"] == "lambda" and "consumer_wait" in r["text"] for r in k_wait["lines"])
-    assert lines(nodes["op:consumer:consumer_wait:MainloopPipelineV"]) == [99, 112]
+    assert lines(nodes["op:consumer:consumer_wait:MainloopPipelineV"]) == [100, 101, 112]
     assert lines(edge(g, "data", "smem:smem_q", "mma:tiled_mma_qk")) == [108]
     assert lines(edge(g, "data", "smem:smem_k", "mma:tiled_mma_qk")) == [108]
     assert lines(edge(g, "data", "smem:smem_v", "mma:tiled_mma_pv")) == [113]
-    assert lines(edge(g, "order", "op:consumer:consumer_wait:MainloopPipelineK", "mma:tiled_mma_qk")) == [107, 108]
+    assert lines(edge(g, "order", "op:consumer:consumer_wait:MainloopPipelineK", "mma:tiled_mma_qk")) == [101, 108]
     assert lines(edge(g, "order", "mma:tiled_mma_pv", "op:consumer:consumer_release:MainloopPipelineV")) == [113, 114]
 
 

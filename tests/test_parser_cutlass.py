@@ -57,7 +57,7 @@ def test_canonical_producer_load(canonical):
     assert acquire == {
         "op": "producer_acquire", "line": 374, "end_line": 374, "receiver": "pipeline",
         "pipeline": "MainloopPipeline", "buffer": None, "operand": None,
-        "text": "pipeline.producer_acquire(smem_pipe_write);"}
+        "text": "pipeline.producer_acquire(smem_pipe_write);", "object": "pipeline"}
 
 
 def test_canonical_consumer_mma(canonical):
@@ -70,7 +70,17 @@ def test_canonical_consumer_mma(canonical):
     # consumer_release in a comment-free source order after the last mma
     kinds = [k for k, _ in ops_of(canonical, "mma")]
     assert kinds[-1] == "consumer_release"
-    assert all(o["pipeline"] == "MainloopPipeline" for o in mma["ops"])
+    assert all(o["pipeline"] == "MainloopPipeline" and o["object"] == "pipeline"
+               for o in mma["ops"] if not o["op"].startswith("warpgroup_"))
+    # WGMMA issue/wait around the MMAs: warpgroup_arrive before each, warpgroup_wait<K_PIPE_MMAS>
+    # before the release (the count is the template argument's text when not a literal).
+    assert lines_of(canonical, "mma", "warpgroup_arrive") == [490, 516, 541]
+    waits = [o for o in mma["ops"] if o["op"] == "warpgroup_wait"]
+    assert [(o["line"], o["count"]) for o in waits] == [(547, "K_PIPE_MMAS")]
+    assert [o["count"] for o in function(canonical, "mma_tail")["ops"] if o["op"] == "warpgroup_wait"] == [0]
+    assert {o["unit"] for o in mma["ops"] if o["op"] == "mma"} == {"wgmma"}
+    assert [o["wait_line"] for o in mma["ops"] if o["op"] == "mma"] == [487, 513, 533]
+    assert {"name": "K_PIPE_MMAS", "value": 1, "line": 264} in canonical["constants"]
     assert lines_of(canonical, "mma_tail", "consumer_release") == [574]
     assert lines_of(canonical, "load_tail", "producer_tail") == [407]
 
@@ -211,25 +221,32 @@ def test_driver_file_lists_candidates(cutlass_root):
     assert f"  note: candidate mainloop: {CANONICAL}" in notes
 
 
-def test_scan_include_tree(cutlass_root):
+def test_scan_cli_json_and_table(cutlass_root, tmp_path):
+    """The CLI's --scan (the whole tree is tests/test_scan_tree.py's): JSON lines and the table."""
     proc = subprocess.run([sys.executable, str(ROOT / "parse_cutlass.py"), "--scan",
-                           str(cutlass_root / "include"), "--json"],
+                           str(cutlass_root / "include" / "cutlass" / "gemm" / "collective"), "--json"],
                           capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0, proc.stderr
     rows = {r["path"]: r for r in map(json.loads, proc.stdout.splitlines())}
-    row = rows["cutlass/gemm/collective/sm90_mma_tma_gmma_ss_warpspecialized.hpp"]
-    assert row == {"path": "cutlass/gemm/collective/sm90_mma_tma_gmma_ss_warpspecialized.hpp",
-                   "kind": "mainloop", "arch": "sm90", "pipeline_classes": ["PipelineTmaAsync"],
-                   "producers": 2, "consumers": 2, "ops": 16, "warnings": 0}
-    assert rows["cutlass/gemm/kernel/sm90_gemm_tma_warpspecialized_pingpong.hpp"]["kind"] == "kernel_layer"
-    assert len(rows) > 40
-    table = subprocess.run([sys.executable, str(ROOT / "parse_cutlass.py"), "--scan",
-                            str(cutlass_root / "include" / "cutlass" / "gemm" / "collective")],
+    row = rows["sm90_mma_tma_gmma_ss_warpspecialized.hpp"]
+    assert row == {"path": "sm90_mma_tma_gmma_ss_warpspecialized.hpp",
+                   "kind": "mainloop", "arch": "sm90", "file_kind": "hpp", "pipeline_classes": ["PipelineTmaAsync"],
+                   "pipeline_objects": 1, "producers": 2, "consumers": 2, "ops": 21, "warnings": 0}
+    assert rows["sm100_mma_warpspecialized.hpp"]["pipeline_classes"] == ["PipelineTmaUmmaAsync", "template parameter"]
+    assert len(rows) >= 40
+    # the SM70/SM80 collectives use cp.async without a pipeline class but are still listed
+    assert rows["sm80_mma_multistage.hpp"]["pipeline_classes"] == []
+    # kernel layers (copied: the scan of a small directory), a .cu driver is not listed
+    for rel in (PINGPONG, KERNEL + "sm100_gemm_tma_warpspecialized.hpp",
+                "examples/48_hopper_warp_specialized_gemm/48_hopper_warp_specialized_gemm.cu"):
+        (tmp_path / rel.rsplit("/", 1)[1]).write_bytes((cutlass_root / rel).read_bytes())
+    table = subprocess.run([sys.executable, str(ROOT / "parse_cutlass.py"), "--scan", str(tmp_path)],
                            capture_output=True, text=True, timeout=120)
     assert table.returncode == 0
-    line = next(ln for ln in table.stdout.splitlines() if ln.startswith("sm90_mma_tma_gmma_ss_warpspecialized.hpp"))
-    assert line.split("\t") == ["sm90_mma_tma_gmma_ss_warpspecialized.hpp", "mainloop", "PipelineTmaAsync",
-                                "producers=2", "consumers=2", "ops=16", "warnings=0"]
+    lines = [ln.split("\t")[:3] for ln in table.stdout.splitlines()]
+    assert lines == [["sm100_gemm_tma_warpspecialized.hpp", "hpp", "kernel_layer"],
+                     ["sm90_gemm_tma_warpspecialized_pingpong.hpp", "hpp", "kernel_layer"]]
+    assert table.stderr.strip() == "2 files use the pipeline API"
 
 
 def test_lookup_by_name_under_installed_package(cutlass_root):
@@ -253,10 +270,3 @@ def test_kernel_layer_as_main_file(cutlass, validate):
     m = validate(parse_cutlass.parse_file(cutlass(PINGPONG)))
     assert m["kind"] == "kernel_layer"
     assert m["kernel_layer"]["schedule"] == "pingpong"
-
-
-def test_examples_json_matches_parser(cutlass):
-    """The committed example structure is exactly what the parser produces today."""
-    committed = json.loads((ROOT / "examples" / "sm90_gemm_pingpong.json").read_text())
-    fresh = json.loads(json.dumps(parse_cutlass.parse_file(cutlass(CANONICAL), cutlass(PINGPONG))))
-    assert committed == fresh

@@ -161,11 +161,18 @@ def test_fa3_style_details(validate):
     q_load = next(o for o in load["ops"] if o["receiver"] == "params.tma_load_Q")
     assert q_load["pipeline"] is None and q_load["barrier"] == "barrier_Q" and q_load["buffer"] == "smem_q"
     mma = next(f for f in model["functions"] if f["name"] == "mma")
-    via = [o["via"] for o in mma["ops"] if o["op"] == "consumer_wait"]
-    assert via == [{"lambda": "consumer_wait", "line": 83}] * 2
-    # the lambda's own body (lines 84-85) is not counted at its definition
-    assert not [o for o in mma["ops"] if o["line"] in (84, 85)]
-    assert [o["wait_line"] for o in mma["ops"] if o["op"] == "mma"] == [88, 94]
+    # The lambda's ops count at each call site (88, 94), in the caller's order, each keeping its
+    # own line (85) and the pipeline passed in; the definition itself contributes nothing.
+    waits = [o for o in mma["ops"] if o["op"] == "consumer_wait"]
+    assert [(o["line"], o["via"], o["pipeline"], o["object"]) for o in waits] == [
+        (85, {"lambda": "consumer_wait", "line": 88}, "MainloopPipelineK", "pipeline_k"),
+        (85, {"lambda": "consumer_wait", "line": 94}, "MainloopPipelineV", "pipeline_v")]
+    assert [o["op"] for o in mma["ops"]][:3] == ["consumer_try_wait", "consumer_wait", "mma"]
+    assert [o["wait_line"] for o in mma["ops"] if o["op"] == "mma"] == [85, 85]
+    # load(): the Q copy (58) runs first; load_K / load_V run at their call sites in the loop.
+    load_ops = [(o["op"], o["line"], (o.get("via") or {}).get("line")) for o in load["ops"]]
+    assert load_ops[0] == ("tma_load", 58, None)
+    assert ("producer_acquire", 40, 62) in load_ops and ("producer_acquire", 46, 63) in load_ops
 
 
 # ---------------------------------------------------------------- bad input through the CLI
