@@ -2865,7 +2865,7 @@ var KernelSchedule = (function () {
     var fetchRefs = { producer: refs.fetchProducer, sched: refs.fetchSched, mma: refs.fetchMma, epi_load: refs.fetchEpiLoad, epilogue: refs.fetchEpilogue };
 
     /** fetch_next_work: consumer_wait on the CLC response of tile o, consumer_release at once. */
-    function* fetch(o, who) {
+    function* fetchNextWork(o, who) {
       if (!clc) return;
       var st = o % CS;
       yield eng.wait(clcFull[st], ((o / CS) | 0) & 1, "clc", fetchRefs[who], o, null, null, bwLine(fetchRefs[who]));
@@ -2883,7 +2883,7 @@ var KernelSchedule = (function () {
           yield eng.wait(clcEmpty[st], ph ^ 1, "clc", refs.clcQuery, o, null, null, bwLine(refs.clcQuery));
           yield eng.work(CL, "clc", refs.clc, o, null, st);
           yield eng.arriveCmd(clcFull[st]);
-          yield* fetch(o, "sched");
+          yield* fetchNextWork(o, "sched");
         }
       });
     }
@@ -2905,7 +2905,7 @@ var KernelSchedule = (function () {
             yield eng.copy(rings[0].full[s], L, refs.issue, refs.filling, o, k, s, first + s, ring);
             if (loadC && o === 0 && k === Math.min(S, K) - 1) yield orders[c].arrive(0);
           }
-          yield* fetch(o, "producer");
+          yield* fetchNextWork(o, "producer");
         }
       };
     }
@@ -2913,7 +2913,7 @@ var KernelSchedule = (function () {
     /** The MMA warp (leader CTA): fetch, acquire an accumulator stage, per k-tile wait/UMMA/commit, umma_arrive. */
     eng.role("mma", li.mma, function* (r) {
       for (var o = 0; o < O; o++) {
-        yield* fetch(o, "mma");
+        yield* fetchNextWork(o, "mma");
         var a = o % A;
         yield eng.wait(accEmpty[a], (((o / A) | 0) & 1) ^ 1, "acc", refs.accWait, o, 0, a, bwLine(refs.accWait));
         var first = null, job = null;
@@ -2945,7 +2945,7 @@ var KernelSchedule = (function () {
     function epilogue(c) {
       return function* (r) {
         for (var o = 0; o < O; o++) {
-          yield* fetch(o, "epilogue");
+          yield* fetchNextWork(o, "epilogue");
           if (loadC) {
             var sc = o % SC;
             yield eng.wait(cRings[c].full[sc], ((o / SC) | 0) & 1, "c", refs.cWait, o, null, sc, bwLine(refs.cWait));
@@ -2970,7 +2970,7 @@ var KernelSchedule = (function () {
       return function* () {
         var first = li[prefix[c] + "c_stage0"];
         for (var o = 0; o < O; o++) {
-          yield* fetch(o, "epi_load");
+          yield* fetchNextWork(o, "epi_load");
           if (o === 0) yield orders[c].wait(1, "order", refs.orderWait, o, null, null, bwLine(refs.orderWait));
           var sc = o % SC;
           yield eng.wait(cRings[c].empty[sc], (((o / SC) | 0) & 1) ^ 1, null, EMPTY, o, null, sc, null);

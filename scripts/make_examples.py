@@ -34,6 +34,9 @@ KERNELS = {
     "pingpong": "include/cutlass/gemm/kernel/sm90_gemm_tma_warpspecialized_pingpong.hpp",
     "cooperative": "include/cutlass/gemm/kernel/sm90_gemm_tma_warpspecialized_cooperative.hpp",
 }
+# CUTLASS 4.2's Blackwell (SM100) UMMA GEMM: the collective mainloop with its kernel layer.
+SM100_MAINLOOP = "include/cutlass/gemm/collective/sm100_mma_warpspecialized.hpp"
+SM100_KERNEL = "include/cutlass/gemm/kernel/sm100_gemm_tma_warpspecialized.hpp"
 # The issue's canonical view: 4 stages, 4 output tiles x 5 k-tiles.
 EXAMPLE_KNOBS = {"stages": 4, "outputTiles": 4, "kTiles": 5}
 FA3_MAINLOOP = "hopper/mainloop_fwd_sm90_tma_gmma_ws.hpp"
@@ -75,6 +78,7 @@ def parsed_examples():
     out = {}
     for schedule, kernel in KERNELS.items():
         out[f"sm90_gemm_{schedule}"] = parse_cutlass.parse_file(root / MAINLOOP, root / kernel)
+    out["sm100_gemm"] = parse_cutlass.parse_file(root / SM100_MAINLOOP, root / SM100_KERNEL)
     return out
 
 
@@ -108,6 +112,7 @@ def rendered_pages(models, fa3=None, fa4=None):
         render_html = None
     if render_html is not None:
         files["sm90_gemm_graph.html"] = render_html.render(models["sm90_gemm_pingpong"])
+        files["sm100_gemm_graph.html"] = render_html.render(models["sm100_gemm"])
     return files
 
 
