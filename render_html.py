@@ -174,12 +174,14 @@ class _Graph:
         self.path = (model.get("source") or {}).get("path") or "unknown"
         self.layer = model.get("kernel_layer") or None
         self.kpath = ((self.layer or {}).get("source") or {}).get("path") or "unknown"
-        self.pipelines = _pipeline_identities(model, self.kpath)
         self.buffers = _buffers_by_name(model, self.path)
         self.buffer_by_operand = {}
         for name in sorted(self.buffers):
             self.buffer_by_operand.setdefault(self.buffers[name]["operand"], name)
-        self.functions = [f for f in model.get("functions") or [] if f.get("role") in ("producer", "consumer", "both")]
+        identities = self.identities = _object_identities(model)
+        self.pipelines = _pipeline_identities(model, self.kpath, identities[0])
+        self.functions = [_resolve_choices(f, identities) for f in model.get("functions") or []
+                          if f.get("role") in ("producer", "consumer", "both")]
         self.b = _Builder()
         self.buffer_pipes = {}    # buffer name -> pipelines (identities) whose loads write it
         self.used_pipes = []      # identities drawn, in first-use order
@@ -188,7 +190,52 @@ class _Graph:
         self.acc_pipes = _accumulator_pipelines(self.pipelines, self.functions)
 
 
-def _pipeline_identities(model, kpath):
+def _object_identities(model):
+    """({object: identity}, {choice local: [identities]}): how the graph names pipeline objects.
+
+    A pipeline is drawn under its type alias (MainloopPipeline) unless two declared objects share
+    that alias (FlashInfer's `MainloopPipeline pipeline_k, MainloopPipeline pipeline_v`), in which
+    case each object is a pipeline of its own. A local that picks one of several pipelines at
+    compile time (FA3's `auto pipeline_v_load = cute::conditional_return<!Transpose_V>(pipeline_v,
+    pipeline_vt)`, `candidates` in pipeline_objects) joins its candidates' groups."""
+    objs = [o for o in model.get("pipeline_objects") or [] if isinstance(o, dict) and o.get("name")]
+    by_alias = {}
+    for o in objs:
+        if not o.get("candidates") and o.get("kind") != "named":
+            by_alias.setdefault(o.get("alias"), []).append(o["name"])
+    ident = {}
+    for o in objs:
+        names = by_alias.get(o.get("alias"), [])
+        ident[o["name"]] = o["name"] if len(names) > 1 and o["name"] in names else (o.get("alias") or o["name"])
+    choices = {}
+    for o in objs:
+        cands = o.get("candidates") or []
+        if len(cands) > 1:
+            choices[o["name"]] = [by_alias[a][0] if len(by_alias.get(a, [])) > 1 else a for a in cands]
+    return ident, choices
+
+
+def _resolve_choices(fn, identities):
+    """fn (a copy) with each op's `object` replaced by the graph identity of its pipeline."""
+    ident, choices = identities
+    if not ident:
+        return fn
+    ops = []
+    for op in fn.get("ops") or []:
+        obj = op.get("object")
+        if obj in choices:
+            op = dict(op, pipeline_candidates=choices[obj])
+            op.pop("object")
+        elif obj in ident:
+            op = dict(op, object=ident[obj])
+        reads = op.get("objects") or op.get("pipelines")
+        if reads:   # an MMA that reads two pipelines: their identities
+            op = dict(op, pipelines=[ident.get(p, p) for p in reads])
+        ops.append(op)
+    return dict(fn, ops=ops)
+
+
+def _pipeline_identities(model, kpath, ident):
     """{identity: pipeline facts}: one per type alias and one per pipeline object (CONTRACT v2:
     identity = op.object || op.pipeline), so two objects of one alias are two pipelines. SM100
     kernel layers declare the accumulator and CLC pipelines themselves (kernel_layer.pipelines,
@@ -201,8 +248,8 @@ def _pipeline_identities(model, kpath):
             out[pipe["alias"]] = dict(pipe, path=kpath)
     for obj in model.get("pipeline_objects") or []:
         name = obj.get("name")
-        if not isinstance(name, str) or name in out:
-            continue
+        if not isinstance(name, str) or name in out or ident.get(name) != name:
+            continue   # an object drawn under its alias (_object_identities) adds no pipeline
         alias = out.get(obj.get("alias")) or {}
         entry = dict(alias)
         entry.pop("path", None)  # the object's own line is in the mainloop file
@@ -220,16 +267,16 @@ def _class_names(pipe):
 
 
 def _accumulator_pipelines(pipelines, functions):
-    """Identities of TMEM accumulator pipelines (SM100): class PipelineUmmaAsync, or a pipeline an
-    MMA with `unit: "umma"` reads (`pipelines`) that its own function producer-acquires (CUTLASS
-    4.2 sm100_mma_warpspecialized.hpp mma(): accumulator_pipeline.producer_acquire, line 675)."""
+    """Identities of TMEM accumulator pipelines (SM100): class PipelineUmmaAsync, or a pipeline that
+    a function issuing `unit: "umma"` MMAs producer-acquires: the MMA warp acquires only the
+    accumulator stage it writes (CUTLASS 4.2 sm100_mma_warpspecialized.hpp mma():
+    accumulator_pipeline.producer_acquire, line 675, while it consumer_waits on the mainloop)."""
     out = {p for p, pipe in pipelines.items()
            if any(c.startswith(ACC_PIPELINE_CLASSES) for c in _class_names(pipe))}
     for fn in functions:
-        acquired = {_ident(o) for o in fn["ops"] if o["op"] in ("producer_acquire", "producer_try_acquire")}
-        for op in fn["ops"]:
-            if op["op"] == "mma" and op.get("unit") == "umma":
-                out.update(p for p in op.get("pipelines") or [] if p in acquired)
+        if any(op["op"] == "mma" and op.get("unit") == "umma" for op in fn["ops"]):
+            out.update(_ident(o) for o in fn["ops"]
+                       if o["op"] in ("producer_acquire", "producer_try_acquire") and _ident(o))
     return out
 
 
@@ -479,7 +526,12 @@ def _add_mma_dataflow(g):
         for other in sorted(g.accumulators):
             if other != acc and any(t == other or t.startswith(other + "_") for t in tokens):
                 g.b.edge("data", f"acc:{other}", mma_id, [ref], f"MMA reads the accumulator {other}")
-        tmem = [p for p in op.get("pipelines") or [] if p in g.acc_pipes] if op.get("unit") == "umma" else []
+        tmem = []
+        if op.get("unit") == "umma":
+            # The accumulator pipelines the UMMA names, else the ones its own function acquires.
+            tmem = [p for p in op.get("pipelines") or [] if p in g.acc_pipes] or sorted(
+                {_ident(o) for o in fn["ops"] if o["op"] in ("producer_acquire", "producer_try_acquire")
+                 and _ident(o) in g.acc_pipes})
         if tmem:
             for p in tmem:
                 t = _tmem_node(g, p)
@@ -522,6 +574,7 @@ def _add_kernel_layer_ops(g):
     pipeline object becomes that op in the zone of the role that owns the pipeline's side."""
     for c in (g.layer or {}).get("calls") or []:
         p, call = c.get("receiver"), c.get("call")
+        p = g.identities[0].get(p, p)
         if p not in g.pipelines or call not in SYNC_NODE_OP or not isinstance(c.get("line"), int):
             continue
         producer_side = SYNC_NODE_OP[call] in ("producer_acquire", "producer_commit", "producer_tail", "umma_arrive")

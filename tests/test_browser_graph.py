@@ -344,7 +344,7 @@ def test_sm100_page_draws_tmem_between_the_mma_warp_and_the_epilogue(browser, tm
     try:
         assert_fit(page)
         mma, tmem, epi = (rect_of(page, f'.kg-node[data-id="{n}"]')
-                          for n in ("mma:tiled_mma", "tmem:accumulator_pipeline", "epilogue"))
+                          for n in ("mma:tiled_mma", "tmem:AccumulatorPipeline", "epilogue"))
         assert mma["x"] + mma["w"] < tmem["x"] and tmem["x"] + tmem["w"] < epi["x"]
         titles = page.evaluate("[...document.querySelectorAll('.kg-cluster-zone .kg-cluster-title')].map(t => t.textContent)")
         assert {"MMA warp (warp 0)", "Tensor memory", "Epilogue warps (warps 4+)", "Sched warp (warp 1)"} <= set(titles)

@@ -505,26 +505,25 @@ def sm100():
 def test_sm100_tmem_accumulator_between_the_mma_warp_and_the_epilogue():
     graph = render_html.build_graph(sm100())
     ids = nodes_by_id(graph)
-    tmem = ids["tmem:accumulator_pipeline"]
+    tmem = ids["tmem:AccumulatorPipeline"]
     assert tmem["zone"] == "tmem" and tmem["kind"] == "tmem"
     assert tmem["detail"][0] == "stages AccumulatorPipelineStageCount"
-    # The object's line (tuple unpack, C 664), the alias (K 169) and the stage count (K 119).
+    # Drawn under its alias (one object of that type): the alias (K 169) and the stage count (K 119).
     assert [(r["path"].split("/")[-1], r["line"]) for r in tmem["lines"]] == [
-        ("sm100_mma_warpspecialized.hpp", 664), ("sm100_gemm_tma_warpspecialized.hpp", 119),
-        ("sm100_gemm_tma_warpspecialized.hpp", 169)]
-    assert [r["line"] for r in edge(graph, "data", "mma:tiled_mma", "tmem:accumulator_pipeline")["lines"]] == [699]
-    assert [r["line"] for r in edge(graph, "data", "tmem:accumulator_pipeline", "epilogue")["lines"]] == [911]
+        ("sm100_gemm_tma_warpspecialized.hpp", 119), ("sm100_gemm_tma_warpspecialized.hpp", 169)]
+    assert [r["line"] for r in edge(graph, "data", "mma:tiled_mma", "tmem:AccumulatorPipeline")["lines"]] == [699]
+    assert [r["line"] for r in edge(graph, "data", "tmem:AccumulatorPipeline", "epilogue")["lines"]] == [911]
     assert ids["mma:tiled_mma"]["detail"] == ["UMMA (tcgen05)"]
     assert not any(n.startswith("acc:") for n in ids)  # no register accumulator on SM100
     assert ids["epilogue"]["zone"] == "epilogue"
     # The accumulator pipeline's barriers sit with the TMEM stages; the MMA warp acquires an
     # accumulator stage (C 675) and commits it (K 770, a kernel-layer call).
-    assert ids["full:accumulator_pipeline"]["zone"] == ids["empty:accumulator_pipeline"]["zone"] == "tmem"
-    assert [r["line"] for r in edge(graph, "empty", "empty:accumulator_pipeline",
-                                    "op:consumer:producer_acquire:accumulator_pipeline")["lines"]] == [675]
-    assert [r["line"] for r in edge(graph, "full", "op:consumer:producer_commit:accumulator_pipeline",
-                                    "full:accumulator_pipeline")["lines"]] == [770]
-    assert "cluster:pipe:accumulator_pipeline" in [c["id"] for c in graph["clusters"]]
+    assert ids["full:AccumulatorPipeline"]["zone"] == ids["empty:AccumulatorPipeline"]["zone"] == "tmem"
+    assert [r["line"] for r in edge(graph, "empty", "empty:AccumulatorPipeline",
+                                    "op:consumer:producer_acquire:AccumulatorPipeline")["lines"]] == [675]
+    assert [r["line"] for r in edge(graph, "full", "op:consumer:producer_commit:AccumulatorPipeline",
+                                    "full:AccumulatorPipeline")["lines"]] == [770]
+    assert "cluster:pipe:AccumulatorPipeline" in [c["id"] for c in graph["clusters"]]
     assert any("epilogue collective" in n for n in graph["notes"])
 
 
@@ -548,7 +547,41 @@ def test_sm100_layout_runs_left_to_right_mma_tmem_epilogue():
     graph = render_html.build_graph(sm100())
     layout = render_html.layout_graph(graph)
     check_geometry(graph, layout)
-    x = {n: layout["nodes"][n]["x"] for n in ("mma:tiled_mma", "tmem:accumulator_pipeline", "epilogue")}
-    assert x["mma:tiled_mma"] < x["tmem:accumulator_pipeline"] < x["epilogue"]
-    assert inside(layout["nodes"]["tmem:accumulator_pipeline"], layout["clusters"]["cluster:pipe:accumulator_pipeline"])
-    assert inside(layout["clusters"]["cluster:pipe:accumulator_pipeline"], layout["clusters"]["cluster:tmem"])
+    x = {n: layout["nodes"][n]["x"] for n in ("mma:tiled_mma", "tmem:AccumulatorPipeline", "epilogue")}
+    assert x["mma:tiled_mma"] < x["tmem:AccumulatorPipeline"] < x["epilogue"]
+    assert inside(layout["nodes"]["tmem:AccumulatorPipeline"], layout["clusters"]["cluster:pipe:AccumulatorPipeline"])
+    assert inside(layout["clusters"]["cluster:pipe:AccumulatorPipeline"], layout["clusters"]["cluster:tmem"])
+
+
+def test_sm100_real_collective_draws_the_tmem_accumulator(cutlass):
+    """The real CUTLASS 4.2 pair: the UMMA accumulates into the TMEM stages of the accumulator
+    pipeline its function acquires (C 675), never into a register accumulator."""
+    model = parse_cutlass.parse_file(cutlass("include/cutlass/gemm/collective/sm100_mma_warpspecialized.hpp"),
+                                     cutlass("include/cutlass/gemm/kernel/sm100_gemm_tma_warpspecialized.hpp"))
+    ids = nodes_by_id(render_html.build_graph(model))
+    assert "tmem:AccumulatorPipeline" in ids
+    assert not any(n.startswith("acc:") for n in ids)
+
+
+def test_two_objects_of_one_alias_are_two_pipelines():
+    """FlashInfer-style `MainloopPipeline pipeline_k, MainloopPipeline pipeline_v`: one alias, two
+    objects, two pipeline groups; a single object is drawn under its alias."""
+    def fn(name, role, kinds):
+        return {"name": name, "role": role, "line": 1, "end_line": 9, "ops": [
+            {"op": k, "line": 2 + i, "end_line": 2 + i, "receiver": obj, "pipeline": "MainloopPipeline",
+             "object": obj, "buffer": None, "operand": None, "text": f"{obj}.{k}(s);"}
+            for i, (k, obj) in enumerate(kinds)]}
+    model = {"schema_version": 2, "language": "cpp", "source": {"path": "x.cuh", "lines": 20},
+             "kind": "mainloop", "arch": "sm90", "buffers": [], "warnings": [], "kernel_layer": None,
+             "pipelines": [{"alias": "MainloopPipeline", "class": "PipelineTmaAsync", "stages": "S", "line": 1}],
+             "pipeline_objects": [{"name": "pipeline_k", "alias": "MainloopPipeline", "kind": "parameter", "line": 3},
+                                  {"name": "pipeline_v", "alias": "MainloopPipeline", "kind": "parameter", "line": 3}],
+             "functions": [fn("load", "producer", [("producer_acquire", "pipeline_k"), ("producer_acquire", "pipeline_v")]),
+                           fn("mma", "consumer", [("consumer_wait", "pipeline_k"), ("consumer_release", "pipeline_k"),
+                                                  ("consumer_wait", "pipeline_v"), ("consumer_release", "pipeline_v")])]}
+    clusters = [c["id"] for c in render_html.build_graph(model)["clusters"]]
+    assert "cluster:pipe:pipeline_k" in clusters and "cluster:pipe:pipeline_v" in clusters
+    one = dict(model, pipeline_objects=model["pipeline_objects"][:1],
+               functions=[fn("load", "producer", [("producer_acquire", "pipeline_k")]),
+                          fn("mma", "consumer", [("consumer_wait", "pipeline_k"), ("consumer_release", "pipeline_k")])])
+    assert "cluster:pipe:MainloopPipeline" in [c["id"] for c in render_html.build_graph(one)["clusters"]]
