@@ -50,6 +50,9 @@ TEMPLATE_ASSET = "assets/waveform.html"
 THEME_CSS_ASSET = "assets/theme.css"
 WAVEFORM_CSS_ASSET = "assets/waveform.css"
 WAVEFORM_JS_ASSET = "assets/waveform.js"
+COMMON_CSS_ASSET = "assets/common.css"
+COMMON_JS_ASSET = "assets/common.js"
+TRACE_EXPORT_JS_ASSET = "trace_export.js"
 
 
 
@@ -229,8 +232,9 @@ def render(parsed, knobs=None, title=None):
     replacements = {f"@@{name}@@": html.escape(str(value), quote=True)
                     for name, value in [("TITLE", title), ("HEADING", title)] +
                     [(f"FACT_{key.upper()}", value) for key, value in facts.items()]}
-    assets = {"THEME_CSS": THEME_CSS_ASSET, "WAVEFORM_CSS": WAVEFORM_CSS_ASSET,
-              "SCHEDULE_JS": SCHEDULE_JS_ASSET, "WAVEFORM_JS": WAVEFORM_JS_ASSET}
+    assets = {"THEME_CSS": THEME_CSS_ASSET, "COMMON_CSS": COMMON_CSS_ASSET, "WAVEFORM_CSS": WAVEFORM_CSS_ASSET,
+              "SCHEDULE_JS": SCHEDULE_JS_ASSET, "TRACE_EXPORT_JS": TRACE_EXPORT_JS_ASSET,
+              "COMMON_JS": COMMON_JS_ASSET, "WAVEFORM_JS": WAVEFORM_JS_ASSET}
     for name, rel in assets.items():
         text = pagekit.inline_asset(rel)
         replacements[f"/*@@{name}@@*/"] = compact_js(text) if rel.endswith(".js") else text
