@@ -1248,10 +1248,10 @@ var KVWave = (function () {
       var x0View = state.gutterPx, x1View = widthCss;
       var shafts = new Path2D(), heads = new Path2D();
       for (var i = 0; i < edges.length; i++) {
-        var src = state.byId.get(edges[i][0]), dst = state.byId.get(edges[i][1]);
-        var from = src && blockBox(scale, src), to = dst && blockBox(scale, dst);
+        var srcBlock = state.byId.get(edges[i][0]), dst = state.byId.get(edges[i][1]);
+        var from = srcBlock && blockBox(scale, srcBlock), to = dst && blockBox(scale, dst);
         if (!from || !to) continue;
-        var xa = scale.xPx(src.end), ya = from.y + from.h / 2, xb = to.x0, yb = to.y + to.h / 2;
+        var xa = scale.xPx(srcBlock.end), ya = from.y + from.h / 2, xb = to.x0, yb = to.y + to.h / 2;
         if ((xa < x0View && xb < x0View) || (xa > x1View && xb > x1View)) continue;
         shafts.moveTo(xa, ya);
         shafts.lineTo(xb, yb);
@@ -1686,10 +1686,10 @@ var KVWave = (function () {
       if (state.markerA === null || state.markerB === null || state.markerA === state.markerB) return;
       setView(Math.min(state.markerA, state.markerB), Math.max(state.markerA, state.markerB));
     }
-    /** Escape (after overlays): close the export menu, else clear the selection, else the follow. Never the markers. */
+    /** Escape (after overlays): close the export menu, else clear the selection (selected block and followed chain). Never the markers. */
     function escape() {
       if (closeMenu()) return;
-      if (state.selected) { select(null); return; }
+      select(null);
       clearFollow();
       hideTooltip();
     }
@@ -1901,7 +1901,7 @@ var KVWave = (function () {
         document.getElementById("lane-filter").focus();
       }},
       {keys: ["e", "E"], label: "e", help: "open the export menu (Chrome trace, VCD, SVG, PNG)", run: openMenu},
-      {keys: ["Escape"], label: "Escape", help: "close the export menu, else clear the selected block, else the followed chain; never the markers", run: escape}
+      {keys: ["Escape"], label: "Escape", help: "close the export menu, else clear the selected block and the followed chain; never the markers", run: escape}
     ];
     var keys = KVCommon.installKeys(keyMap.filter(function (b) { return b.label !== "" || b.run; }).map(function (b) {
       // Bindings without a label share the row of the one before them in the help.
