@@ -13,7 +13,8 @@ var KVWave = (function () {
   var BADGE_ROW_PX = 15;             // cursor and marker badges live in the ruler's top row, never over tick labels
   var ARROW_HEAD_PX = 6;             // dependency arrow heads
   var SNAP_PX = 6;                   // markers snap to a block edge this close to the cursor
-  var MIN_UTIL_DECIMALS = 1;         // utilization is shown with one decimal
+  var MIN_UTIL_DECIMALS = 1;
+  var SMALL_WINDOW_HEIGHT_PX = 800;  // below this window height the header facts start folded         // utilization is shown with one decimal
   var LANE_HEIGHT_PX = 24;           // one lane (producer, stage s, consumer WG c)
   var BLOCK_INSET_PX = 3;            // vertical gap between a block and its lane's edges
   var SUB_LANE_HEIGHT_PX = 18;       // a sub-row under its lane (attention: WG c's softmax)
@@ -415,6 +416,8 @@ var KVWave = (function () {
     var box = document.getElementById("wave-box");
     var tooltip = document.getElementById("tooltip");
     var ctx = canvas.getContext("2d");
+    // Small windows (1024x768): the header facts fold away so the timeline's lanes fit without scrolling.
+    if (window.innerHeight < SMALL_WINDOW_HEIGHT_PX) document.getElementById("facts-box").open = false;
 
     var state = {
       knobs: {}, result: null, lanes: [], laneIndex: [], laneRow: {}, byId: new Map(),
@@ -1110,7 +1113,8 @@ var KVWave = (function () {
       var anyHighlight = state.highlighted.size > 0;
       // rects[key] is a flat [x, y, w, h, ...] list; "~" marks the dimmed variant of a fill.
       // labels[key] is a flat [block, x0, x1, yMid, dim, ...] list per fill (its text colour).
-      var rects = {}, labels = {}, summarised = [];
+      var rects = {}, labels = {}, summarised = [], blockCount = {};
+      state.lastCounts = blockCount;
       var xMin = state.gutterPx, xMax = widthCss;
       for (var row = 0; row < state.laneIndex.length; row++) {
         var index = state.laneIndex[row], blocks = index.blocks;
@@ -1119,13 +1123,15 @@ var KVWave = (function () {
         // Level of detail: a block narrower than a pixel still paints a pixel in its own colour;
         // within one pixel column only the first block of each fill is queued (per-fill coverage),
         // so a rare kind (one epilogue among many WGMMAs) is never swallowed by a common one.
-        var coveredPx = {}, lastList = null, thin = 0;
+        var coveredPx = {}, laneFirst = {}, thin = 0;
         for (var i = range[0]; i < range[1]; i++) {
           var b = blocks[i];
           var x0 = scale.xPx(b.start), x1 = scale.xPx(b.end);
           if (x1 - x0 < MIN_BLOCK_WIDTH_PX) {
             thin++;
             var fk0 = fillKey(b);
+            // Whole device-independent pixels, so the sliver shows its own colour, not a blend.
+            x0 = Math.floor(x0);
             if (x0 < (coveredPx[fk0] === undefined ? -Infinity : coveredPx[fk0])) continue;
             x1 = x0 + MIN_BLOCK_WIDTH_PX;
             coveredPx[fk0] = x1;
@@ -1133,37 +1139,35 @@ var KVWave = (function () {
           var cx0 = Math.max(x0, xMin), cx1 = Math.min(x1, xMax);
           if (cx1 <= cx0) continue;
           var dim = anyHighlight && !state.highlighted.has(b.id);
-          var key = dim ? fillKey(b) + "~" : fillKey(b);
+          var wide = cx1 - cx0 >= SEPARATE_MIN_WIDTH_PX;
+          // Slivers ("^" keys) are painted after wide blocks, the rarest fill last (on top).
+          var key = (wide ? "" : "^") + fillKey(b) + (dim ? "~" : "");
           var list = rects[key] || (rects[key] = []);
           var n = list.length;
-          if (cx1 - cx0 >= SEPARATE_MIN_WIDTH_PX) {
+          blockCount[key] = (blockCount[key] || 0) + 1;
+          if (laneFirst[key] === undefined) laneFirst[key] = n;
+          if (wide) {
             // Wide enough to see: a 1px gap keeps back-to-back blocks of one colour apart.
             list.push(cx0, y, cx1 - cx0 - 1, h);
-            lastList = null;
-          } else if (list === lastList && n && list[n - 4] + list[n - 2] >= cx0 - 0.5) {
-            // Slivers: coalesce with the previous rectangle of the same fill on this lane.
+          } else if (n > laneFirst[key] && list[n - 4] + list[n - 2] >= cx0 - 0.5) {
+            // Slivers: coalesce with the previous sliver of the same fill on this lane.
             list[n - 2] = Math.max(list[n - 2], cx1 - list[n - 4]);
           } else {
             list.push(cx0, y, cx1 - cx0, h);
-            lastList = list;
           }
           if (cx1 - cx0 >= LABEL_MIN_WIDTH_PX) (labels[fillKey(b)] || (labels[fillKey(b)] = [])).push(b, cx0, cx1, y + h / 2, dim);
         }
         if (thin) summarised.push({lane: state.lanes[row].id, label: laneName(state.lanes[row]), blocks: thin});
       }
-      // Fills batched by colour: one fillStyle change and one fill() per key.
-      var passes = [true, false];
-      for (var p = 0; p < passes.length; p++) {
-        var dimPass = passes[p];
-        ctx.globalAlpha = dimPass ? DIM_ALPHA : 1;
-        for (var k = 0; k < FILL_KEYS.length; k++) {
-          var list2 = rects[FILL_KEYS[k] + (dimPass ? "~" : "")];
-          if (!list2 || !list2.length) continue;
-          ctx.fillStyle = FILL_KEYS[k] === "wait" && waitPattern ? waitPattern : colours[FILL_KEYS[k]];
-          ctx.beginPath();
-          for (var r = 0; r < list2.length; r += 4) ctx.rect(list2[r], list2[r + 1], list2[r + 2], list2[r + 3]);
-          ctx.fill();
-        }
+      // Fills batched by colour: one fillStyle change and one fill() per key, in paintOrder.
+      var order = paintOrder(rects);
+      for (var k = 0; k < order.length; k++) {
+        var list2 = rects[order[k]], base = order[k].replace(/[\^~]/g, "");
+        ctx.globalAlpha = order[k].indexOf("~") >= 0 ? DIM_ALPHA : 1;
+        ctx.fillStyle = base === "wait" && waitPattern ? waitPattern : colours[base];
+        ctx.beginPath();
+        for (var r = 0; r < list2.length; r += 4) ctx.rect(list2[r], list2[r + 1], list2[r + 2], list2[r + 3]);
+        ctx.fill();
       }
       ctx.globalAlpha = 1;
       // Labels, grouped by text colour.
@@ -1190,6 +1194,25 @@ var KVWave = (function () {
       drawArrows(scale, widthCss);
       if (state.hover && state.byId.get(state.hover.id) === state.hover) outlineBlock(scale, state.hover, colours.fg, 1.5);
       if (state.selected && state.byId.get(state.selected.id) === state.selected) outlineBlock(scale, state.selected, colours.cursor, 2.5);
+    }
+
+    /**
+     * Paint order of the rectangle lists: wide blocks in FILL_KEYS order (dimmed first), then the
+     * slivers of sub-pixel blocks from the most to the least numerous fill, so in a pixel column
+     * shared by many WGMMAs and one epilogue the epilogue's colour is what shows.
+     */
+    function paintOrder(rects) {
+      var order = [];
+      ["~", ""].forEach(function (dim) {
+        FILL_KEYS.forEach(function (k) { if (rects[k + dim] && rects[k + dim].length) order.push(k + dim); });
+      });
+      var thin = Object.keys(rects).filter(function (k) { return k.charAt(0) === "^" && rects[k].length; });
+      thin.sort(function (a, b) {
+        var da = a.indexOf("~") >= 0 ? 0 : 1, db = b.indexOf("~") >= 0 ? 0 : 1;
+        var counts = state.lastCounts || {};
+        return (da - db) || ((counts[b] || 0) - (counts[a] || 0)) || (a < b ? -1 : 1);
+      });
+      return order.concat(thin);
     }
 
     /** id -> ids of the blocks whose `after` names it (built once per result, on first use). */
@@ -1925,14 +1948,11 @@ var KVWave = (function () {
         '" font-family="' + xmlText(uiFont) + '" font-size="' + LABEL_FONT_PX + '">'];
       out.push('<rect width="' + w + '" height="' + h + '" fill="' + colours.bg + '"/>');
       var rects = state.lastRects || {}, labels = state.lastLabels || {};
-      [true, false].forEach(function (dimPass) {
-        FILL_KEYS.forEach(function (key) {
-          var list = rects[key + (dimPass ? "~" : "")];
-          if (!list || !list.length) return;
-          var d = [];
-          for (var r = 0; r < list.length; r += 4) d.push("M" + list[r].toFixed(1) + " " + list[r + 1] + "h" + list[r + 2].toFixed(1) + "v" + list[r + 3] + "h" + (-list[r + 2]).toFixed(1) + "z");
-          out.push('<path fill="' + colours[key] + '"' + (dimPass ? ' fill-opacity="' + DIM_ALPHA + '"' : "") + ' data-kind="' + key + '" d="' + d.join("") + '"/>');
-        });
+      paintOrder(rects).forEach(function (key) {
+        var list = rects[key], base = key.replace(/[\^~]/g, ""), dimmed = key.indexOf("~") >= 0;
+        var d = [];
+        for (var r = 0; r < list.length; r += 4) d.push("M" + list[r].toFixed(1) + " " + list[r + 1] + "h" + list[r + 2].toFixed(1) + "v" + list[r + 3] + "h" + (-list[r + 2]).toFixed(1) + "z");
+        out.push('<path fill="' + colours[base] + '"' + (dimmed ? ' fill-opacity="' + DIM_ALPHA + '"' : "") + ' data-kind="' + base + '" d="' + d.join("") + '"/>');
       });
       useFont(LABEL_FONT_PX + "px " + uiFont);
       FILL_KEYS.forEach(function (key) {
@@ -1975,7 +1995,8 @@ var KVWave = (function () {
     /** The current view as PNG (the SVG drawn on a canvas at the device pixel ratio); callback(blob). */
     function viewPng(callback) {
       var svg = viewSvg(), dpr = window.devicePixelRatio || 1;
-      var img = new Image(), url = URL.createObjectURL(new Blob([svg], {type: "image/svg+xml"}));
+      // A data: URL (not a Blob URL): the image is decoded from the page's own text, no request.
+      var img = new Image(), url = "data:image/svg+xml;charset=utf-8," + encodeURIComponent(svg);
       img.onload = function () {
         var c = document.createElement("canvas");
         c.width = Math.round(img.width * dpr);
@@ -1983,11 +2004,9 @@ var KVWave = (function () {
         var cx = c.getContext("2d");
         cx.scale(dpr, dpr);
         cx.drawImage(img, 0, 0);
-        URL.revokeObjectURL(url);
         c.toBlob(function (blob) { callback(blob); }, "image/png");
       };
       img.onerror = function () {
-        URL.revokeObjectURL(url);
         // Fallback: the canvas as it is (no legend).
         canvas.toBlob(function (blob) { callback(blob); }, "image/png");
       };
