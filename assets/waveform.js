@@ -14,7 +14,9 @@ var KVWave = (function () {
   var ARROW_HEAD_PX = 6;             // dependency arrow heads
   var SNAP_PX = 6;                   // markers snap to a block edge this close to the cursor
   var MIN_UTIL_DECIMALS = 1;
-  var SMALL_WINDOW_HEIGHT_PX = 800;  // below this window height the header facts start folded         // utilization is shown with one decimal
+  var SMALL_WINDOW_HEIGHT_PX = 800;
+  var WORKER_MIN_BLOCKS = 50000;     // settings estimated at this many blocks or more simulate in a Web Worker
+  var PROGRESS_TICK_MS = 200;        // the background simulation's progress line is refreshed this often  // below this window height the header facts start folded         // utilization is shown with one decimal
   var LANE_HEIGHT_PX = 24;           // one lane (producer, stage s, consumer WG c)
   var BLOCK_INSET_PX = 3;            // vertical gap between a block and its lane's edges
   var SUB_LANE_HEIGHT_PX = 18;       // a sub-row under its lane (attention: WG c's softmax)
@@ -362,13 +364,17 @@ var KVWave = (function () {
    * MMA statements (CUTLASS's first k-tile, the K_PIPE_MMAS prologue loop and the steady-state
    * loop) keeps the wait + MMA of the one its k-tile ran, plus the statements shared by all
    * (the release): {lines, path: "first iteration" | "prologue loop" | "steady-state loop" | null}.
+   * The choice is the page's reading of CUTLASS's sm90 mainloop (k 0: the first wait + MMA; k below
+   * K_PIPE_MMAS: the prologue loop's; later: the steady-state loop's), and the panel says so.
    * kPipeMmas: the K_PIPE_MMAS knob. Any other block keeps all its lines (path null).
    */
   function codePathLines(b, kPipeMmas) {
     var lines = b.lines || [];
     var mmaAt = [];
     lines.forEach(function (l, i) { if (l.op === "mma") mmaAt.push(i); });
-    if (mmaAt.length < 2 || b.k === null || b.k === undefined) return {lines: lines, path: null};
+    // Only a GEMM WGMMA block is known to run exactly one of its MMA statements per k-tile; any
+    // other block (attention's GEMM0/GEMM1 inside several loops) keeps every line it may come from.
+    if (b.kind !== "wgmma" || mmaAt.length < 2 || b.k === null || b.k === undefined) return {lines: lines, path: null};
     // Group g: the lines after the previous MMA up to and including MMA g; the lines after the
     // last MMA (the release) are shared.
     var groups = [], from = 0;
@@ -618,7 +624,9 @@ var KVWave = (function () {
     }
 
     // -- simulation
+    /** Simulate now on this thread (small settings, start-up, and when no Worker can be made). */
     function simulateNow() {
+      cancelBackground();
       var t0 = performance.now();
       var result;
       try {
@@ -627,6 +635,80 @@ var KVWave = (function () {
       } catch (e) {
         result = {error: "simulation failed: " + (e && e.message ? e.message : String(e))};
       }
+      applyResult(result, t0);
+    }
+
+    // -- large settings: simulated in a Web Worker made from the page's own simulator text (a Blob
+    // URL, which works from file://); a newer request terminates the stale run; the last drawing
+    // stays interactive meanwhile and a progress line says what is running.
+    var WORKER_MAIN = "self.onmessage = function (e) { var r; try { r = KernelSchedule.simulate(e.data.parsed, e.data.knobs); }" +
+      " catch (err) { r = {error: 'simulation failed: ' + (err && err.message ? err.message : String(err))}; }" +
+      " self.postMessage({id: e.data.id, result: r}); };";
+    var worker = null, workerUrl = null, runId = 0, running = null, progressTimer = 0;
+    function makeWorker() {
+      var src = window.KV_SOURCES && window.KV_SOURCES.schedule;
+      if (!src || typeof Worker === "undefined" || typeof Blob === "undefined") return null;
+      try {
+        if (!workerUrl) workerUrl = URL.createObjectURL(new Blob([src, "\n", WORKER_MAIN], {type: "text/javascript"}));
+        var w = new Worker(workerUrl);
+        w.onmessage = function (ev) {
+          if (!running || ev.data.id !== running.id) return;  // a stale run's answer
+          var t0 = running.t0;
+          running = null;
+          showProgress(null);
+          applyResult(ev.data.result, t0);
+          requestDraw();
+        };
+        w.onerror = function (ev) {
+          ev.preventDefault();
+          running = null;
+          showProgress(null);
+          worker = null;
+          applyResult({error: "background simulation failed: " + (ev.message || "unknown error")}, performance.now());
+          requestDraw();
+        };
+        return w;
+      } catch (e) {
+        return null;
+      }
+    }
+    function cancelBackground() {
+      if (!running) return;
+      // The Worker is busy inside simulate(): terminating it is the only way to stop the stale run.
+      if (worker) worker.terminate();
+      worker = null;
+      running = null;
+      showProgress(null);
+    }
+    /** Simulate in the background when the settings are large; false when it must run here. */
+    function simulateInBackground() {
+      var estimate = 0;
+      try { estimate = noFit ? 0 : KS.estimateBlockCount(state.knobs, parsed); } catch (e) { estimate = 0; }
+      if (!(estimate >= WORKER_MIN_BLOCKS) || estimate > KS.MAX_BLOCKS) return false;
+      cancelBackground();
+      worker = worker || makeWorker();
+      if (!worker) return false;
+      running = {id: ++runId, t0: performance.now(), estimate: estimate};
+      worker.postMessage({id: running.id, parsed: parsed, knobs: Object.assign({}, state.knobs)});
+      showProgress(running);
+      return true;
+    }
+    function showProgress(run) {
+      var el = document.getElementById("sim-progress");
+      if (progressTimer) { clearInterval(progressTimer); progressTimer = 0; }
+      if (!run) { el.hidden = true; el.textContent = ""; state.simulating = false; return; }
+      state.simulating = true;
+      var tick = function () {
+        el.hidden = false;
+        el.textContent = "Simulating about " + run.estimate.toLocaleString("en-US") + " blocks in the background (" +
+          ((performance.now() - run.t0) / 1000).toFixed(1) + " s); the drawing below is the previous result.";
+      };
+      tick();
+      progressTimer = setInterval(tick, PROGRESS_TICK_MS);
+    }
+
+    /** Take a simulation result: lanes, indexes, panels, notices, verdict. */
+    function applyResult(result, t0) {
       result = result || {error: "simulation returned nothing"};
       // simulate() validates the knobs (clamping, with messages) and may adjust them for the
       // structure (attention: 2 stages for a shared K/V ring with intra-WG overlap); the controls
@@ -1030,7 +1112,7 @@ var KVWave = (function () {
     function frame() {
       rafId = 0;
       var t0 = performance.now();
-      if (needSimulate) { needSimulate = false; simulateNow(); }
+      if (needSimulate) { needSimulate = false; if (!simulateInBackground()) simulateNow(); }
       draw();
       state.frames++;
       state.lastFrameMs = performance.now() - t0;
@@ -2093,6 +2175,7 @@ var KVWave = (function () {
       },
       blocks: function () { return (state.result && state.result.blocks) || []; },
       highlighted: function () { return Array.from(state.highlighted).sort(function (a, b) { return a < b ? -1 : a > b ? 1 : 0; }); },
+      simulating: function () { return !!state.simulating; },
       setKnobs: function (k) { Object.keys(k).forEach(function (n) { state.knobs[n] = k[n]; }); requestSimulate(); },
       setModel: setModel,
       select: function (id) { select(state.byId.get(id) || null); flush(); },

@@ -442,3 +442,26 @@ def test_export_menu_downloads_by_keyboard(open_page, gemm_url, fmt, head):
         text = data.decode("utf-8")
         assert "consumer WG0" in text and "<path" in text
     assert page.is_hidden("#export-menu")
+
+
+# ---- huge schedules -------------------------------------------------------------------------------
+
+def test_large_settings_simulate_in_a_worker_cancel_stale_runs_and_stay_interactive(open_page, gemm_url):
+    # Old page: the simulation ran on the main thread; every key waited for it.
+    page = open_page(gemm_url)
+    page.focus("#wave")
+    page.evaluate("window.__kv.setKnobs({outputTiles: 200, kTiles: 200})")
+    page.wait_for_function("window.__kv.simulating()")
+    assert "in the background" in page.inner_text("#sim-progress")
+    # A newer setting replaces the running one (the stale run is terminated, its answer ignored).
+    page.evaluate("window.__kv.setKnobs({outputTiles: 240, kTiles: 200})")
+    page.wait_for_function("window.__kv.simulating()")
+    # The last drawing stays interactive while the Worker runs.
+    span = kv(page, "kv.state.view.t1Step - kv.state.view.t0Step")
+    page.keyboard.press("w")
+    assert kv(page, "kv.state.view.t1Step - kv.state.view.t0Step") < span
+    assert kv(page, "kv.simulating()")
+    page.wait_for_function("!window.__kv.simulating()", timeout=120000)
+    assert page.is_hidden("#sim-progress")
+    assert kv(page, "kv.state.knobs.outputTiles") == 240
+    assert kv(page, "kv.blocks().filter(b => b.kind === 'epilogue').length") == 240
