@@ -388,8 +388,96 @@ var KVWave = (function () {
     return {lines: groups[pick].concat(shared), path: path};
   }
 
+  /**
+   * A simulate() result in a form that crosses from a Worker cheaply: blocks and barrier events as
+   * typed columns (transferred, not copied), strings and source-line lists interned, the rest of
+   * the result as is. Structured-cloning 100,000 block objects costs the page seconds; rebuilding
+   * them from columns costs milliseconds. Runs inside the Worker (its source is sent there), so it
+   * uses nothing outside itself.
+   */
+  function packResult(r) {
+    if (!r || typeof r !== "object" || !Array.isArray(r.blocks)) return {plain: r};
+    var strings = [], stringIds = new Map(), lists = [], listIds = new Map();
+    function str(s) {
+      if (s === null || s === undefined) return s === null ? -2 : -1;
+      var id = stringIds.get(s);
+      if (id === undefined) { id = strings.length; strings.push(s); stringIds.set(s, id); }
+      return id;
+    }
+    function list(arr) {
+      if (!arr) return -1;
+      var id = listIds.get(arr);
+      if (id === undefined) { id = lists.length; lists.push(arr); listIds.set(arr, id); }
+      return id;
+    }
+    function num(x) { return x === null || x === undefined ? NaN : x; }
+    var blocks = r.blocks, n = blocks.length, afterCount = 0, i;
+    for (i = 0; i < n; i++) afterCount += (blocks[i].after || []).length;
+    var cols = {
+      id: new Float64Array(n), start: new Float64Array(n), end: new Float64Array(n), tile: new Float64Array(n),
+      k: new Float64Array(n), stage: new Float64Array(n), lane: new Int32Array(n), kind: new Int32Array(n),
+      reason: new Int32Array(n), operand: new Int32Array(n), lines: new Int32Array(n),
+      afterStart: new Int32Array(n + 1), after: new Float64Array(afterCount)
+    };
+    var at = 0;
+    for (i = 0; i < n; i++) {
+      var b = blocks[i];
+      cols.id[i] = b.id; cols.start[i] = b.start; cols.end[i] = b.end;
+      cols.tile[i] = num(b.tile); cols.k[i] = num(b.k); cols.stage[i] = num(b.stage);
+      cols.lane[i] = str(b.lane); cols.kind[i] = str(b.kind); cols.reason[i] = str(b.reason);
+      cols.operand[i] = "operand" in b ? str(b.operand) : -3;
+      cols.lines[i] = list(b.lines);
+      cols.afterStart[i] = at;
+      var after = b.after || [];
+      for (var j = 0; j < after.length; j++) cols.after[at++] = after[j];
+    }
+    cols.afterStart[n] = at;
+    var events = r.barrierEvents || [], m = events.length;
+    var ev = {t: new Float64Array(m), barrier: new Float64Array(m), type: new Int32Array(m), lane: new Int32Array(m), phase: new Float64Array(m)};
+    for (i = 0; i < m; i++) {
+      var e = events[i];
+      ev.t[i] = e.t; ev.barrier[i] = e.barrier; ev.type[i] = str(e.type); ev.lane[i] = str(e.lane); ev.phase[i] = num(e.phase);
+    }
+    var rest = {};
+    Object.keys(r).forEach(function (key) { if (key !== "blocks" && key !== "barrierEvents" && key !== "laneBlocks") rest[key] = r[key]; });
+    var transfer = [];
+    [cols, ev].forEach(function (o) { Object.keys(o).forEach(function (key) { transfer.push(o[key].buffer); }); });
+    return {rest: rest, strings: strings, lists: lists, blocks: cols, events: ev, transfer: transfer};
+  }
+
+  /** The result packResult packed: block objects, barrier events and laneBlocks rebuilt. */
+  function unpackResult(p) {
+    if (p.plain !== undefined || !p.blocks) return p.plain;
+    var strings = p.strings, lists = p.lists, c = p.blocks, n = c.id.length, blocks = new Array(n), laneBlocks = {};
+    function str(i) { return i === -2 ? null : (i < 0 ? undefined : strings[i]); }
+    function num(x) { return x !== x ? null : x; }
+    for (var i = 0; i < n; i++) {
+      var b = {id: c.id[i], lane: str(c.lane[i]), kind: str(c.kind[i]), start: c.start[i], end: c.end[i],
+        tile: num(c.tile[i]), k: num(c.k[i]), stage: num(c.stage[i]), reason: str(c.reason[i]),
+        lines: c.lines[i] < 0 ? undefined : lists[c.lines[i]], after: []};
+      for (var a = c.afterStart[i], aEnd = c.afterStart[i + 1]; a < aEnd; a++) b.after.push(c.after[a]);
+      if (c.operand[i] !== -3) b.operand = str(c.operand[i]);
+      blocks[i] = b;
+      (laneBlocks[b.lane] || (laneBlocks[b.lane] = [])).push(i);
+    }
+    var e = p.events, events = null;
+    var r = {};
+    Object.keys(p.rest).forEach(function (key) { r[key] = p.rest[key]; });
+    r.blocks = blocks;
+    // Barrier events are rebuilt on first read (the barrier panel, an export), as the engine does.
+    Object.defineProperty(r, "barrierEvents", {enumerable: true, configurable: true, get: function () {
+      if (events) return events;
+      var m = e.t.length;
+      events = new Array(m);
+      for (var j = 0; j < m; j++) events[j] = {t: e.t[j], barrier: e.barrier[j], type: str(e.type[j]), lane: str(e.lane[j]), phase: num(e.phase[j])};
+      return events;
+    }});
+    r.laneBlocks = laneBlocks;
+    return r;
+  }
+
   var pure = {
-    percentText: percentText, barrierStateAt: barrierStateAt, barrierEventStep: barrierEventStep, codePathLines: codePathLines,
+    packResult: packResult, unpackResult: unpackResult, percentText: percentText, barrierStateAt: barrierStateAt, barrierEventStep: barrierEventStep, codePathLines: codePathLines,
     TimeScale: TimeScale, buildLaneIndex: buildLaneIndex, visibleRange: visibleRange, niceTickStep: niceTickStep,
     labelCandidates: labelCandidates, fillKey: fillKey, chainIds: chainIds, parseHash: parseHash,
     formatHash: formatHash, tileText: tileText,
@@ -641,9 +729,11 @@ var KVWave = (function () {
     // -- large settings: simulated in a Web Worker made from the page's own simulator text (a Blob
     // URL, which works from file://); a newer request terminates the stale run; the last drawing
     // stays interactive meanwhile and a progress line says what is running.
-    var WORKER_MAIN = "self.onmessage = function (e) { var r; try { r = KernelSchedule.simulate(e.data.parsed, e.data.knobs); }" +
+    var WORKER_MAIN = "var packResult = " + packResult.toString() + ";\n" +
+      "self.onmessage = function (e) { var r; try { r = KernelSchedule.simulate(e.data.parsed, e.data.knobs); }" +
       " catch (err) { r = {error: 'simulation failed: ' + (err && err.message ? err.message : String(err))}; }" +
-      " self.postMessage({id: e.data.id, result: r}); };";
+      " var p = packResult(r), transfer = p.transfer || []; delete p.transfer;" +
+      " self.postMessage({id: e.data.id, packed: p}, transfer); };";
     var worker = null, workerUrl = null, runId = 0, running = null, progressTimer = 0;
     function makeWorker() {
       var src = window.KV_SOURCES && window.KV_SOURCES.schedule;
@@ -656,7 +746,10 @@ var KVWave = (function () {
           var t0 = running.t0;
           running = null;
           showProgress(null);
-          applyResult(ev.data.result, t0);
+          var unpackStart = performance.now();
+          var result = unpackResult(ev.data.packed);
+          state.lastUnpackMs = performance.now() - unpackStart;
+          applyResult(result, t0);
           requestDraw();
         };
         w.onerror = function (ev) {
@@ -709,6 +802,7 @@ var KVWave = (function () {
 
     /** Take a simulation result: lanes, indexes, panels, notices, verdict. */
     function applyResult(result, t0) {
+      var applyStart = performance.now();
       result = result || {error: "simulation returned nothing"};
       // simulate() validates the knobs (clamping, with messages) and may adjust them for the
       // structure (attention: 2 stages for a shared K/V ring with intra-WG overlap); the controls
@@ -749,6 +843,7 @@ var KVWave = (function () {
       renderVerdict();
       renderStructure();
       state.lastSimMs = performance.now() - t0;
+      state.lastApplyMs = performance.now() - applyStart;
     }
 
     /** Row geometry: a softmax lane is a thinner sub-row under its consumer lane and shares its stripe. */
