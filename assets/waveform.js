@@ -2274,6 +2274,7 @@ var KVWave = (function () {
       setKnobs: function (k) { Object.keys(k).forEach(function (n) { state.knobs[n] = k[n]; }); requestSimulate(); },
       setModel: setModel,
       select: function (id) { select(state.byId.get(id) || null); flush(); },
+      followBlock: function (id) { follow(state.byId.get(id)); flush(); },
       selectedId: function () { return state.selected ? state.selected.id : null; },
       arrowEdges: arrowEdges,
       exportAs: exportAs,

@@ -62,7 +62,7 @@ SELECT_JS = """() => {
   const kv = window.__kv, blocks = kv.blocks();
   const b = blocks.find(x => x.kind === 'wgmma' && x.tile === 50 && x.k === 100) || blocks[Math.floor(blocks.length / 2)];
   kv.select(b.id);
-  kv.state.follow = {tile: b.tile, k: b.k, epilogue: false};
+  kv.followBlock(b.id);
   kv.setView(b.start - 150, b.start + 150);
   kv.flush();
   return kv.state.arrowCount;
