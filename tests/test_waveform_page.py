@@ -409,3 +409,14 @@ def test_the_page_inlines_a_compacted_simulator_that_behaves_the_same(tmp_path, 
                           capture_output=True, text=True, timeout=120, check=True)
     assert json.loads(proc.stdout) == [True] * 6
     assert rw.compact_js("a();\n  // c\n/* x\n * y */\n  /* z */ b();\n\n") == "a();\n/* z */ b();\n"
+
+
+def test_readme_code_path_rule_cites_the_parsed_mma_lines(parsed):
+    """The details panel's code-path rule (README waveform section) names CUTLASS's three MMA
+    statements; they must be the example's parsed consumer MMA lines, in that order."""
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    section = readme.split("<!-- section: waveform -->", 1)[1].split("<!-- /section: waveform -->", 1)[0]
+    m = re.search(r"first k-tile at `mma` (\d+), the K_PIPE_MMAS prologue loop\s+at (\d+), the steady-state loop at (\d+)", section)
+    assert m, "README waveform section no longer states the code-path rule"
+    mma_lines = [op["line"] for fn in parsed["functions"] if fn["role"] == "consumer" for op in fn["ops"] if op["op"] == "mma"]
+    assert [int(x) for x in m.groups()] == mma_lines
