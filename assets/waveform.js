@@ -1960,8 +1960,11 @@ var KVWave = (function () {
     function keySelect(b) { if (b) { state.pointer = null; hideTooltip(); selectAndShow(b); state.cursor = b.start; } }
     canvas.addEventListener("keydown", function (ev) {
       if (ev.key !== "Tab" || ev.ctrlKey || ev.altKey || ev.metaKey) return;
-      // Tab walks the blocks of the selected lane; past either end it leaves the canvas as usual.
-      var next = state.selected ? laneNeighbour(ev.shiftKey ? -1 : 1) : (ev.shiftKey ? null : firstVisibleBlock());
+      // Tab walks the blocks of the selected lane once a block is selected (arrows select the first);
+      // with no selection, or past either end of the lane, it leaves the canvas as usual (Escape
+      // clears the selection), so the keyboard is never trapped.
+      if (!state.selected) return;
+      var next = laneNeighbour(ev.shiftKey ? -1 : 1);
       if (!next) return;
       ev.preventDefault();
       keySelect(next);
@@ -2088,7 +2091,7 @@ var KVWave = (function () {
       {keys: ["ArrowRight"], label: "", help: "", run: function () { keySelect(laneNeighbour(1)); }},
       {keys: ["ArrowUp"], label: "\u2191 / \u2193", help: "select the block on the lane above / below", run: function () { keySelect(crossLane(-1)); }},
       {keys: ["ArrowDown"], label: "", help: "", run: function () { keySelect(crossLane(1)); }},
-      {keys: ["Tab"], label: "Tab / Shift+Tab", help: "in the timeline: next / previous block on the selected lane"},
+      {keys: ["Tab"], label: "Tab / Shift+Tab", help: "in the timeline, once a block is selected: next / previous block on its lane (Escape, then Tab, leaves)"},
       {keys: ["."], label: ". / ,", help: "cursor to the next / previous event (block edge) on the selected lane", run: function () { laneEvent(1); }},
       {keys: [","], label: "", help: "", run: function () { laneEvent(-1); }},
       {keys: ["]"], label: "] / [", help: "cursor to the next / previous barrier event (the barrier panel follows)", run: function () { stepBarrierEvent(1); }},
