@@ -784,6 +784,7 @@ var KVWave = (function () {
       running = {id: ++runId, t0: performance.now(), estimate: estimate};
       worker.postMessage({id: running.id, parsed: parsed, knobs: Object.assign({}, state.knobs)});
       showProgress(running);
+      renderNotices();  // cleared hash messages go at once; the simulator's come with the result
       return true;
     }
     function showProgress(run) {

@@ -274,6 +274,8 @@ def test_garbage_hash_is_clamped_or_refused_with_messages(open_page, page_url):
     page.focus("#knob-kTiles")
     page.keyboard.press("ArrowRight")
     flush(page)
+    # 4096 tiles x 6 k-tiles simulate in the page's Worker: wait for its result.
+    page.wait_for_function("!window.__kv.simulating()")
     # The hash messages are gone; what stays is the simulator's note that one stage cannot hold
     # K_PIPE_MMAS = 1 in-flight WGMMA (CUTLASS static_asserts it; the verdict shows the deadlock).
     assert page.inner_text("#messages").strip().startswith("kPipeMmas: 1 >= stages (1)")
