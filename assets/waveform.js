@@ -736,10 +736,10 @@ var KVWave = (function () {
       " self.postMessage({id: e.data.id, packed: p}, transfer); };";
     var worker = null, workerUrl = null, runId = 0, running = null, progressTimer = 0;
     function makeWorker() {
-      var src = window.KV_SOURCES && window.KV_SOURCES.schedule;
-      if (!src || typeof Worker === "undefined" || typeof Blob === "undefined") return null;
+      var simSource = window.KV_SOURCES && window.KV_SOURCES.schedule;
+      if (!simSource || typeof Worker === "undefined" || typeof Blob === "undefined") return null;
       try {
-        if (!workerUrl) workerUrl = URL.createObjectURL(new Blob([src, "\n", WORKER_MAIN], {type: "text/javascript"}));
+        if (!workerUrl) workerUrl = URL.createObjectURL(new Blob([simSource, "\n", WORKER_MAIN], {type: "text/javascript"}));
         var w = new Worker(workerUrl);
         w.onmessage = function (ev) {
           if (!running || ev.data.id !== running.id) return;  // a stale run's answer

@@ -416,6 +416,9 @@ def test_large_schedule_stays_interactive(open_page, page_url):
     # Cooperative: both consumer WGs run every k-tile, so 100 x 200 k-tiles make ~100,000 blocks.
     page.evaluate("window.__kv.setKnobs({outputTiles: 100, kTiles: 200, schedule: 'cooperative'})")
     flush(page)
+    # Simulated in the page's Worker (large settings): wait for its result.
+    page.wait_for_function("!window.__kv.simulating()")
+    flush(page)
     assert kv(page, "kv.state.result.error") is None
     assert kv(page, "kv.blocks().length") >= 100000
     assert page.inner_text("#out-outputTiles") == "100"
