@@ -4,6 +4,8 @@ The page's markup, styles and script live in assets/ as real files; this module 
 the plain-text header facts and the embedded JSON model, then fills the template's markers.
 """
 
+import base64
+import gzip
 import html
 import json
 import posixpath
@@ -51,6 +53,10 @@ TEMPLATE_ASSET = "assets/waveform.html"
 THEME_CSS_ASSET = "assets/theme.css"
 WAVEFORM_CSS_ASSET = "assets/waveform.css"
 WAVEFORM_JS_ASSET = "assets/waveform.js"
+COMMON_CSS_ASSET = "assets/common.css"
+COMMON_JS_ASSET = "assets/common.js"
+TRACE_EXPORT_JS_ASSET = "trace_export.js"
+BOOT_JS_ASSET = "assets/boot.js"
 
 
 
@@ -260,13 +266,32 @@ def render(parsed, knobs=None, title=None):
     replacements = {f"@@{name}@@": html.escape(str(value), quote=True)
                     for name, value in [("TITLE", title), ("HEADING", title)] +
                     [(f"FACT_{key.upper()}", value) for key, value in facts.items()]}
-    assets = {"THEME_CSS": THEME_CSS_ASSET, "WAVEFORM_CSS": WAVEFORM_CSS_ASSET,
-              "SCHEDULE_JS": SCHEDULE_JS_ASSET, "WAVEFORM_JS": WAVEFORM_JS_ASSET}
+    assets = {"THEME_CSS": THEME_CSS_ASSET, "COMMON_CSS": COMMON_CSS_ASSET, "WAVEFORM_CSS": WAVEFORM_CSS_ASSET,
+              "BOOT_JS": BOOT_JS_ASSET}
     for name, rel in assets.items():
-        text = pagekit.inline_asset(rel)
-        replacements[f"/*@@{name}@@*/"] = compact_js(text) if rel.endswith(".js") else text
+        replacements[f"/*@@{name}@@*/"] = pagekit.inline_asset(rel)
+    # The page's scripts in the order they run (each after the ones it uses), embedded compressed.
+    scripts = [("SCHEDULE_JS", SCHEDULE_JS_ASSET), ("TRACE_EXPORT_JS", TRACE_EXPORT_JS_ASSET),
+               ("COMMON_JS", COMMON_JS_ASSET), ("WAVEFORM_JS", WAVEFORM_JS_ASSET)]
+    for name, rel in scripts:
+        replacements[f"@@{name}_GZ@@"] = packed_js(rel)
     replacements["@@MODEL_JSON@@"] = pagekit.json_for_script(page_model(parsed, knobs))
     return pagekit.fill_markers(pagekit.read_asset(TEMPLATE_ASSET), replacements)
+
+
+def packed_js(relpath):
+    """Return a page script compacted (compact_js), gzip-compressed and base64-encoded.
+
+    The page's start-up script (assets/boot.js) decompresses and runs it. Deterministic (gzip
+    mtime 0), so a page renders byte-identically; base64 text cannot end its element.
+    """
+    text = compact_js(pagekit.inline_asset(relpath))
+    return base64.b64encode(gzip.compress(text.encode("utf-8"), compresslevel=9, mtime=0)).decode("ascii")
+
+
+def unpack_js(packed):
+    """Return the script text packed_js packed (tests read the page's scripts with it)."""
+    return gzip.decompress(base64.b64decode(packed)).decode("utf-8")
 
 
 def compact_js(text):

@@ -3280,3 +3280,15 @@ var KernelSchedule = (function () {
 })();
 
 if (typeof module !== "undefined" && module.exports) module.exports = KernelSchedule;
+
+// `node schedule.js export --format chrome|vcd --structure parsed.json [--knob name=value ...]`:
+// delegated to trace_export.js's main (the exporters live there; this file stays the simulator).
+if (typeof module !== "undefined" && typeof require !== "undefined" && require.main === module) {
+  var exportArgs = process.argv.slice(2);
+  if (exportArgs[0] === "export") {
+    process.exitCode = require(require("path").join(__dirname, "trace_export.js")).cli(exportArgs.slice(1));
+  } else {
+    process.stderr.write("usage: node schedule.js export --format chrome|vcd --structure parsed.json [--knob name=value ...] > out\n");
+    process.exitCode = 2;
+  }
+}

@@ -142,6 +142,8 @@ var KVCommon = (function () {
     close.addEventListener("click", closeOverlays);
     var dl = html("dl", "kc-keys", null, box);
     help.forEach(function (b) {
+      // help: null marks a second key of the row before (listed in that row's label).
+      if (b.help === null) return;
       var row = html("div", null, null, dl);
       var dt = html("dt", null, null, row);
       String(b.label || b.keys.join(" / ")).split(" / ").forEach(function (k, i) {

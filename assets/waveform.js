@@ -9,7 +9,14 @@ var KVWave = (function () {
   "use strict";
 
   // ---- (1) Named constants -------------------------------------------------------------------
-  var RULER_HEIGHT_PX = 26;          // time ruler at the top of the canvas
+  var RULER_HEIGHT_PX = 34;          // time ruler at the top of the canvas: badge row above, tick labels below
+  var BADGE_ROW_PX = 15;             // cursor and marker badges live in the ruler's top row, never over tick labels
+  var ARROW_HEAD_PX = 6;             // dependency arrow heads
+  var SNAP_PX = 6;                   // markers snap to a block edge this close to the cursor
+  var MIN_UTIL_DECIMALS = 1;
+  var SMALL_WINDOW_HEIGHT_PX = 800;
+  var WORKER_MIN_BLOCKS = 50000;     // settings estimated at this many blocks or more simulate in a Web Worker
+  var PROGRESS_TICK_MS = 200;        // the background simulation's progress line is refreshed this often  // below this window height the header facts start folded         // utilization is shown with one decimal
   var LANE_HEIGHT_PX = 24;           // one lane (producer, stage s, consumer WG c)
   var BLOCK_INSET_PX = 3;            // vertical gap between a block and its lane's edges
   var SUB_LANE_HEIGHT_PX = 18;       // a sub-row under its lane (attention: WG c's softmax)
@@ -294,12 +301,188 @@ var KVWave = (function () {
     return parts.join("&");
   }
 
+  /**
+   * A fraction as a percentage with one decimal that never rounds a non-total up to 100% nor a
+   * non-zero down to 0% (0.9996 -> "99.9%", 0.0004 -> "<0.1%"); "n/a" for anything not a number.
+   */
+  function percentText(x) {
+    if (typeof x !== "number" || !isFinite(x)) return "n/a";
+    if (x >= 1) return "100%";
+    if (x <= 0) return "0%";
+    var scale = Math.pow(10, MIN_UTIL_DECIMALS + 2);
+    var v = Math.round(x * scale) / Math.pow(10, MIN_UTIL_DECIMALS);
+    if (v >= 100) v = 100 - Math.pow(10, -MIN_UTIL_DECIMALS);
+    if (v <= 0) return "<" + Math.pow(10, -MIN_UTIL_DECIMALS) + "%";
+    return v.toFixed(MIN_UTIL_DECIMALS) + "%";
+  }
+
+  /**
+   * Barrier state after every event at or before step t, replayed from result.barrierEvents:
+   * [{barrier, phase, arrivals, expected, completions, waiters: [{lane, parity, since}], events}].
+   * phase is the barrier's phase bit; arrivals count the arrives since its last phase completion;
+   * a waiter blocks on the parity it began waiting with (try_wait.parity returns once that
+   * phase has completed, i.e. the bit has flipped). Linear in the number of events.
+   */
+  function barrierStateAt(result, t) {
+    var barriers = result && Array.isArray(result.barriers) ? result.barriers : [];
+    var events = result && Array.isArray(result.barrierEvents) ? result.barrierEvents : [];
+    var states = barriers.map(function (b) {
+      return {barrier: b, phase: 0, arrivals: 0, expected: b.expected, completions: 0, waiters: [], events: 0};
+    });
+    var byId = {};
+    barriers.forEach(function (b, i) { byId[b.id] = states[i]; });
+    for (var i = 0; i < events.length; i++) {
+      var e = events[i];
+      if (e.t > t) break;
+      var s = byId[e.barrier];
+      if (!s) continue;
+      s.events++;
+      if (e.type === "arrive") s.arrivals++;
+      else if (e.type === "complete") { s.arrivals = 0; s.completions++; }
+      else if (e.type === "wait_begin") s.waiters.push({lane: e.lane, parity: e.phase, since: e.t});
+      else if (e.type === "wait_end") {
+        for (var w = 0; w < s.waiters.length; w++) if (s.waiters[w].lane === e.lane) { s.waiters.splice(w, 1); break; }
+      }
+      if (typeof e.phase === "number") s.phase = e.phase;
+    }
+    return states;
+  }
+
+  /** Step of the first barrier event after t (dir 1) or before t (dir -1), or null. */
+  function barrierEventStep(result, t, dir) {
+    var events = result && Array.isArray(result.barrierEvents) ? result.barrierEvents : [];
+    if (dir > 0) {
+      for (var i = 0; i < events.length; i++) if (events[i].t > t) return events[i].t;
+    } else {
+      for (var j = events.length - 1; j >= 0; j--) if (events[j].t < t) return events[j].t;
+    }
+    return null;
+  }
+
+  /**
+   * The source lines of the code path a block ran. A block whose lines hold several alternative
+   * MMA statements (CUTLASS's first k-tile, the K_PIPE_MMAS prologue loop and the steady-state
+   * loop) keeps the wait + MMA of the one its k-tile ran, plus the statements shared by all
+   * (the release): {lines, path: "first iteration" | "prologue loop" | "steady-state loop" | null}.
+   * The choice is the page's reading of CUTLASS's sm90 mainloop (k 0: the first wait + MMA; k below
+   * K_PIPE_MMAS: the prologue loop's; later: the steady-state loop's), and the panel says so.
+   * kPipeMmas: the K_PIPE_MMAS knob. Any other block keeps all its lines (path null).
+   */
+  function codePathLines(b, kPipeMmas) {
+    var lines = b.lines || [];
+    var mmaAt = [];
+    lines.forEach(function (l, i) { if (l.op === "mma") mmaAt.push(i); });
+    // Only a GEMM WGMMA block is known to run exactly one of its MMA statements per k-tile; any
+    // other block (attention's GEMM0/GEMM1 inside several loops) keeps every line it may come from.
+    if (b.kind !== "wgmma" || mmaAt.length < 2 || b.k === null || b.k === undefined) return {lines: lines, path: null};
+    // Group g: the lines after the previous MMA up to and including MMA g; the lines after the
+    // last MMA (the release) are shared.
+    var groups = [], from = 0;
+    mmaAt.forEach(function (at) { groups.push(lines.slice(from, at + 1)); from = at + 1; });
+    var shared = lines.slice(from);
+    var last = groups.length - 1, pick, path;
+    var prologue = typeof kPipeMmas === "number" ? kPipeMmas : 1;
+    if (b.k === 0) { pick = 0; path = "first iteration"; }
+    else if (groups.length > 2 && b.k < prologue) { pick = 1; path = "prologue loop"; }
+    else { pick = last; path = "steady-state loop"; }
+    return {lines: groups[pick].concat(shared), path: path};
+  }
+
+  /**
+   * A simulate() result in a form that crosses from a Worker cheaply: blocks and barrier events as
+   * typed columns (transferred, not copied), strings and source-line lists interned, the rest of
+   * the result as is. Structured-cloning 100,000 block objects costs the page seconds; rebuilding
+   * them from columns costs milliseconds. Runs inside the Worker (its source is sent there), so it
+   * uses nothing outside itself.
+   */
+  function packResult(r) {
+    if (!r || typeof r !== "object" || !Array.isArray(r.blocks)) return {plain: r};
+    var strings = [], stringIds = new Map(), lists = [], listIds = new Map();
+    function str(s) {
+      if (s === null || s === undefined) return s === null ? -2 : -1;
+      var id = stringIds.get(s);
+      if (id === undefined) { id = strings.length; strings.push(s); stringIds.set(s, id); }
+      return id;
+    }
+    function list(arr) {
+      if (!arr) return -1;
+      var id = listIds.get(arr);
+      if (id === undefined) { id = lists.length; lists.push(arr); listIds.set(arr, id); }
+      return id;
+    }
+    function num(x) { return x === null || x === undefined ? NaN : x; }
+    var blocks = r.blocks, n = blocks.length, afterCount = 0, i;
+    for (i = 0; i < n; i++) afterCount += (blocks[i].after || []).length;
+    var cols = {
+      id: new Float64Array(n), start: new Float64Array(n), end: new Float64Array(n), tile: new Float64Array(n),
+      k: new Float64Array(n), stage: new Float64Array(n), lane: new Int32Array(n), kind: new Int32Array(n),
+      reason: new Int32Array(n), operand: new Int32Array(n), lines: new Int32Array(n),
+      afterStart: new Int32Array(n + 1), after: new Float64Array(afterCount)
+    };
+    var at = 0;
+    for (i = 0; i < n; i++) {
+      var b = blocks[i];
+      cols.id[i] = b.id; cols.start[i] = b.start; cols.end[i] = b.end;
+      cols.tile[i] = num(b.tile); cols.k[i] = num(b.k); cols.stage[i] = num(b.stage);
+      cols.lane[i] = str(b.lane); cols.kind[i] = str(b.kind); cols.reason[i] = str(b.reason);
+      cols.operand[i] = "operand" in b ? str(b.operand) : -3;
+      cols.lines[i] = list(b.lines);
+      cols.afterStart[i] = at;
+      var after = b.after || [];
+      for (var j = 0; j < after.length; j++) cols.after[at++] = after[j];
+    }
+    cols.afterStart[n] = at;
+    var events = r.barrierEvents || [], m = events.length;
+    var ev = {t: new Float64Array(m), barrier: new Float64Array(m), type: new Int32Array(m), lane: new Int32Array(m), phase: new Float64Array(m)};
+    for (i = 0; i < m; i++) {
+      var e = events[i];
+      ev.t[i] = e.t; ev.barrier[i] = e.barrier; ev.type[i] = str(e.type); ev.lane[i] = str(e.lane); ev.phase[i] = num(e.phase);
+    }
+    var rest = {};
+    Object.keys(r).forEach(function (key) { if (key !== "blocks" && key !== "barrierEvents" && key !== "laneBlocks") rest[key] = r[key]; });
+    var transfer = [];
+    [cols, ev].forEach(function (o) { Object.keys(o).forEach(function (key) { transfer.push(o[key].buffer); }); });
+    return {rest: rest, strings: strings, lists: lists, blocks: cols, events: ev, transfer: transfer};
+  }
+
+  /** The result packResult packed: block objects, barrier events and laneBlocks rebuilt. */
+  function unpackResult(p) {
+    if (p.plain !== undefined || !p.blocks) return p.plain;
+    var strings = p.strings, lists = p.lists, c = p.blocks, n = c.id.length, blocks = new Array(n), laneBlocks = {};
+    function str(i) { return i === -2 ? null : (i < 0 ? undefined : strings[i]); }
+    function num(x) { return x !== x ? null : x; }
+    for (var i = 0; i < n; i++) {
+      var b = {id: c.id[i], lane: str(c.lane[i]), kind: str(c.kind[i]), start: c.start[i], end: c.end[i],
+        tile: num(c.tile[i]), k: num(c.k[i]), stage: num(c.stage[i]), reason: str(c.reason[i]),
+        lines: c.lines[i] < 0 ? undefined : lists[c.lines[i]], after: []};
+      for (var a = c.afterStart[i], aEnd = c.afterStart[i + 1]; a < aEnd; a++) b.after.push(c.after[a]);
+      if (c.operand[i] !== -3) b.operand = str(c.operand[i]);
+      blocks[i] = b;
+      (laneBlocks[b.lane] || (laneBlocks[b.lane] = [])).push(i);
+    }
+    var e = p.events, events = null;
+    var r = {};
+    Object.keys(p.rest).forEach(function (key) { r[key] = p.rest[key]; });
+    r.blocks = blocks;
+    // Barrier events are rebuilt on first read (the barrier panel, an export), as the engine does.
+    Object.defineProperty(r, "barrierEvents", {enumerable: true, configurable: true, get: function () {
+      if (events) return events;
+      var m = e.t.length;
+      events = new Array(m);
+      for (var j = 0; j < m; j++) events[j] = {t: e.t[j], barrier: e.barrier[j], type: str(e.type[j]), lane: str(e.lane[j]), phase: num(e.phase[j])};
+      return events;
+    }});
+    r.laneBlocks = laneBlocks;
+    return r;
+  }
+
   var pure = {
+    packResult: packResult, unpackResult: unpackResult, percentText: percentText, barrierStateAt: barrierStateAt, barrierEventStep: barrierEventStep, codePathLines: codePathLines,
     TimeScale: TimeScale, buildLaneIndex: buildLaneIndex, visibleRange: visibleRange, niceTickStep: niceTickStep,
     labelCandidates: labelCandidates, fillKey: fillKey, chainIds: chainIds, parseHash: parseHash,
     formatHash: formatHash, tileText: tileText,
     constants: {RULER_HEIGHT_PX: RULER_HEIGHT_PX, LANE_HEIGHT_PX: LANE_HEIGHT_PX, GUTTER_MIN_WIDTH_PX: GUTTER_MIN_WIDTH_PX,
-      LABEL_MIN_WIDTH_PX: LABEL_MIN_WIDTH_PX}
+      LABEL_MIN_WIDTH_PX: LABEL_MIN_WIDTH_PX, BADGE_ROW_PX: BADGE_ROW_PX}
   };
 
   // ---- (3) The page --------------------------------------------------------------------------
@@ -327,12 +510,18 @@ var KVWave = (function () {
     var box = document.getElementById("wave-box");
     var tooltip = document.getElementById("tooltip");
     var ctx = canvas.getContext("2d");
+    // Small windows (1024x768): the header facts fold away so the timeline's lanes fit without scrolling.
+    if (window.innerHeight < SMALL_WINDOW_HEIGHT_PX) document.getElementById("facts-box").open = false;
 
     var state = {
       knobs: {}, result: null, lanes: [], laneIndex: [], laneRow: {}, byId: new Map(),
       rowTop: [], rowHeight: [], rowStripe: [], rowsBottom: RULER_HEIGHT_PX,
       view: {t0Step: 0, t1Step: 1}, fitted: true, cursor: null, markerA: null, markerB: null,
       follow: null, highlighted: new Set(), hover: null, hashMessages: [], simMessages: [],
+      // selected: the block of the details panel and its arrows; pointer: the last pointer position
+      // over the canvas (client coordinates), so keyboard/wheel moves re-aim the cursor and tooltip.
+      selected: null, pointer: null, allLanes: [], perLane: {}, hiddenLanes: new Set(), laneOrder: [], laneFilter: "",
+      dependents: null, summarised: [],
       scale: null, gutterPx: GUTTER_MIN_WIDTH_PX, frames: 0, lastFrameMs: 0, lastSimMs: 0, lastDrawMs: 0
     };
 
@@ -523,7 +712,9 @@ var KVWave = (function () {
     }
 
     // -- simulation
+    /** Simulate now on this thread (small settings, start-up, and when no Worker can be made). */
     function simulateNow() {
+      cancelBackground();
       var t0 = performance.now();
       var result;
       try {
@@ -532,6 +723,87 @@ var KVWave = (function () {
       } catch (e) {
         result = {error: "simulation failed: " + (e && e.message ? e.message : String(e))};
       }
+      applyResult(result, t0);
+    }
+
+    // -- large settings: simulated in a Web Worker made from the page's own simulator text (a Blob
+    // URL, which works from file://); a newer request terminates the stale run; the last drawing
+    // stays interactive meanwhile and a progress line says what is running.
+    var WORKER_MAIN = "var packResult = " + packResult.toString() + ";\n" +
+      "self.onmessage = function (e) { var r; try { r = KernelSchedule.simulate(e.data.parsed, e.data.knobs); }" +
+      " catch (err) { r = {error: 'simulation failed: ' + (err && err.message ? err.message : String(err))}; }" +
+      " var p = packResult(r), transfer = p.transfer || []; delete p.transfer;" +
+      " self.postMessage({id: e.data.id, packed: p}, transfer); };";
+    var worker = null, workerUrl = null, runId = 0, running = null, progressTimer = 0;
+    function makeWorker() {
+      var simSource = window.KV_SOURCES && window.KV_SOURCES.schedule;
+      if (!simSource || typeof Worker === "undefined" || typeof Blob === "undefined") return null;
+      try {
+        if (!workerUrl) workerUrl = URL.createObjectURL(new Blob([simSource, "\n", WORKER_MAIN], {type: "text/javascript"}));
+        var w = new Worker(workerUrl);
+        w.onmessage = function (ev) {
+          if (!running || ev.data.id !== running.id) return;  // a stale run's answer
+          var t0 = running.t0;
+          running = null;
+          showProgress(null);
+          var unpackStart = performance.now();
+          var result = unpackResult(ev.data.packed);
+          state.lastUnpackMs = performance.now() - unpackStart;
+          applyResult(result, t0);
+          requestDraw();
+        };
+        w.onerror = function (ev) {
+          ev.preventDefault();
+          running = null;
+          showProgress(null);
+          worker = null;
+          applyResult({error: "background simulation failed: " + (ev.message || "unknown error")}, performance.now());
+          requestDraw();
+        };
+        return w;
+      } catch (e) {
+        return null;
+      }
+    }
+    function cancelBackground() {
+      if (!running) return;
+      // The Worker is busy inside simulate(): terminating it is the only way to stop the stale run.
+      if (worker) worker.terminate();
+      worker = null;
+      running = null;
+      showProgress(null);
+    }
+    /** Simulate in the background when the settings are large; false when it must run here. */
+    function simulateInBackground() {
+      var estimate = 0;
+      try { estimate = noFit ? 0 : KS.estimateBlockCount(state.knobs, parsed); } catch (e) { estimate = 0; }
+      if (!(estimate >= WORKER_MIN_BLOCKS) || estimate > KS.MAX_BLOCKS) return false;
+      cancelBackground();
+      worker = worker || makeWorker();
+      if (!worker) return false;
+      running = {id: ++runId, t0: performance.now(), estimate: estimate};
+      worker.postMessage({id: running.id, parsed: parsed, knobs: Object.assign({}, state.knobs)});
+      showProgress(running);
+      renderNotices();  // cleared hash messages go at once; the simulator's come with the result
+      return true;
+    }
+    function showProgress(run) {
+      var el = document.getElementById("sim-progress");
+      if (progressTimer) { clearInterval(progressTimer); progressTimer = 0; }
+      if (!run) { el.hidden = true; el.textContent = ""; state.simulating = false; return; }
+      state.simulating = true;
+      var tick = function () {
+        el.hidden = false;
+        el.textContent = "Simulating about " + run.estimate.toLocaleString("en-US") + " blocks in the background (" +
+          ((performance.now() - run.t0) / 1000).toFixed(1) + " s); the drawing below is the previous result.";
+      };
+      tick();
+      progressTimer = setInterval(tick, PROGRESS_TICK_MS);
+    }
+
+    /** Take a simulation result: lanes, indexes, panels, notices, verdict. */
+    function applyResult(result, t0) {
+      var applyStart = performance.now();
       result = result || {error: "simulation returned nothing"};
       // simulate() validates the knobs (clamping, with messages) and may adjust them for the
       // structure (attention: 2 stages for a shared K/V ring with intra-WG overlap); the controls
@@ -547,19 +819,22 @@ var KVWave = (function () {
         currentView.legendByKind = {};
         currentView.legend.forEach(function (entry) { currentView.legendByKind[entry.kind] = entry; });
       }
-      state.lanes = Array.isArray(result.lanes) ? result.lanes : [];
-      state.laneRow = {};
-      state.lanes.forEach(function (lane, i) { state.laneRow[lane.id] = i; });
-      layoutRows();
-      var perLane = state.lanes.map(function () { return []; });
+      state.allLanes = Array.isArray(result.lanes) ? result.lanes : [];
+      var perLane = {};
+      state.allLanes.forEach(function (lane) { perLane[lane.id] = []; });
       state.byId = new Map();
       for (var i = 0; i < blocks.length; i++) {
         var b = blocks[i];
         state.byId.set(b.id, b);
-        var row = state.laneRow[b.lane];
-        if (row !== undefined) perLane[row].push(b);
+        if (perLane[b.lane]) perLane[b.lane].push(b);
       }
-      state.laneIndex = perLane.map(buildLaneIndex);
+      state.perLane = {};
+      Object.keys(perLane).forEach(function (id) { state.perLane[id] = buildLaneIndex(perLane[id]); });
+      state.dependents = null;
+      if (state.selected) state.selected = state.byId.get(state.selected.id) || null;
+      applyLanes();
+      renderLaneList();
+      renderDetails();
       state.simMessages = Array.isArray(result.messages) ? result.messages : [];
       if (state.fitted) fitView(); else clampView();
       applyFollow();
@@ -569,6 +844,7 @@ var KVWave = (function () {
       renderVerdict();
       renderStructure();
       state.lastSimMs = performance.now() - t0;
+      state.lastApplyMs = performance.now() - applyStart;
     }
 
     /** Row geometry: a softmax lane is a thinner sub-row under its consumer lane and shares its stripe. */
@@ -587,6 +863,73 @@ var KVWave = (function () {
       });
       state.rowsBottom = top;
     }
+    /** Shown lanes: the result's lanes in the user's order, without hidden ones and those the filter rejects. */
+    function applyLanes() {
+      var order = state.laneOrder, pos = {};
+      order.forEach(function (id, i) { pos[id] = i; });
+      var filter = state.laneFilter.toLowerCase();
+      var lanes = state.allLanes.filter(function (lane) {
+        if (state.hiddenLanes.has(lane.id)) return false;
+        return !filter || (laneName(lane) + " " + lane.id).toLowerCase().indexOf(filter) >= 0;
+      });
+      lanes = lanes.map(function (lane, i) { return {lane: lane, i: i}; }).sort(function (a, b) {
+        var pa = pos[a.lane.id], pb = pos[b.lane.id];
+        if (pa !== undefined && pb !== undefined) return pa - pb;
+        return a.i - b.i;
+      }).map(function (x) { return x.lane; });
+      state.lanes = lanes;
+      state.laneRow = {};
+      lanes.forEach(function (lane, i) { state.laneRow[lane.id] = i; });
+      state.laneIndex = lanes.map(function (lane) { return state.perLane[lane.id] || buildLaneIndex([]); });
+      layoutRows();
+    }
+
+    /** The lanes panel: one row per lane with a visibility checkbox and up/down buttons. */
+    function renderLaneList() {
+      var ul = document.getElementById("lane-list");
+      ul.textContent = "";
+      var ids = state.lanes.map(function (l) { return l.id; });
+      state.allLanes.forEach(function (lane) {
+        var li = KVCommon.html("li", null, null, ul);
+        var box = KVCommon.html("input", null, null, li);
+        box.type = "checkbox";
+        box.checked = !state.hiddenLanes.has(lane.id);
+        box.id = "lane-show-" + lane.id;
+        box.setAttribute("data-lane", lane.id);
+        var label = KVCommon.html("label", null, laneName(lane), li);
+        label.htmlFor = box.id;
+        box.addEventListener("change", function () {
+          if (box.checked) state.hiddenLanes.delete(lane.id); else state.hiddenLanes.add(lane.id);
+          relayout();
+        });
+        [["\u2191", -1, "up"], ["\u2193", 1, "down"]].forEach(function (spec) {
+          var btn = KVCommon.html("button", null, spec[0], li);
+          btn.type = "button";
+          btn.title = "Move " + laneName(lane) + " " + spec[2];
+          btn.setAttribute("data-move", spec[2]);
+          btn.addEventListener("click", function () { moveLane(lane.id, spec[1]); });
+        });
+      });
+      return ids;
+    }
+    function moveLane(id, delta) {
+      var order = state.laneOrder.length ? state.laneOrder.slice() : state.allLanes.map(function (l) { return l.id; });
+      var i = order.indexOf(id), j = i + delta;
+      if (i < 0 || j < 0 || j >= order.length) return;
+      order[i] = order[j];
+      order[j] = id;
+      state.laneOrder = order;
+      relayout();
+    }
+    function relayout() { applyLanes(); requestDraw(); }
+    document.getElementById("lane-filter").addEventListener("input", function (ev) {
+      state.laneFilter = String(ev.target.value || "");
+      relayout();
+    });
+    document.getElementById("lane-filter").addEventListener("keydown", function (ev) {
+      if (ev.key === "Escape" || ev.key === "Enter") { ev.preventDefault(); canvas.focus({preventScroll: true}); }
+    });
+
     function isSubLane(lane) {
       return !!(currentView && currentView.subLaneGroups && currentView.subLaneGroups.indexOf(lane.group) >= 0);
     }
@@ -601,8 +944,8 @@ var KVWave = (function () {
       span = Math.min(Math.max(span, MIN_SPAN_STEPS), total() * MAX_SPAN_FACTOR);
       var t0 = state.view.t0Step;
       if (!isFinite(t0)) t0 = 0;
-      // Allow panning half a screen past either end, no further.
-      t0 = Math.min(Math.max(t0, -span / 2), total() - span / 2);
+      // Never before step 0 (there is no negative time); at most half a screen past the end.
+      t0 = Math.max(0, Math.min(t0, total() - span / 2));
       state.view = {t0Step: t0, t1Step: t0 + span};
     }
     function setView(t0Step, t1Step) {
@@ -623,7 +966,7 @@ var KVWave = (function () {
     // -- follow a k-tile
     function applyFollow() {
       state.highlighted = new Set();
-      if (!state.follow || !state.result || state.result.error) return;
+      if (!state.follow || !state.result || state.result.error) { renderChainInfo(); return; }
       var f = state.follow, blocks = state.result.blocks || [];
       chainIds(blocks, f.tile, f.epilogue ? null : f.k).forEach(function (id) { state.highlighted.add(id); });
       renderChainInfo();
@@ -645,7 +988,7 @@ var KVWave = (function () {
     function renderChainInfo() {
       var el = document.getElementById("chain-info");
       var unit = currentView && currentView.unit ? currentView.unit : "k-tile";
-      if (!state.follow) { el.textContent = "Click a block to follow its " + unit + "; Escape clears."; return; }
+      if (!state.follow) { el.textContent = "Click a block to select it and follow its " + unit + "; Escape clears the selection."; return; }
       if (!state.highlighted.size) { el.textContent = "The followed " + unit + " is not in this schedule; Escape clears."; return; }
       var chain = [];
       state.highlighted.forEach(function (id) { chain.push(state.byId.get(id)); });
@@ -686,7 +1029,7 @@ var KVWave = (function () {
       list.hidden = msgs.length === 0;
     }
 
-    function pct(x) { return typeof x === "number" && isFinite(x) ? (Math.round(x * 1000) / 10) + "%" : "n/a"; }
+    function pct(x) { return percentText(x); }
 
     function renderVerdict() {
       var el = document.getElementById("verdict");
@@ -865,7 +1208,7 @@ var KVWave = (function () {
     function frame() {
       rafId = 0;
       var t0 = performance.now();
-      if (needSimulate) { needSimulate = false; simulateNow(); }
+      if (needSimulate) { needSimulate = false; if (!simulateInBackground()) simulateNow(); }
       draw();
       state.frames++;
       state.lastFrameMs = performance.now() - t0;
@@ -906,6 +1249,8 @@ var KVWave = (function () {
       state.gutterPx = gutterPx;
       var scale = new TimeScale(state.view.t0Step, state.view.t1Step, gutterPx + PLOT_PAD_PX, widthCss - PLOT_PAD_PX);
       state.scale = scale;
+      // The view may have moved under a still pointer (keys, wheel): re-aim cursor and tooltip.
+      refreshPointer();
 
       ctx.fillStyle = colours.bg;
       ctx.fillRect(0, 0, widthCss, heightCss);
@@ -946,55 +1291,61 @@ var KVWave = (function () {
       var anyHighlight = state.highlighted.size > 0;
       // rects[key] is a flat [x, y, w, h, ...] list; "~" marks the dimmed variant of a fill.
       // labels[key] is a flat [block, x0, x1, yMid, dim, ...] list per fill (its text colour).
-      var rects = {}, labels = {};
+      var rects = {}, labels = {}, summarised = [], blockCount = {};
+      state.lastCounts = blockCount;
       var xMin = state.gutterPx, xMax = widthCss;
       for (var row = 0; row < state.laneIndex.length; row++) {
         var index = state.laneIndex[row], blocks = index.blocks;
         var range = visibleRange(index, scale.t0Step, scale.t1Step);
         var rowBox = blockY(row), y = rowBox.y, h = rowBox.h;
-        var coveredPx = -Infinity, lastList = null;
+        // Level of detail: a block narrower than a pixel still paints a pixel in its own colour;
+        // within one pixel column only the first block of each fill is queued (per-fill coverage),
+        // so a rare kind (one epilogue among many WGMMAs) is never swallowed by a common one.
+        var coveredPx = {}, laneFirst = {}, thin = 0;
         for (var i = range[0]; i < range[1]; i++) {
           var b = blocks[i];
           var x0 = scale.xPx(b.start), x1 = scale.xPx(b.end);
           if (x1 - x0 < MIN_BLOCK_WIDTH_PX) {
-            // Many blocks per pixel: draw one sliver per pixel column, skip the rest.
-            if (x0 < coveredPx) continue;
+            thin++;
+            var fk0 = fillKey(b);
+            // Whole device-independent pixels, so the sliver shows its own colour, not a blend.
+            x0 = Math.floor(x0);
+            if (x0 < (coveredPx[fk0] === undefined ? -Infinity : coveredPx[fk0])) continue;
             x1 = x0 + MIN_BLOCK_WIDTH_PX;
+            coveredPx[fk0] = x1;
           }
-          coveredPx = x1;
           var cx0 = Math.max(x0, xMin), cx1 = Math.min(x1, xMax);
           if (cx1 <= cx0) continue;
           var dim = anyHighlight && !state.highlighted.has(b.id);
-          var key = dim ? fillKey(b) + "~" : fillKey(b);
+          var wide = cx1 - cx0 >= SEPARATE_MIN_WIDTH_PX;
+          // Slivers ("^" keys) are painted after wide blocks, the rarest fill last (on top).
+          var key = (wide ? "" : "^") + fillKey(b) + (dim ? "~" : "");
           var list = rects[key] || (rects[key] = []);
           var n = list.length;
-          if (cx1 - cx0 >= SEPARATE_MIN_WIDTH_PX) {
+          blockCount[key] = (blockCount[key] || 0) + 1;
+          if (laneFirst[key] === undefined) laneFirst[key] = n;
+          if (wide) {
             // Wide enough to see: a 1px gap keeps back-to-back blocks of one colour apart.
             list.push(cx0, y, cx1 - cx0 - 1, h);
-            lastList = null;
-          } else if (list === lastList && n && list[n - 4] + list[n - 2] >= cx0 - 0.5) {
-            // Slivers: coalesce with the previous rectangle of the same fill on this lane.
+          } else if (n > laneFirst[key] && list[n - 4] + list[n - 2] >= cx0 - 0.5) {
+            // Slivers: coalesce with the previous sliver of the same fill on this lane.
             list[n - 2] = Math.max(list[n - 2], cx1 - list[n - 4]);
           } else {
             list.push(cx0, y, cx1 - cx0, h);
-            lastList = list;
           }
           if (cx1 - cx0 >= LABEL_MIN_WIDTH_PX) (labels[fillKey(b)] || (labels[fillKey(b)] = [])).push(b, cx0, cx1, y + h / 2, dim);
         }
+        if (thin) summarised.push({lane: state.lanes[row].id, label: laneName(state.lanes[row]), blocks: thin});
       }
-      // Fills batched by colour: one fillStyle change and one fill() per key.
-      var passes = [true, false];
-      for (var p = 0; p < passes.length; p++) {
-        var dimPass = passes[p];
-        ctx.globalAlpha = dimPass ? DIM_ALPHA : 1;
-        for (var k = 0; k < FILL_KEYS.length; k++) {
-          var list2 = rects[FILL_KEYS[k] + (dimPass ? "~" : "")];
-          if (!list2 || !list2.length) continue;
-          ctx.fillStyle = FILL_KEYS[k] === "wait" && waitPattern ? waitPattern : colours[FILL_KEYS[k]];
-          ctx.beginPath();
-          for (var r = 0; r < list2.length; r += 4) ctx.rect(list2[r], list2[r + 1], list2[r + 2], list2[r + 3]);
-          ctx.fill();
-        }
+      // Fills batched by colour: one fillStyle change and one fill() per key, in paintOrder.
+      var order = paintOrder(rects);
+      for (var k = 0; k < order.length; k++) {
+        var list2 = rects[order[k]], base = order[k].replace(/[\^~]/g, "");
+        ctx.globalAlpha = order[k].indexOf("~") >= 0 ? DIM_ALPHA : 1;
+        ctx.fillStyle = base === "wait" && waitPattern ? waitPattern : colours[base];
+        ctx.beginPath();
+        for (var r = 0; r < list2.length; r += 4) ctx.rect(list2[r], list2[r + 1], list2[r + 2], list2[r + 3]);
+        ctx.fill();
       }
       ctx.globalAlpha = 1;
       // Labels, grouped by text colour.
@@ -1015,8 +1366,109 @@ var KVWave = (function () {
         }
       }
       ctx.globalAlpha = 1;
-      if (anyHighlight) drawChain(scale);
+      state.summarised = summarised;
+      state.lastRects = rects;
+      state.lastLabels = labels;
+      drawArrows(scale, widthCss);
       if (state.hover && state.byId.get(state.hover.id) === state.hover) outlineBlock(scale, state.hover, colours.fg, 1.5);
+      if (state.selected && state.byId.get(state.selected.id) === state.selected) outlineBlock(scale, state.selected, colours.cursor, 2.5);
+    }
+
+    /**
+     * Paint order of the rectangle lists: wide blocks in FILL_KEYS order (dimmed first), then the
+     * slivers of sub-pixel blocks from the most to the least numerous fill, so in a pixel column
+     * shared by many WGMMAs and one epilogue the epilogue's colour is what shows.
+     */
+    function paintOrder(rects) {
+      var order = [];
+      ["~", ""].forEach(function (dim) {
+        FILL_KEYS.forEach(function (k) { if (rects[k + dim] && rects[k + dim].length) order.push(k + dim); });
+      });
+      var thin = Object.keys(rects).filter(function (k) { return k.charAt(0) === "^" && rects[k].length; });
+      thin.sort(function (a, b) {
+        var da = a.indexOf("~") >= 0 ? 0 : 1, db = b.indexOf("~") >= 0 ? 0 : 1;
+        var counts = state.lastCounts || {};
+        return (da - db) || ((counts[b] || 0) - (counts[a] || 0)) || (a < b ? -1 : 1);
+      });
+      return order.concat(thin);
+    }
+
+    /** id -> ids of the blocks whose `after` names it (built once per result, on first use). */
+    function dependentsOf(id) {
+      if (!state.dependents) {
+        var map = new Map();
+        state.byId.forEach(function (b) {
+          (b.after || []).forEach(function (src) {
+            var list = map.get(src);
+            if (!list) map.set(src, list = []);
+            list.push(b.id);
+          });
+        });
+        state.dependents = map;
+      }
+      return state.dependents.get(id) || [];
+    }
+
+    /**
+     * Dependency edges [fromId, toId] to draw: the selected block's `after` blocks and the blocks
+     * that waited for it, plus every `after` edge inside the followed chain.
+     */
+    function arrowEdges() {
+      var edges = [], seen = new Set();
+      function add(from, to) {
+        var key = from + ">" + to;
+        if (seen.has(key)) return;
+        seen.add(key);
+        edges.push([from, to]);
+      }
+      state.highlighted.forEach(function (id) {
+        var b = state.byId.get(id);
+        if (b) (b.after || []).forEach(function (src) { add(src, id); });
+      });
+      var s = state.selected;
+      if (s && state.byId.get(s.id) === s) {
+        (s.after || []).forEach(function (src) { add(src, s.id); });
+        dependentsOf(s.id).forEach(function (dst) { add(s.id, dst); });
+      }
+      return edges;
+    }
+
+    /**
+     * Dependency arrows from the end of the block waited for to the start of the waiter, culled
+     * (both ends on one side of the view, or a hidden lane: skipped) and batched (one stroke for
+     * every shaft, one fill for every head).
+     */
+    function drawArrows(scale, widthCss) {
+      var edges = arrowEdges(), drawn = 0;
+      state.arrowCount = 0;
+      if (!edges.length) return;
+      state.highlighted.forEach(function (id) {
+        var b = state.byId.get(id);
+        if (b) outlineBlock(scale, b, colours.highlight, 2);
+      });
+      var x0View = state.gutterPx, x1View = widthCss;
+      var shafts = new Path2D(), heads = new Path2D();
+      for (var i = 0; i < edges.length; i++) {
+        var srcBlock = state.byId.get(edges[i][0]), dst = state.byId.get(edges[i][1]);
+        var from = srcBlock && blockBox(scale, srcBlock), to = dst && blockBox(scale, dst);
+        if (!from || !to) continue;
+        var xa = scale.xPx(srcBlock.end), ya = from.y + from.h / 2, xb = to.x0, yb = to.y + to.h / 2;
+        if ((xa < x0View && xb < x0View) || (xa > x1View && xb > x1View)) continue;
+        shafts.moveTo(xa, ya);
+        shafts.lineTo(xb, yb);
+        var ang = Math.atan2(yb - ya, xb - xa);
+        heads.moveTo(xb, yb);
+        heads.lineTo(xb - ARROW_HEAD_PX * Math.cos(ang - 0.45), yb - ARROW_HEAD_PX * Math.sin(ang - 0.45));
+        heads.lineTo(xb - ARROW_HEAD_PX * Math.cos(ang + 0.45), yb - ARROW_HEAD_PX * Math.sin(ang + 0.45));
+        heads.closePath();
+        drawn++;
+      }
+      ctx.strokeStyle = colours.highlight;
+      ctx.fillStyle = colours.highlight;
+      ctx.lineWidth = 1.25;
+      ctx.stroke(shafts);
+      ctx.fill(heads);
+      state.arrowCount = drawn;
     }
 
     function blockBox(scale, b) {
@@ -1033,35 +1485,6 @@ var KVWave = (function () {
       ctx.strokeStyle = colour;
       ctx.lineWidth = width;
       ctx.strokeRect(bb.x0 + 0.5, bb.y + 0.5, Math.max(1, bb.x1 - bb.x0 - 1), bb.h - 1);
-    }
-
-    /** Outline the followed chain and draw its `after` edges (what released each step) as arrows. */
-    function drawChain(scale) {
-      ctx.strokeStyle = colours.highlight;
-      ctx.fillStyle = colours.highlight;
-      ctx.lineWidth = 1.25;
-      state.highlighted.forEach(function (id) {
-        var b = state.byId.get(id);
-        if (!b) return;
-        outlineBlock(scale, b, colours.highlight, 2);
-        var to = blockBox(scale, b);
-        (b.after || []).forEach(function (srcId) {
-          var srcBlk = state.byId.get(srcId), from = srcBlk && blockBox(scale, srcBlk);
-          if (!from || !to) return;
-          var xa = scale.xPx(srcBlk.end), ya = from.y + from.h / 2, xb = to.x0, yb = to.y + to.h / 2;
-          ctx.beginPath();
-          ctx.moveTo(xa, ya);
-          ctx.lineTo(xb, yb);
-          ctx.stroke();
-          var ang = Math.atan2(yb - ya, xb - xa);
-          ctx.beginPath();
-          ctx.moveTo(xb, yb);
-          ctx.lineTo(xb - 6 * Math.cos(ang - 0.45), yb - 6 * Math.sin(ang - 0.45));
-          ctx.lineTo(xb - 6 * Math.cos(ang + 0.45), yb - 6 * Math.sin(ang + 0.45));
-          ctx.closePath();
-          ctx.fill();
-        });
-      });
     }
 
     function vline(scale, tStep, colour, heightCss, dash) {
@@ -1083,6 +1506,10 @@ var KVWave = (function () {
       if (state.cursor !== null) vline(scale, state.cursor, colours.cursor, heightCss);
     }
 
+    /**
+     * The ruler: tick labels in its bottom row (the rightmost one right-aligned so it is never
+     * clipped), cursor and marker badges in its top row, laid out so no badge covers another.
+     */
     function drawRuler(scale, widthCss, tickStep, firstTick) {
       ctx.fillStyle = colours.panel;
       ctx.fillRect(0, 0, widthCss, RULER_HEIGHT_PX);
@@ -1090,29 +1517,46 @@ var KVWave = (function () {
       ctx.fillRect(0, RULER_HEIGHT_PX - 1, widthCss, 1);
       useFont(LABEL_FONT_PX + "px " + uiFont);
       ctx.textBaseline = "middle";
-      ctx.textAlign = "left";
       ctx.fillStyle = colours.fg;
+      var labelY = BADGE_ROW_PX + (RULER_HEIGHT_PX - BADGE_ROW_PX) / 2 - 1;
+      state.rulerLabels = [];
       for (var t = firstTick; t <= scale.t1Step; t += tickStep) {
         var x = Math.round(scale.xPx(t));
         if (x < state.gutterPx) continue;
-        ctx.fillRect(x, RULER_HEIGHT_PX - 7, 1, 6);
-        ctx.fillText(String(t), x + 3, RULER_HEIGHT_PX / 2 - 2);
+        ctx.fillRect(x, RULER_HEIGHT_PX - 5, 1, 4);
+        var text = String(t), w = textWidth(text);
+        var left = x + 3 + w <= widthCss ? x + 3 : x - 3 - w;
+        if (left < state.gutterPx) continue;
+        ctx.textAlign = "left";
+        ctx.fillText(text, left, labelY);
+        state.rulerLabels.push({text: text, left: left, right: left + w});
       }
-      function tag(tStep, text, colour) {
-        var x = scale.xPx(tStep);
+      var badges = [];
+      if (state.markerA !== null) badges.push([state.markerA, "A " + state.markerA, colours["marker-a"]]);
+      if (state.markerB !== null) badges.push([state.markerB, "B " + state.markerB, colours["marker-b"]]);
+      if (state.cursor !== null) badges.push([state.cursor, String(state.cursor), colours.cursor]);
+      var placed = [];
+      state.badges = placed;
+      badges.forEach(function (bd) {
+        var x = scale.xPx(bd[0]);
         if (x < state.gutterPx || x > widthCss) return;
-        var w = textWidth(text) + 8;
+        var w = textWidth(bd[1]) + 8;
         var left = Math.min(Math.max(x - w / 2, state.gutterPx), widthCss - w);
-        ctx.fillStyle = colour;
-        ctx.fillRect(left, 2, w, RULER_HEIGHT_PX - 6);
+        // Slide right (else left) past every badge already placed.
+        for (var pass = 0; pass < placed.length + 1; pass++) {
+          var hit = null;
+          placed.forEach(function (p) { if (left < p.right + 2 && p.left < left + w + 2) hit = p; });
+          if (!hit) break;
+          left = hit.right + 2 + w <= widthCss ? hit.right + 2 : hit.left - 2 - w;
+        }
+        placed.push({text: bd[1], left: left, right: left + w});
+        ctx.fillStyle = bd[2];
+        ctx.fillRect(left, 1, w, BADGE_ROW_PX - 1);
         ctx.fillStyle = colours.bg;
         ctx.textAlign = "center";
-        ctx.fillText(text, left + w / 2, RULER_HEIGHT_PX / 2 - 1);
-        ctx.textAlign = "left";
-      }
-      if (state.markerA !== null) tag(state.markerA, "A " + state.markerA, colours["marker-a"]);
-      if (state.markerB !== null) tag(state.markerB, "B " + state.markerB, colours["marker-b"]);
-      if (state.cursor !== null) tag(state.cursor, String(state.cursor), colours.cursor);
+        ctx.fillText(bd[1], left + w / 2, BADGE_ROW_PX / 2 + 0.5);
+      });
+      ctx.textAlign = "left";
     }
 
     function drawGutter(widthCss, heightCss) {
@@ -1142,13 +1586,22 @@ var KVWave = (function () {
     }
 
     function updateReadouts() {
-      document.getElementById("cursor-readout").textContent = "cursor " + (state.cursor === null ? "\u2013" : state.cursor);
+      var v = state.view, c = state.cursor;
+      var off = c !== null && (c < v.t0Step || c > v.t1Step);
+      document.getElementById("cursor-readout").textContent = "cursor " + (c === null ? "\u2013" : c + (off ? " (off screen)" : ""));
       var a = state.markerA, b = state.markerB;
+      // B before A: the distance is still |B - A| (GTKWave and Surfer show the magnitude).
+      var delta = a !== null && b !== null ? "|B\u2212A| " + Math.abs(b - a) + " steps" + (b < a ? " (B before A)" : "") : "B\u2212A \u2013";
       document.getElementById("marker-readout").textContent = "A " + (a === null ? "\u2013" : a) + "  B " +
-        (b === null ? "\u2013" : b) + "  B\u2212A " + (a !== null && b !== null ? (b - a) + " steps" : "\u2013");
-      var v = state.view;
+        (b === null ? "\u2013" : b) + "  " + delta;
       document.getElementById("view-readout").textContent = "view " + hashNumber(v.t0Step) + "\u2013" + hashNumber(v.t1Step) +
         " (" + hashNumber(v.t1Step - v.t0Step) + " steps)";
+      var lod = document.getElementById("lod-note");
+      var sum = state.summarised || [];
+      lod.hidden = !sum.length;
+      lod.textContent = sum.length ? "Summarised: blocks narrower than a pixel are drawn 1 px wide, one per kind and pixel column (" +
+        sum.map(function (s) { return s.label + ": " + s.blocks; }).join(", ") + " blocks); zoom in (w) to see each." : "";
+      if (c !== lastBarrierStep || state.result !== lastBarrierResult) renderBarriers();
     }
 
     // -- hit testing
@@ -1177,58 +1630,15 @@ var KVWave = (function () {
       return inside.length ? inside : (best ? [best] : []);
     }
 
-    // -- tooltip (parsed source text goes in with textContent only)
+    // -- tooltip: a short summary (the details panel has the rest); parsed text only via textContent
     function showTooltip(b, clientX, clientY) {
       tooltip.textContent = "";
-      function div(text, cls) {
-        var d = document.createElement("div");
-        if (cls) d.className = cls;
-        d.textContent = text;
-        tooltip.appendChild(d);
-        return d;
-      }
       var ok = tileText(b);
-      div(blockName(b) + (ok ? " " + ok : "") + "  [" + laneLabel(b.lane) + "]", "kv-tt-title");
-      if (kindDoc(b.kind)) div(kindDoc(b.kind));
-      var facts = [];
-      if (b.operand) facts.push("operand " + b.operand);
-      if (b.tile !== null && b.tile !== undefined) facts.push("output tile " + b.tile);
-      if (b.k !== null && b.k !== undefined) facts.push((currentView && currentView.unit ? currentView.unit : "k-tile") + " " + b.k);
-      if (b.stage !== null && b.stage !== undefined) facts.push("stage " + b.stage);
-      if (facts.length) div(facts.join(", "));
-      div("steps " + b.start + "\u2013" + b.end + " (" + (b.end - b.start) + " step" + (b.end - b.start === 1 ? "" : "s") + ")");
-      if (b.kind === "wait") div("wait reason: " + (b.reason || "?") + (reasonDoc(b.reason) ? " \u2013 " + reasonDoc(b.reason) : ""));
-      var after = (b.after || []).map(function (id) { return state.byId.get(id); }).filter(Boolean);
-      if (after.length) {
-        div("started when: " + after.map(function (a) {
-          return blockName(a) + (tileText(a) ? " " + tileText(a) : "") + " ended at " + a.end;
-        }).join("; "));
-      }
-      var lines = b.lines || [];
-      if (lines.length) {
-        var srcBox = document.createElement("div");
-        srcBox.className = "kv-tt-src";
-        var shown = {};
-        lines.forEach(function (l) {
-          var base = String(l.path || "").split("/").pop();
-          var where = base + ":" + l.line + (l.end_line && l.end_line !== l.line ? "-" + l.end_line : "");
-          var text = String(l.text || l.op || "");
-          // One statement can be two ops (consumer_try_wait + consumer_wait): show it once.
-          if (shown[where + "\n" + text]) return;
-          shown[where + "\n" + text] = true;
-          var row = document.createElement("div");
-          var loc = document.createElement("span");
-          loc.className = "kv-tt-loc";
-          loc.textContent = where;
-          row.appendChild(loc);
-          row.appendChild(document.createTextNode("  " + text));
-          srcBox.appendChild(row);
-        });
-        tooltip.appendChild(srcBox);
-      } else {
-        // The simulator found no parsed op for this step (e.g. FA3's barrier_Q wait): say so.
-        div("no parsed source line for this step", "kv-tt-src kv-muted");
-      }
+      KVCommon.html("div", "kv-tt-title", blockName(b) + (ok ? " " + ok : "") + "  [" + laneLabel(b.lane) + "]", tooltip);
+      KVCommon.html("div", null, "steps " + b.start + "\u2013" + b.end + " (" + (b.end - b.start) + " step" + (b.end - b.start === 1 ? "" : "s") + ")" +
+        (b.stage !== null && b.stage !== undefined ? ", stage " + b.stage : ""), tooltip);
+      if (b.kind === "wait") KVCommon.html("div", null, "wait reason: " + (b.reason || "?"), tooltip);
+      KVCommon.html("div", "kv-muted", "click: details, dependencies and source lines", tooltip);
       tooltip.hidden = false;
       // Fixed positioning in viewport coordinates: the tooltip may extend past the canvas box.
       var viewW = document.documentElement.clientWidth, viewH = document.documentElement.clientHeight;
@@ -1238,6 +1648,7 @@ var KVWave = (function () {
       if (top + tipH > viewH) top = Math.max(0, clientY - tipH - 10);
       tooltip.style.left = left + "px";
       tooltip.style.top = top + "px";
+      tooltip.setAttribute("data-block", String(b.id));
     }
     /** Kind name of a block, with its operand for loads ("TMA issue K", "FULL V"). */
     function blockName(b) {
@@ -1246,12 +1657,28 @@ var KVWave = (function () {
     }
     /** Display name of a lane id ("consumer WG0"), or the id itself for an unknown lane. */
     function laneLabel(id) {
-      var row = state.laneRow[id];
-      return row === undefined ? String(id) : laneName(state.lanes[row]);
+      for (var i = 0; i < state.allLanes.length; i++) if (state.allLanes[i].id === id) return laneName(state.allLanes[i]);
+      return String(id);
     }
-    function hideTooltip() { tooltip.hidden = true; }
+    function hideTooltip() { tooltip.hidden = true; tooltip.removeAttribute("data-block"); }
 
-    // -- mouse: hover/cursor, drag to pan, click to follow, wheel to pan or zoom
+    /**
+     * Re-aim cursor, hover and tooltip at the pointer after the view moved under it (keys, wheel,
+     * a redraw): what they describe is always what is under the pointer now.
+     */
+    function refreshPointer() {
+      var p = state.pointer;
+      if (!p || press) return;
+      var rect = canvas.getBoundingClientRect();
+      var x = p.clientX - rect.left, y = p.clientY - rect.top;
+      if (x < 0 || y < 0 || x > rect.width || y > rect.height) { state.hover = null; hideTooltip(); return; }
+      if (state.scale && x >= state.gutterPx) state.cursor = Math.round(state.scale.tStep(x));
+      var hit = blocksAt(x, y)[0] || null;
+      state.hover = hit;
+      if (hit) showTooltip(hit, p.clientX, p.clientY); else hideTooltip();
+    }
+
+    // -- mouse: hover/cursor, drag to pan, click to select and follow, wheel to pan or zoom
     var press = null;
     canvas.addEventListener("pointerdown", function (ev) {
       if (ev.button !== 0) return;
@@ -1259,7 +1686,7 @@ var KVWave = (function () {
       try { canvas.setPointerCapture(ev.pointerId); } catch (e) { /* synthetic events have no capture */ }
     });
     canvas.addEventListener("pointermove", function (ev) {
-      var pt = canvasPoint(ev);
+      state.pointer = {clientX: ev.clientX, clientY: ev.clientY};
       if (press) {
         var dx = ev.clientX - press.x;
         if (!press.dragging && Math.abs(dx) >= DRAG_THRESHOLD_PX) { press.dragging = true; canvas.classList.add("kv-dragging"); hideTooltip(); }
@@ -1269,10 +1696,7 @@ var KVWave = (function () {
           return;
         }
       }
-      if (state.scale && pt.x >= state.gutterPx) state.cursor = Math.round(state.scale.tStep(pt.x));
-      var hit = blocksAt(pt.x, pt.y)[0] || null;
-      state.hover = hit;
-      if (hit) showTooltip(hit, ev.clientX, ev.clientY); else hideTooltip();
+      refreshPointer();
       requestDraw();
     });
     canvas.addEventListener("pointerup", function (ev) {
@@ -1283,14 +1707,15 @@ var KVWave = (function () {
       var pt = canvasPoint(ev);
       if (state.scale && pt.x >= state.gutterPx) state.cursor = Math.round(state.scale.tStep(pt.x));
       var hit = blocksAt(pt.x, pt.y)[0];
-      if (hit) follow(hit); else clearFollow();
+      if (hit) { select(hit); follow(hit); } else { select(null); clearFollow(); }
       canvas.focus({preventScroll: true});
     });
     canvas.addEventListener("pointercancel", function () { press = null; canvas.classList.remove("kv-dragging"); });
-    canvas.addEventListener("pointerleave", function () { if (!press) { state.hover = null; hideTooltip(); requestDraw(); } });
+    canvas.addEventListener("pointerleave", function () { state.pointer = null; if (!press) { state.hover = null; hideTooltip(); requestDraw(); } });
     canvas.addEventListener("wheel", function (ev) {
       if (!state.scale) return;
       ev.preventDefault();
+      state.pointer = {clientX: ev.clientX, clientY: ev.clientY};
       var unit = ev.deltaMode === 1 ? WHEEL_LINE_PX : (ev.deltaMode === 2 ? canvas.clientWidth : 1);
       var dy = ev.deltaY * unit, dx = ev.deltaX * unit;
       if (ev.ctrlKey || ev.metaKey) {
@@ -1302,51 +1727,472 @@ var KVWave = (function () {
       }
     }, {passive: false});
 
-    // -- buttons and keyboard
+    // -- selection and the details panel
+    function select(b) {
+      state.selected = b || null;
+      renderDetails();
+      requestDraw();
+    }
+    /** Select a block and bring it into view (keyboard selection, dependency links). */
+    function selectAndShow(b) {
+      if (!b) return;
+      select(b);
+      var v = state.view, span = v.t1Step - v.t0Step;
+      if (b.end < v.t0Step || b.start > v.t1Step) setView((b.start + b.end) / 2 - span / 2, (b.start + b.end) / 2 + span / 2);
+      if (!state.pointer) state.cursor = b.start;
+      requestDraw();
+    }
+    function blockLine(b) {
+      var ok = tileText(b);
+      return blockName(b) + (ok ? " " + ok : "") + " [" + laneLabel(b.lane) + "] " + b.start + "\u2013" + b.end;
+    }
+    var detailsText = "";
+    function renderDetails() {
+      var body = document.getElementById("details-body"), copy = document.getElementById("btn-copy-details");
+      var b = state.selected;
+      body.textContent = "";
+      copy.disabled = !b;
+      body.removeAttribute("data-block");
+      if (!b) {
+        KVCommon.html("p", "kv-muted", "No block selected. Click a block, or focus the timeline and use the arrow keys or Tab.", body);
+        detailsText = "";
+        return;
+      }
+      body.setAttribute("data-block", String(b.id));
+      var ok = tileText(b), text = [];
+      KVCommon.html("h2", null, blockName(b) + (ok ? " " + ok : ""), body);
+      text.push(blockName(b) + (ok ? " " + ok : ""));
+      if (kindDoc(b.kind)) { KVCommon.html("p", "kv-muted", kindDoc(b.kind), body); }
+      var dl = KVCommon.html("dl", null, null, body);
+      function fact(name, value) {
+        KVCommon.html("dt", null, name, dl);
+        var dd = KVCommon.html("dd", null, value, dl);
+        text.push(name + ": " + value);
+        return dd;
+      }
+      fact("lane", laneLabel(b.lane));
+      if (b.operand) fact("operand", b.operand);
+      if (b.tile !== null && b.tile !== undefined) fact("output tile", String(b.tile));
+      if (b.k !== null && b.k !== undefined) fact(currentView && currentView.unit ? currentView.unit : "k-tile", String(b.k));
+      if (b.stage !== null && b.stage !== undefined) fact("stage", String(b.stage));
+      fact("steps", b.start + "\u2013" + b.end + " (" + (b.end - b.start) + " step" + (b.end - b.start === 1 ? "" : "s") + ")");
+      if (b.kind === "wait") fact("wait reason", (b.reason || "?") + (reasonDoc(b.reason) ? ": " + reasonDoc(b.reason) : ""));
+      function links(name, ids) {
+        var blocks = ids.map(function (id) { return state.byId.get(id); }).filter(Boolean);
+        if (!blocks.length) return;
+        KVCommon.html("dt", null, name, dl);
+        var dd = KVCommon.html("dd", null, null, dl);
+        blocks.forEach(function (d, i) {
+          if (i) dd.appendChild(document.createTextNode("; "));
+          var a = KVCommon.html("button", "kv-link", blockLine(d), dd);
+          a.type = "button";
+          a.setAttribute("data-goto", String(d.id));
+          a.addEventListener("click", function () { selectAndShow(d); });
+        });
+        text.push(name + ": " + blocks.map(blockLine).join("; "));
+      }
+      links("waited for", b.after || []);
+      links("waited on by", dependentsOf(b.id));
+      var chosen = codePathLines(b, state.knobs.kPipeMmas);
+      var refs = chosen.lines.filter(function (l, i, all) {
+        // One statement can be two ops (consumer_try_wait + consumer_wait): show it once.
+        for (var j = 0; j < i; j++) if (all[j].line === l.line && all[j].path === l.path) return false;
+        return true;
+      });
+      KVCommon.html("h3", null, "Source" + (chosen.path ? " (" + chosen.path + ", chosen from " +
+        (currentView && currentView.unit ? currentView.unit : "k-tile") + " " + b.k + " and K_PIPE_MMAS)" : ""), body);
+      if (refs.length) {
+        KVCommon.sourceList(body, refs.map(function (l) { return {path: l.path, line: l.line, end_line: l.end_line, text: l.text, op: l.op}; }));
+        text.push((chosen.path ? "source (" + chosen.path + "):\n" : "source:\n") + KVCommon.sourceText(refs));
+      } else {
+        KVCommon.html("p", "kv-muted", "no parsed source line for this step", body);
+        text.push("source: none parsed");
+      }
+      detailsText = text.join("\n");
+    }
+    document.getElementById("btn-copy-details").addEventListener("click", function () { if (detailsText) KVCommon.copyText(detailsText); });
+
+    // -- barrier state at the cursor
+    var lastBarrierStep = undefined, lastBarrierResult = null;
+    function renderBarriers() {
+      lastBarrierStep = state.cursor;
+      lastBarrierResult = state.result;
+      var body = document.getElementById("barriers-body");
+      var r = state.result;
+      body.textContent = "";
+      var list = r && Array.isArray(r.barriers) ? r.barriers : [];
+      if (!list.length) { KVCommon.html("p", "kv-muted", "This schedule has no barrier model.", body); return; }
+      if (state.cursor === null) { KVCommon.html("p", "kv-muted", "Move the cursor over the timeline (or press ] for the first barrier event).", body); return; }
+      var t = state.cursor;
+      document.getElementById("barriers-title").textContent = "Barriers after step " + t;
+      if (r.barrierEventsOmitted) KVCommon.html("p", "kv-error", "Barrier events were not recorded for a schedule this large: phases unknown.", body);
+      var states = barrierStateAt(r, t);
+      var table = KVCommon.html("table", "kv-bar-table", null, body);
+      var head = KVCommon.html("tr", null, null, table);
+      ["barrier", "phase", "arrived", "waiting (parity)", "wait / arrive lines"].forEach(function (h) { KVCommon.html("th", null, h, head); });
+      states.forEach(function (s) {
+        var tr = KVCommon.html("tr", s.waiters.length ? "kv-bar-waiting" : null, null, table);
+        tr.setAttribute("data-barrier", String(s.barrier.id));
+        tr.setAttribute("data-phase", String(s.phase));
+        KVCommon.html("td", null, s.barrier.name, tr);
+        KVCommon.html("td", "kv-num", String(s.phase), tr);
+        KVCommon.html("td", "kv-num", s.arrivals + "/" + s.expected, tr);
+        KVCommon.html("td", null, s.waiters.map(function (w) { return laneLabel(w.lane) + " (" + w.parity + ")"; }).join(", ") || "\u2013", tr);
+        var ln = s.barrier.lines || {};
+        KVCommon.html("td", "kv-num", "wait " + ((ln.wait || []).join(", ") || "\u2013") + "; arrive " + ((ln.arrive || []).join(", ") || "\u2013"), tr);
+      });
+    }
+    function stepBarrierEvent(dir) {
+      var from = state.cursor !== null ? state.cursor : (dir > 0 ? -1 : Infinity);
+      var t = barrierEventStep(state.result, from, dir);
+      if (t === null) return;
+      state.pointer = null;
+      hideTooltip();
+      state.cursor = t;
+      keepInView(t);
+      requestDraw();
+    }
+    document.getElementById("btn-bar-prev").addEventListener("click", function () { stepBarrierEvent(-1); });
+    document.getElementById("btn-bar-next").addEventListener("click", function () { stepBarrierEvent(1); });
+    function keepInView(t) {
+      var v = state.view;
+      if (t < v.t0Step || t > v.t1Step) { var span = v.t1Step - v.t0Step; setView(t - span / 2, t + span / 2); }
+    }
+
+    // -- markers (snapped to the nearest block edge within SNAP_PX), zoom to A-B
+    function snapStep(t) {
+      var scale = state.scale;
+      if (!scale) return t;
+      var slop = SNAP_PX / scale.pxPerStep, best = t, bestD = slop + 1;
+      for (var row = 0; row < state.laneIndex.length; row++) {
+        var index = state.laneIndex[row], range = visibleRange(index, t - slop, t + slop);
+        for (var i = range[0]; i < range[1]; i++) {
+          var b = index.blocks[i];
+          [b.start, b.end].forEach(function (edge) {
+            var d = Math.abs(edge - t);
+            if (d <= slop && d < bestD) { best = edge; bestD = d; }
+          });
+        }
+      }
+      return best;
+    }
     function placeMarker(which) {
       var t = state.cursor !== null ? state.cursor : Math.round((state.view.t0Step + state.view.t1Step) / 2);
-      if (state.cursor === null) state.cursor = t;
+      t = snapStep(t);
       if (which === "a") state.markerA = t; else state.markerB = t;
       requestDraw();
     }
-    function clearAll() { state.markerA = null; state.markerB = null; clearFollow(); }
-    function moveCursor(d) {
-      var t = state.cursor !== null ? state.cursor : Math.round(state.view.t0Step);
-      state.cursor = t + d;
-      var v = state.view;
-      if (state.cursor < v.t0Step || state.cursor > v.t1Step) panBy(state.cursor < v.t0Step ? state.cursor - v.t0Step : state.cursor - v.t1Step);
+    function clearMarkers() { state.markerA = null; state.markerB = null; requestDraw(); }
+    function zoomToMarkers() {
+      if (state.markerA === null || state.markerB === null || state.markerA === state.markerB) return;
+      setView(Math.min(state.markerA, state.markerB), Math.max(state.markerA, state.markerB));
+    }
+    /** Escape (after overlays): close the export menu, else clear the selection (selected block and followed chain). Never the markers. */
+    function escape() {
+      if (closeMenu()) return;
+      select(null);
+      clearFollow();
+      hideTooltip();
+    }
+    /** f: fit the selected block (with its dependencies) or the followed chain; else the whole schedule. */
+    function fitSelection() {
+      var ids = [];
+      if (state.selected) ids = [state.selected.id].concat(state.selected.after || [], dependentsOf(state.selected.id));
+      else state.highlighted.forEach(function (id) { ids.push(id); });
+      var lo = Infinity, hi = -Infinity;
+      ids.forEach(function (id) { var b = state.byId.get(id); if (b) { lo = Math.min(lo, b.start); hi = Math.max(hi, b.end); } });
+      if (!(hi > lo)) { fitView(); requestDraw(); return; }
+      var pad = (hi - lo) * 0.05 + 1;
+      setView(lo - pad, hi + pad);
+    }
+
+    // -- keyboard block selection
+    function selectedRow() {
+      var b = state.selected;
+      return b && state.laneRow[b.lane] !== undefined ? state.laneRow[b.lane] : -1;
+    }
+    function firstVisibleBlock() {
+      for (var row = 0; row < state.laneIndex.length; row++) {
+        var index = state.laneIndex[row], range = visibleRange(index, state.view.t0Step, state.view.t1Step);
+        if (range[1] > range[0]) return index.blocks[range[0]];
+      }
+      return null;
+    }
+    /** The neighbour of the selected block on its lane (dir +1 / -1). */
+    function laneNeighbour(dir) {
+      var row = selectedRow();
+      if (row < 0) return firstVisibleBlock();
+      var index = state.laneIndex[row], i = index.blocks.indexOf(state.selected);
+      return index.blocks[i + dir] || null;
+    }
+    /** The block on the next shown lane above/below (dir) nearest to the selected block's start. */
+    function crossLane(dir) {
+      var row = selectedRow();
+      if (row < 0) return firstVisibleBlock();
+      var t = state.selected.start;
+      for (var r = row + dir; r >= 0 && r < state.laneIndex.length; r += dir) {
+        var blocks = state.laneIndex[r].blocks;
+        if (!blocks.length) continue;
+        var i = Math.min(upperBound(state.laneIndex[r].starts, t, false), blocks.length - 1), best = blocks[i];
+        if (i > 0 && Math.abs(blocks[i - 1].start - t) <= Math.abs(best.start - t)) best = blocks[i - 1];
+        return best;
+      }
+      return null;
+    }
+    /** . / , : the next/previous block edge (an event) on the selected lane; the cursor goes there. */
+    function laneEvent(dir) {
+      var row = selectedRow();
+      if (row < 0) { selectAndShow(firstVisibleBlock()); return; }
+      var t = state.cursor !== null ? state.cursor : state.selected.start;
+      var blocks = state.laneIndex[row].blocks, bestT = null, bestB = null;
+      for (var i = 0; i < blocks.length; i++) {
+        [blocks[i].start, blocks[i].end].forEach(function (edge) {
+          if (dir > 0 ? edge > t && (bestT === null || edge < bestT) : edge < t && (bestT === null || edge > bestT)) { bestT = edge; bestB = blocks[i]; }
+        });
+      }
+      if (bestT === null) return;
+      state.pointer = null;
+      hideTooltip();
+      select(bestB);
+      state.cursor = bestT;
+      keepInView(bestT);
       requestDraw();
     }
+    function keySelect(b) { if (b) { state.pointer = null; hideTooltip(); selectAndShow(b); state.cursor = b.start; } }
+    canvas.addEventListener("keydown", function (ev) {
+      if (ev.key !== "Tab" || ev.ctrlKey || ev.altKey || ev.metaKey) return;
+      // Tab walks the blocks of the selected lane once a block is selected (arrows select the first);
+      // with no selection, or past either end of the lane, it leaves the canvas as usual (Escape
+      // clears the selection), so the keyboard is never trapped.
+      if (!state.selected) return;
+      var next = laneNeighbour(ev.shiftKey ? -1 : 1);
+      if (!next) return;
+      ev.preventDefault();
+      keySelect(next);
+    });
+
+    // -- export menu
+    var menu = document.getElementById("export-menu"), menuButton = document.getElementById("btn-export");
+    function openMenu() {
+      menu.hidden = false;
+      menuButton.setAttribute("aria-expanded", "true");
+      menu.querySelector("button").focus();
+    }
+    function closeMenu() {
+      if (menu.hidden) return false;
+      menu.hidden = true;
+      menuButton.setAttribute("aria-expanded", "false");
+      menuButton.focus();
+      return true;
+    }
+    menuButton.addEventListener("click", function () { if (menu.hidden) openMenu(); else closeMenu(); });
+    menu.addEventListener("keydown", function (ev) {
+      var items = Array.prototype.slice.call(menu.querySelectorAll("button")), i = items.indexOf(document.activeElement);
+      if (ev.key === "ArrowDown" || ev.key === "ArrowUp") {
+        ev.preventDefault();
+        ev.stopPropagation();
+        items[(i + (ev.key === "ArrowDown" ? 1 : items.length - 1)) % items.length].focus();
+      } else if (ev.key === "Escape") {
+        ev.preventDefault();
+        ev.stopPropagation();
+        closeMenu();
+      }
+    });
+    menu.addEventListener("click", function (ev) {
+      var btn = ev.target && ev.target.closest ? ev.target.closest("button[data-format]") : null;
+      if (!btn) return;
+      var format = btn.getAttribute("data-format");
+      closeMenu();
+      exportAs(format);
+    });
+    document.addEventListener("mousedown", function (ev) {
+      if (!menu.hidden && !menu.contains(ev.target) && ev.target !== menuButton) { menu.hidden = true; menuButton.setAttribute("aria-expanded", "false"); }
+    });
+    function exportName(format) {
+      var KE = window.KernelExport;
+      var knobs = Object.assign({}, state.knobs);
+      var name = KE ? KE.exportFileName(KE.kernelName(parsed), knobs, format) : "schedule." + format;
+      return format === "svg" || format === "png" ? name.replace(/\.(svg|png)$/, "") + "_view-" + Math.round(state.view.t0Step) + "-" + Math.round(state.view.t1Step) + "." + format : name;
+    }
+    function download(name, blob) {
+      var url = URL.createObjectURL(blob);
+      var a = document.createElement("a");
+      a.href = url;
+      a.download = name;
+      document.body.appendChild(a);
+      a.click();
+      document.body.removeChild(a);
+      setTimeout(function () { URL.revokeObjectURL(url); }, 10000);
+      state.lastExport = name;
+    }
+    function exportAs(format) {
+      var KE = window.KernelExport, r = state.result;
+      try {
+        if (format === "chrome" || format === "vcd") {
+          if (!KE) throw new Error("the exporter (KernelExport) is missing");
+          if (!r || r.error || !r.blocks || !r.blocks.length) throw new Error("no schedule to export");
+          var markers = [];
+          if (state.markerA !== null) markers.push({name: "A", step: state.markerA});
+          if (state.markerB !== null) markers.push({name: "B", step: state.markerB});
+          var options = {kernel: KE.kernelName(parsed), markers: markers, strings: true};
+          var text = format === "chrome" ? KE.chromeTraceText(r, options) : KE.vcd(r, options);
+          download(exportName(format), new Blob([text], {type: format === "chrome" ? "application/json" : "text/plain"}));
+        } else if (format === "svg") {
+          download(exportName("svg"), new Blob([viewSvg()], {type: "image/svg+xml"}));
+        } else if (format === "png") {
+          viewPng(function (blob) { download(exportName("png"), blob); });
+        }
+      } catch (e) {
+        state.hashMessages = state.hashMessages.concat(["Export failed: " + (e && e.message ? e.message : String(e))]);
+        renderNotices();
+      }
+    }
+
+    // -- buttons and keyboard (one key map, shared with the help overlay: KVCommon.installKeys)
+    function moveCursor(d) {
+      var t = state.cursor !== null ? state.cursor : Math.round(state.view.t0Step);
+      state.pointer = null;
+      hideTooltip();
+      state.cursor = Math.max(0, t + d);
+      keepInView(state.cursor);
+      requestDraw();
+    }
+    /** Zoom around the cursor when it is on screen (speedscope/Perfetto: around the mouse), else the centre. */
+    function zoomKey(factor) {
+      var c = state.cursor, v = state.view;
+      zoomBy(factor, c !== null && c >= v.t0Step && c <= v.t1Step ? c : undefined);
+    }
+    function pan(dir, big) { var span = state.view.t1Step - state.view.t0Step; panBy(dir * span * (big ? PAN_FRACTION_BIG : PAN_FRACTION)); }
     document.getElementById("btn-zoom-in").addEventListener("click", function () { zoomBy(1 / ZOOM_STEP); });
     document.getElementById("btn-zoom-out").addEventListener("click", function () { zoomBy(ZOOM_STEP); });
     document.getElementById("btn-fit").addEventListener("click", function () { fitView(); requestDraw(); });
     document.getElementById("btn-marker-a").addEventListener("click", function () { placeMarker("a"); });
     document.getElementById("btn-marker-b").addEventListener("click", function () { placeMarker("b"); });
-    document.getElementById("btn-clear").addEventListener("click", clearAll);
+    document.getElementById("btn-zoom-ab").addEventListener("click", zoomToMarkers);
+    document.getElementById("btn-clear").addEventListener("click", clearMarkers);
 
-    document.addEventListener("keydown", function (ev) {
-      var tag = ev.target && ev.target.tagName;
-      var inField = tag === "INPUT" || tag === "SELECT" || tag === "TEXTAREA";
-      if (ev.key === "Escape") { clearAll(); hideTooltip(); return; }
-      if (inField || ev.ctrlKey || ev.metaKey || ev.altKey) return;
-      var span = state.view.t1Step - state.view.t0Step, handled = true;
-      switch (ev.key) {
-        case "+": case "=": zoomBy(1 / ZOOM_STEP); break;
-        case "-": case "_": zoomBy(ZOOM_STEP); break;
-        case "f": case "F": case "0": fitView(); requestDraw(); break;
-        case "ArrowLeft": panBy(-span * (ev.shiftKey ? PAN_FRACTION_BIG : PAN_FRACTION)); break;
-        case "ArrowRight": panBy(span * (ev.shiftKey ? PAN_FRACTION_BIG : PAN_FRACTION)); break;
-        case "Home": setView(0, span); break;
-        case "End": setView(total() - span, total()); break;
-        case "a": case "A": placeMarker("a"); break;
-        case "b": case "B": placeMarker("b"); break;
-        case "[": moveCursor(-1); break;
-        case "]": moveCursor(1); break;
-        case "?": var help = document.getElementById("help"); help.open = !help.open; break;
-        default: handled = false;
-      }
-      if (handled) ev.preventDefault();
-    });
+    var keyMap = [
+      {keys: ["w", "W"], label: "w", help: "zoom in (around the cursor)", run: function () { zoomKey(1 / ZOOM_STEP); }},
+      {keys: ["s", "S"], label: "s", help: "zoom out", run: function () { zoomKey(ZOOM_STEP); }},
+      {keys: ["+", "="], label: "+ / =", help: "zoom in", run: function () { zoomBy(1 / ZOOM_STEP); }},
+      {keys: ["-", "_"], label: "- / _", help: "zoom out", run: function () { zoomBy(ZOOM_STEP); }},
+      {keys: ["a"], label: "a / d", help: "pan left / right (Shift: half a screen)", run: function () { pan(-1, false); }},
+      {keys: ["A"], label: "", help: "", run: function () { pan(-1, true); }},
+      {keys: ["d"], label: "", help: "", run: function () { pan(1, false); }},
+      {keys: ["D"], label: "", help: "", run: function () { pan(1, true); }},
+      {keys: ["Home"], label: "Home / End", help: "go to the start / end", run: function () { var s = state.view.t1Step - state.view.t0Step; setView(0, s); }},
+      {keys: ["End"], label: "", help: "", run: function () { var s = state.view.t1Step - state.view.t0Step; setView(total() - s, total()); }},
+      {keys: ["0"], label: "0", help: "fit the whole schedule", run: function () { fitView(); requestDraw(); }},
+      {keys: ["f", "F"], label: "f", help: "fit the selected block and its dependencies, or the followed chain", run: fitSelection},
+      {keys: ["z", "Z"], label: "z", help: "zoom to the range between markers A and B", run: zoomToMarkers},
+      {keys: ["m"], label: "m / M", help: "put marker A / B (Shift+m) at the cursor, snapped to the nearest block edge", run: function () { placeMarker("a"); }},
+      {keys: ["M"], label: "", help: "", run: function () { placeMarker("b"); }},
+      {keys: ["x", "X"], label: "x", help: "clear markers A and B (Escape keeps them)", run: clearMarkers},
+      {keys: ["ArrowLeft"], label: "\u2190 / \u2192", help: "select the previous / next block on the selected lane", run: function () { keySelect(laneNeighbour(-1)); }},
+      {keys: ["ArrowRight"], label: "", help: "", run: function () { keySelect(laneNeighbour(1)); }},
+      {keys: ["ArrowUp"], label: "\u2191 / \u2193", help: "select the block on the lane above / below", run: function () { keySelect(crossLane(-1)); }},
+      {keys: ["ArrowDown"], label: "", help: "", run: function () { keySelect(crossLane(1)); }},
+      {keys: ["Tab"], label: "Tab / Shift+Tab", help: "in the timeline, once a block is selected: next / previous block on its lane (Escape, then Tab, leaves)"},
+      {keys: ["."], label: ". / ,", help: "cursor to the next / previous event (block edge) on the selected lane", run: function () { laneEvent(1); }},
+      {keys: [","], label: "", help: "", run: function () { laneEvent(-1); }},
+      {keys: ["]"], label: "] / [", help: "cursor to the next / previous barrier event (the barrier panel follows)", run: function () { stepBarrierEvent(1); }},
+      {keys: ["["], label: "", help: "", run: function () { stepBarrierEvent(-1); }},
+      {keys: [">"], label: "> / <", help: "cursor one step right / left", run: function () { moveCursor(1); }},
+      {keys: ["<"], label: "", help: "", run: function () { moveCursor(-1); }},
+      {keys: ["/"], label: "/", help: "filter lanes by name (the lanes panel also hides and reorders them)", run: function () {
+        var panel = document.getElementById("lanes-panel");
+        panel.open = true;
+        document.getElementById("lane-filter").focus();
+      }},
+      {keys: ["e", "E"], label: "e", help: "open the export menu (Chrome trace, VCD, SVG, PNG)", run: openMenu},
+      {keys: ["Escape"], label: "Escape", help: "close the export menu, else clear the selected block and the followed chain; never the markers", run: escape}
+    ];
+    var keys = KVCommon.installKeys(keyMap.filter(function (b) { return b.label !== "" || b.run; }).map(function (b) {
+      // Bindings without a label share the row of the one before them in the help.
+      return b.label === "" ? {keys: b.keys, run: b.run, label: b.keys[0], help: null} : b;
+    }), {title: "Waveform: keyboard and mouse", mouse: [
+      "Move: the cursor follows the pointer; the barrier panel shows every barrier after that step.",
+      "Click a block: select it (details panel, dependency arrows) and follow its k-tile; click empty space to clear.",
+      "Drag or wheel: pan; Ctrl+wheel: zoom around the pointer.",
+      "The URL hash keeps knobs, view, cursor, markers and the followed chain: copy the link to share the view."]});
+    document.getElementById("btn-help").addEventListener("click", function () { keys.openHelp(); });
+
+    // -- SVG and PNG of the current view (what is on screen, at its zoom, with ruler and legend)
+    function xmlText(s) { return String(s).replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;"); }
+    /** The current view as SVG text: the rectangles and labels the last frame drew, lane names, ruler, lines, legend. */
+    function viewSvg() {
+      flush();
+      var scale = state.scale, w = Math.round(canvas.clientWidth || 800), rowsH = state.rowsBottom;
+      var legend = currentView && currentView.legend ? currentView.legend : [];
+      var legendH = 22, h = rowsH + legendH;
+      var out = ['<svg xmlns="http://www.w3.org/2000/svg" width="' + w + '" height="' + h + '" viewBox="0 0 ' + w + " " + h +
+        '" font-family="' + xmlText(uiFont) + '" font-size="' + LABEL_FONT_PX + '">'];
+      out.push('<rect width="' + w + '" height="' + h + '" fill="' + colours.bg + '"/>');
+      var rects = state.lastRects || {}, labels = state.lastLabels || {};
+      paintOrder(rects).forEach(function (key) {
+        var list = rects[key], base = key.replace(/[\^~]/g, ""), dimmed = key.indexOf("~") >= 0;
+        var d = [];
+        for (var r = 0; r < list.length; r += 4) d.push("M" + list[r].toFixed(1) + " " + list[r + 1] + "h" + list[r + 2].toFixed(1) + "v" + list[r + 3] + "h" + (-list[r + 2]).toFixed(1) + "z");
+        out.push('<path fill="' + colours[base] + '"' + (dimmed ? ' fill-opacity="' + DIM_ALPHA + '"' : "") + ' data-kind="' + base + '" d="' + d.join("") + '"/>');
+      });
+      useFont(LABEL_FONT_PX + "px " + uiFont);
+      FILL_KEYS.forEach(function (key) {
+        var group = labels[key];
+        if (!group) return;
+        for (var j = 0; j < group.length; j += 5) {
+          var room = group[j + 2] - group[j + 1] - 2 * LABEL_PAD_PX, cands = labelCandidates(group[j]), text = null;
+          for (var c = 0; c < cands.length; c++) if (textWidth(cands[c]) <= room) { text = cands[c]; break; }
+          if (text !== null) out.push('<text x="' + ((group[j + 1] + group[j + 2]) / 2).toFixed(1) + '" y="' + group[j + 3] + '" fill="' + colours[key + "-fg"] +
+            '" text-anchor="middle" dominant-baseline="middle">' + xmlText(text) + "</text>");
+        }
+      });
+      [[state.markerA, colours["marker-a"]], [state.markerB, colours["marker-b"]], [state.cursor, colours.cursor]].forEach(function (m) {
+        if (m[0] === null || !scale) return;
+        var x = scale.xPx(m[0]);
+        if (x >= state.gutterPx && x <= w) out.push('<line x1="' + x.toFixed(1) + '" x2="' + x.toFixed(1) + '" y1="0" y2="' + rowsH + '" stroke="' + m[1] + '"/>');
+      });
+      out.push('<rect width="' + w + '" height="' + RULER_HEIGHT_PX + '" fill="' + colours.panel + '"/>');
+      (state.rulerLabels || []).forEach(function (l) {
+        out.push('<text x="' + l.left.toFixed(1) + '" y="' + (RULER_HEIGHT_PX - 9) + '" fill="' + colours.fg + '" dominant-baseline="middle">' + xmlText(l.text) + "</text>");
+      });
+      out.push('<rect width="' + state.gutterPx + '" height="' + rowsH + '" fill="' + colours.panel + '"/>');
+      state.lanes.forEach(function (lane, row) {
+        out.push('<text x="' + GUTTER_PAD_PX + '" y="' + (state.rowTop[row] + state.rowHeight[row] / 2) + '" fill="' + colours.fg +
+          '" font-size="' + LANE_FONT_PX + '" dominant-baseline="middle">' + xmlText(laneName(lane)) + "</text>");
+      });
+      var lx = GUTTER_PAD_PX;
+      legend.forEach(function (entry) {
+        var text = entry.text.map(function (p) { return Array.isArray(p) ? p[0] : p; }).join("");
+        entry.fills.forEach(function (key) {
+          out.push('<rect x="' + lx + '" y="' + (rowsH + 6) + '" width="16" height="10" fill="' + colours[key] + '"/>');
+          lx += 18;
+        });
+        out.push('<text x="' + lx + '" y="' + (rowsH + 11) + '" fill="' + colours.fg + '" dominant-baseline="middle">' + xmlText(text) + "</text>");
+        lx += textWidth(text) + 14;
+      });
+      out.push("</svg>");
+      return out.join("\n");
+    }
+    /** The current view as PNG (the SVG drawn on a canvas at the device pixel ratio); callback(blob). */
+    function viewPng(callback) {
+      var svg = viewSvg(), dpr = window.devicePixelRatio || 1;
+      // A data: URL (not a Blob URL): the image is decoded from the page's own text, no request.
+      var img = new Image(), url = "data:image/svg+xml;charset=utf-8," + encodeURIComponent(svg);
+      img.onload = function () {
+        var c = document.createElement("canvas");
+        c.width = Math.round(img.width * dpr);
+        c.height = Math.round(img.height * dpr);
+        var cx = c.getContext("2d");
+        cx.scale(dpr, dpr);
+        cx.drawImage(img, 0, 0);
+        c.toBlob(function (blob) { callback(blob); }, "image/png");
+      };
+      img.onerror = function () {
+        // Fallback: the canvas as it is (no legend).
+        canvas.toBlob(function (blob) { callback(blob); }, "image/png");
+      };
+      img.src = url;
+    }
 
     // -- URL hash: read at start and on hashchange, written (debounced) after every change
     var hashTimer = 0, lastWrittenHash = null;
@@ -1428,8 +2274,17 @@ var KVWave = (function () {
       },
       blocks: function () { return (state.result && state.result.blocks) || []; },
       highlighted: function () { return Array.from(state.highlighted).sort(function (a, b) { return a < b ? -1 : a > b ? 1 : 0; }); },
+      simulating: function () { return !!state.simulating; },
       setKnobs: function (k) { Object.keys(k).forEach(function (n) { state.knobs[n] = k[n]; }); requestSimulate(); },
       setModel: setModel,
+      select: function (id) { select(state.byId.get(id) || null); flush(); },
+      followBlock: function (id) { follow(state.byId.get(id)); flush(); },
+      selectedId: function () { return state.selected ? state.selected.id : null; },
+      arrowEdges: arrowEdges,
+      exportAs: exportAs,
+      exportName: exportName,
+      viewSvg: viewSvg,
+      barrierStateAt: function (t) { return barrierStateAt(state.result, t); },
       setView: setView,
       fit: function () { fitView(); requestDraw(); },
       flush: flush,

@@ -81,7 +81,8 @@ class PageWatch:
 
     def _on_request(self, request):
         self.requests.append(request.url)
-        if not request.url.startswith("file://"):
+        # blob: URLs are made by the page from its own text (the waveform page's simulation Worker).
+        if not request.url.startswith(("file://", "blob:")):
             self.foreign_requests.append(request.url)
 
     def problems(self):

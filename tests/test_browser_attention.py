@@ -142,8 +142,12 @@ def test_gemm1_tooltip_shows_v_wait_and_pv_mma_lines(open_page, fa3):
     block, centre = find_block(page, "gemm1", tile=0, k=1, lane="consumer0")
     page.mouse.move(centre["x"], centre["y"])
     page.wait_for_selector("#tooltip:not([hidden])")
-    text = page.inner_text("#tooltip")
-    assert "GEMM1 0.1" in text and "KV block 1" in text and "output tile 0" in text
+    assert "GEMM1 0.1" in page.inner_text("#tooltip")
+    # The details panel (a click) holds the facts and every source line of the block.
+    page.mouse.click(centre["x"], centre["y"])
+    text = page.inner_text("#details")
+    facts = dict(zip(*[iter(page.eval_on_selector_all("#details dl > *", "els => els.map(e => e.textContent)"))] * 2))
+    assert "GEMM1 0.1" in text and facts["KV block"] == "1" and facts["output tile"] == "0"
     consumer = next(f for f in fa3["functions"] if f["name"] == "mma")
     v_waits = [o for o in consumer["ops"] if o["op"] == "consumer_wait" and o["pipeline"] == "MainloopPipelineV"]
     pv_mmas = [o for o in consumer["ops"] if o["op"] == "mma" and "pv" in o["receiver"]]
@@ -155,8 +159,9 @@ def test_gemm1_tooltip_shows_v_wait_and_pv_mma_lines(open_page, fa3):
     page.screenshot(path=str(browser_util.artifact_path("attention_tooltip.png")))
     # A stage block names its operand; a wait names its reason.
     full, centre = find_block(page, "full", lane="v_stage0")
-    page.mouse.move(centre["x"], centre["y"])
-    assert "operand V" in page.inner_text("#tooltip")
+    page.mouse.click(centre["x"], centre["y"])
+    facts = dict(zip(*[iter(page.eval_on_selector_all("#details dl > *", "els => els.map(e => e.textContent)"))] * 2))
+    assert facts["operand"] == "V"
     wait, centre = find_block(page, "wait")
     page.mouse.move(centre["x"], centre["y"])
     assert f"wait reason: {wait['reason']}" in page.inner_text("#tooltip")
@@ -202,9 +207,8 @@ def test_block_without_parsed_lines_says_so(open_page, fa3, tmp_path):
     lineless = [b for b in blocks if not b["lines"]]
     assert lineless and {(b["kind"], b["lane"]) for b in lineless} <= {("full", "q_stage0"), ("wait", "consumer0"), ("wait", "consumer1")}
     centre = kv(page, f"kv.blockCenter({lineless[0]['id']})")
-    page.mouse.move(centre["x"], centre["y"])
-    page.wait_for_selector("#tooltip:not([hidden])")
-    assert "no parsed source line" in page.inner_text("#tooltip")
+    page.mouse.click(centre["x"], centre["y"])
+    assert "no parsed source line" in page.inner_text("#details")
 
 
 def test_click_follows_one_kv_block(open_page):

@@ -153,12 +153,17 @@ def test_click_follows_one_k_tile(open_page, page_url):
     assert kv(page, "kv.highlighted()") == []
 
 
-def test_tooltip_shows_source_lines(open_page, page_url, parsed):
+def test_details_panel_shows_source_lines(open_page, page_url, parsed):
     page = open_page(page_url)
-    block, centre = find_block(page, "wgmma")
+    block, centre = find_block(page, "wgmma", k=0)
     page.mouse.move(centre["x"], centre["y"])
     page.wait_for_selector("#tooltip:not([hidden])")
-    text = page.inner_text("#tooltip")
+    tip = page.inner_text("#tooltip")
+    assert "WGMMA" in tip and f"{block['tile']}.{block['k']}" in tip
+    # The tooltip is a short summary: no source lines; a click puts them in the details panel.
+    assert ".hpp:" not in tip
+    page.mouse.click(centre["x"], centre["y"])
+    text = page.inner_text("#details")
     assert "WGMMA" in text and f"{block['tile']}.{block['k']}" in text
     consumer = next(f for f in parsed["functions"] if f["role"] == "consumer" and any(o["op"] == "mma" for o in f["ops"]))
     for op_kind in ("consumer_wait", "mma"):
@@ -174,10 +179,12 @@ def test_tooltip_shows_source_lines(open_page, page_url, parsed):
     assert all(b["lines"] for b in blocks), [b for b in blocks if not b["lines"]][:3]
     stray = [(b["kind"], r["line"]) for b in blocks for r in b["lines"] if (r["line"], r["text"]) not in known]
     assert stray == []
-    # Wait blocks name their reason.
+    # Wait blocks name their reason (tooltip and details).
     wait, centre = find_block(page, "wait")
     page.mouse.move(centre["x"], centre["y"])
     assert f"wait reason: {wait['reason']}" in page.inner_text("#tooltip")
+    page.mouse.click(centre["x"], centre["y"])
+    assert wait["reason"] in page.inner_text("#details")
 
 
 def test_tooltip_inserts_source_as_text(open_page, parsed, tmp_path):
@@ -189,10 +196,9 @@ def test_tooltip_inserts_source_as_text(open_page, parsed, tmp_path):
     out = tmp_path / "nasty.html"
     pagekit.write_atomic(out, rw.render(nasty))
     page = open_page(out.as_uri())
-    _block, centre = find_block(page, "wgmma")
-    page.mouse.move(centre["x"], centre["y"])
-    page.wait_for_selector("#tooltip:not([hidden])")
-    assert INJECTED.strip() in page.inner_text("#tooltip")
+    _block, centre = find_block(page, "wgmma", k=0)
+    page.mouse.click(centre["x"], centre["y"])
+    assert INJECTED.strip() in page.inner_text("#details")
     assert page.query_selector("#kv-injected") is None
     assert page.evaluate("window.__pwned") is None
 
@@ -208,18 +214,18 @@ def test_hash_round_trip(open_page, page_url):
     page.focus("#wave")
     page.keyboard.press("+")
     page.keyboard.press("+")
-    page.keyboard.press("ArrowRight")
+    page.keyboard.press("d")
     block, centre = find_block(page, "wgmma", k=1)
     page.mouse.move(centre["x"], centre["y"])
-    page.keyboard.press("a")
+    page.keyboard.press("m")
     page.mouse.move(centre["x"] + 60, centre["y"])
-    page.keyboard.press("b")
+    page.keyboard.press("M")
     page.mouse.click(centre["x"], centre["y"])
     flush(page)
     state = kv(page, "({knobs: kv.state.knobs, view: kv.state.view, a: kv.state.markerA, b: kv.state.markerB, follow: kv.state.follow})")
     assert state["knobs"]["stages"] == 6 and state["knobs"]["consumerWGs"] == 1
     assert state["a"] is not None and state["b"] is not None and state["b"] > state["a"]
-    assert "B\u2212A" in page.inner_text("#marker-readout")
+    assert "|B\u2212A|" in page.inner_text("#marker-readout")
     hash_text = kv(page, "kv.writeHashNow()")
     # The model is a knob too (gemm | attention) and leads the hash; the GEMM knobs follow in flag order.
     assert hash_text.startswith("#model=gemm&stages=6&")
@@ -268,6 +274,8 @@ def test_garbage_hash_is_clamped_or_refused_with_messages(open_page, page_url):
     page.focus("#knob-kTiles")
     page.keyboard.press("ArrowRight")
     flush(page)
+    # 4096 tiles x 6 k-tiles simulate in the page's Worker: wait for its result.
+    page.wait_for_function("!window.__kv.simulating()")
     # The hash messages are gone; what stays is the simulator's note that one stage cannot hold
     # K_PIPE_MMAS = 1 in-flight WGMMA (CUTLASS static_asserts it; the verdict shows the deadlock).
     assert page.inner_text("#messages").strip().startswith("kPipeMmas: 1 >= stages (1)")
@@ -297,13 +305,13 @@ def test_keyboard_and_buttons_zoom_pan_fit(open_page, page_url):
     page.keyboard.press("+")
     zoomed = kv(page, "kv.state.view")
     assert zoomed["t1Step"] - zoomed["t0Step"] < total
-    page.keyboard.press("ArrowRight")
+    page.keyboard.press("d")
     panned = kv(page, "kv.state.view")
     assert panned["t0Step"] > zoomed["t0Step"]
     page.keyboard.press("-")
     page.keyboard.press("-")
     assert kv(page, "kv.state.view.t1Step - kv.state.view.t0Step") > zoomed["t1Step"] - zoomed["t0Step"]
-    page.keyboard.press("f")
+    page.keyboard.press("0")
     assert kv(page, "[kv.state.view.t0Step, kv.state.view.t1Step]") == [0, total]
     # Home / End jump to either end at the same zoom.
     page.keyboard.press("+")
@@ -321,17 +329,19 @@ def test_keyboard_and_buttons_zoom_pan_fit(open_page, page_url):
     # Cursor by keyboard, markers by buttons.
     page.focus("#wave")
     for _ in range(5):
-        page.keyboard.press("]")
+        page.keyboard.press(">")
     page.click("#btn-marker-a")
     page.focus("#wave")
     for _ in range(3):
-        page.keyboard.press("]")
+        page.keyboard.press(">")
     page.click("#btn-marker-b")
+    # Markers snap to a block edge within a few pixels of the cursor (at the fitted zoom, every step
+    # is a block edge somewhere), so the distance stays 3 steps.
     assert kv(page, "kv.state.markerB - kv.state.markerA") == 3
     flush(page)  # readouts are written by the next frame
     assert "3 steps" in page.inner_text("#marker-readout")
     page.keyboard.press("?")
-    assert kv(page, "document.getElementById('help').open")
+    assert page.is_visible("#kc-help")
 
 
 def test_mouse_wheel_zoom_and_drag_pan(open_page, page_url):
@@ -405,6 +415,9 @@ def test_large_schedule_stays_interactive(open_page, page_url):
     page = open_page(page_url)
     # Cooperative: both consumer WGs run every k-tile, so 100 x 200 k-tiles make ~100,000 blocks.
     page.evaluate("window.__kv.setKnobs({outputTiles: 100, kTiles: 200, schedule: 'cooperative'})")
+    flush(page)
+    # Simulated in the page's Worker (large settings): wait for its result.
+    page.wait_for_function("!window.__kv.simulating()")
     flush(page)
     assert kv(page, "kv.state.result.error") is None
     assert kv(page, "kv.blocks().length") >= 100000

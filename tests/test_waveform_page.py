@@ -38,6 +38,14 @@ def model_of(page):
     return json.loads(found[0])
 
 
+RE_PACKED = re.compile(r'<script type="text/plain" class="kv-code" data-name="(\w+)">([A-Za-z0-9+/=]*)</script>')
+
+
+def page_scripts(page):
+    """[(name, text)] of the page's packed scripts, in the order the start-up script runs them."""
+    return [(name, rw.unpack_js(packed)) for name, packed in RE_PACKED.findall(page)]
+
+
 def test_all_markers_filled_and_assets_inlined(parsed):
     page = rw.render(parsed)
     assert "@@" not in page
@@ -45,13 +53,17 @@ def test_all_markers_filled_and_assets_inlined(parsed):
     for asset, probe in [
         (rw.THEME_CSS_ASSET, "--kind-wait-hatch"),
         (rw.WAVEFORM_CSS_ASSET, ".kv-tooltip"),
-        (rw.WAVEFORM_JS_ASSET, "var KVWave"),
-        (rw.SCHEDULE_JS_ASSET, "var KernelSchedule"),
+        (rw.COMMON_CSS_ASSET, ".kc-overlay"),
+        (rw.BOOT_JS_ASSET, "DecompressionStream"),
     ]:
         assert probe in pagekit.read_asset(asset)
         assert page.count(probe) >= 1, asset
-    # Scripts come after the model, the simulator before the page script that uses it.
-    assert page.index('id="model"') < page.index("var KernelSchedule") < page.index("var KVWave")
+    # Scripts come after the model; the simulator, exporter and shared module before the page script.
+    scripts = page_scripts(page)
+    assert [name for name, _ in scripts] == ["schedule", "trace_export", "common", "waveform"]
+    for (name, text), probe in zip(scripts, ("var KernelSchedule", "var KernelExport", "var KVCommon", "var KVWave")):
+        assert probe in text, name
+    assert page.index('id="model"') < page.index('class="kv-code"') < page.index("DecompressionStream")
 
 
 def test_template_markers_occur_once():
@@ -83,7 +95,7 @@ def test_json_cannot_break_out_of_its_script(parsed):
     assert model["parsed"] == nasty
     # The path also appears in the header, escaped as HTML text.
     assert "a&lt;/script&gt;b.hpp" in page
-    assert page.lower().count("</script>") == 3  # model, simulator, page script
+    assert page.lower().count("</script>") == 6  # model, 4 packed scripts, start-up script
 
 
 def test_header_text_is_escaped(parsed):
@@ -133,8 +145,12 @@ def test_render_is_deterministic_and_path_free(parsed, tmp_path):
 
 
 def test_assets_are_ascii_and_offline():
-    for asset in (rw.TEMPLATE_ASSET, rw.THEME_CSS_ASSET, rw.WAVEFORM_CSS_ASSET, rw.WAVEFORM_JS_ASSET):
-        text = pagekit.read_asset(asset)
+    for asset in (rw.TEMPLATE_ASSET, rw.THEME_CSS_ASSET, rw.WAVEFORM_CSS_ASSET, rw.WAVEFORM_JS_ASSET,
+                  rw.COMMON_CSS_ASSET, rw.COMMON_JS_ASSET, rw.BOOT_JS_ASSET):
+        # The SVG export names its XML namespace (never fetched), and downloads/PNG export point
+        # an element at a Blob URL made on the page (URL.createObjectURL): both stay offline.
+        text = pagekit.read_asset(asset).replace("http://www.w3.org/2000/svg", "")
+        text = re.sub(r"\b(createObjectURL|revokeObjectURL)\(|\.(href|src) = url;", "", text)
         assert text.isascii(), asset
         # Nothing that could load from the network: no external src/href, url(), @import or fetches.
         assert not re.search(r"\b(src|href)\s*=", text, re.I), asset
@@ -150,7 +166,7 @@ def test_inlined_asset_may_not_close_its_element(parsed, tmp_path, monkeypatch):
 
 
 def test_missing_marker_is_a_packaging_error(parsed, tmp_path, monkeypatch):
-    template = pagekit.read_asset(rw.TEMPLATE_ASSET).replace("/*@@WAVEFORM_JS@@*/", "")
+    template = pagekit.read_asset(rw.TEMPLATE_ASSET).replace("@@WAVEFORM_JS_GZ@@", "")
     bad = tmp_path / "template.html"
     bad.write_text(template, encoding="utf-8")
     monkeypatch.setattr(rw, "TEMPLATE_ASSET", str(bad))
@@ -390,7 +406,7 @@ def test_the_page_inlines_a_compacted_simulator_that_behaves_the_same(tmp_path, 
         pytest.skip("node is not installed")
     compact = rw.compact_js(pagekit.read_asset(rw.SCHEDULE_JS_ASSET))
     assert len(compact) < 0.8 * len(pagekit.read_asset(rw.SCHEDULE_JS_ASSET))
-    assert compact in rw.render(parsed)
+    assert compact == dict(page_scripts(rw.render(parsed)))["schedule"]
     path = tmp_path / "compact_schedule.js"
     path.write_text(compact, encoding="utf-8")
     examples = [str(ROOT / "examples" / name) for name in ("sm90_gemm_pingpong.json", "fa3_fwd.json")]
@@ -398,3 +414,14 @@ def test_the_page_inlines_a_compacted_simulator_that_behaves_the_same(tmp_path, 
                           capture_output=True, text=True, timeout=120, check=True)
     assert json.loads(proc.stdout) == [True] * 6
     assert rw.compact_js("a();\n  // c\n/* x\n * y */\n  /* z */ b();\n\n") == "a();\n/* z */ b();\n"
+
+
+def test_readme_code_path_rule_cites_the_parsed_mma_lines(parsed):
+    """The details panel's code-path rule (README waveform section) names CUTLASS's three MMA
+    statements; they must be the example's parsed consumer MMA lines, in that order."""
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    section = readme.split("<!-- section: waveform -->", 1)[1].split("<!-- /section: waveform -->", 1)[0]
+    m = re.search(r"first k-tile at `mma` (\d+), the K_PIPE_MMAS prologue loop\s+at (\d+), the steady-state loop at (\d+)", section)
+    assert m, "README waveform section no longer states the code-path rule"
+    mma_lines = [op["line"] for fn in parsed["functions"] if fn["role"] == "consumer" for op in fn["ops"] if op["op"] == "mma"]
+    assert [int(x) for x in m.groups()] == mma_lines
