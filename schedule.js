@@ -357,70 +357,152 @@ var KernelSchedule = (function () {
   // ---------------------------------------------------------------------------------------------
   // Timeline builder (shared by all models)
 
+  /** Kind code of "wait" (interned first): bindings() skips wait blocks by code. */
+  var KIND_WAIT = 0;
+
   /**
-   * Collects blocks per lane; finalize() numbers them in lane order and turns `after` block
-   * objects into ids. Models append blocks to a lane in start order, so no sort is needed.
+   * Collects blocks as columns (typed arrays and flat lists, no object per block while the engine
+   * runs); a block is a handle: its creation index ("seq"), -1 for none. finalize() numbers the
+   * blocks in lane order and builds the block objects in one pass, with `after` as ids. Models
+   * append blocks to a lane in start order, so no sort is needed. withOperand: every block gets
+   * an `operand` key (null unless set by setOperand).
    */
-  function Timeline(lanes) {
+  function Timeline(lanes, withOperand) {
     this.lanes = lanes;
-    this.perLane = lanes.map(function () { return []; });
     this.total = 0;
+    this.n = 0;
+    this.laneOf = new Int32Array(1024);
+    this.kindOf = new Int32Array(1024);
+    this.startOf = new Float64Array(1024);
+    this.endOf = new Float64Array(1024);
+    this.afterAt = new Int32Array(1025); // block seq's after list is afterList[afterAt[seq]..afterAt[seq + 1])
+    this.afterList = new Int32Array(1024);
+    this.tile = [];
+    this.k = [];
+    this.stage = [];
+    this.reason = [];
+    this.lines = [];
+    this.operand = null; // seq -> operand, allocated on first setOperand
+    this.withOperand = !!withOperand;
+    this.kinds = ["wait"];
+    this.kindCodes = { wait: KIND_WAIT };
   }
 
-  /** Append a block to lane index laneIndex; `after` holds block objects until finalize(). */
+  /** A typed array of the same type with twice the length (or at least min), holding old's values. */
+  function grown(old, min) {
+    var a = new old.constructor(Math.max(old.length * 2, min));
+    a.set(old);
+    return a;
+  }
+
+  /** Append a block to lane index laneIndex; `after` is an array of block handles. Returns its handle. */
   Timeline.prototype.add = function (laneIndex, kind, start, end, tile, k, stage, reason, lines, after) {
-    var block = {
-      id: -1,
-      lane: this.lanes[laneIndex].id,
-      kind: kind,
-      start: start,
-      end: end,
-      tile: tile,
-      k: k,
-      stage: stage,
-      reason: reason,
-      lines: lines,
-      after: after
-    };
-    this.perLane[laneIndex].push(block);
+    var seq = this.n;
+    if (seq === this.laneOf.length) {
+      this.laneOf = grown(this.laneOf, 0);
+      this.kindOf = grown(this.kindOf, 0);
+      this.startOf = grown(this.startOf, 0);
+      this.endOf = grown(this.endOf, 0);
+      this.afterAt = grown(this.afterAt, 0);
+    }
+    var code = this.kindCodes[kind];
+    if (code === undefined) { code = this.kinds.length; this.kinds.push(kind); this.kindCodes[kind] = code; }
+    this.laneOf[seq] = laneIndex;
+    this.kindOf[seq] = code;
+    this.startOf[seq] = start;
+    this.endOf[seq] = end;
+    this.tile.push(tile);
+    this.k.push(k);
+    this.stage.push(stage);
+    this.reason.push(reason);
+    this.lines.push(lines);
+    var at = this.afterAt[seq];
+    if (at + after.length > this.afterList.length) this.afterList = grown(this.afterList, at + after.length);
+    for (var i = 0; i < after.length; i++) this.afterList[at + i] = after[i];
+    this.afterAt[seq + 1] = at + after.length;
+    this.n = seq + 1;
     if (end > this.total) this.total = end;
-    return block;
+    return seq;
   };
+
+  /** Name the operand (K, V, Vt, Q) of block handle seq. */
+  Timeline.prototype.setOperand = function (seq, operand) {
+    if (this.operand === null) this.operand = [];
+    while (this.operand.length < seq) this.operand.push(null);
+    this.operand[seq] = operand;
+  };
+
+  /** The operand of block handle seq, or null. */
+  Timeline.prototype.operandOf = function (seq) {
+    return this.operand !== null && seq < this.operand.length && this.operand[seq] !== undefined ? this.operand[seq] : null;
+  };
+
+  /** A step time as stored in a block: a small integer (Smi) when it is one, so no number box is allocated. */
+  function timeValue(t) {
+    var i = t | 0;
+    return i === t ? i : t;
+  }
 
   /** Flatten to {blocks, laneBlocks}: ids = array index, lanes in display order, then by start. */
   Timeline.prototype.finalize = function () {
-    var count = 0;
-    for (var n = 0; n < this.perLane.length; n++) count += this.perLane[n].length;
-    var blocks = new Array(count); // presized: growing by push re-copies a million slots
-    var next = 0;
-    var laneBlocks = {};
-    for (var li = 0; li < this.perLane.length; li++) {
-      var list = this.perLane[li];
+    var n = this.n, nl = this.lanes.length, li, seq, id, i;
+    var laneOf = this.laneOf, startOf = this.startOf;
+    // Stable counting sort of the handles by lane: order[id] = seq.
+    var offset = new Int32Array(nl + 1);
+    for (seq = 0; seq < n; seq++) offset[laneOf[seq] + 1]++;
+    for (li = 0; li < nl; li++) offset[li + 1] += offset[li];
+    var pos = offset.slice(0, nl);
+    var order = new Int32Array(n);
+    for (seq = 0; seq < n; seq++) order[pos[laneOf[seq]]++] = seq;
+    for (li = 0; li < nl; li++) {
       var sorted = true;
-      for (var i = 1; i < list.length; i++) {
-        if (list[i].start < list[i - 1].start) { sorted = false; break; }
+      for (i = offset[li] + 1; i < offset[li + 1]; i++) {
+        if (startOf[order[i]] < startOf[order[i - 1]]) { sorted = false; break; }
       }
-      // Defensive: a model that appends out of order still yields per-lane start order.
-      if (!sorted) list = list.slice().sort(function (a, b) { return a.start - b.start; });
-      var ids = new Array(list.length);
-      for (var j = 0; j < list.length; j++) {
-        list[j].id = next;
-        ids[j] = next;
-        blocks[next++] = list[j];
+      // Defensive: a model that appends out of order still yields per-lane start order (stable).
+      if (!sorted) {
+        var part = Array.prototype.slice.call(order.subarray(offset[li], offset[li + 1]));
+        part.sort(function (a, b) { return startOf[a] - startOf[b]; });
+        order.set(part, offset[li]);
       }
-      this.perLane[li] = null; // let the per-lane lists go as soon as they are copied
-      laneBlocks[this.lanes[li].id] = ids;
     }
-    for (var b = 0; b < blocks.length; b++) {
-      var after = blocks[b].after;
-      // typeof check: an after array reached twice is converted only once.
-      for (var a = 0; a < after.length; a++) {
-        if (typeof after[a] === "object") after[a] = after[a].id;
+    var idOf = new Int32Array(n);
+    for (id = 0; id < n; id++) idOf[order[id]] = id;
+    var blocks = new Array(n); // presized: growing by push re-copies a million slots
+    var laneIds = this.lanes.map(function (lane) { return lane.id; });
+    var kinds = this.kinds, afterAt = this.afterAt, afterList = this.afterList, endOf = this.endOf;
+    var tile = this.tile, kk = this.k, stage = this.stage, reason = this.reason, lines = this.lines;
+    var withOperand = this.withOperand;
+    for (id = 0; id < n; id++) {
+      seq = order[id];
+      var a0 = afterAt[seq], a1 = afterAt[seq + 1], after;
+      if (a1 === a0) after = EMPTY;
+      else if (a1 === a0 + 1) after = [idOf[afterList[a0]]];
+      else {
+        after = [];
+        for (i = a0; i < a1; i++) after.push(idOf[afterList[i]]);
       }
+      var b = withOperand ? {
+        id: id, lane: laneIds[laneOf[seq]], kind: kinds[this.kindOf[seq]], start: timeValue(startOf[seq]),
+        end: timeValue(endOf[seq]), tile: tile[seq], k: kk[seq], stage: stage[seq], reason: reason[seq], lines: lines[seq],
+        after: after, operand: this.operandOf(seq)
+      } : {
+        id: id, lane: laneIds[laneOf[seq]], kind: kinds[this.kindOf[seq]], start: timeValue(startOf[seq]),
+        end: timeValue(endOf[seq]), tile: tile[seq], k: kk[seq], stage: stage[seq], reason: reason[seq], lines: lines[seq],
+        after: after
+      };
+      // Without withOperand, only blocks given an operand carry the key (as when it was set on the object).
+      if (!withOperand && this.operand !== null && this.operandOf(seq) !== null) b.operand = this.operandOf(seq);
+      blocks[id] = b;
+    }
+    var laneBlocks = {};
+    for (li = 0; li < nl; li++) {
+      var ids = new Array(offset[li + 1] - offset[li]);
+      for (i = 0; i < ids.length; i++) ids[i] = offset[li] + i;
+      laneBlocks[laneIds[li]] = ids;
     }
     return { blocks: blocks, laneBlocks: laneBlocks };
   };
-
 
 
   /**
@@ -474,9 +556,9 @@ var KernelSchedule = (function () {
     this.arrivals = 0;
     this.completed = 0;
     this.time = 0; // time of the latest completion
-    this.blk = null; // block whose end completed it (the binding arrival)
+    this.blk = -1; // block (handle) whose end completed it (the binding arrival), -1 for none
     this.pendTime = 0;
-    this.pendBlk = null;
+    this.pendBlk = -1;
     this.waiters = [];
     this.onComplete = null; // function(barrier, time), e.g. a ring drawing a stage's FULL block
   }
@@ -485,7 +567,7 @@ var KernelSchedule = (function () {
   function MmaQueue(name) {
     this.name = name;
     this.end = 0; // end of the last started job
-    this.blk = null;
+    this.blk = -1;
     this.pending = []; // issued jobs waiting for their other parts (cooperative: one job, two WGs)
     this.open = {}; // key -> job still collecting parts
     this.busy = 0; // sum of job latencies (jobs never overlap)
@@ -508,13 +590,13 @@ var KernelSchedule = (function () {
     this.start = 0;
     this.end = 0;
     this.done = false;
-    this.blk = null;
+    this.blk = -1;
     this.blks = null;
     this.waiters = null;
     this.commits = null;
   }
 
-  /** The block this job drew on role r's lane. */
+  /** The block (handle) this job drew on role r's lane. */
   MmaJob.prototype.blkOf = function (r) {
     if (this.roles === null || this.blks === null) return this.blk;
     for (var j = 0; j < this.roles.length; j++) if (this.roles[j] === r) return this.blks[j];
@@ -580,9 +662,9 @@ var KernelSchedule = (function () {
   function Engine(lanes, options) {
     this.lanes = lanes;
     this.build = !options || options.build !== false;
-    this.tl = new Timeline(lanes);
+    this.tl = new Timeline(lanes, options && options.operand);
     this.laneEnd = new Float64Array(lanes.length); // end of the last block drawn per lane
-    this.laneLast = new Array(lanes.length).fill(null);
+    this.laneLast = new Int32Array(lanes.length).fill(-1); // handle of the last block drawn per lane
     this.barriers = [];
     // Barrier events, recorded compactly (typed columns) and turned into objects only when read.
     this.events = this.build && (!options || options.events !== false) ? new EventLog() : null;
@@ -622,10 +704,13 @@ var KernelSchedule = (function () {
     this.events.add(t, bar.id, type, role ? role.lane : -1);
   };
 
-  /** Draw a block on lane index li; `after` is an array of block objects. Returns the block (or null when not building). */
+  /**
+   * Draw a block on lane index li; `after` is an array of block handles. Returns the block's
+   * handle (an index into the timeline's columns), or -1 when not building.
+   */
   Engine.prototype.draw = function (li, kind, start, end, tile, k, stage, reason, lines, after) {
     if (end > this.laneEnd[li]) this.laneEnd[li] = end;
-    if (!this.build) { if (end > this.tl.total) this.tl.total = end; return null; }
+    if (!this.build) { if (end > this.tl.total) this.tl.total = end; return -1; }
     var blk = this.tl.add(li, kind, start, end, tile, k, stage, reason, lines, after);
     this.laneLast[li] = blk;
     return blk;
@@ -673,13 +758,13 @@ var KernelSchedule = (function () {
   Engine.prototype.advanceTo = function (r, t, cause, causeTime, reason, lines, tile, k, stage) {
     var before = r.now;
     if (t > r.now) { r.now = t; if (r.after.length > 0) r.after.length = 0; }
-    if (cause !== null && causeTime === t && r.after.indexOf(cause) < 0) r.after.push(cause);
+    if (cause >= 0 && causeTime === t && r.after.indexOf(cause) < 0) r.after.push(cause);
     var li = r.lane;
     // The wait block covers the time the role was blocked and its lane shows nothing else.
     var from = this.laneEnd[li] > before ? this.laneEnd[li] : before;
     if (r.drawWaits && t > from && reason !== null) {
       var last = this.laneLast[li];
-      this.draw(li, "wait", from, t, tile, k, stage, reason, lines, last === null ? EMPTY : [last]);
+      this.draw(li, "wait", from, t, tile, k, stage, reason, lines, last < 0 ? EMPTY : [last]);
       r.waits[reason] = (r.waits[reason] || 0) + (t - from);
       r.waitTotal += t - from;
       if (this.onWaitBlock !== null) this.onWaitBlock(r, from, t, reason);
@@ -689,12 +774,12 @@ var KernelSchedule = (function () {
   /** Blocks binding role r at time start: its pending causes and its lane's last block if it ends at start. */
   Engine.prototype.bindings = function (r, start, li) {
     if (!this.build) return EMPTY;
-    var last = this.laneLast[li];
+    var last = this.laneLast[li], endOf = this.tl.endOf;
     for (var i = 0; i < r.after.length; i++) {
       var b = r.after[i];
-      if (b !== null && b.end === start && scratch.indexOf(b) < 0) scratch.push(b);
+      if (b >= 0 && endOf[b] === start && scratch.indexOf(b) < 0) scratch.push(b);
     }
-    if (last !== null && last.end === start && last.kind !== "wait" && scratch.indexOf(last) < 0) scratch.push(last);
+    if (last >= 0 && endOf[last] === start && this.tl.kindOf[last] !== KIND_WAIT && scratch.indexOf(last) < 0) scratch.push(last);
     return exactArray();
   };
 
@@ -814,7 +899,7 @@ var KernelSchedule = (function () {
       job.start = start;
       job.end = start + job.latency;
       q.busy += job.latency;
-      var first = null;
+      var first = -1;
       var nroles = job.roles === null ? 1 : job.roles.length;
       for (var i = 0; i < nroles; i++) {
         var r = job.roles === null ? job.role0 : job.roles[i], li = r.lane;
@@ -823,10 +908,10 @@ var KernelSchedule = (function () {
           this.advanceLaneWait(r, start, "tensor-core", job);
         }
         if (this.build) {
-          if (q.blk !== null && q.end === start) r.after.push(q.blk);
+          if (q.blk >= 0 && q.end === start) r.after.push(q.blk);
           var after = this.bindings(r, start, li);
           var blk = this.draw(li, job.kind, start, job.end, job.tile, job.k, job.stage, null, job.lines, after);
-          if (first === null) first = blk;
+          if (first < 0) first = blk;
           else (job.blks || (job.blks = [first])).push(blk);
         } else this.draw(li, job.kind, start, job.end, null, null, null, null, null, null);
       }
@@ -847,7 +932,7 @@ var KernelSchedule = (function () {
   Engine.prototype.advanceLaneWait = function (r, t, reason, job) {
     var li = r.lane, from = this.laneEnd[li] > job.issueTime ? this.laneEnd[li] : job.issueTime;
     var last = this.laneLast[li];
-    this.draw(li, "wait", from, t, job.tile, job.k, job.stage, reason, job.waitLines, last === null ? EMPTY : [last]);
+    this.draw(li, "wait", from, t, job.tile, job.k, job.stage, reason, job.waitLines, last < 0 ? EMPTY : [last]);
     r.waits[reason] = (r.waits[reason] || 0) + (t - from);
     r.waitTotal += t - from;
   };
@@ -864,7 +949,7 @@ var KernelSchedule = (function () {
         var bar = c.bar, parity = c.parity;
         if (c.op === CMD_SYNC) {
           parity = bar.completed & 1;
-          blk = this.build ? this.laneLast[r.lane] : null;
+          blk = this.build ? this.laneLast[r.lane] : -1;
           this.arrive(bar, r.now, blk, r);
         }
         if (this.events !== null) this.event(r.now, bar, EV_WAIT_BEGIN, r);
@@ -880,7 +965,7 @@ var KernelSchedule = (function () {
         return false;
       }
       case CMD_ARRIVE: {
-        blk = this.build ? (r.after.length > 0 ? r.after[r.after.length - 1] : this.laneLast[r.lane]) : null;
+        blk = this.build ? (r.after.length > 0 ? r.after[r.after.length - 1] : this.laneLast[r.lane]) : -1;
         for (var n = 0; n < c.count; n++) this.arrive(c.bar, r.now, blk, r);
         return true;
       }
@@ -889,31 +974,31 @@ var KernelSchedule = (function () {
         li = c.li < 0 ? r.lane : c.li;
         t = r.now;
         after = this.bindings(r, t, li);
-        if (li !== r.lane && this.build && this.laneLast[r.lane] !== null && this.laneLast[r.lane].end === t &&
+        if (li !== r.lane && this.build && this.laneLast[r.lane] >= 0 && this.tl.endOf[this.laneLast[r.lane]] === t &&
           after.indexOf(this.laneLast[r.lane]) < 0) {
           after = after === EMPTY ? [this.laneLast[r.lane]] : after.concat([this.laneLast[r.lane]]);
         }
         blk = this.draw(li, c.kind, t, t + c.latency, c.tile, c.k, c.stage, null, c.lines, after);
         r.now = t + c.latency;
         if (r.after.length > 0) r.after.length = 0;
-        if (blk !== null) r.after.push(blk);
+        if (blk >= 0) r.after.push(blk);
         return true;
       }
       case CMD_COPY: {
         t = r.now;
         after = this.bindings(r, t, r.lane);
         var issue = this.draw(r.lane, "issue", t, t + 1, c.tile, c.k, c.stage, null, c.lines, after);
-        if (issue !== null && c.operand !== null) issue.operand = c.operand;
+        if (issue >= 0 && c.operand !== null) this.tl.setOperand(issue, c.operand);
         var land = t + 1 + c.latency;
         var fill = issue;
         if (c.latency > 0) {
-          fill = this.draw(c.li, "filling", t + 1, land, c.tile, c.k, c.stage, null, c.fillLines, issue === null ? EMPTY : [issue]);
-          if (fill !== null && c.operand !== null) fill.operand = c.operand;
+          fill = this.draw(c.li, "filling", t + 1, land, c.tile, c.k, c.stage, null, c.fillLines, issue < 0 ? EMPTY : [issue]);
+          if (fill >= 0 && c.operand !== null) this.tl.setOperand(fill, c.operand);
         }
         if (c.ring !== null) c.ring.landed(c.stage, land, fill, c.tile, c.k);
         r.now = t + 1;
         if (r.after.length > 0) r.after.length = 0;
-        if (issue !== null) r.after.push(issue);
+        if (issue >= 0) r.after.push(issue);
         this.arrive(c.bar, land, fill, null);
         return true;
       }
@@ -945,7 +1030,7 @@ var KernelSchedule = (function () {
         return this.mmaWaitNow(r, c.n);
       case CMD_COMMIT: {
         var last = r.lastJob;
-        if (last === null) this.arrive(c.bar, r.now, null, r);
+        if (last === null) this.arrive(c.bar, r.now, -1, r);
         else if (last.done) this.arrive(c.bar, last.end > r.now ? last.end : r.now, last.blk, r);
         else (last.commits || (last.commits = [])).push([c.bar, r]);
         return true;
@@ -967,7 +1052,7 @@ var KernelSchedule = (function () {
     }
     r.jobHead = jobs.length - n;
     if (r.jobHead > 64 && r.jobHead * 2 > jobs.length) { r.jobs = jobs.slice(r.jobHead); r.jobHead = 0; }
-    var own = null;
+    var own = -1;
     if (this.build) own = target.blkOf(r);
     this.advanceTo(r, target.end > r.now ? target.end : r.now, own, target.end, null, EMPTY, target.tile, target.k, target.stage);
     return true;
@@ -1072,7 +1157,7 @@ var KernelSchedule = (function () {
     this.full = [];
     this.empty = [];
     this.land = new Float64Array(S);
-    this.landBlk = new Array(S).fill(null);
+    this.landBlk = new Int32Array(S).fill(-1);
     this.landTile = new Array(S).fill(null);
     this.landK = new Array(S).fill(null);
     this.fullLines = fullLines || EMPTY;
@@ -1097,14 +1182,14 @@ var KernelSchedule = (function () {
   /** Stage s released at t: draw its FULL block from the landing. */
   Ring.prototype.released = function (s, t) {
     var eng = this.engine;
-    if (this.landBlk[s] === null && eng.build) return;
+    if (this.landBlk[s] < 0 && eng.build) return;
     if (t > this.land[s]) {
       var fb = this.landBlk[s];
       var blk = eng.draw(this.firstLane + s, "full", this.land[s], t, this.landTile[s], this.landK[s], s, null,
-        this.fullLines, fb === null ? EMPTY : [fb]);
-      if (blk !== null && fb && fb.operand) blk.operand = fb.operand;
+        this.fullLines, fb < 0 ? EMPTY : [fb]);
+      if (blk >= 0 && fb >= 0 && eng.tl.operandOf(fb)) eng.tl.setOperand(blk, eng.tl.operandOf(fb));
     }
-    this.landBlk[s] = null;
+    this.landBlk[s] = -1;
   };
 
   /** Producer/consumer pipeline state (cutlass::PipelineState): index, phase, count. */
@@ -1803,7 +1888,7 @@ var KernelSchedule = (function () {
     var lanes = attentionLanes(knobs, refs);
     var laneIndex = {};
     lanes.forEach(function (lane, i) { laneIndex[lane.id] = i; });
-    var eng = new Engine(lanes, { events: estimateAttentionBlocks(knobs) <= EVENT_BLOCK_LIMIT });
+    var eng = new Engine(lanes, { events: estimateAttentionBlocks(knobs) <= EVENT_BLOCK_LIMIT, operand: true });
     var tc = eng.queue("tensor core");
 
     var ringLines = function (fill, wait, acquire, release) {
@@ -1884,7 +1969,7 @@ var KernelSchedule = (function () {
             yield eng.wait(vRing.empty[s], ((n / S | 0) & 1) ^ 1, null, EMPTY, t, j, s, null);
             yield eng.work(TRANSPOSE_STEPS, "transpose", refs.transpose, t, j, s);
             var tblk = eng.laneLast[0];
-            if (tblk !== null) tblk.operand = "V"; // it writes the V stage
+            if (tblk >= 0) eng.tl.setOperand(tblk, "V"); // it writes the V stage
             vRing.landed(s, eng.roles[0].now, tblk, t, j);
             yield eng.arriveCmd(vRing.full[s]);
             yield eng.arriveCmd(vtRing.empty[s]);
@@ -1974,9 +2059,9 @@ var KernelSchedule = (function () {
     }
     for (var c = 0; c < C; c++) eng.role("consumer" + c, laneIndex["consumer" + c], consumer(c));
     var deadlock = eng.run();
+    // Attention blocks name their operand (K, V, Vt, Q) on producer and stage lanes; null elsewhere
+    // (the engine's operand option).
     var flat = eng.tl.finalize();
-    // Attention blocks name their operand (K, V, Vt, Q) on producer and stage lanes; null elsewhere.
-    for (var b = 0; b < flat.blocks.length; b++) if (flat.blocks[b].operand === undefined) flat.blocks[b].operand = null;
     return { total: eng.tl.total, lanes: lanes, blocks: flat.blocks, laneBlocks: flat.laneBlocks, roles: eng.roles,
       deadlock: deadlock, barriers: eng.barrierList(), barrierEvents: eng.sortedEvents(), barrierEventsOmitted: eng.events === null };
   }
