@@ -377,16 +377,40 @@ var KernelSchedule = (function () {
     this.endOf = new Float64Array(1024);
     this.afterAt = new Int32Array(1025); // block seq's after list is afterList[afterAt[seq]..afterAt[seq + 1])
     this.afterList = new Int32Array(1024);
-    this.tile = [];
-    this.k = [];
-    this.stage = [];
-    this.reason = [];
-    this.lines = [];
+    // tile, k, stage: numbers, NaN for null (any other value goes through `values`, see code()).
+    this.tileOf = new Float64Array(1024);
+    this.kOf = new Float64Array(1024);
+    this.stageOf = new Float64Array(1024);
+    // reason and lines: indexes into small tables of the distinct values seen (a few per model).
+    this.reasonOf = new Int32Array(1024);
+    this.linesOf = new Int32Array(1024);
+    this.reasons = [];
+    this.linesTable = [];
+    this.odd = null; // {column + seq: value} for tile/k/stage values that are not numbers or null
     this.operand = null; // seq -> operand, allocated on first setOperand
     this.withOperand = !!withOperand;
     this.kinds = ["wait"];
-    this.kindCodes = { wait: KIND_WAIT };
   }
+
+  /** Index of value in a small table of distinct values, added when new (identity: strings, shared arrays). */
+  function intern(table, value) {
+    var i = table.indexOf(value);
+    if (i < 0) { i = table.length; table.push(value); }
+    return i;
+  }
+
+  /** Column code of a tile/k/stage value that is not a number: NaN, with anything but null kept in `odd`. */
+  Timeline.prototype.code = function (v, column, seq) {
+    if (v !== null) (this.odd || (this.odd = {}))[column + seq] = v;
+    return NaN;
+  };
+
+  /** Decode a tile/k/stage column value (see code()). */
+  Timeline.prototype.value = function (x, column, seq) {
+    if (x === x) return timeValue(x);
+    var key = column + seq;
+    return this.odd !== null && Object.prototype.hasOwnProperty.call(this.odd, key) ? this.odd[key] : null;
+  };
 
   /** A typed array of the same type with twice the length (or at least min), holding old's values. */
   function grown(old, min) {
@@ -404,18 +428,21 @@ var KernelSchedule = (function () {
       this.startOf = grown(this.startOf, 0);
       this.endOf = grown(this.endOf, 0);
       this.afterAt = grown(this.afterAt, 0);
+      this.tileOf = grown(this.tileOf, 0);
+      this.kOf = grown(this.kOf, 0);
+      this.stageOf = grown(this.stageOf, 0);
+      this.reasonOf = grown(this.reasonOf, 0);
+      this.linesOf = grown(this.linesOf, 0);
     }
-    var code = this.kindCodes[kind];
-    if (code === undefined) { code = this.kinds.length; this.kinds.push(kind); this.kindCodes[kind] = code; }
     this.laneOf[seq] = laneIndex;
-    this.kindOf[seq] = code;
+    this.kindOf[seq] = intern(this.kinds, kind);
     this.startOf[seq] = start;
     this.endOf[seq] = end;
-    this.tile.push(tile);
-    this.k.push(k);
-    this.stage.push(stage);
-    this.reason.push(reason);
-    this.lines.push(lines);
+    this.tileOf[seq] = typeof tile === "number" && tile === tile ? tile : this.code(tile, "t", seq);
+    this.kOf[seq] = typeof k === "number" && k === k ? k : this.code(k, "k", seq);
+    this.stageOf[seq] = typeof stage === "number" && stage === stage ? stage : this.code(stage, "s", seq);
+    this.reasonOf[seq] = intern(this.reasons, reason);
+    this.linesOf[seq] = intern(this.linesTable, lines);
     var at = this.afterAt[seq];
     if (at + after.length > this.afterList.length) this.afterList = grown(this.afterList, at + after.length);
     for (var i = 0; i < after.length; i++) this.afterList[at + i] = after[i];
@@ -443,11 +470,12 @@ var KernelSchedule = (function () {
     return i === t ? i : t;
   }
 
-  /** Flatten to {blocks, laneBlocks}: ids = array index, lanes in display order, then by start. */
-  Timeline.prototype.finalize = function () {
-    var n = this.n, nl = this.lanes.length, li, seq, id, i;
-    var laneOf = this.laneOf, startOf = this.startOf;
-    // Stable counting sort of the handles by lane: order[id] = seq.
+  /**
+   * Handles in lane order, then creation order (a stable counting sort by lane), each lane
+   * sorted by start if a model appended out of order: {order (id -> seq), offset (per lane)}.
+   */
+  function laneOrder(tl) {
+    var n = tl.n, nl = tl.lanes.length, laneOf = tl.laneOf, startOf = tl.startOf, li, seq, i;
     var offset = new Int32Array(nl + 1);
     for (seq = 0; seq < n; seq++) offset[laneOf[seq] + 1]++;
     for (li = 0; li < nl; li++) offset[li + 1] += offset[li];
@@ -466,44 +494,65 @@ var KernelSchedule = (function () {
         order.set(part, offset[li]);
       }
     }
-    var idOf = new Int32Array(n);
-    for (id = 0; id < n; id++) idOf[order[id]] = id;
-    var blocks = new Array(n); // presized: growing by push re-copies a million slots
-    var laneIds = this.lanes.map(function (lane) { return lane.id; });
-    var kinds = this.kinds, afterAt = this.afterAt, afterList = this.afterList, endOf = this.endOf;
-    var tile = this.tile, kk = this.k, stage = this.stage, reason = this.reason, lines = this.lines;
-    var withOperand = this.withOperand;
-    for (id = 0; id < n; id++) {
-      seq = order[id];
-      var a0 = afterAt[seq], a1 = afterAt[seq + 1], after;
-      if (a1 === a0) after = EMPTY;
-      else if (a1 === a0 + 1) after = [idOf[afterList[a0]]];
-      else {
-        after = [];
-        for (i = a0; i < a1; i++) after.push(idOf[afterList[i]]);
-      }
+    return { order: order, offset: offset };
+  }
+
+  /** The `after` array of block seq, as ids (the shared EMPTY when empty). */
+  function afterIds(tl, seq, idOf) {
+    var a0 = tl.afterAt[seq], a1 = tl.afterAt[seq + 1], list = tl.afterList;
+    if (a1 === a0) return EMPTY;
+    if (a1 === a0 + 1) return [idOf[list[a0]]];
+    var after = [];
+    for (var i = a0; i < a1; i++) after.push(idOf[list[i]]);
+    return after;
+  }
+
+  /** The block objects in id order (one pass; the common shapes are built by one literal each). */
+  function buildBlocks(tl, order, idOf) {
+    var n = tl.n, blocks = new Array(n); // presized: growing by push re-copies a million slots
+    var laneIds = tl.lanes.map(function (lane) { return lane.id; });
+    var laneOf = tl.laneOf, kindOf = tl.kindOf, startOf = tl.startOf, endOf = tl.endOf;
+    var tileOf = tl.tileOf, kOf = tl.kOf, stageOf = tl.stageOf, reasonOf = tl.reasonOf, linesOf = tl.linesOf;
+    var kinds = tl.kinds, reasons = tl.reasons, linesTable = tl.linesTable;
+    var withOperand = tl.withOperand, anyOperand = tl.operand !== null;
+    for (var id = 0; id < n; id++) {
+      var seq = order[id];
+      var tile = tileOf[seq], k = kOf[seq], stage = stageOf[seq];
+      tile = tile === tile ? timeValue(tile) : tl.value(tile, "t", seq);
+      k = k === k ? timeValue(k) : tl.value(k, "k", seq);
+      stage = stage === stage ? timeValue(stage) : tl.value(stage, "s", seq);
+      var after = afterIds(tl, seq, idOf);
       var b = withOperand ? {
-        id: id, lane: laneIds[laneOf[seq]], kind: kinds[this.kindOf[seq]], start: timeValue(startOf[seq]),
-        end: timeValue(endOf[seq]), tile: tile[seq], k: kk[seq], stage: stage[seq], reason: reason[seq], lines: lines[seq],
-        after: after, operand: this.operandOf(seq)
+        id: id, lane: laneIds[laneOf[seq]], kind: kinds[kindOf[seq]], start: timeValue(startOf[seq]),
+        end: timeValue(endOf[seq]), tile: tile, k: k, stage: stage, reason: reasons[reasonOf[seq]],
+        lines: linesTable[linesOf[seq]], after: after, operand: tl.operandOf(seq)
       } : {
-        id: id, lane: laneIds[laneOf[seq]], kind: kinds[this.kindOf[seq]], start: timeValue(startOf[seq]),
-        end: timeValue(endOf[seq]), tile: tile[seq], k: kk[seq], stage: stage[seq], reason: reason[seq], lines: lines[seq],
-        after: after
+        id: id, lane: laneIds[laneOf[seq]], kind: kinds[kindOf[seq]], start: timeValue(startOf[seq]),
+        end: timeValue(endOf[seq]), tile: tile, k: k, stage: stage, reason: reasons[reasonOf[seq]],
+        lines: linesTable[linesOf[seq]], after: after
       };
       // Without withOperand, only blocks given an operand carry the key (as when it was set on the object).
-      if (!withOperand && this.operand !== null && this.operandOf(seq) !== null) b.operand = this.operandOf(seq);
+      if (!withOperand && anyOperand && tl.operandOf(seq) !== null) b.operand = tl.operandOf(seq);
       blocks[id] = b;
     }
+    return blocks;
+  }
+
+  /** Flatten to {blocks, laneBlocks}: ids = array index, lanes in display order, then by start. */
+  Timeline.prototype.finalize = function () {
+    var n = this.n, nl = this.lanes.length;
+    var lo = laneOrder(this), order = lo.order, offset = lo.offset;
+    var idOf = new Int32Array(n);
+    for (var id = 0; id < n; id++) idOf[order[id]] = id;
+    var blocks = buildBlocks(this, order, idOf);
     var laneBlocks = {};
-    for (li = 0; li < nl; li++) {
+    for (var li = 0; li < nl; li++) {
       var ids = new Array(offset[li + 1] - offset[li]);
-      for (i = 0; i < ids.length; i++) ids[i] = offset[li] + i;
-      laneBlocks[laneIds[li]] = ids;
+      for (var i = 0; i < ids.length; i++) ids[i] = offset[li] + i;
+      laneBlocks[this.lanes[li].id] = ids;
     }
     return { blocks: blocks, laneBlocks: laneBlocks };
   };
-
 
   /**
    * Scratch list for building `after` arrays: pushing into a fresh [] over-allocates its backing
