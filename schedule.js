@@ -360,6 +360,9 @@ var KernelSchedule = (function () {
   /** Kind code of "wait" (interned first): bindings() skips wait blocks by code. */
   var KIND_WAIT = 0;
 
+  /** Column value of a tile/k/stage that is null or not an int32 (the value itself is kept in Timeline.odd). */
+  var NO_INT = -2147483648;
+
   /**
    * Collects blocks as columns (typed arrays and flat lists, no object per block while the engine
    * runs); a block is a handle: its creation index ("seq"), -1 for none. finalize() numbers the
@@ -367,23 +370,24 @@ var KernelSchedule = (function () {
    * append blocks to a lane in start order, so no sort is needed. withOperand: every block gets
    * an `operand` key (null unless set by setOperand).
    */
-  function Timeline(lanes, withOperand) {
+  function Timeline(lanes, withOperand, capacity) {
+    var cap = Math.max(1024, Math.min(capacity || 0, MAX_BLOCKS)); // presized from the model's estimate
     this.lanes = lanes;
     this.total = 0;
     this.n = 0;
-    this.laneOf = new Int32Array(1024);
-    this.kindOf = new Int32Array(1024);
-    this.startOf = new Float64Array(1024);
-    this.endOf = new Float64Array(1024);
-    this.afterAt = new Int32Array(1025); // block seq's after list is afterList[afterAt[seq]..afterAt[seq + 1])
-    this.afterList = new Int32Array(1024);
-    // tile, k, stage: numbers, NaN for null (any other value goes through `values`, see code()).
-    this.tileOf = new Float64Array(1024);
-    this.kOf = new Float64Array(1024);
-    this.stageOf = new Float64Array(1024);
+    this.laneOf = new Int32Array(cap);
+    this.kindOf = new Int32Array(cap);
+    this.startOf = new Float64Array(cap);
+    this.endOf = new Float64Array(cap);
+    this.afterAt = new Int32Array(cap + 1); // block seq's after list is afterList[afterAt[seq]..afterAt[seq + 1])
+    this.afterList = new Int32Array(cap);
+    // tile, k, stage: int32 values as themselves, NO_INT for null or any other value (see code()).
+    this.tileOf = new Int32Array(cap);
+    this.kOf = new Int32Array(cap);
+    this.stageOf = new Int32Array(cap);
     // reason and lines: indexes into small tables of the distinct values seen (a few per model).
-    this.reasonOf = new Int32Array(1024);
-    this.linesOf = new Int32Array(1024);
+    this.reasonOf = new Int32Array(cap);
+    this.linesOf = new Int32Array(cap);
     this.reasons = [];
     this.linesTable = [];
     this.odd = null; // {column + seq: value} for tile/k/stage values that are not numbers or null
@@ -399,15 +403,14 @@ var KernelSchedule = (function () {
     return i;
   }
 
-  /** Column code of a tile/k/stage value that is not a number: NaN, with anything but null kept in `odd`. */
+  /** Column code of a tile/k/stage value that is not an int32: NO_INT, with anything but null kept in `odd`. */
   Timeline.prototype.code = function (v, column, seq) {
     if (v !== null) (this.odd || (this.odd = {}))[column + seq] = v;
-    return NaN;
+    return NO_INT;
   };
 
-  /** Decode a tile/k/stage column value (see code()). */
-  Timeline.prototype.value = function (x, column, seq) {
-    if (x === x) return timeValue(x);
+  /** Decode a NO_INT tile/k/stage column value (see code()). */
+  Timeline.prototype.value = function (column, seq) {
     var key = column + seq;
     return this.odd !== null && Object.prototype.hasOwnProperty.call(this.odd, key) ? this.odd[key] : null;
   };
@@ -438,9 +441,9 @@ var KernelSchedule = (function () {
     this.kindOf[seq] = intern(this.kinds, kind);
     this.startOf[seq] = start;
     this.endOf[seq] = end;
-    this.tileOf[seq] = typeof tile === "number" && tile === tile ? tile : this.code(tile, "t", seq);
-    this.kOf[seq] = typeof k === "number" && k === k ? k : this.code(k, "k", seq);
-    this.stageOf[seq] = typeof stage === "number" && stage === stage ? stage : this.code(stage, "s", seq);
+    this.tileOf[seq] = (tile | 0) === tile && tile !== NO_INT ? tile : this.code(tile, "t", seq);
+    this.kOf[seq] = (k | 0) === k && k !== NO_INT ? k : this.code(k, "k", seq);
+    this.stageOf[seq] = (stage | 0) === stage && stage !== NO_INT ? stage : this.code(stage, "s", seq);
     this.reasonOf[seq] = intern(this.reasons, reason);
     this.linesOf[seq] = intern(this.linesTable, lines);
     var at = this.afterAt[seq];
@@ -518,9 +521,9 @@ var KernelSchedule = (function () {
     for (var id = 0; id < n; id++) {
       var seq = order[id];
       var tile = tileOf[seq], k = kOf[seq], stage = stageOf[seq];
-      tile = tile === tile ? timeValue(tile) : tl.value(tile, "t", seq);
-      k = k === k ? timeValue(k) : tl.value(k, "k", seq);
-      stage = stage === stage ? timeValue(stage) : tl.value(stage, "s", seq);
+      if (tile === NO_INT) tile = tl.value("t", seq);
+      if (k === NO_INT) k = tl.value("k", seq);
+      if (stage === NO_INT) stage = tl.value("s", seq);
       var after = afterIds(tl, seq, idOf);
       var b = withOperand ? {
         id: id, lane: laneIds[laneOf[seq]], kind: kinds[kindOf[seq]], start: timeValue(startOf[seq]),
@@ -553,28 +556,6 @@ var KernelSchedule = (function () {
     }
     return { blocks: blocks, laneBlocks: laneBlocks };
   };
-
-  /**
-   * Scratch list for building `after` arrays: pushing into a fresh [] over-allocates its backing
-   * store (16 slots), which at a million blocks is most of the garbage; exactArray() copies it
-   * into an array of exactly the right length.
-   */
-  var scratch = [];
-
-  /** Push every block of refs into scratch unless already there (tiny lists: linear scan). */
-  function pushRefs(refs) {
-    for (var i = 0; i < refs.length; i++) {
-      if (refs[i] !== null && scratch.indexOf(refs[i]) < 0) scratch.push(refs[i]);
-    }
-  }
-
-  /** The scratch list as a new exact-length array (the shared EMPTY when empty); clears scratch. */
-  function exactArray() {
-    var out = scratch.length === 0 ? EMPTY : scratch.slice();
-    scratch.length = 0;
-    return out;
-  }
-
 
   // ---------------------------------------------------------------------------------------------
   // Engine: a small discrete-event engine that executes role programs (README "Engine API").
@@ -698,7 +679,8 @@ var KernelSchedule = (function () {
     this.wStage = null;
     this.pendingN = 0; // warpgroup_wait count to re-check when parked on an MMA job
     this.jobHead = 0; // r.jobs[jobHead..] are outstanding
-    this.after = []; // blocks binding at the current clock
+    this.after = []; // blocks binding at the current clock: after[0..nAfter) (slots reused, never shrunk)
+    this.nAfter = 0;
     this.jobs = []; // outstanding MMA jobs, oldest first
     this.lastJob = null;
     this.drawWaits = !options || options.drawWaits !== false;
@@ -711,7 +693,7 @@ var KernelSchedule = (function () {
   function Engine(lanes, options) {
     this.lanes = lanes;
     this.build = !options || options.build !== false;
-    this.tl = new Timeline(lanes, options && options.operand);
+    this.tl = new Timeline(lanes, options && options.operand, options && options.capacity);
     this.laneEnd = new Float64Array(lanes.length); // end of the last block drawn per lane
     this.laneLast = new Int32Array(lanes.length).fill(-1); // handle of the last block drawn per lane
     this.barriers = [];
@@ -806,8 +788,8 @@ var KernelSchedule = (function () {
   /** Move role r's clock to t because of cause (which ended at causeTime); draws the wait block. */
   Engine.prototype.advanceTo = function (r, t, cause, causeTime, reason, lines, tile, k, stage) {
     var before = r.now;
-    if (t > r.now) { r.now = t; if (r.after.length > 0) r.after.length = 0; }
-    if (cause >= 0 && causeTime === t && r.after.indexOf(cause) < 0) r.after.push(cause);
+    if (t > r.now) { r.now = t; r.nAfter = 0; }
+    if (cause >= 0 && causeTime === t && !hasAfter(r, cause)) r.after[r.nAfter++] = cause;
     var li = r.lane;
     // The wait block covers the time the role was blocked and its lane shows nothing else.
     var from = this.laneEnd[li] > before ? this.laneEnd[li] : before;
@@ -820,16 +802,37 @@ var KernelSchedule = (function () {
     }
   };
 
-  /** Blocks binding role r at time start: its pending causes and its lane's last block if it ends at start. */
+  /** Whether block handle b is among role r's binding blocks. */
+  function hasAfter(r, b) {
+    for (var i = 0; i < r.nAfter; i++) if (r.after[i] === b) return true;
+    return false;
+  }
+
+  /** Handles collected by bindings(): BIND[0..nBind); ONE is the reused array of a single handle. */
+  var BIND = [], ONE = [0], nBind = 0;
+
+  /** Add handle b to BIND unless already there (tiny lists: linear scan). */
+  function bind(b) {
+    for (var i = 0; i < nBind; i++) if (BIND[i] === b) return;
+    BIND[nBind++] = b;
+  }
+
+  /**
+   * Blocks binding role r at time start: its pending causes and its lane's last block if it ends
+   * at start. The array returned is reused (EMPTY, ONE or a copy): draw() copies it at once.
+   */
   Engine.prototype.bindings = function (r, start, li) {
     if (!this.build) return EMPTY;
     var last = this.laneLast[li], endOf = this.tl.endOf;
-    for (var i = 0; i < r.after.length; i++) {
+    nBind = 0;
+    for (var i = 0; i < r.nAfter; i++) {
       var b = r.after[i];
-      if (b >= 0 && endOf[b] === start && scratch.indexOf(b) < 0) scratch.push(b);
+      if (b >= 0 && endOf[b] === start) bind(b);
     }
-    if (last >= 0 && endOf[last] === start && this.tl.kindOf[last] !== KIND_WAIT && scratch.indexOf(last) < 0) scratch.push(last);
-    return exactArray();
+    if (last >= 0 && endOf[last] === start && this.tl.kindOf[last] !== KIND_WAIT) bind(last);
+    if (nBind === 0) return EMPTY;
+    if (nBind === 1) { ONE[0] = BIND[0]; return ONE; }
+    return BIND.slice(0, nBind);
   };
 
   // Command builders (one shared command object: the engine reads it before resuming any program).
@@ -957,7 +960,7 @@ var KernelSchedule = (function () {
           this.advanceLaneWait(r, start, "tensor-core", job);
         }
         if (this.build) {
-          if (q.blk >= 0 && q.end === start) r.after.push(q.blk);
+          if (q.blk >= 0 && q.end === start) r.after[r.nAfter++] = q.blk;
           var after = this.bindings(r, start, li);
           var blk = this.draw(li, job.kind, start, job.end, job.tile, job.k, job.stage, null, job.lines, after);
           if (first < 0) first = blk;
@@ -1014,7 +1017,7 @@ var KernelSchedule = (function () {
         return false;
       }
       case CMD_ARRIVE: {
-        blk = this.build ? (r.after.length > 0 ? r.after[r.after.length - 1] : this.laneLast[r.lane]) : -1;
+        blk = this.build ? (r.nAfter > 0 ? r.after[r.nAfter - 1] : this.laneLast[r.lane]) : -1;
         for (var n = 0; n < c.count; n++) this.arrive(c.bar, r.now, blk, r);
         return true;
       }
@@ -1029,8 +1032,8 @@ var KernelSchedule = (function () {
         }
         blk = this.draw(li, c.kind, t, t + c.latency, c.tile, c.k, c.stage, null, c.lines, after);
         r.now = t + c.latency;
-        if (r.after.length > 0) r.after.length = 0;
-        if (blk >= 0) r.after.push(blk);
+        r.nAfter = 0;
+        if (blk >= 0) r.after[r.nAfter++] = blk;
         return true;
       }
       case CMD_COPY: {
@@ -1046,8 +1049,8 @@ var KernelSchedule = (function () {
         }
         if (c.ring !== null) c.ring.landed(c.stage, land, fill, c.tile, c.k);
         r.now = t + 1;
-        if (r.after.length > 0) r.after.length = 0;
-        if (issue >= 0) r.after.push(issue);
+        r.nAfter = 0;
+        if (issue >= 0) r.after[r.nAfter++] = issue;
         this.arrive(c.bar, land, fill, null);
         return true;
       }
@@ -1401,7 +1404,8 @@ var KernelSchedule = (function () {
     var cooperative = C === 2 && knobs.schedule === "cooperative";
     var lanes = gemmLanes(knobs);
     var FIRST_STAGE = 1, FIRST_CONSUMER = 1 + S;
-    var eng = new Engine(lanes, { build: build, events: build && estimateGemmBlocks(knobs) <= EVENT_BLOCK_LIMIT });
+    var estimate = estimateGemmBlocks(knobs);
+    var eng = new Engine(lanes, { build: build, events: build && estimate <= EVENT_BLOCK_LIMIT, capacity: build ? estimate : 0 });
     var lateTma = false;
     // A TMA wait is "late" when it starts after step 0 and ends while the tensor core is idle
     // (a wait that ends while another WGMMA still runs costs nothing).
@@ -1937,7 +1941,8 @@ var KernelSchedule = (function () {
     var lanes = attentionLanes(knobs, refs);
     var laneIndex = {};
     lanes.forEach(function (lane, i) { laneIndex[lane.id] = i; });
-    var eng = new Engine(lanes, { events: estimateAttentionBlocks(knobs) <= EVENT_BLOCK_LIMIT, operand: true });
+    var estimate = estimateAttentionBlocks(knobs);
+    var eng = new Engine(lanes, { events: estimate <= EVENT_BLOCK_LIMIT, operand: true, capacity: estimate });
     var tc = eng.queue("tensor core");
 
     var ringLines = function (fill, wait, acquire, release) {
