@@ -391,7 +391,8 @@ var KernelSchedule = (function () {
     this.reasons = [];
     this.linesTable = [];
     this.odd = null; // {column + seq: value} for tile/k/stage values that are not numbers or null
-    this.operand = null; // seq -> operand, allocated on first setOperand
+    this.operand = null; // seq -> index into operands + 1 (0: none), allocated on first setOperand
+    this.operands = [];
     this.withOperand = !!withOperand;
     this.kinds = ["wait"];
   }
@@ -457,14 +458,14 @@ var KernelSchedule = (function () {
 
   /** Name the operand (K, V, Vt, Q) of block handle seq. */
   Timeline.prototype.setOperand = function (seq, operand) {
-    if (this.operand === null) this.operand = [];
-    while (this.operand.length < seq) this.operand.push(null);
-    this.operand[seq] = operand;
+    if (this.operand === null || seq >= this.operand.length) this.operand = grown(this.operand || new Int32Array(0), Math.max(seq + 1, this.laneOf.length));
+    this.operand[seq] = operand === null ? 0 : intern(this.operands, operand) + 1;
   };
 
   /** The operand of block handle seq, or null. */
   Timeline.prototype.operandOf = function (seq) {
-    return this.operand !== null && seq < this.operand.length && this.operand[seq] !== undefined ? this.operand[seq] : null;
+    var code = this.operand !== null && seq < this.operand.length ? this.operand[seq] : 0;
+    return code === 0 ? null : this.operands[code - 1];
   };
 
   /** A step time as stored in a block: a small integer (Smi) when it is one, so no number box is allocated. */
@@ -2115,41 +2116,46 @@ var KernelSchedule = (function () {
     var deadlock = eng.run();
     // Attention blocks name their operand (K, V, Vt, Q) on producer and stage lanes; null elsewhere
     // (the engine's operand option).
+    var steps = tensorCoreSteps(eng.tl);
     var flat = eng.tl.finalize();
-    return { total: eng.tl.total, lanes: lanes, blocks: flat.blocks, laneBlocks: flat.laneBlocks, roles: eng.roles,
+    return { total: eng.tl.total, lanes: lanes, blocks: flat.blocks, laneBlocks: flat.laneBlocks, roles: eng.roles, steps: steps,
       deadlock: deadlock, barriers: eng.barrierList(), barrierEvents: eng.sortedEvents(), barrierEventsOmitted: eng.events === null };
   }
 
   /**
    * Tensor-core and softmax accounting over the blocks: {busy, exposed, softmax} = steps in which
    * any WG is in a GEMM, steps in which some WG is in softmax and none in a GEMM, and steps in
-   * which some WG is in softmax (a sweep over the sorted block edges).
+   * which some WG is in softmax (a sweep over the sorted block edges of timeline tl).
    */
-  function tensorCoreSteps(blocks) {
+  function tensorCoreSteps(tl) {
+    // Read from the timeline's columns (before the block objects exist): kind codes, start, end.
+    var g0 = tl.kinds.indexOf("gemm0"), g1 = tl.kinds.indexOf("gemm1"), sx = tl.kinds.indexOf("softmax");
+    var n = tl.n, kindOf = tl.kindOf, startOf = tl.startOf, endOf = tl.endOf;
     var count = 0;
-    for (var n = 0; n < blocks.length; n++) {
-      if (blocks[n].kind === "gemm0" || blocks[n].kind === "gemm1" || blocks[n].kind === "softmax") count++;
+    for (var m = 0; m < n; m++) {
+      var kc = kindOf[m];
+      if (kc === g0 || kc === g1 || kc === sx) count++;
     }
     var sorted = new Float64Array(2 * count), next = 0;
-    for (var i = 0; i < blocks.length; i++) {
-      var b = blocks[i];
-      var code = b.kind === "gemm0" || b.kind === "gemm1" ? 0 : b.kind === "softmax" ? 1 : -1;
+    for (var i = 0; i < n; i++) {
+      var kind = kindOf[i];
+      var code = kind === g0 || kind === g1 ? 0 : kind === sx ? 1 : -1;
       if (code < 0) continue;
       // Encoded as t * 4 + code: ends (0 gemm, 1 softmax) sort before starts (2, 3) at equal t.
-      sorted[next++] = b.end * 4 + code;
-      sorted[next++] = b.start * 4 + 2 + code;
+      sorted[next++] = endOf[i] * 4 + code;
+      sorted[next++] = startOf[i] * 4 + 2 + code;
     }
     sorted.sort();
     var gemms = 0, softmaxes = 0, busy = 0, exposed = 0, soft = 0, prev = 0;
     for (var e = 0; e < sorted.length; e++) {
-      var t = Math.floor(sorted[e] / 4), kind = sorted[e] - t * 4;
+      var t = Math.floor(sorted[e] / 4), ev = sorted[e] - t * 4;
       var span = t - prev;
       if (span > 0) {
         if (gemms > 0) busy += span;
         if (softmaxes > 0) { soft += span; if (gemms === 0) exposed += span; }
       }
       prev = t;
-      if (kind === 0) gemms--; else if (kind === 1) softmaxes--; else if (kind === 2) gemms++; else softmaxes++;
+      if (ev === 0) gemms--; else if (ev === 1) softmaxes--; else if (ev === 2) gemms++; else softmaxes++;
     }
     return { busy: busy, exposed: exposed, softmax: soft };
   }
@@ -2203,7 +2209,7 @@ var KernelSchedule = (function () {
       for (var reason in role.waits) { w[reason] = role.waits[reason]; w.total += role.waits[reason]; }
       waits[role.name] = w;
     });
-    var steps = tensorCoreSteps(run.blocks);
+    var steps = run.steps;
     var verdict = {
       total: run.total,
       waits: waits,
