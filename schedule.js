@@ -399,8 +399,8 @@ var KernelSchedule = (function () {
 
   /** Index of value in a small table of distinct values, added when new (identity: strings, shared arrays). */
   function intern(table, value) {
-    var i = table.indexOf(value);
-    if (i < 0) { i = table.length; table.push(value); }
+    for (var i = 0; i < table.length; i++) if (table[i] === value) return i;
+    table.push(value);
     return i;
   }
 
@@ -511,16 +511,19 @@ var KernelSchedule = (function () {
     return after;
   }
 
-  /** The block objects in id order (one pass; the common shapes are built by one literal each). */
-  function buildBlocks(tl, order, idOf) {
+  /**
+   * The block objects, indexed by id; built in creation order so the columns are read
+   * sequentially (one pass; the common shapes are built by one literal each).
+   */
+  function buildBlocks(tl, idOf) {
     var n = tl.n, blocks = new Array(n); // presized: growing by push re-copies a million slots
     var laneIds = tl.lanes.map(function (lane) { return lane.id; });
     var laneOf = tl.laneOf, kindOf = tl.kindOf, startOf = tl.startOf, endOf = tl.endOf;
     var tileOf = tl.tileOf, kOf = tl.kOf, stageOf = tl.stageOf, reasonOf = tl.reasonOf, linesOf = tl.linesOf;
     var kinds = tl.kinds, reasons = tl.reasons, linesTable = tl.linesTable;
     var withOperand = tl.withOperand, anyOperand = tl.operand !== null;
-    for (var id = 0; id < n; id++) {
-      var seq = order[id];
+    for (var seq = 0; seq < n; seq++) {
+      var id = idOf[seq];
       var tile = tileOf[seq], k = kOf[seq], stage = stageOf[seq];
       if (tile === NO_INT) tile = tl.value("t", seq);
       if (k === NO_INT) k = tl.value("k", seq);
@@ -548,7 +551,7 @@ var KernelSchedule = (function () {
     var lo = laneOrder(this), order = lo.order, offset = lo.offset;
     var idOf = new Int32Array(n);
     for (var id = 0; id < n; id++) idOf[order[id]] = id;
-    var blocks = buildBlocks(this, order, idOf);
+    var blocks = buildBlocks(this, idOf);
     var laneBlocks = {};
     for (var li = 0; li < nl; li++) {
       var ids = new Array(offset[li + 1] - offset[li]);
@@ -600,7 +603,7 @@ var KernelSchedule = (function () {
     this.end = 0; // end of the last started job
     this.blk = -1;
     this.pending = []; // issued jobs waiting for their other parts (cooperative: one job, two WGs)
-    this.open = {}; // key -> job still collecting parts
+    this.open = new Map(); // key -> job still collecting parts
     this.busy = 0; // sum of job latencies (jobs never overlap)
   }
 
@@ -1057,11 +1060,11 @@ var KernelSchedule = (function () {
       }
       case CMD_MMA: {
         var q = c.queue, job = null;
-        if (c.key !== null && Object.prototype.hasOwnProperty.call(q.open, c.key)) job = q.open[c.key];
+        if (c.key !== null && q.open.size > 0) job = q.open.get(c.key) || null;
         if (job === null) {
           job = new MmaJob(c);
           q.pending.push(job);
-          if (c.key !== null && c.parts > 1) q.open[c.key] = job;
+          if (c.key !== null && c.parts > 1) q.open.set(c.key, job);
         }
         job.issued++;
         if (r.now > job.issueTime) job.issueTime = r.now;
@@ -1069,7 +1072,7 @@ var KernelSchedule = (function () {
         else (job.roles || (job.roles = [job.role0])).push(r);
         r.jobs.push(job);
         r.lastJob = job;
-        if (job.issued === job.parts && c.key !== null) delete q.open[c.key];
+        if (job.issued === job.parts && c.key !== null) q.open.delete(c.key);
         this.startJobs(q);
         if (!job.done) {
           // Wait for the other parts; resume with a no-op re-check (the job is done then).
