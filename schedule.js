@@ -357,44 +357,38 @@ var KernelSchedule = (function () {
   // ---------------------------------------------------------------------------------------------
   // Timeline builder (shared by all models)
 
+  /**
+   * Int32 fields of a block in Timeline.ints (NF per block): lane index, kind, reason, lines
+   * (codes into small tables of the distinct values seen), operand (0: none, else code + 1).
+   */
+  var F_KIND = 1, F_OPERAND = 4, NF = 5;
+
   /** Kind code of "wait" (interned first): bindings() skips wait blocks by code. */
   var KIND_WAIT = 0;
 
-  /** Column value of a tile/k/stage that is null or not an int32 (the value itself is kept in Timeline.odd). */
-  var NO_INT = -2147483648;
-
   /**
-   * Collects blocks as columns (typed arrays and flat lists, no object per block while the engine
-   * runs); a block is a handle: its creation index ("seq"), -1 for none. finalize() numbers the
-   * blocks in lane order and builds the block objects in one pass, with `after` as ids. Models
-   * append blocks to a lane in start order, so no sort is needed. withOperand: every block gets
-   * an `operand` key (null unless set by setOperand).
+   * Collects blocks as columns (no object per block while the engine runs): a block is a handle,
+   * its creation index ("seq"), -1 for none. `ints` holds NF int32 fields per block, `times` its
+   * start and end, `tks` its tile, k and stage (any values), afterList[afterAt[seq]..afterAt[seq + 1]) its `after` handles. finalize()
+   * numbers the blocks in lane order and builds the block objects in one pass. Models append
+   * blocks to a lane in start order, so no sort is needed. withOperand: every block gets an
+   * `operand` key (null unless set). capacity: the model's block estimate (presizes the columns).
    */
   function Timeline(lanes, withOperand, capacity) {
-    var cap = Math.max(1024, Math.min(capacity || 0, MAX_BLOCKS)); // presized from the model's estimate
+    var cap = Math.max(1024, Math.min(capacity || 0, MAX_BLOCKS));
     this.lanes = lanes;
     this.total = 0;
     this.n = 0;
-    this.laneOf = new Int32Array(cap);
-    this.kindOf = new Int32Array(cap);
-    this.startOf = new Float64Array(cap);
-    this.endOf = new Float64Array(cap);
-    this.afterAt = new Int32Array(cap + 1); // block seq's after list is afterList[afterAt[seq]..afterAt[seq + 1])
+    this.ints = new Int32Array(cap * NF);
+    this.times = new Float64Array(cap * 2);
+    this.tks = new Array(cap * 3);
+    this.afterAt = new Int32Array(cap + 1);
     this.afterList = new Int32Array(cap);
-    // tile, k, stage: int32 values as themselves, NO_INT for null or any other value (see code()).
-    this.tileOf = new Int32Array(cap);
-    this.kOf = new Int32Array(cap);
-    this.stageOf = new Int32Array(cap);
-    // reason and lines: indexes into small tables of the distinct values seen (a few per model).
-    this.reasonOf = new Int32Array(cap);
-    this.linesOf = new Int32Array(cap);
+    this.kinds = ["wait"];
     this.reasons = [];
     this.linesTable = [];
-    this.odd = null; // {column + seq: value} for tile/k/stage values that are not numbers or null
-    this.operand = null; // seq -> index into operands + 1 (0: none), allocated on first setOperand
     this.operands = [];
     this.withOperand = !!withOperand;
-    this.kinds = ["wait"];
   }
 
   /** Index of value in a small table of distinct values, added when new (identity: strings, shared arrays). */
@@ -404,18 +398,6 @@ var KernelSchedule = (function () {
     return i;
   }
 
-  /** Column code of a tile/k/stage value that is not an int32: NO_INT, with anything but null kept in `odd`. */
-  Timeline.prototype.code = function (v, column, seq) {
-    if (v !== null) (this.odd || (this.odd = {}))[column + seq] = v;
-    return NO_INT;
-  };
-
-  /** Decode a NO_INT tile/k/stage column value (see code()). */
-  Timeline.prototype.value = function (column, seq) {
-    var key = column + seq;
-    return this.odd !== null && Object.prototype.hasOwnProperty.call(this.odd, key) ? this.odd[key] : null;
-  };
-
   /** A typed array of the same type with twice the length (or at least min), holding old's values. */
   function grown(old, min) {
     var a = new old.constructor(Math.max(old.length * 2, min));
@@ -423,34 +405,28 @@ var KernelSchedule = (function () {
     return a;
   }
 
-  /** Append a block to lane index laneIndex; `after` is an array of block handles. Returns its handle. */
-  Timeline.prototype.add = function (laneIndex, kind, start, end, tile, k, stage, reason, lines, after) {
-    var seq = this.n;
-    if (seq === this.laneOf.length) {
-      this.laneOf = grown(this.laneOf, 0);
-      this.kindOf = grown(this.kindOf, 0);
-      this.startOf = grown(this.startOf, 0);
-      this.endOf = grown(this.endOf, 0);
+  /** Append a block to lane index li; `after` is an array of block handles. Returns its handle. */
+  Timeline.prototype.add = function (li, kind, start, end, tile, k, stage, reason, lines, after) {
+    var seq = this.n, o = seq * NF;
+    if (seq + 1 === this.afterAt.length) {
+      this.ints = grown(this.ints, 0);
+      this.times = grown(this.times, 0);
       this.afterAt = grown(this.afterAt, 0);
-      this.tileOf = grown(this.tileOf, 0);
-      this.kOf = grown(this.kOf, 0);
-      this.stageOf = grown(this.stageOf, 0);
-      this.reasonOf = grown(this.reasonOf, 0);
-      this.linesOf = grown(this.linesOf, 0);
     }
-    this.laneOf[seq] = laneIndex;
-    this.kindOf[seq] = intern(this.kinds, kind);
-    this.startOf[seq] = start;
-    this.endOf[seq] = end;
-    this.tileOf[seq] = (tile | 0) === tile && tile !== NO_INT ? tile : this.code(tile, "t", seq);
-    this.kOf[seq] = (k | 0) === k && k !== NO_INT ? k : this.code(k, "k", seq);
-    this.stageOf[seq] = (stage | 0) === stage && stage !== NO_INT ? stage : this.code(stage, "s", seq);
-    this.reasonOf[seq] = intern(this.reasons, reason);
-    this.linesOf[seq] = intern(this.linesTable, lines);
-    var at = this.afterAt[seq];
-    if (at + after.length > this.afterList.length) this.afterList = grown(this.afterList, at + after.length);
-    for (var i = 0; i < after.length; i++) this.afterList[at + i] = after[i];
-    this.afterAt[seq + 1] = at + after.length;
+    var ints = this.ints;
+    ints[o] = li;
+    ints[o + 1] = intern(this.kinds, kind);
+    ints[o + 2] = intern(this.reasons, reason);
+    ints[o + 3] = intern(this.linesTable, lines);
+    this.tks[3 * seq] = tile;
+    this.tks[3 * seq + 1] = k;
+    this.tks[3 * seq + 2] = stage;
+    this.times[2 * seq] = start;
+    this.times[2 * seq + 1] = end;
+    var at = this.afterAt[seq], na = after.length;
+    if (at + na > this.afterList.length) this.afterList = grown(this.afterList, at + na);
+    for (var i = 0; i < na; i++) this.afterList[at + i] = after[i];
+    this.afterAt[seq + 1] = at + na;
     this.n = seq + 1;
     if (end > this.total) this.total = end;
     return seq;
@@ -458,13 +434,12 @@ var KernelSchedule = (function () {
 
   /** Name the operand (K, V, Vt, Q) of block handle seq. */
   Timeline.prototype.setOperand = function (seq, operand) {
-    if (this.operand === null || seq >= this.operand.length) this.operand = grown(this.operand || new Int32Array(0), Math.max(seq + 1, this.laneOf.length));
-    this.operand[seq] = operand === null ? 0 : intern(this.operands, operand) + 1;
+    this.ints[seq * NF + F_OPERAND] = operand === null ? 0 : intern(this.operands, operand) + 1;
   };
 
   /** The operand of block handle seq, or null. */
   Timeline.prototype.operandOf = function (seq) {
-    var code = this.operand !== null && seq < this.operand.length ? this.operand[seq] : 0;
+    var code = this.ints[seq * NF + F_OPERAND];
     return code === 0 ? null : this.operands[code - 1];
   };
 
@@ -479,22 +454,22 @@ var KernelSchedule = (function () {
    * sorted by start if a model appended out of order: {order (id -> seq), offset (per lane)}.
    */
   function laneOrder(tl) {
-    var n = tl.n, nl = tl.lanes.length, laneOf = tl.laneOf, startOf = tl.startOf, li, seq, i;
+    var n = tl.n, nl = tl.lanes.length, ints = tl.ints, times = tl.times, li, seq, i;
     var offset = new Int32Array(nl + 1);
-    for (seq = 0; seq < n; seq++) offset[laneOf[seq] + 1]++;
+    for (seq = 0; seq < n; seq++) offset[ints[seq * NF] + 1]++;
     for (li = 0; li < nl; li++) offset[li + 1] += offset[li];
     var pos = offset.slice(0, nl);
     var order = new Int32Array(n);
-    for (seq = 0; seq < n; seq++) order[pos[laneOf[seq]]++] = seq;
+    for (seq = 0; seq < n; seq++) order[pos[ints[seq * NF]]++] = seq;
     for (li = 0; li < nl; li++) {
       var sorted = true;
       for (i = offset[li] + 1; i < offset[li + 1]; i++) {
-        if (startOf[order[i]] < startOf[order[i - 1]]) { sorted = false; break; }
+        if (times[2 * order[i]] < times[2 * order[i - 1]]) { sorted = false; break; }
       }
       // Defensive: a model that appends out of order still yields per-lane start order (stable).
       if (!sorted) {
         var part = Array.prototype.slice.call(order.subarray(offset[li], offset[li + 1]));
-        part.sort(function (a, b) { return startOf[a] - startOf[b]; });
+        part.sort(function (a, b) { return times[2 * a] - times[2 * b]; });
         order.set(part, offset[li]);
       }
     }
@@ -503,43 +478,29 @@ var KernelSchedule = (function () {
 
   /** The `after` array of block seq, as ids (the shared EMPTY when empty). */
   function afterIds(tl, seq, idOf) {
-    var a0 = tl.afterAt[seq], a1 = tl.afterAt[seq + 1], list = tl.afterList;
+    var a0 = tl.afterAt[seq], a1 = tl.afterAt[seq + 1];
     if (a1 === a0) return EMPTY;
-    if (a1 === a0 + 1) return [idOf[list[a0]]];
-    var after = [];
-    for (var i = a0; i < a1; i++) after.push(idOf[list[i]]);
+    // Exact length (a pushed [] would reserve 16 slots).
+    var after = new Array(a1 - a0);
+    for (var i = a0; i < a1; i++) after[i - a0] = idOf[tl.afterList[i]];
     return after;
   }
 
   /**
    * The block objects, indexed by id; built in creation order so the columns are read
-   * sequentially (one pass; the common shapes are built by one literal each).
+   * sequentially (one pass).
    */
   function buildBlocks(tl, idOf) {
-    var n = tl.n, blocks = new Array(n); // presized: growing by push re-copies a million slots
+    var n = tl.n, blocks = new Array(n);
     var laneIds = tl.lanes.map(function (lane) { return lane.id; });
-    var laneOf = tl.laneOf, kindOf = tl.kindOf, startOf = tl.startOf, endOf = tl.endOf;
-    var tileOf = tl.tileOf, kOf = tl.kOf, stageOf = tl.stageOf, reasonOf = tl.reasonOf, linesOf = tl.linesOf;
-    var kinds = tl.kinds, reasons = tl.reasons, linesTable = tl.linesTable;
-    var withOperand = tl.withOperand, anyOperand = tl.operand !== null;
-    for (var seq = 0; seq < n; seq++) {
+    var ints = tl.ints, times = tl.times, tks = tl.tks, kinds = tl.kinds, reasons = tl.reasons, linesTable = tl.linesTable;
+    for (var seq = 0, o = 0; seq < n; seq++, o += NF) {
       var id = idOf[seq];
-      var tile = tileOf[seq], k = kOf[seq], stage = stageOf[seq];
-      if (tile === NO_INT) tile = tl.value("t", seq);
-      if (k === NO_INT) k = tl.value("k", seq);
-      if (stage === NO_INT) stage = tl.value("s", seq);
-      var after = afterIds(tl, seq, idOf);
-      var b = withOperand ? {
-        id: id, lane: laneIds[laneOf[seq]], kind: kinds[kindOf[seq]], start: timeValue(startOf[seq]),
-        end: timeValue(endOf[seq]), tile: tile, k: k, stage: stage, reason: reasons[reasonOf[seq]],
-        lines: linesTable[linesOf[seq]], after: after, operand: tl.operandOf(seq)
-      } : {
-        id: id, lane: laneIds[laneOf[seq]], kind: kinds[kindOf[seq]], start: timeValue(startOf[seq]),
-        end: timeValue(endOf[seq]), tile: tile, k: k, stage: stage, reason: reasons[reasonOf[seq]],
-        lines: linesTable[linesOf[seq]], after: after
-      };
-      // Without withOperand, only blocks given an operand carry the key (as when it was set on the object).
-      if (!withOperand && anyOperand && tl.operandOf(seq) !== null) b.operand = tl.operandOf(seq);
+      var b = { id: id, lane: laneIds[ints[o]], kind: kinds[ints[o + 1]], start: timeValue(times[2 * seq]),
+        end: timeValue(times[2 * seq + 1]), tile: tks[3 * seq], k: tks[3 * seq + 1], stage: tks[3 * seq + 2],
+        reason: reasons[ints[o + 2]], lines: linesTable[ints[o + 3]], after: afterIds(tl, seq, idOf) };
+      // With withOperand every block has the key, else only blocks given an operand.
+      if (tl.withOperand || ints[o + F_OPERAND] !== 0) b.operand = tl.operandOf(seq);
       blocks[id] = b;
     }
     return blocks;
@@ -589,22 +550,29 @@ var KernelSchedule = (function () {
     this.lines = lines;
     this.arrivals = 0;
     this.completed = 0;
-    this.time = 0; // time of the latest completion
-    this.blk = -1; // block (handle) whose end completed it (the binding arrival), -1 for none
+    // time of the latest completion
+    this.time = 0;
+    // block (handle) whose end completed it (the binding arrival), -1 for none
+    this.blk = -1;
     this.pendTime = 0;
     this.pendBlk = -1;
     this.waiters = [];
-    this.onComplete = null; // function(barrier, time), e.g. a ring drawing a stage's FULL block
+    // function(barrier, time), e.g. a ring drawing a stage's FULL block
+    this.onComplete = null;
   }
 
   /** In-order tensor-core queue shared by the roles of a CTA: one job at a time, FIFO by issue. */
   function MmaQueue(name) {
     this.name = name;
-    this.end = 0; // end of the last started job
+    // end of the last started job
+    this.end = 0;
     this.blk = -1;
-    this.pending = []; // issued jobs waiting for their other parts (cooperative: one job, two WGs)
-    this.open = new Map(); // key -> job still collecting parts
-    this.busy = 0; // sum of job latencies (jobs never overlap)
+    // issued jobs waiting for their other parts (cooperative: one job, two WGs)
+    this.pending = [];
+    // key -> job still collecting parts
+    this.open = new Map();
+    // sum of job latencies (jobs never overlap)
+    this.busy = 0;
   }
 
   /** One MMA job on a queue (roles/blks are arrays only for jobs of several parts). */
@@ -612,7 +580,6 @@ var KernelSchedule = (function () {
     this.latency = c.latency;
     this.kind = c.kind;
     this.lines = c.lines;
-    this.waitLines = c.lines;
     this.tile = c.tile;
     this.k = c.k;
     this.stage = c.stage;
@@ -650,11 +617,10 @@ var KernelSchedule = (function () {
   }
   EventLog.prototype.add = function (t, bar, type, lane) {
     if (this.n === this.t.length) {
-      var grow = function (old, Type) { var a = new Type(old.length * 2); a.set(old); return a; };
-      this.t = grow(this.t, Float64Array);
-      this.bar = grow(this.bar, Int32Array);
-      this.type = grow(this.type, Uint8Array);
-      this.lane = grow(this.lane, Int32Array);
+      this.t = grown(this.t, 0);
+      this.bar = grown(this.bar, 0);
+      this.type = grown(this.type, 0);
+      this.lane = grown(this.lane, 0);
     }
     var i = this.n++;
     this.t[i] = t;
@@ -668,27 +634,35 @@ var KernelSchedule = (function () {
     this.engine = engine;
     this.index = index;
     this.name = name;
-    this.lane = lane; // lane index
+    // lane index
+    this.lane = lane;
     this.gen = null;
     this.program = program;
     this.now = 0;
     this.done = false;
-    this.blocked = null; // the barrier waited on, or null
-    this.bParity = 0; // parity, source line and wait-block fields of that wait
+    // the barrier waited on, or null
+    this.blocked = null;
+    // parity, source line and wait-block fields of that wait
+    this.bParity = 0;
     this.bLine = null;
     this.wReason = null;
     this.wLines = null;
     this.wTile = null;
     this.wK = null;
     this.wStage = null;
-    this.pendingN = 0; // warpgroup_wait count to re-check when parked on an MMA job
-    this.jobHead = 0; // r.jobs[jobHead..] are outstanding
-    this.after = []; // blocks binding at the current clock: after[0..nAfter) (slots reused, never shrunk)
+    // warpgroup_wait count to re-check when parked on an MMA job
+    this.pendingN = 0;
+    // r.jobs[jobHead..] are outstanding
+    this.jobHead = 0;
+    // blocks binding at the current clock: after[0..nAfter) (slots reused, never shrunk)
+    this.after = [];
     this.nAfter = 0;
-    this.jobs = []; // outstanding MMA jobs, oldest first
+    // outstanding MMA jobs, oldest first
+    this.jobs = [];
     this.lastJob = null;
     this.drawWaits = !options || options.drawWaits !== false;
-    this.waits = {}; // reason -> steps (drawn wait blocks)
+    // reason -> steps (drawn wait blocks)
+    this.waits = {};
     this.waitTotal = 0;
     this.heapPos = -1;
   }
@@ -698,8 +672,10 @@ var KernelSchedule = (function () {
     this.lanes = lanes;
     this.build = !options || options.build !== false;
     this.tl = new Timeline(lanes, options && options.operand, options && options.capacity);
-    this.laneEnd = new Float64Array(lanes.length); // end of the last block drawn per lane
-    this.laneLast = new Int32Array(lanes.length).fill(-1); // handle of the last block drawn per lane
+    // end of the last block drawn per lane
+    this.laneEnd = new Float64Array(lanes.length);
+    // handle of the last block drawn per lane
+    this.laneLast = new Int32Array(lanes.length).fill(-1);
     this.barriers = [];
     // Barrier events, recorded compactly (typed columns) and turned into objects only when read.
     this.events = this.build && (!options || options.events !== false) ? new EventLog() : null;
@@ -707,8 +683,10 @@ var KernelSchedule = (function () {
     this.roles = [];
     this.heap = [];
     this.current = null;
-    this.stopped = false; // set by a hook to end a run early (minStagesToHideTma probes)
-    this.onWaitBlock = null; // function(role, start, end, reason): probes watch waits without blocks
+    // set by a hook to end a run early (minStagesToHideTma probes)
+    this.stopped = false;
+    // function(role, start, end, reason): probes watch waits without blocks
+    this.onWaitBlock = null;
     this.cmd = { op: 0 };
   }
 
@@ -812,8 +790,8 @@ var KernelSchedule = (function () {
     return false;
   }
 
-  /** Handles collected by bindings(): BIND[0..nBind); ONE is the reused array of a single handle. */
-  var BIND = [], ONE = [0], nBind = 0;
+  /** Handles collected by bindings(): BIND[0..nBind). */
+  var BIND = [], nBind = 0;
 
   /** Add handle b to BIND unless already there (tiny lists: linear scan). */
   function bind(b) {
@@ -822,21 +800,21 @@ var KernelSchedule = (function () {
   }
 
   /**
-   * Blocks binding role r at time start: its pending causes and its lane's last block if it ends
-   * at start. The array returned is reused (EMPTY, ONE or a copy): draw() copies it at once.
+   * Blocks binding role r at time start: its pending causes, lane li's last block (not a wait)
+   * and block `own` (work on a sub-lane: the role's own last block) if they end at start (EMPTY
+   * or a new array).
    */
-  Engine.prototype.bindings = function (r, start, li) {
+  Engine.prototype.bindings = function (r, start, li, own) {
     if (!this.build) return EMPTY;
-    var last = this.laneLast[li], endOf = this.tl.endOf;
+    var last = this.laneLast[li], tl = this.tl, times = tl.times;
     nBind = 0;
     for (var i = 0; i < r.nAfter; i++) {
       var b = r.after[i];
-      if (b >= 0 && endOf[b] === start) bind(b);
+      if (b >= 0 && times[2 * b + 1] === start) bind(b);
     }
-    if (last >= 0 && endOf[last] === start && this.tl.kindOf[last] !== KIND_WAIT) bind(last);
-    if (nBind === 0) return EMPTY;
-    if (nBind === 1) { ONE[0] = BIND[0]; return ONE; }
-    return BIND.slice(0, nBind);
+    if (last >= 0 && times[2 * last + 1] === start && tl.ints[last * NF + F_KIND] !== KIND_WAIT) bind(last);
+    if (own >= 0 && times[2 * own + 1] === start) bind(own);
+    return nBind === 0 ? EMPTY : BIND.slice(0, nBind);
   };
 
   // Command builders (one shared command object: the engine reads it before resuming any program).
@@ -988,7 +966,7 @@ var KernelSchedule = (function () {
   Engine.prototype.advanceLaneWait = function (r, t, reason, job) {
     var li = r.lane, from = this.laneEnd[li] > job.issueTime ? this.laneEnd[li] : job.issueTime;
     var last = this.laneLast[li];
-    this.draw(li, "wait", from, t, job.tile, job.k, job.stage, reason, job.waitLines, last < 0 ? EMPTY : [last]);
+    this.draw(li, "wait", from, t, job.tile, job.k, job.stage, reason, job.lines, last < 0 ? EMPTY : [last]);
     r.waits[reason] = (r.waits[reason] || 0) + (t - from);
     r.waitTotal += t - from;
   };
@@ -1029,11 +1007,7 @@ var KernelSchedule = (function () {
         if (c.latency <= 0) return true;
         li = c.li < 0 ? r.lane : c.li;
         t = r.now;
-        after = this.bindings(r, t, li);
-        if (li !== r.lane && this.build && this.laneLast[r.lane] >= 0 && this.tl.endOf[this.laneLast[r.lane]] === t &&
-          after.indexOf(this.laneLast[r.lane]) < 0) {
-          after = after === EMPTY ? [this.laneLast[r.lane]] : after.concat([this.laneLast[r.lane]]);
-        }
+        after = this.bindings(r, t, li, li !== r.lane ? this.laneLast[r.lane] : -1);
         blk = this.draw(li, c.kind, t, t + c.latency, c.tile, c.k, c.stage, null, c.lines, after);
         r.now = t + c.latency;
         r.nAfter = 0;
@@ -1419,16 +1393,15 @@ var KernelSchedule = (function () {
         if (!build) eng.stopped = true;
       }
     };
-    var releaseLines = refs.release.map(function (r) { return r.line; });
+    var releaseLines = linesOf(refs.release);
     var ring = new Ring(eng, "MainloopPipeline", S, FIRST_STAGE, 1, cooperative ? 2 : 1,
-      { full: { wait: refs.wait.map(function (r) { return r.line; }), arrive: refs.filling.map(function (r) { return r.line; }) },
-        empty: { wait: refs.issue.filter(function (r) { return r.op === "producer_acquire"; }).map(function (r) { return r.line; }),
+      { full: { wait: linesOf(refs.wait), arrive: linesOf(refs.filling) },
+        empty: { wait: linesOf(refs.issue.filter(function (r) { return r.op === "producer_acquire"; })),
           arrive: releaseLines } }, refs.full);
     var tc = eng.queue("tensor core");
-    tc.lateTma = false;
     var order = pingpong ? new OrderBarrier(eng, "math_wg_order_barrier", 2, 2,
-      { wait: refs.order.filter(function (r) { return r.op === "wait"; }).map(function (r) { return r.line; }),
-        arrive: refs.order.filter(function (r) { return r.op === "arrive"; }).map(function (r) { return r.line; }) }) : null;
+      { wait: linesOf(refs.order.filter(function (r) { return r.op === "wait"; })),
+        arrive: linesOf(refs.order.filter(function (r) { return r.op === "arrive"; })) }) : null;
     var orderMmaLine = firstLine(refs.orderMma), orderEpiLine = firstLine(refs.orderEpilogue);
 
     eng.role("producer", 0, function* () {
@@ -1938,7 +1911,8 @@ var KernelSchedule = (function () {
     var L = knobs.tmaLatency, X = knobs.softmaxLatency, E = knobs.epilogueLatency;
     var G0 = knobs.gemm0Latency, G1 = knobs.gemm1Latency;
     var intra = knobs.intraWGOverlap;
-    var sched = C === 2 && knobs.interWGPingpong; // UseSchedulerBarrier needs 2 (or 3) MMA WGs
+    // UseSchedulerBarrier needs 2 (or 3) MMA WGs
+    var sched = C === 2 && knobs.interWGPingpong;
     var shape = refs.shape;
     var shared = shape.kv === "shared";
     var vt = knobs.transposeV && !shared;
@@ -2019,15 +1993,17 @@ var KernelSchedule = (function () {
             yield eng.sync(qRing.empty[0], null, EMPTY, t, null, 0, null);
             yield eng.copy(qRing.full[0], L, refs.issueQ, refs.fillQ, t, null, 0, qRing.firstLane, qRing, "Q");
           } else if (kind === "O") {
-            yield eng.wait(barrierO, (t + 1) & 1, null, EMPTY, t, null, null, refs.barrierO.length ? refs.barrierO[0].line : null);
-          } else { // T: copy_Vt_to_V (781-791): wait Vt, acquire V, transpose, commit V, release Vt
+            yield eng.wait(barrierO, (t + 1) & 1, null, EMPTY, t, null, null, firstLine(refs.barrierO));
+          // T: copy_Vt_to_V (781-791): wait Vt, acquire V, transpose, commit V, release Vt
+          } else {
             n = t * J + j;
             var s = n % S;
             yield eng.wait(vtRing.full[s], (n / S | 0) & 1, null, EMPTY, t, j, s, null);
             yield eng.wait(vRing.empty[s], ((n / S | 0) & 1) ^ 1, null, EMPTY, t, j, s, null);
             yield eng.work(TRANSPOSE_STEPS, "transpose", refs.transpose, t, j, s);
             var tblk = eng.laneLast[0];
-            if (tblk >= 0) eng.tl.setOperand(tblk, "V"); // it writes the V stage
+            // it writes the V stage
+            if (tblk >= 0) eng.tl.setOperand(tblk, "V");
             vRing.landed(s, eng.roles[0].now, tblk, t, j);
             yield eng.arriveCmd(vRing.full[s]);
             yield eng.arriveCmd(vtRing.empty[s]);
@@ -2047,11 +2023,11 @@ var KernelSchedule = (function () {
         var arriveSched = function () { return eng.arriveCmd(schedBars[other]); };
         var waitK = function (t, j) {
           var n = item("K", t, j);
-          return eng.wait(kRing.full[n % S], (n / S | 0) & 1, "k", refs.waitK, t, j, n % S, refs.waitK.length ? refs.waitK[0].line : null);
+          return eng.wait(kRing.full[n % S], (n / S | 0) & 1, "k", refs.waitK, t, j, n % S, firstLine(refs.waitK));
         };
         var waitV = function (t, j) {
           var n = item("V", t, j);
-          return eng.wait(vRing.full[n % S], (n / S | 0) & 1, "v", refs.waitV, t, j, n % S, refs.waitV.length ? refs.waitV[0].line : null);
+          return eng.wait(vRing.full[n % S], (n / S | 0) & 1, "v", refs.waitV, t, j, n % S, firstLine(refs.waitV));
         };
         var relK = function (t, j) { return eng.arriveCmd(kRing.empty[item("K", t, j) % S]); };
         var relV = function (t, j) { return eng.arriveCmd(vRing.empty[item("V", t, j) % S]); };
@@ -2063,7 +2039,7 @@ var KernelSchedule = (function () {
         yield eng.arriveCmd(qRing.empty[0]);
         if (sched && c === 0) yield eng.arriveCmd(schedBars[0]);
         for (var t = 0; t < O; t++) {
-          yield eng.wait(qRing.full[0], t & 1, "q", refs.waitQ, t, null, 0, refs.waitQ.length ? refs.waitQ[0].line : null);
+          yield eng.wait(qRing.full[0], t & 1, "q", refs.waitQ, t, null, 0, firstLine(refs.waitQ));
           if (intra) {
             // GEMM0(0) and softmax(0) before the loop, outside the scheduler barrier (1138-1163).
             yield waitK(t, 0);
@@ -2071,7 +2047,8 @@ var KernelSchedule = (function () {
             yield eng.mmaWait(0);
             yield relK(t, 0);
             yield softmax(t, 0);
-            for (var j = 1; j < J; j++) { // fwd_step (1171-1210): phase {GEMM0(j), GEMM1(j-1)}
+            // fwd_step (1171-1210): phase {GEMM0(j), GEMM1(j-1)}
+            for (var j = 1; j < J; j++) {
               yield waitK(t, j);
               if (sched) yield syncSched(t, j);
               yield g0(t, j);
@@ -2081,35 +2058,44 @@ var KernelSchedule = (function () {
               yield eng.mmaWait(1);
               yield relK(t, j);
               yield softmax(t, j);
-              yield eng.mmaWait(0); // V(j-1) is released only after softmax(j) (1196-1199)
+              // V(j-1) is released only after softmax(j) (1196-1199)
+              yield eng.mmaWait(0);
               yield relV(t, j - 1);
             }
-            yield eng.arriveCmd(qRing.empty[0]); // QueryEmpty before the final GEMM1 (1237)
+            // QueryEmpty before the final GEMM1 (1237)
+            yield eng.arriveCmd(qRing.empty[0]);
             yield waitV(t, J - 1);
-            yield g1(t, J - 1); // outside the scheduler barrier (1240)
+            // outside the scheduler barrier (1240)
+            yield g1(t, J - 1);
             yield eng.mmaWait(0);
             yield relV(t, J - 1);
           } else {
-            if (sched) yield syncSched(t, 0); // before the loop (1256)
-            for (var k = 0; k < J; k++) { // fwd_step (1258-1306): phases {GEMM1(j-1), GEMM0(j)}
+            // before the loop (1256)
+            if (sched) yield syncSched(t, 0);
+            // fwd_step (1258-1306): phases {GEMM1(j-1), GEMM0(j)}
+            for (var k = 0; k < J; k++) {
               yield waitK(t, k);
               yield g0(t, k);
-              if (sched) yield arriveSched(); // right after GEMM0 is issued (1267)
+              // right after GEMM0 is issued (1267)
+              if (sched) yield arriveSched();
               yield eng.mmaWait(0);
               yield relK(t, k);
               yield softmax(t, k);
               yield waitV(t, k);
-              if (sched) yield syncSched(t, k); // before each GEMM1 (1295)
+              // before each GEMM1 (1295)
+              if (sched) yield syncSched(t, k);
               yield g1(t, k);
               yield eng.mmaWait(0);
               yield relV(t, k);
             }
-            if (sched) yield arriveSched(); // after the loop (1336)
-            yield eng.arriveCmd(qRing.empty[0]); // QueryEmpty after the last GEMM1 (1338)
+            // after the loop (1336)
+            if (sched) yield arriveSched();
+            // QueryEmpty after the last GEMM1 (1338)
+            yield eng.arriveCmd(qRing.empty[0]);
           }
           // Epilogue (epilogue_fwd.hpp store): all MMA WGs sync first (249), then write O; the
           // last WG's TMA store completion arrives on barrier_O (327).
-          yield eng.sync(epiBar, "epilogue", refs.epilogue, t, null, null, refs.epilogue.length ? refs.epilogue[0].line : null);
+          yield eng.sync(epiBar, "epilogue", refs.epilogue, t, null, null, firstLine(refs.epilogue));
           yield eng.work(E, "epilogue", refs.epilogue, t, null, null);
           if (c === C - 1) yield eng.arriveCmd(barrierO);
         }
@@ -2119,9 +2105,8 @@ var KernelSchedule = (function () {
     var deadlock = eng.run();
     // Attention blocks name their operand (K, V, Vt, Q) on producer and stage lanes; null elsewhere
     // (the engine's operand option).
-    var steps = tensorCoreSteps(eng.tl);
     var flat = eng.tl.finalize();
-    return { total: eng.tl.total, lanes: lanes, blocks: flat.blocks, laneBlocks: flat.laneBlocks, roles: eng.roles, steps: steps,
+    return { total: eng.tl.total, lanes: lanes, blocks: flat.blocks, laneBlocks: flat.laneBlocks, roles: eng.roles, steps: tensorCoreSteps(eng.tl),
       deadlock: deadlock, barriers: eng.barrierList(), barrierEvents: eng.sortedEvents(), barrierEventsOmitted: eng.events === null };
   }
 
@@ -2133,20 +2118,19 @@ var KernelSchedule = (function () {
   function tensorCoreSteps(tl) {
     // Read from the timeline's columns (before the block objects exist): kind codes, start, end.
     var g0 = tl.kinds.indexOf("gemm0"), g1 = tl.kinds.indexOf("gemm1"), sx = tl.kinds.indexOf("softmax");
-    var n = tl.n, kindOf = tl.kindOf, startOf = tl.startOf, endOf = tl.endOf;
-    var count = 0;
-    for (var m = 0; m < n; m++) {
-      var kc = kindOf[m];
-      if (kc === g0 || kc === g1 || kc === sx) count++;
+    var n = tl.n, ints = tl.ints, times = tl.times, count = 0, i, kind;
+    for (i = 0; i < n; i++) {
+      kind = ints[i * NF + F_KIND];
+      if (kind === g0 || kind === g1 || kind === sx) count++;
     }
     var sorted = new Float64Array(2 * count), next = 0;
-    for (var i = 0; i < n; i++) {
-      var kind = kindOf[i];
+    for (i = 0; i < n; i++) {
+      kind = ints[i * NF + F_KIND];
       var code = kind === g0 || kind === g1 ? 0 : kind === sx ? 1 : -1;
       if (code < 0) continue;
       // Encoded as t * 4 + code: ends (0 gemm, 1 softmax) sort before starts (2, 3) at equal t.
-      sorted[next++] = endOf[i] * 4 + code;
-      sorted[next++] = startOf[i] * 4 + 2 + code;
+      sorted[next++] = times[2 * i + 1] * 4 + code;
+      sorted[next++] = times[2 * i] * 4 + 2 + code;
     }
     sorted.sort();
     var gemms = 0, softmaxes = 0, busy = 0, exposed = 0, soft = 0, prev = 0;
