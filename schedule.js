@@ -365,92 +365,169 @@ var KernelSchedule = (function () {
   // Timeline builder (shared by all models)
 
   /**
-   * Collects blocks per lane; finalize() numbers them in lane order and turns `after` block
-   * objects into ids. Models append blocks to a lane in start order, so no sort is needed.
+   * Int32 fields of a block in Timeline.ints (NF per block): lane index, kind, reason, lines
+   * (codes into small tables of the distinct values seen), operand (0: none, else code + 1).
    */
-  function Timeline(lanes) {
+  var F_KIND = 1, F_OPERAND = 4, NF = 5;
+
+  /** Kind code of "wait" (interned first): bindings() skips wait blocks by code. */
+  var KIND_WAIT = 0;
+
+  /**
+   * Collects blocks as columns (no object per block while the engine runs): a block is a handle,
+   * its creation index ("seq"), -1 for none. `ints` holds NF int32 fields per block, `times` its
+   * start and end, `tks` its tile, k and stage (any values), afterList[afterAt[seq]..afterAt[seq + 1]) its `after` handles. finalize()
+   * numbers the blocks in lane order and builds the block objects in one pass. Models append
+   * blocks to a lane in start order, so no sort is needed. withOperand: every block gets an
+   * `operand` key (null unless set). capacity: the model's block estimate (presizes the columns).
+   */
+  function Timeline(lanes, withOperand, capacity) {
+    var cap = Math.max(1024, Math.min(capacity || 0, MAX_BLOCKS));
     this.lanes = lanes;
-    this.perLane = lanes.map(function () { return []; });
     this.total = 0;
+    this.n = 0;
+    this.ints = new Int32Array(cap * NF);
+    this.times = new Float64Array(cap * 2);
+    this.tks = new Array(cap * 3);
+    this.afterAt = new Int32Array(cap + 1);
+    this.afterList = new Int32Array(cap);
+    this.kinds = ["wait"];
+    this.reasons = [];
+    this.linesTable = [];
+    this.operands = [];
+    this.withOperand = !!withOperand;
   }
 
-  /** Append a block to lane index laneIndex; `after` holds block objects until finalize(). */
-  Timeline.prototype.add = function (laneIndex, kind, start, end, tile, k, stage, reason, lines, after) {
-    var block = {
-      id: -1,
-      lane: this.lanes[laneIndex].id,
-      kind: kind,
-      start: start,
-      end: end,
-      tile: tile,
-      k: k,
-      stage: stage,
-      reason: reason,
-      lines: lines,
-      after: after
-    };
-    this.perLane[laneIndex].push(block);
+  /** Index of value in a small table of distinct values, added when new (identity: strings, shared arrays). */
+  function intern(table, value) {
+    for (var i = 0; i < table.length; i++) if (table[i] === value) return i;
+    table.push(value);
+    return i;
+  }
+
+  /** A typed array of the same type with twice the length (or at least min), holding old's values. */
+  function grown(old, min) {
+    var a = new old.constructor(Math.max(old.length * 2, min));
+    a.set(old);
+    return a;
+  }
+
+  /** Append a block to lane index li; `after` is an array of block handles. Returns its handle. */
+  Timeline.prototype.add = function (li, kind, start, end, tile, k, stage, reason, lines, after) {
+    var seq = this.n, o = seq * NF;
+    if (seq + 1 === this.afterAt.length) {
+      this.ints = grown(this.ints, 0);
+      this.times = grown(this.times, 0);
+      this.afterAt = grown(this.afterAt, 0);
+    }
+    var ints = this.ints;
+    ints[o] = li;
+    ints[o + 1] = intern(this.kinds, kind);
+    ints[o + 2] = intern(this.reasons, reason);
+    ints[o + 3] = intern(this.linesTable, lines);
+    this.tks[3 * seq] = tile;
+    this.tks[3 * seq + 1] = k;
+    this.tks[3 * seq + 2] = stage;
+    this.times[2 * seq] = start;
+    this.times[2 * seq + 1] = end;
+    var at = this.afterAt[seq], na = after.length;
+    if (at + na > this.afterList.length) this.afterList = grown(this.afterList, at + na);
+    for (var i = 0; i < na; i++) this.afterList[at + i] = after[i];
+    this.afterAt[seq + 1] = at + na;
+    this.n = seq + 1;
     if (end > this.total) this.total = end;
-    return block;
+    return seq;
   };
+
+  /** Name the operand (K, V, Vt, Q) of block handle seq. */
+  Timeline.prototype.setOperand = function (seq, operand) {
+    this.ints[seq * NF + F_OPERAND] = operand === null ? 0 : intern(this.operands, operand) + 1;
+  };
+
+  /** The operand of block handle seq, or null. */
+  Timeline.prototype.operandOf = function (seq) {
+    var code = this.ints[seq * NF + F_OPERAND];
+    return code === 0 ? null : this.operands[code - 1];
+  };
+
+  /** A step time as stored in a block: a small integer (Smi) when it is one, so no number box is allocated. */
+  function timeValue(t) {
+    var i = t | 0;
+    return i === t ? i : t;
+  }
+
+  /**
+   * Handles in lane order, then creation order (a stable counting sort by lane), each lane
+   * sorted by start if a model appended out of order: {order (id -> seq), offset (per lane)}.
+   */
+  function laneOrder(tl) {
+    var n = tl.n, nl = tl.lanes.length, ints = tl.ints, times = tl.times, li, seq, i;
+    var offset = new Int32Array(nl + 1);
+    for (seq = 0; seq < n; seq++) offset[ints[seq * NF] + 1]++;
+    for (li = 0; li < nl; li++) offset[li + 1] += offset[li];
+    var pos = offset.slice(0, nl);
+    var order = new Int32Array(n);
+    for (seq = 0; seq < n; seq++) order[pos[ints[seq * NF]]++] = seq;
+    for (li = 0; li < nl; li++) {
+      var sorted = true;
+      for (i = offset[li] + 1; i < offset[li + 1]; i++) {
+        if (times[2 * order[i]] < times[2 * order[i - 1]]) { sorted = false; break; }
+      }
+      // Defensive: a model that appends out of order still yields per-lane start order (stable).
+      if (!sorted) {
+        var part = Array.prototype.slice.call(order.subarray(offset[li], offset[li + 1]));
+        part.sort(function (a, b) { return times[2 * a] - times[2 * b]; });
+        order.set(part, offset[li]);
+      }
+    }
+    return { order: order, offset: offset };
+  }
+
+  /** The `after` array of block seq, as ids (the shared EMPTY when empty). */
+  function afterIds(tl, seq, idOf) {
+    var a0 = tl.afterAt[seq], a1 = tl.afterAt[seq + 1];
+    if (a1 === a0) return EMPTY;
+    // Exact length (a pushed [] would reserve 16 slots).
+    var after = new Array(a1 - a0);
+    for (var i = a0; i < a1; i++) after[i - a0] = idOf[tl.afterList[i]];
+    return after;
+  }
+
+  /**
+   * The block objects, indexed by id; built in creation order so the columns are read
+   * sequentially (one pass).
+   */
+  function buildBlocks(tl, idOf) {
+    var n = tl.n, blocks = new Array(n);
+    var laneIds = tl.lanes.map(function (lane) { return lane.id; });
+    var ints = tl.ints, times = tl.times, tks = tl.tks, kinds = tl.kinds, reasons = tl.reasons, linesTable = tl.linesTable;
+    for (var seq = 0, o = 0; seq < n; seq++, o += NF) {
+      var id = idOf[seq];
+      var b = { id: id, lane: laneIds[ints[o]], kind: kinds[ints[o + 1]], start: timeValue(times[2 * seq]),
+        end: timeValue(times[2 * seq + 1]), tile: tks[3 * seq], k: tks[3 * seq + 1], stage: tks[3 * seq + 2],
+        reason: reasons[ints[o + 2]], lines: linesTable[ints[o + 3]], after: afterIds(tl, seq, idOf) };
+      // With withOperand every block has the key, else only blocks given an operand.
+      if (tl.withOperand || ints[o + F_OPERAND] !== 0) b.operand = tl.operandOf(seq);
+      blocks[id] = b;
+    }
+    return blocks;
+  }
 
   /** Flatten to {blocks, laneBlocks}: ids = array index, lanes in display order, then by start. */
   Timeline.prototype.finalize = function () {
-    var count = 0;
-    for (var n = 0; n < this.perLane.length; n++) count += this.perLane[n].length;
-    var blocks = new Array(count); // presized: growing by push re-copies a million slots
-    var next = 0;
+    var n = this.n, nl = this.lanes.length;
+    var lo = laneOrder(this), order = lo.order, offset = lo.offset;
+    var idOf = new Int32Array(n);
+    for (var id = 0; id < n; id++) idOf[order[id]] = id;
+    var blocks = buildBlocks(this, idOf);
     var laneBlocks = {};
-    for (var li = 0; li < this.perLane.length; li++) {
-      var list = this.perLane[li];
-      var sorted = true;
-      for (var i = 1; i < list.length; i++) {
-        if (list[i].start < list[i - 1].start) { sorted = false; break; }
-      }
-      // Defensive: a model that appends out of order still yields per-lane start order.
-      if (!sorted) list = list.slice().sort(function (a, b) { return a.start - b.start; });
-      var ids = new Array(list.length);
-      for (var j = 0; j < list.length; j++) {
-        list[j].id = next;
-        ids[j] = next;
-        blocks[next++] = list[j];
-      }
-      this.perLane[li] = null; // let the per-lane lists go as soon as they are copied
+    for (var li = 0; li < nl; li++) {
+      var ids = new Array(offset[li + 1] - offset[li]);
+      for (var i = 0; i < ids.length; i++) ids[i] = offset[li] + i;
       laneBlocks[this.lanes[li].id] = ids;
-    }
-    for (var b = 0; b < blocks.length; b++) {
-      var after = blocks[b].after;
-      // typeof check: an after array reached twice is converted only once.
-      for (var a = 0; a < after.length; a++) {
-        if (typeof after[a] === "object") after[a] = after[a].id;
-      }
     }
     return { blocks: blocks, laneBlocks: laneBlocks };
   };
-
-
-
-  /**
-   * Scratch list for building `after` arrays: pushing into a fresh [] over-allocates its backing
-   * store (16 slots), which at a million blocks is most of the garbage; exactArray() copies it
-   * into an array of exactly the right length.
-   */
-  var scratch = [];
-
-  /** Push every block of refs into scratch unless already there (tiny lists: linear scan). */
-  function pushRefs(refs) {
-    for (var i = 0; i < refs.length; i++) {
-      if (refs[i] !== null && scratch.indexOf(refs[i]) < 0) scratch.push(refs[i]);
-    }
-  }
-
-  /** The scratch list as a new exact-length array (the shared EMPTY when empty); clears scratch. */
-  function exactArray() {
-    var out = scratch.length === 0 ? EMPTY : scratch.slice();
-    scratch.length = 0;
-    return out;
-  }
-
 
   // ---------------------------------------------------------------------------------------------
   // Engine: a small discrete-event engine that executes role programs (README "Engine API").
@@ -480,22 +557,29 @@ var KernelSchedule = (function () {
     this.lines = lines;
     this.arrivals = 0;
     this.completed = 0;
-    this.time = 0; // time of the latest completion
-    this.blk = null; // block whose end completed it (the binding arrival)
+    // time of the latest completion
+    this.time = 0;
+    // block (handle) whose end completed it (the binding arrival), -1 for none
+    this.blk = -1;
     this.pendTime = 0;
-    this.pendBlk = null;
+    this.pendBlk = -1;
     this.waiters = [];
-    this.onComplete = null; // function(barrier, time), e.g. a ring drawing a stage's FULL block
+    // function(barrier, time), e.g. a ring drawing a stage's FULL block
+    this.onComplete = null;
   }
 
   /** In-order tensor-core queue shared by the roles of a CTA: one job at a time, FIFO by issue. */
   function MmaQueue(name) {
     this.name = name;
-    this.end = 0; // end of the last started job
-    this.blk = null;
-    this.pending = []; // issued jobs waiting for their other parts (cooperative: one job, two WGs)
-    this.open = {}; // key -> job still collecting parts
-    this.busy = 0; // sum of job latencies (jobs never overlap)
+    // end of the last started job
+    this.end = 0;
+    this.blk = -1;
+    // issued jobs waiting for their other parts (cooperative: one job, two WGs)
+    this.pending = [];
+    // key -> job still collecting parts
+    this.open = new Map();
+    // sum of job latencies (jobs never overlap)
+    this.busy = 0;
   }
 
   /** One MMA job on a queue (roles/blks are arrays only for jobs of several parts). */
@@ -503,7 +587,6 @@ var KernelSchedule = (function () {
     this.latency = c.latency;
     this.kind = c.kind;
     this.lines = c.lines;
-    this.waitLines = c.lines;
     this.tile = c.tile;
     this.k = c.k;
     this.stage = c.stage;
@@ -515,13 +598,13 @@ var KernelSchedule = (function () {
     this.start = 0;
     this.end = 0;
     this.done = false;
-    this.blk = null;
+    this.blk = -1;
     this.blks = null;
     this.waiters = null;
     this.commits = null;
   }
 
-  /** The block this job drew on role r's lane. */
+  /** The block (handle) this job drew on role r's lane. */
   MmaJob.prototype.blkOf = function (r) {
     if (this.roles === null || this.blks === null) return this.blk;
     for (var j = 0; j < this.roles.length; j++) if (this.roles[j] === r) return this.blks[j];
@@ -541,11 +624,10 @@ var KernelSchedule = (function () {
   }
   EventLog.prototype.add = function (t, bar, type, lane) {
     if (this.n === this.t.length) {
-      var grow = function (old, Type) { var a = new Type(old.length * 2); a.set(old); return a; };
-      this.t = grow(this.t, Float64Array);
-      this.bar = grow(this.bar, Int32Array);
-      this.type = grow(this.type, Uint8Array);
-      this.lane = grow(this.lane, Int32Array);
+      this.t = grown(this.t, 0);
+      this.bar = grown(this.bar, 0);
+      this.type = grown(this.type, 0);
+      this.lane = grown(this.lane, 0);
     }
     var i = this.n++;
     this.t[i] = t;
@@ -559,26 +641,35 @@ var KernelSchedule = (function () {
     this.engine = engine;
     this.index = index;
     this.name = name;
-    this.lane = lane; // lane index
+    // lane index
+    this.lane = lane;
     this.gen = null;
     this.program = program;
     this.now = 0;
     this.done = false;
-    this.blocked = null; // the barrier waited on, or null
-    this.bParity = 0; // parity, source line and wait-block fields of that wait
+    // the barrier waited on, or null
+    this.blocked = null;
+    // parity, source line and wait-block fields of that wait
+    this.bParity = 0;
     this.bLine = null;
     this.wReason = null;
     this.wLines = null;
     this.wTile = null;
     this.wK = null;
     this.wStage = null;
-    this.pendingN = 0; // warpgroup_wait count to re-check when parked on an MMA job
-    this.jobHead = 0; // r.jobs[jobHead..] are outstanding
-    this.after = []; // blocks binding at the current clock
-    this.jobs = []; // outstanding MMA jobs, oldest first
+    // warpgroup_wait count to re-check when parked on an MMA job
+    this.pendingN = 0;
+    // r.jobs[jobHead..] are outstanding
+    this.jobHead = 0;
+    // blocks binding at the current clock: after[0..nAfter) (slots reused, never shrunk)
+    this.after = [];
+    this.nAfter = 0;
+    // outstanding MMA jobs, oldest first
+    this.jobs = [];
     this.lastJob = null;
     this.drawWaits = !options || options.drawWaits !== false;
-    this.waits = {}; // reason -> steps (drawn wait blocks)
+    // reason -> steps (drawn wait blocks)
+    this.waits = {};
     this.waitTotal = 0;
     this.heapPos = -1;
   }
@@ -587,9 +678,11 @@ var KernelSchedule = (function () {
   function Engine(lanes, options) {
     this.lanes = lanes;
     this.build = !options || options.build !== false;
-    this.tl = new Timeline(lanes);
-    this.laneEnd = new Float64Array(lanes.length); // end of the last block drawn per lane
-    this.laneLast = new Array(lanes.length).fill(null);
+    this.tl = new Timeline(lanes, options && options.operand, options && options.capacity);
+    // end of the last block drawn per lane
+    this.laneEnd = new Float64Array(lanes.length);
+    // handle of the last block drawn per lane
+    this.laneLast = new Int32Array(lanes.length).fill(-1);
     this.barriers = [];
     // Barrier events, recorded compactly (typed columns) and turned into objects only when read.
     this.events = this.build && (!options || options.events !== false) ? new EventLog() : null;
@@ -597,8 +690,10 @@ var KernelSchedule = (function () {
     this.roles = [];
     this.heap = [];
     this.current = null;
-    this.stopped = false; // set by a hook to end a run early (minStagesToHideTma probes)
-    this.onWaitBlock = null; // function(role, start, end, reason): probes watch waits without blocks
+    // set by a hook to end a run early (minStagesToHideTma probes)
+    this.stopped = false;
+    // function(role, start, end, reason): probes watch waits without blocks
+    this.onWaitBlock = null;
     this.cmd = { op: 0 };
   }
 
@@ -629,10 +724,13 @@ var KernelSchedule = (function () {
     this.events.add(t, bar.id, type, role ? role.lane : -1);
   };
 
-  /** Draw a block on lane index li; `after` is an array of block objects. Returns the block (or null when not building). */
+  /**
+   * Draw a block on lane index li; `after` is an array of block handles. Returns the block's
+   * handle (an index into the timeline's columns), or -1 when not building.
+   */
   Engine.prototype.draw = function (li, kind, start, end, tile, k, stage, reason, lines, after) {
     if (end > this.laneEnd[li]) this.laneEnd[li] = end;
-    if (!this.build) { if (end > this.tl.total) this.tl.total = end; return null; }
+    if (!this.build) { if (end > this.tl.total) this.tl.total = end; return -1; }
     var blk = this.tl.add(li, kind, start, end, tile, k, stage, reason, lines, after);
     this.laneLast[li] = blk;
     return blk;
@@ -679,30 +777,51 @@ var KernelSchedule = (function () {
   /** Move role r's clock to t because of cause (which ended at causeTime); draws the wait block. */
   Engine.prototype.advanceTo = function (r, t, cause, causeTime, reason, lines, tile, k, stage) {
     var before = r.now;
-    if (t > r.now) { r.now = t; if (r.after.length > 0) r.after.length = 0; }
-    if (cause !== null && causeTime === t && r.after.indexOf(cause) < 0) r.after.push(cause);
+    if (t > r.now) { r.now = t; r.nAfter = 0; }
+    if (cause >= 0 && causeTime === t && !hasAfter(r, cause)) r.after[r.nAfter++] = cause;
     var li = r.lane;
     // The wait block covers the time the role was blocked and its lane shows nothing else.
     var from = this.laneEnd[li] > before ? this.laneEnd[li] : before;
     if (r.drawWaits && t > from && reason !== null) {
       var last = this.laneLast[li];
-      this.draw(li, "wait", from, t, tile, k, stage, reason, lines, last === null ? EMPTY : [last]);
+      this.draw(li, "wait", from, t, tile, k, stage, reason, lines, last < 0 ? EMPTY : [last]);
       r.waits[reason] = (r.waits[reason] || 0) + (t - from);
       r.waitTotal += t - from;
       if (this.onWaitBlock !== null) this.onWaitBlock(r, from, t, reason);
     }
   };
 
-  /** Blocks binding role r at time start: its pending causes and its lane's last block if it ends at start. */
-  Engine.prototype.bindings = function (r, start, li) {
+  /** Whether block handle b is among role r's binding blocks. */
+  function hasAfter(r, b) {
+    for (var i = 0; i < r.nAfter; i++) if (r.after[i] === b) return true;
+    return false;
+  }
+
+  /** Handles collected by bindings(): BIND[0..nBind). */
+  var BIND = [], nBind = 0;
+
+  /** Add handle b to BIND unless already there (tiny lists: linear scan). */
+  function bind(b) {
+    for (var i = 0; i < nBind; i++) if (BIND[i] === b) return;
+    BIND[nBind++] = b;
+  }
+
+  /**
+   * Blocks binding role r at time start: its pending causes, lane li's last block (not a wait)
+   * and block `own` (work on a sub-lane: the role's own last block) if they end at start (EMPTY
+   * or a new array).
+   */
+  Engine.prototype.bindings = function (r, start, li, own) {
     if (!this.build) return EMPTY;
-    var last = this.laneLast[li];
-    for (var i = 0; i < r.after.length; i++) {
+    var last = this.laneLast[li], tl = this.tl, times = tl.times;
+    nBind = 0;
+    for (var i = 0; i < r.nAfter; i++) {
       var b = r.after[i];
-      if (b !== null && b.end === start && scratch.indexOf(b) < 0) scratch.push(b);
+      if (b >= 0 && times[2 * b + 1] === start) bind(b);
     }
-    if (last !== null && last.end === start && last.kind !== "wait" && scratch.indexOf(last) < 0) scratch.push(last);
-    return exactArray();
+    if (last >= 0 && times[2 * last + 1] === start && tl.ints[last * NF + F_KIND] !== KIND_WAIT) bind(last);
+    if (own >= 0 && times[2 * own + 1] === start) bind(own);
+    return nBind === 0 ? EMPTY : BIND.slice(0, nBind);
   };
 
   // Command builders (one shared command object: the engine reads it before resuming any program).
@@ -821,7 +940,7 @@ var KernelSchedule = (function () {
       job.start = start;
       job.end = start + job.latency;
       q.busy += job.latency;
-      var first = null;
+      var first = -1;
       var nroles = job.roles === null ? 1 : job.roles.length;
       for (var i = 0; i < nroles; i++) {
         var r = job.roles === null ? job.role0 : job.roles[i], li = r.lane;
@@ -830,10 +949,10 @@ var KernelSchedule = (function () {
           this.advanceLaneWait(r, start, "tensor-core", job);
         }
         if (this.build) {
-          if (q.blk !== null && q.end === start) r.after.push(q.blk);
+          if (q.blk >= 0 && q.end === start) r.after[r.nAfter++] = q.blk;
           var after = this.bindings(r, start, li);
           var blk = this.draw(li, job.kind, start, job.end, job.tile, job.k, job.stage, null, job.lines, after);
-          if (first === null) first = blk;
+          if (first < 0) first = blk;
           else (job.blks || (job.blks = [first])).push(blk);
         } else this.draw(li, job.kind, start, job.end, null, null, null, null, null, null);
       }
@@ -854,7 +973,7 @@ var KernelSchedule = (function () {
   Engine.prototype.advanceLaneWait = function (r, t, reason, job) {
     var li = r.lane, from = this.laneEnd[li] > job.issueTime ? this.laneEnd[li] : job.issueTime;
     var last = this.laneLast[li];
-    this.draw(li, "wait", from, t, job.tile, job.k, job.stage, reason, job.waitLines, last === null ? EMPTY : [last]);
+    this.draw(li, "wait", from, t, job.tile, job.k, job.stage, reason, job.lines, last < 0 ? EMPTY : [last]);
     r.waits[reason] = (r.waits[reason] || 0) + (t - from);
     r.waitTotal += t - from;
   };
@@ -871,7 +990,7 @@ var KernelSchedule = (function () {
         var bar = c.bar, parity = c.parity;
         if (c.op === CMD_SYNC) {
           parity = bar.completed & 1;
-          blk = this.build ? this.laneLast[r.lane] : null;
+          blk = this.build ? this.laneLast[r.lane] : -1;
           this.arrive(bar, r.now, blk, r);
         }
         if (this.events !== null) this.event(r.now, bar, EV_WAIT_BEGIN, r);
@@ -887,7 +1006,7 @@ var KernelSchedule = (function () {
         return false;
       }
       case CMD_ARRIVE: {
-        blk = this.build ? (r.after.length > 0 ? r.after[r.after.length - 1] : this.laneLast[r.lane]) : null;
+        blk = this.build ? (r.nAfter > 0 ? r.after[r.nAfter - 1] : this.laneLast[r.lane]) : -1;
         for (var n = 0; n < c.count; n++) this.arrive(c.bar, r.now, blk, r);
         return true;
       }
@@ -895,42 +1014,38 @@ var KernelSchedule = (function () {
         if (c.latency <= 0) return true;
         li = c.li < 0 ? r.lane : c.li;
         t = r.now;
-        after = this.bindings(r, t, li);
-        if (li !== r.lane && this.build && this.laneLast[r.lane] !== null && this.laneLast[r.lane].end === t &&
-          after.indexOf(this.laneLast[r.lane]) < 0) {
-          after = after === EMPTY ? [this.laneLast[r.lane]] : after.concat([this.laneLast[r.lane]]);
-        }
+        after = this.bindings(r, t, li, li !== r.lane ? this.laneLast[r.lane] : -1);
         blk = this.draw(li, c.kind, t, t + c.latency, c.tile, c.k, c.stage, null, c.lines, after);
         r.now = t + c.latency;
-        if (r.after.length > 0) r.after.length = 0;
-        if (blk !== null) r.after.push(blk);
+        r.nAfter = 0;
+        if (blk >= 0) r.after[r.nAfter++] = blk;
         return true;
       }
       case CMD_COPY: {
         t = r.now;
         after = this.bindings(r, t, r.lane);
         var issue = this.draw(r.lane, "issue", t, t + 1, c.tile, c.k, c.stage, null, c.lines, after);
-        if (issue !== null && c.operand !== null) issue.operand = c.operand;
+        if (issue >= 0 && c.operand !== null) this.tl.setOperand(issue, c.operand);
         var land = t + 1 + c.latency;
         var fill = issue;
         if (c.latency > 0) {
-          fill = this.draw(c.li, "filling", t + 1, land, c.tile, c.k, c.stage, null, c.fillLines, issue === null ? EMPTY : [issue]);
-          if (fill !== null && c.operand !== null) fill.operand = c.operand;
+          fill = this.draw(c.li, "filling", t + 1, land, c.tile, c.k, c.stage, null, c.fillLines, issue < 0 ? EMPTY : [issue]);
+          if (fill >= 0 && c.operand !== null) this.tl.setOperand(fill, c.operand);
         }
         if (c.ring !== null) c.ring.landed(c.stage, land, fill, c.tile, c.k);
         r.now = t + 1;
-        if (r.after.length > 0) r.after.length = 0;
-        if (issue !== null) r.after.push(issue);
+        r.nAfter = 0;
+        if (issue >= 0) r.after[r.nAfter++] = issue;
         this.arrive(c.bar, land, fill, null);
         return true;
       }
       case CMD_MMA: {
         var q = c.queue, job = null;
-        if (c.key !== null && Object.prototype.hasOwnProperty.call(q.open, c.key)) job = q.open[c.key];
+        if (c.key !== null && q.open.size > 0) job = q.open.get(c.key) || null;
         if (job === null) {
           job = new MmaJob(c);
           q.pending.push(job);
-          if (c.key !== null && c.parts > 1) q.open[c.key] = job;
+          if (c.key !== null && c.parts > 1) q.open.set(c.key, job);
         }
         job.issued++;
         if (r.now > job.issueTime) job.issueTime = r.now;
@@ -938,7 +1053,7 @@ var KernelSchedule = (function () {
         else (job.roles || (job.roles = [job.role0])).push(r);
         r.jobs.push(job);
         r.lastJob = job;
-        if (job.issued === job.parts && c.key !== null) delete q.open[c.key];
+        if (job.issued === job.parts && c.key !== null) q.open.delete(c.key);
         this.startJobs(q);
         if (!job.done) {
           // Wait for the other parts; resume with a no-op re-check (the job is done then).
@@ -952,7 +1067,7 @@ var KernelSchedule = (function () {
         return this.mmaWaitNow(r, c.n);
       case CMD_COMMIT: {
         var last = r.lastJob;
-        if (last === null) this.arrive(c.bar, r.now, null, r);
+        if (last === null) this.arrive(c.bar, r.now, -1, r);
         else if (last.done) this.arrive(c.bar, last.end > r.now ? last.end : r.now, last.blk, r);
         else (last.commits || (last.commits = [])).push([c.bar, r]);
         return true;
@@ -974,7 +1089,7 @@ var KernelSchedule = (function () {
     }
     r.jobHead = jobs.length - n;
     if (r.jobHead > 64 && r.jobHead * 2 > jobs.length) { r.jobs = jobs.slice(r.jobHead); r.jobHead = 0; }
-    var own = null;
+    var own = -1;
     if (this.build) own = target.blkOf(r);
     this.advanceTo(r, target.end > r.now ? target.end : r.now, own, target.end, null, EMPTY, target.tile, target.k, target.stage);
     return true;
@@ -1079,7 +1194,7 @@ var KernelSchedule = (function () {
     this.full = [];
     this.empty = [];
     this.land = new Float64Array(S);
-    this.landBlk = new Array(S).fill(null);
+    this.landBlk = new Int32Array(S).fill(-1);
     this.landTile = new Array(S).fill(null);
     this.landK = new Array(S).fill(null);
     this.fullLines = fullLines || EMPTY;
@@ -1104,14 +1219,14 @@ var KernelSchedule = (function () {
   /** Stage s released at t: draw its FULL block from the landing. */
   Ring.prototype.released = function (s, t) {
     var eng = this.engine;
-    if (this.landBlk[s] === null && eng.build) return;
+    if (this.landBlk[s] < 0 && eng.build) return;
     if (t > this.land[s]) {
       var fb = this.landBlk[s];
       var blk = eng.draw(this.firstLane + s, "full", this.land[s], t, this.landTile[s], this.landK[s], s, null,
-        this.fullLines, fb === null ? EMPTY : [fb]);
-      if (blk !== null && fb && fb.operand) blk.operand = fb.operand;
+        this.fullLines, fb < 0 ? EMPTY : [fb]);
+      if (blk >= 0 && fb >= 0 && eng.tl.operandOf(fb)) eng.tl.setOperand(blk, eng.tl.operandOf(fb));
     }
-    this.landBlk[s] = null;
+    this.landBlk[s] = -1;
   };
 
   /** Producer/consumer pipeline state (cutlass::PipelineState): index, phase, count. */
@@ -1274,7 +1389,8 @@ var KernelSchedule = (function () {
     var cooperative = C === 2 && knobs.schedule === "cooperative";
     var lanes = gemmLanes(knobs);
     var FIRST_STAGE = 1, FIRST_CONSUMER = 1 + S;
-    var eng = new Engine(lanes, { build: build, events: build && estimateGemmBlocks(knobs) <= EVENT_BLOCK_LIMIT });
+    var estimate = estimateGemmBlocks(knobs);
+    var eng = new Engine(lanes, { build: build, events: build && estimate <= EVENT_BLOCK_LIMIT, capacity: build ? estimate : 0 });
     var lateTma = false;
     // A TMA wait is "late" when it starts after step 0 and ends while the tensor core is idle
     // (a wait that ends while another WGMMA still runs costs nothing).
@@ -1284,16 +1400,15 @@ var KernelSchedule = (function () {
         if (!build) eng.stopped = true;
       }
     };
-    var releaseLines = refs.release.map(function (r) { return r.line; });
+    var releaseLines = linesOf(refs.release);
     var ring = new Ring(eng, "MainloopPipeline", S, FIRST_STAGE, 1, cooperative ? 2 : 1,
-      { full: { wait: refs.wait.map(function (r) { return r.line; }), arrive: refs.filling.map(function (r) { return r.line; }) },
-        empty: { wait: refs.issue.filter(function (r) { return r.op === "producer_acquire"; }).map(function (r) { return r.line; }),
+      { full: { wait: linesOf(refs.wait), arrive: linesOf(refs.filling) },
+        empty: { wait: linesOf(refs.issue.filter(function (r) { return r.op === "producer_acquire"; })),
           arrive: releaseLines } }, refs.full);
     var tc = eng.queue("tensor core");
-    tc.lateTma = false;
     var order = pingpong ? new OrderBarrier(eng, "math_wg_order_barrier", 2, 2,
-      { wait: refs.order.filter(function (r) { return r.op === "wait"; }).map(function (r) { return r.line; }),
-        arrive: refs.order.filter(function (r) { return r.op === "arrive"; }).map(function (r) { return r.line; }) }) : null;
+      { wait: linesOf(refs.order.filter(function (r) { return r.op === "wait"; })),
+        arrive: linesOf(refs.order.filter(function (r) { return r.op === "arrive"; })) }) : null;
     var orderMmaLine = firstLine(refs.orderMma), orderEpiLine = firstLine(refs.orderEpilogue);
 
     eng.role("producer", 0, function* () {
@@ -1809,14 +1924,16 @@ var KernelSchedule = (function () {
     var L = knobs.tmaLatency, X = knobs.softmaxLatency, E = knobs.epilogueLatency;
     var G0 = knobs.gemm0Latency, G1 = knobs.gemm1Latency;
     var intra = knobs.intraWGOverlap;
-    var sched = C === 2 && knobs.interWGPingpong; // UseSchedulerBarrier needs 2 (or 3) MMA WGs
+    // UseSchedulerBarrier needs 2 (or 3) MMA WGs
+    var sched = C === 2 && knobs.interWGPingpong;
     var shape = refs.shape;
     var shared = shape.kv === "shared";
     var vt = knobs.transposeV && !shared;
     var lanes = attentionLanes(knobs, refs);
     var laneIndex = {};
     lanes.forEach(function (lane, i) { laneIndex[lane.id] = i; });
-    var eng = new Engine(lanes, { events: estimateAttentionBlocks(knobs) <= EVENT_BLOCK_LIMIT });
+    var estimate = estimateAttentionBlocks(knobs);
+    var eng = new Engine(lanes, { events: estimate <= EVENT_BLOCK_LIMIT, operand: true, capacity: estimate });
     var tc = eng.queue("tensor core");
 
     var ringLines = function (fill, wait, acquire, release) {
@@ -1889,15 +2006,17 @@ var KernelSchedule = (function () {
             yield eng.sync(qRing.empty[0], null, EMPTY, t, null, 0, null);
             yield eng.copy(qRing.full[0], L, refs.issueQ, refs.fillQ, t, null, 0, qRing.firstLane, qRing, "Q");
           } else if (kind === "O") {
-            yield eng.wait(barrierO, (t + 1) & 1, null, EMPTY, t, null, null, refs.barrierO.length ? refs.barrierO[0].line : null);
-          } else { // T: copy_Vt_to_V (781-791): wait Vt, acquire V, transpose, commit V, release Vt
+            yield eng.wait(barrierO, (t + 1) & 1, null, EMPTY, t, null, null, firstLine(refs.barrierO));
+          // T: copy_Vt_to_V (781-791): wait Vt, acquire V, transpose, commit V, release Vt
+          } else {
             n = t * J + j;
             var s = n % S;
             yield eng.wait(vtRing.full[s], (n / S | 0) & 1, null, EMPTY, t, j, s, null);
             yield eng.wait(vRing.empty[s], ((n / S | 0) & 1) ^ 1, null, EMPTY, t, j, s, null);
             yield eng.work(TRANSPOSE_STEPS, "transpose", refs.transpose, t, j, s);
             var tblk = eng.laneLast[0];
-            if (tblk !== null) tblk.operand = "V"; // it writes the V stage
+            // it writes the V stage
+            if (tblk >= 0) eng.tl.setOperand(tblk, "V");
             vRing.landed(s, eng.roles[0].now, tblk, t, j);
             yield eng.arriveCmd(vRing.full[s]);
             yield eng.arriveCmd(vtRing.empty[s]);
@@ -1917,11 +2036,11 @@ var KernelSchedule = (function () {
         var arriveSched = function () { return eng.arriveCmd(schedBars[other]); };
         var waitK = function (t, j) {
           var n = item("K", t, j);
-          return eng.wait(kRing.full[n % S], (n / S | 0) & 1, "k", refs.waitK, t, j, n % S, refs.waitK.length ? refs.waitK[0].line : null);
+          return eng.wait(kRing.full[n % S], (n / S | 0) & 1, "k", refs.waitK, t, j, n % S, firstLine(refs.waitK));
         };
         var waitV = function (t, j) {
           var n = item("V", t, j);
-          return eng.wait(vRing.full[n % S], (n / S | 0) & 1, "v", refs.waitV, t, j, n % S, refs.waitV.length ? refs.waitV[0].line : null);
+          return eng.wait(vRing.full[n % S], (n / S | 0) & 1, "v", refs.waitV, t, j, n % S, firstLine(refs.waitV));
         };
         var relK = function (t, j) { return eng.arriveCmd(kRing.empty[item("K", t, j) % S]); };
         var relV = function (t, j) { return eng.arriveCmd(vRing.empty[item("V", t, j) % S]); };
@@ -1933,7 +2052,7 @@ var KernelSchedule = (function () {
         yield eng.arriveCmd(qRing.empty[0]);
         if (sched && c === 0) yield eng.arriveCmd(schedBars[0]);
         for (var t = 0; t < O; t++) {
-          yield eng.wait(qRing.full[0], t & 1, "q", refs.waitQ, t, null, 0, refs.waitQ.length ? refs.waitQ[0].line : null);
+          yield eng.wait(qRing.full[0], t & 1, "q", refs.waitQ, t, null, 0, firstLine(refs.waitQ));
           if (intra) {
             // GEMM0(0) and softmax(0) before the loop, outside the scheduler barrier (1138-1163).
             yield waitK(t, 0);
@@ -1941,7 +2060,8 @@ var KernelSchedule = (function () {
             yield eng.mmaWait(0);
             yield relK(t, 0);
             yield softmax(t, 0);
-            for (var j = 1; j < J; j++) { // fwd_step (1171-1210): phase {GEMM0(j), GEMM1(j-1)}
+            // fwd_step (1171-1210): phase {GEMM0(j), GEMM1(j-1)}
+            for (var j = 1; j < J; j++) {
               yield waitK(t, j);
               if (sched) yield syncSched(t, j);
               yield g0(t, j);
@@ -1951,35 +2071,44 @@ var KernelSchedule = (function () {
               yield eng.mmaWait(1);
               yield relK(t, j);
               yield softmax(t, j);
-              yield eng.mmaWait(0); // V(j-1) is released only after softmax(j) (1196-1199)
+              // V(j-1) is released only after softmax(j) (1196-1199)
+              yield eng.mmaWait(0);
               yield relV(t, j - 1);
             }
-            yield eng.arriveCmd(qRing.empty[0]); // QueryEmpty before the final GEMM1 (1237)
+            // QueryEmpty before the final GEMM1 (1237)
+            yield eng.arriveCmd(qRing.empty[0]);
             yield waitV(t, J - 1);
-            yield g1(t, J - 1); // outside the scheduler barrier (1240)
+            // outside the scheduler barrier (1240)
+            yield g1(t, J - 1);
             yield eng.mmaWait(0);
             yield relV(t, J - 1);
           } else {
-            if (sched) yield syncSched(t, 0); // before the loop (1256)
-            for (var k = 0; k < J; k++) { // fwd_step (1258-1306): phases {GEMM1(j-1), GEMM0(j)}
+            // before the loop (1256)
+            if (sched) yield syncSched(t, 0);
+            // fwd_step (1258-1306): phases {GEMM1(j-1), GEMM0(j)}
+            for (var k = 0; k < J; k++) {
               yield waitK(t, k);
               yield g0(t, k);
-              if (sched) yield arriveSched(); // right after GEMM0 is issued (1267)
+              // right after GEMM0 is issued (1267)
+              if (sched) yield arriveSched();
               yield eng.mmaWait(0);
               yield relK(t, k);
               yield softmax(t, k);
               yield waitV(t, k);
-              if (sched) yield syncSched(t, k); // before each GEMM1 (1295)
+              // before each GEMM1 (1295)
+              if (sched) yield syncSched(t, k);
               yield g1(t, k);
               yield eng.mmaWait(0);
               yield relV(t, k);
             }
-            if (sched) yield arriveSched(); // after the loop (1336)
-            yield eng.arriveCmd(qRing.empty[0]); // QueryEmpty after the last GEMM1 (1338)
+            // after the loop (1336)
+            if (sched) yield arriveSched();
+            // QueryEmpty after the last GEMM1 (1338)
+            yield eng.arriveCmd(qRing.empty[0]);
           }
           // Epilogue (epilogue_fwd.hpp store): all MMA WGs sync first (249), then write O; the
           // last WG's TMA store completion arrives on barrier_O (327).
-          yield eng.sync(epiBar, "epilogue", refs.epilogue, t, null, null, refs.epilogue.length ? refs.epilogue[0].line : null);
+          yield eng.sync(epiBar, "epilogue", refs.epilogue, t, null, null, firstLine(refs.epilogue));
           yield eng.work(E, "epilogue", refs.epilogue, t, null, null);
           if (c === C - 1) yield eng.arriveCmd(barrierO);
         }
@@ -1987,43 +2116,46 @@ var KernelSchedule = (function () {
     }
     for (var c = 0; c < C; c++) eng.role("consumer" + c, laneIndex["consumer" + c], consumer(c));
     var deadlock = eng.run();
+    // Attention blocks name their operand (K, V, Vt, Q) on producer and stage lanes; null elsewhere
+    // (the engine's operand option).
     var flat = eng.tl.finalize();
-    // Attention blocks name their operand (K, V, Vt, Q) on producer and stage lanes; null elsewhere.
-    for (var b = 0; b < flat.blocks.length; b++) if (flat.blocks[b].operand === undefined) flat.blocks[b].operand = null;
-    return { total: eng.tl.total, lanes: lanes, blocks: flat.blocks, laneBlocks: flat.laneBlocks, roles: eng.roles,
+    return { total: eng.tl.total, lanes: lanes, blocks: flat.blocks, laneBlocks: flat.laneBlocks, roles: eng.roles, steps: tensorCoreSteps(eng.tl),
       deadlock: deadlock, barriers: eng.barrierList(), barrierEvents: eng.sortedEvents(), barrierEventsOmitted: eng.events === null };
   }
 
   /**
    * Tensor-core and softmax accounting over the blocks: {busy, exposed, softmax} = steps in which
    * any WG is in a GEMM, steps in which some WG is in softmax and none in a GEMM, and steps in
-   * which some WG is in softmax (a sweep over the sorted block edges).
+   * which some WG is in softmax (a sweep over the sorted block edges of timeline tl).
    */
-  function tensorCoreSteps(blocks) {
-    var count = 0;
-    for (var n = 0; n < blocks.length; n++) {
-      if (blocks[n].kind === "gemm0" || blocks[n].kind === "gemm1" || blocks[n].kind === "softmax") count++;
+  function tensorCoreSteps(tl) {
+    // Read from the timeline's columns (before the block objects exist): kind codes, start, end.
+    var g0 = tl.kinds.indexOf("gemm0"), g1 = tl.kinds.indexOf("gemm1"), sx = tl.kinds.indexOf("softmax");
+    var n = tl.n, ints = tl.ints, times = tl.times, count = 0, i, kind;
+    for (i = 0; i < n; i++) {
+      kind = ints[i * NF + F_KIND];
+      if (kind === g0 || kind === g1 || kind === sx) count++;
     }
     var sorted = new Float64Array(2 * count), next = 0;
-    for (var i = 0; i < blocks.length; i++) {
-      var b = blocks[i];
-      var code = b.kind === "gemm0" || b.kind === "gemm1" ? 0 : b.kind === "softmax" ? 1 : -1;
+    for (i = 0; i < n; i++) {
+      kind = ints[i * NF + F_KIND];
+      var code = kind === g0 || kind === g1 ? 0 : kind === sx ? 1 : -1;
       if (code < 0) continue;
       // Encoded as t * 4 + code: ends (0 gemm, 1 softmax) sort before starts (2, 3) at equal t.
-      sorted[next++] = b.end * 4 + code;
-      sorted[next++] = b.start * 4 + 2 + code;
+      sorted[next++] = times[2 * i + 1] * 4 + code;
+      sorted[next++] = times[2 * i] * 4 + 2 + code;
     }
     sorted.sort();
     var gemms = 0, softmaxes = 0, busy = 0, exposed = 0, soft = 0, prev = 0;
     for (var e = 0; e < sorted.length; e++) {
-      var t = Math.floor(sorted[e] / 4), kind = sorted[e] - t * 4;
+      var t = Math.floor(sorted[e] / 4), ev = sorted[e] - t * 4;
       var span = t - prev;
       if (span > 0) {
         if (gemms > 0) busy += span;
         if (softmaxes > 0) { soft += span; if (gemms === 0) exposed += span; }
       }
       prev = t;
-      if (kind === 0) gemms--; else if (kind === 1) softmaxes--; else if (kind === 2) gemms++; else softmaxes++;
+      if (ev === 0) gemms--; else if (ev === 1) softmaxes--; else if (ev === 2) gemms++; else softmaxes++;
     }
     return { busy: busy, exposed: exposed, softmax: soft };
   }
@@ -2077,7 +2209,7 @@ var KernelSchedule = (function () {
       for (var reason in role.waits) { w[reason] = role.waits[reason]; w.total += role.waits[reason]; }
       waits[role.name] = w;
     });
-    var steps = tensorCoreSteps(run.blocks);
+    var steps = run.steps;
     var verdict = {
       total: run.total,
       waits: waits,

@@ -13,11 +13,18 @@ const BENCH_KNOBS = { outputTiles: 500, kTiles: 500 };
 
 const repeats = Math.max(1, Number(process.argv[2]) || 5);
 
-/** Milliseconds taken by fn(), and its result. */
+/**
+ * Milliseconds taken by fn() (wall, and CPU time of the process: user + system, all threads,
+ * which GC helper threads add to; on a shared machine CPU time varies less than wall time), and
+ * its result.
+ */
 function timed(fn) {
+  const c0 = process.cpuUsage();
   const t0 = process.hrtime.bigint();
   const result = fn();
-  return { ms: Number(process.hrtime.bigint() - t0) / 1e6, result };
+  const ms = Number(process.hrtime.bigint() - t0) / 1e6;
+  const cpu = process.cpuUsage(c0);
+  return { ms, cpuMs: (cpu.user + cpu.system) / 1000, result };
 }
 
 /** Baseline: allocate count plain objects of the block shape (with a one-element after array). */
@@ -38,7 +45,9 @@ function median(values) {
 }
 
 const simulateMs = [];
+const simulateCpuMs = [];
 const baselineMs = [];
+const baselineCpuMs = [];
 let blockCount = 0;
 let totalSteps = 0;
 // Keep only numbers between runs: a live million-block result would slow the next run's GC.
@@ -48,8 +57,11 @@ for (let i = 0; i < repeats; i++) {
   blockCount = sim.result.blocks.length;
   totalSteps = sim.result.total;
   simulateMs.push(sim.ms);
+  simulateCpuMs.push(sim.cpuMs);
   sim = null;
-  baselineMs.push(timed(() => allocateBlocks(blockCount).length).ms);
+  const base = timed(() => allocateBlocks(blockCount).length);
+  baselineMs.push(base.ms);
+  baselineCpuMs.push(base.cpuMs);
 }
 
 const first = simulateMs[0]; // includes JIT warm-up, like the page's first render
@@ -62,23 +74,27 @@ console.log(`simulate: first ${first.toFixed(1)} ms, median ${med.toFixed(1)} ms
   `${Math.round(blockCount / (med / 1000)).toLocaleString("en-US")} blocks/s`);
 console.log(`baseline (allocate ${blockCount} plain block-shaped objects): median ${base.toFixed(1)} ms`);
 console.log(`ratio simulate/baseline: ${(med / base).toFixed(2)}x`);
+console.log(`CPU time: simulate median ${median(simulateCpuMs).toFixed(1)} ms, baseline median ${median(baselineCpuMs).toFixed(1)} ms ` +
+  `(ratio ${(median(simulateCpuMs) / median(baselineCpuMs)).toFixed(2)}x); load average ${require("node:os").loadavg()[0].toFixed(1)}`);
 console.log(`target < ${TARGET_MS} ms: ${med < TARGET_MS ? "met" : "MISSED"}`);
 
 // Attention model: FA3-style with both refinements on, about 1,000,000 blocks.
 const ATTENTION_KNOBS = { model: "attention", outputTiles: 240, kvBlocks: 300, intraWGOverlap: true, interWGPingpong: true };
 const attentionMs = [];
+const attentionCpuMs = [];
 let attentionBlocks = 0;
 for (let i = 0; i < repeats; i++) {
   let sim = timed(() => KS.simulate(null, ATTENTION_KNOBS));
   if (sim.result.error) throw new Error(sim.result.error);
   attentionBlocks = sim.result.blocks.length;
   attentionMs.push(sim.ms);
+  attentionCpuMs.push(sim.cpuMs);
   sim = null;
 }
 const attMed = median(attentionMs);
 console.log(`attention ${JSON.stringify(ATTENTION_KNOBS)}: ${attentionBlocks} blocks ` +
   `(estimate ${KS.estimateBlockCount(ATTENTION_KNOBS)}), first ${attentionMs[0].toFixed(1)} ms, ` +
-  `median ${attMed.toFixed(1)} ms, ${Math.round(attentionBlocks / (attMed / 1000)).toLocaleString("en-US")} blocks/s, ` +
+  `median ${attMed.toFixed(1)} ms (CPU ${median(attentionCpuMs).toFixed(1)} ms), ${Math.round(attentionBlocks / (attMed / 1000)).toLocaleString("en-US")} blocks/s, ` +
   `target < ${TARGET_MS} ms: ${attMed < TARGET_MS ? "met" : "MISSED"}`);
 
 // Blackwell model (SM100 UMMA GEMM, 1-SM, defaults otherwise): about 1,000,000 blocks.
