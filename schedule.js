@@ -439,6 +439,12 @@ var KernelSchedule = (function () {
     return seq;
   };
 
+  /** The `after` handles of block handle seq (a copy; none for -1). */
+  Timeline.prototype.afterOf = function (seq) {
+    if (seq < 0) return EMPTY;
+    return Array.prototype.slice.call(this.afterList, this.afterAt[seq], this.afterAt[seq + 1]);
+  };
+
   /** Name the operand (K, V, Vt, Q) of block handle seq. */
   Timeline.prototype.setOperand = function (seq, operand) {
     this.ints[seq * NF + F_OPERAND] = operand === null ? 0 : intern(this.operands, operand) + 1;
@@ -3068,7 +3074,7 @@ var KernelSchedule = (function () {
         for (var c4 = 0; c4 < ctas; c4++) {
           yield eng.commit(accFull[c4][a]);
           eng.draw(li[prefix[c4] + "acc" + a], "acc", first.start, job.end, o, null, a, null, refs.acc,
-            build && first.blk !== null ? first.blk.after : EMPTY); // what bound the first UMMA bound the stage
+            build && first.blk >= 0 ? eng.tl.afterOf(first.blk) : EMPTY); // what bound the first UMMA bound the stage
         }
       }
     });
@@ -3086,10 +3092,10 @@ var KernelSchedule = (function () {
           var a = o % A, bar = accFull[c][a];
           yield eng.wait(bar, ((o / A) | 0) & 1, "mma", refs.epiAccWait, o, null, a, bwLine(refs.epiAccWait));
           var t = r.now, accLane = li[prefix[c] + "acc" + a];
-          if (t > bar.time) eng.draw(accLane, "full", bar.time, t, o, null, a, null, refs.accFull, build && bar.blk !== null ? [bar.blk] : EMPTY);
+          if (t > bar.time) eng.draw(accLane, "full", bar.time, t, o, null, a, null, refs.accFull, build && bar.blk >= 0 ? [bar.blk] : EMPTY);
           epiStart[c][o] = t;
           yield eng.work(T, "tmem_load", refs.tmemLoad, o, null, a);
-          if (T > 0) eng.draw(accLane, "drain", t, t + T, o, null, a, null, refs.tmemLoad, build ? eng.laneLast[r.lane].after : EMPTY);
+          if (T > 0) eng.draw(accLane, "drain", t, t + T, o, null, a, null, refs.tmemLoad, build ? eng.tl.afterOf(eng.laneLast[r.lane]) : EMPTY);
           yield eng.arriveCmd(accEmpty[a]);
           yield eng.work(ST, "store", refs.store, o, null, null);
           epiEnd[c][o] = r.now;
