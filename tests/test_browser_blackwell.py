@@ -54,13 +54,15 @@ FIND_BLOCK_JS = """([kind, lane]) => {
 
 
 def hover(page, kind, lane=None):
-    """Hover the first visible block of a kind (on a lane); return (block, tooltip text)."""
+    """Hover the first visible block of a kind (on a lane), then click it; return (block, the
+    details panel's text). The tooltip is a short summary; the source lines are in the panel."""
     found = page.evaluate(FIND_BLOCK_JS, [kind, lane])
     assert found, f"no visible {kind} block on {lane}"
     block, centre = found
     page.mouse.move(centre["x"], centre["y"])
     page.wait_for_selector("#tooltip:not([hidden])")
-    return block, page.inner_text("#tooltip")
+    page.mouse.click(centre["x"], centre["y"])
+    return block, page.inner_text("#details")
 
 
 def test_sm100_page_opens_offline_in_the_blackwell_model(open_page, page_url, sm100):
