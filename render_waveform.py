@@ -70,13 +70,13 @@ def _ends_with(alias, suffix):
 
 
 def _is_sm100(parsed):
-    """True for an SM100 structure, as schedule.js's isBlackwell decides it: arch sm100..sm12x;
-    never for an arch below (sm90); else a warp role named MMA (WarpCategory), an umma_arrive / consumer_release_from_umma / tmem_load op or an
+    """True for an SM100 structure, as schedule.js's isBlackwell decides it: arch sm100..sm11x;
+    never for an arch below (sm90) nor for sm12x (GeForce Blackwell: no TMEM/UMMA); else a warp role named MMA (WarpCategory), an umma_arrive / consumer_release_from_umma / tmem_load op or an
     mma op with unit "umma" (or tcgen05/umma in its text)."""
     arch = parsed.get("arch")
-    if isinstance(arch, str) and re.match(r"sm_?1[0-2]\d", arch.lower()):
+    if isinstance(arch, str) and re.match(r"sm_?1[01]\d", arch.lower()):
         return True
-    if isinstance(arch, str) and re.fullmatch(r"sm_?\d{2}", arch.lower()):
+    if isinstance(arch, str) and re.fullmatch(r"sm_?(?:\d{2}|12\d\w*)", arch.lower()):
         return False
     layer = parsed.get("kernel_layer")
     roles = layer.get("warp_roles") if isinstance(layer, dict) else None

@@ -2351,8 +2351,8 @@ var KernelSchedule = (function () {
    */
   function isBlackwell(st) {
     var arch = typeof st.arch === "string" ? st.arch.toLowerCase() : "";
-    if (/^sm_?1[0-2]\d/.test(arch)) return true;
-    if (/^sm_?\d{2}$/.test(arch)) return false;
+    if (/^sm_?1[01]\d/.test(arch)) return true;
+    if (/^sm_?\d{2}$/.test(arch) || /^sm_?12\d/.test(arch)) return false;
     // CUTLASS SM100's `enum class WarpCategory` has a single MMA warp; SM90 kernels have none.
     if (isObject(st.kernel_layer) && Array.isArray(st.kernel_layer.warp_roles) &&
         st.kernel_layer.warp_roles.some(function (r) { return isObject(r) && /^mma$/i.test(String(r.name)); })) return true;
@@ -2377,6 +2377,11 @@ var KernelSchedule = (function () {
     var st = structure;
     var functions = Array.isArray(st.functions) ? st.functions.filter(isObject) : [];
     var ops = allOps(st);
+    if (/^sm_?12\d/.test(typeof st.arch === "string" ? st.arch.toLowerCase() : "")) {
+      return { model: null, reason: "an " + st.arch + " structure (GeForce Blackwell: TMA loads with warp-level MMAs, " +
+        "no TMEM or UMMA): no model describes it yet; the SM90 and SM100 models would draw tensor-core " +
+        "work it does not do", assumptions: [] };
+    }
     if (isBlackwell(st)) {
       if (Object.prototype.hasOwnProperty.call(MODELS, "blackwell")) {
         return { model: "blackwell", reason: "an SM100 (Blackwell) structure", assumptions: blackwellAssumptions(st) };

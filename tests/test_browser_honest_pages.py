@@ -70,3 +70,18 @@ def test_sm100_collective_gets_the_blackwell_page_never_an_sm90_one(open_page, c
     # A collective alone: the page states the kernel-layer roles it assumes.
     assert "no kernel layer parsed" in page.inner_text("body")
     page.screenshot(path=str(browser_util.artifact_path("waveform_sm100_collective.png")), full_page=True)
+
+
+def test_sm120_collective_gets_the_no_model_page(open_page, cutlass, tmp_path):
+    """SM120 (GeForce Blackwell) issues warp-level MMAs with no TMEM or UMMA: neither the SM90 nor
+    the SM100 model describes it, so the page shows the parsed structure and says so."""
+    parsed = parse_cutlass.parse_file(cutlass("include/cutlass/gemm/collective/sm120_mma_tma_blockwise_scaling.hpp"))
+    assert parsed["arch"] == "sm120"
+    out = tmp_path / "sm120_waveform.html"
+    pagekit.write_atomic(out, rw.render(parsed))
+    page = open_page(out.as_uri())
+    assert page.get_attribute("#verdict", "data-state") == "no-model"
+    verdict = page.inner_text("#verdict")
+    assert "No schedule model fits this kernel" in verdict and "no TMEM or UMMA" in verdict
+    assert "%" not in verdict
+    assert page.is_hidden("#wave")

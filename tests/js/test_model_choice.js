@@ -49,6 +49,20 @@ test("fitModel: SM100 structures get the Blackwell model, never an SM90 page", (
   }
 });
 
+test("fitModel: SM120 (GeForce Blackwell: warp-level MMA, no TMEM/UMMA) gets no model, never the SM100 or SM90 page", () => {
+  for (const arch of ["sm120", "sm121"]) {
+    const st = mainloop({ arch, functions: mainloop().functions.map((f) => f.name !== "mma" ? f : Object.assign({}, f, {
+      ops: f.ops.map((o) => o.op === "mma" ? Object.assign({}, o, { unit: "mma" }) : o) })) });
+    const fit = KS.fitModel(st);
+    assert.equal(fit.model, null, arch);
+    assert.match(fit.reason, /no TMEM or UMMA/);
+    const r = KS.simulate(st, {});
+    assert.equal(r.model, null);
+    assert.equal(r.blocks.length, 0);
+  }
+  assert.equal(KS.fitModel(mainloop({ arch: "sm103" })).model, "blackwell");
+});
+
 test("fitModel: an arch below sm100 is never Blackwell; warp-role branches alone do not make it so", () => {
   // A CuTe DSL Hopper kernel has warp-index role branches (kernel_layer.warp_roles) too.
   const roles = { warp_roles: [{ name: "producer", warps: [0, 1, 2, 3], line: 585 }, { name: "consumer", warps: [4], line: 609 }], calls: [] };
