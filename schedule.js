@@ -2362,9 +2362,22 @@ var KernelSchedule = (function () {
     });
   }
 
+  /** Attention operands (Q, K, V, dO) that an SM100 structure loads or declares buffers for. */
+  function sm100AttentionOperands(st, ops) {
+    var seen = {}, out = [];
+    function add(operand) {
+      var name = typeof operand === "string" ? operand : "";
+      if (/^(Q|K|V|dO)$/.test(name) && !seen[name]) { seen[name] = true; out.push(name); }
+    }
+    ops.forEach(function (op) { if (LOAD_OPS[op.op] === true) add(op.operand); });
+    (Array.isArray(st.buffers) ? st.buffers : []).filter(isObject).forEach(function (b) { add(b.operand); });
+    return out.sort();
+  }
+
   /**
    * Which model fits a structure: {model: name | null, reason, assumptions: [text]}. Rules, in
-   * order: SM100 -> "blackwell" when that model exists, else none; no pipeline op -> none; the
+   * order: SM120 -> none; SM100 attention (Q/K/V/dO operands) -> none; SM100 -> "blackwell" when
+   * that model exists, else none; no pipeline op -> none; the
    * attention shape (attentionShape) with a loading producer and an MMA consumer -> "attention";
    * a producer that loads (TMA or cp.async) and a consumer that waits and issues MMAs on one
    * pipeline -> "gemm"; anything else -> none, with the reason.
@@ -2383,6 +2396,12 @@ var KernelSchedule = (function () {
         "work it does not do", assumptions: [] };
     }
     if (isBlackwell(st)) {
+      var attentionOperands = sm100AttentionOperands(st, ops);
+      if (attentionOperands.length) {
+        return { model: null, reason: "an SM100 attention kernel (operands " + attentionOperands.join(", ") +
+          "): the Blackwell model draws the SM100 GEMM (one mainloop pipeline into TMEM accumulators); attention " +
+          "on SM100 (S and P in TMEM, softmax and correction warps) is not modelled yet", assumptions: [] };
+      }
       if (Object.prototype.hasOwnProperty.call(MODELS, "blackwell")) {
         return { model: "blackwell", reason: "an SM100 (Blackwell) structure", assumptions: blackwellAssumptions(st) };
       }

@@ -85,3 +85,16 @@ def test_sm120_collective_gets_the_no_model_page(open_page, cutlass, tmp_path):
     assert "No schedule model fits this kernel" in verdict and "no TMEM or UMMA" in verdict
     assert "%" not in verdict
     assert page.is_hidden("#wave")
+
+
+def test_sm100_attention_gets_the_no_model_page(open_page, cutlass, tmp_path):
+    """CUTLASS's 77_blackwell_fmha mainloop is SM100 attention: the Blackwell model (the SM100 GEMM)
+    does not describe it, so the page says so instead of drawing a GEMM."""
+    parsed = parse_cutlass.parse_file(cutlass(
+        "examples/77_blackwell_fmha/collective/sm100_fmha_fwd_mainloop_tma_warpspecialized.hpp"))
+    out = tmp_path / "fmha_waveform.html"
+    pagekit.write_atomic(out, rw.render(parsed))
+    page = open_page(out.as_uri())
+    assert page.get_attribute("#verdict", "data-state") == "no-model"
+    assert "SM100 attention kernel" in page.inner_text("#verdict")
+    assert page.is_hidden("#wave")

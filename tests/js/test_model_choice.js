@@ -63,6 +63,16 @@ test("fitModel: SM120 (GeForce Blackwell: warp-level MMA, no TMEM/UMMA) gets no 
   assert.equal(KS.fitModel(mainloop({ arch: "sm103" })).model, "blackwell");
 });
 
+test("fitModel: SM100 attention (Q/K/V operands) gets no model: the Blackwell model is the SM100 GEMM", () => {
+  const attn = mainloop({ arch: "sm100", buffers: [{ name: "smem_q", operand: "Q" }, { name: "smem_k", operand: "K" }],
+    functions: mainloop().functions.map((f) => f.name !== "load" ? f : Object.assign({}, f, {
+      ops: f.ops.map((o) => o.op === "tma_load" ? Object.assign({}, o, { operand: "V" }) : o) })) });
+  const fit = KS.fitModel(attn);
+  assert.equal(fit.model, null);
+  assert.match(fit.reason, /SM100 attention kernel \(operands K, Q, V\).*not modelled yet/);
+  assert.equal(KS.fitModel(mainloop({ arch: "sm100" })).model, "blackwell");
+});
+
 test("fitModel: an arch below sm100 is never Blackwell; warp-role branches alone do not make it so", () => {
   // A CuTe DSL Hopper kernel has warp-index role branches (kernel_layer.warp_roles) too.
   const roles = { warp_roles: [{ name: "producer", warps: [0, 1, 2, 3], line: 585 }, { name: "consumer", warps: [4], line: 609 }], calls: [] };
