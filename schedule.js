@@ -2375,6 +2375,22 @@ var KernelSchedule = (function () {
   }
 
   /**
+   * What the attention model assumes of a structure: outside FA3's own mainloop the program is
+   * still FA3's forward protocol (the parse gives pipelines, Transpose_V and lines, not the order).
+   */
+  function attentionAssumptions(st, kernel) {
+    var out = [];
+    var path = isObject(st.source) && typeof st.source.path === "string" ? st.source.path : "";
+    if (!/mainloop_fwd_sm90_tma_gmma_ws\.hpp$/.test(path)) {
+      out.push("the attention program is FlashAttention-3's forward protocol (hopper/mainloop_fwd_sm90_tma_gmma_ws.hpp " +
+        "with flash_fwd_kernel_sm90.h): this kernel's pipelines, Transpose_V and source lines come from the parse, " +
+        "its own order of operations is not re-read");
+    }
+    if (!kernel) out.push("no kernel layer was parsed: the tile loop and the number of consumer WGs are the knobs'");
+    return out;
+  }
+
+  /**
    * Which model fits a structure: {model: name | null, reason, assumptions: [text]}. Rules, in
    * order: SM120 -> none; SM100 attention (Q/K/V/dO operands) -> none; SM100 -> "blackwell" when
    * that model exists, else none; no pipeline op -> none; the
@@ -2433,10 +2449,13 @@ var KernelSchedule = (function () {
       return { model: null, reason: "the same function " + (producer.name || "?") + "() loads and computes (not warp-specialized): " +
         "the models need a producer role and consumer roles", assumptions: [] };
     }
+    if (attentionShape(st).attention) {
+      return { model: "attention", reason: "K and V pipelines (or 88's shared K/V ring) with both GEMMs",
+        assumptions: attentionAssumptions(st, kernel) };
+    }
     if (!kernel) {
       assumptions.push("no kernel layer was parsed: the tile loop, the number of consumer WGs and the schedule (pingpong or cooperative) are the knobs' (as in CUTLASS 4.2's sm90_gemm_tma_warpspecialized_pingpong/_cooperative.hpp)");
     }
-    if (attentionShape(st).attention) return { model: "attention", reason: "K and V pipelines (or 88's shared K/V ring) with both GEMMs", assumptions: assumptions };
     var identity = function (op) { return typeof op.object === "string" ? op.object : typeof op.pipeline === "string" ? op.pipeline : null; };
     var pipes = {};
     loads.concat(cOps.filter(function (op) { return op.op === "consumer_wait"; })).forEach(function (op) {

@@ -36,6 +36,9 @@ test("fitModel: GEMM mainloops fit gemm; without a kernel layer the page states 
     assert.equal(KS.fitModel(readJson(rel)).model, "gemm", rel);
   }
   assert.equal(KS.fitModel(readJson("examples/fa3_fwd.json")).model, "attention");
+  assert.deepEqual(KS.fitModel(readJson("examples/fa3_fwd.json")).assumptions, []);
+  // Another attention kernel (FA4's CuTe DSL forward) runs FA3's program: the page says so.
+  assert.match(KS.fitModel(readJson("examples/fa4_fwd_sm90.json")).assumptions.join(), /FlashAttention-3's forward protocol/);
 });
 
 test("fitModel: SM100 structures get the Blackwell model, never an SM90 page", () => {
