@@ -64,12 +64,15 @@ def inline_asset(relpath):
     return text
 
 
-def render_template(template_relpath, texts, assets, model):
+def render_template(template_relpath, texts, assets, model, packed=None):
     """Fill a page template: every `@@NAME@@` of `texts` with HTML-escaped text, every
-    `/*@@NAME@@*/` of `assets` with that asset file inlined, and `@@MODEL_JSON@@` with the model
-    serialized by json_for_script. Each marker must occur exactly once."""
+    `/*@@NAME@@*/` of `assets` with that asset file inlined, every `@@NAME@@` of `packed` with
+    text the caller has already made safe for its element (base64, as the waveform page's
+    compressed scripts), and `@@MODEL_JSON@@` with the model serialized by json_for_script.
+    Each marker must occur exactly once."""
     replacements = {f"@@{name}@@": html.escape(str(value), quote=True) for name, value in texts.items()}
     replacements.update({f"/*@@{name}@@*/": inline_asset(rel) for name, rel in assets.items()})
+    replacements.update({f"@@{name}@@": text for name, text in (packed or {}).items()})
     replacements["@@MODEL_JSON@@"] = json_for_script(model)
     return fill_markers(read_asset(template_relpath), replacements)
 

@@ -1986,15 +1986,19 @@ def arch_of(src, path):
 
 
 def display_path(path):
-    """Path relative to the CUTLASS (or FlashAttention) tree root when inside one, else as given."""
+    """Path relative to the nearest tree root it is inside, else as given: a CUTLASS tree
+    (include/cutlass or python/CuTeDSL), a FlashAttention checkout (hopper/ and csrc/), or the
+    directory holding an installed flash_attn package (FA4's CuTe DSL sources: flash_attn/...)."""
     p = Path(path)
     try:
         resolved = p.resolve()
     except OSError:
         return str(path)
     for parent in resolved.parents:
-        if (parent / "include" / "cutlass").is_dir() or (parent / "hopper").is_dir() and \
-                (parent / "csrc").is_dir():
+        if parent.name == "flash_attn":
+            return resolved.relative_to(parent.parent).as_posix()
+        if (parent / "include" / "cutlass").is_dir() or (parent / "python" / "CuTeDSL").is_dir() or \
+                (parent / "hopper").is_dir() and (parent / "csrc").is_dir():
             return resolved.relative_to(parent).as_posix()
     return str(path)
 

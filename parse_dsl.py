@@ -1532,19 +1532,6 @@ def _model(tree, src, path, display):
     }
 
 
-def display_path(path):
-    """Path relative to a flash_attn or CUTLASS checkout when inside one, else as given."""
-    p = Path(path)
-    try:
-        resolved = p.resolve()
-    except OSError:
-        return str(path)
-    for parent in resolved.parents:
-        if parent.name in ("flash_attn",) or (parent / "python" / "CuTeDSL").is_dir():
-            return resolved.relative_to(parent.parent if parent.name == "flash_attn" else parent).as_posix()
-    return str(path)
-
-
 def parse_file(path, kernel_layer=None):
     """Parse a CuTe DSL file (read through parse_cutlass.read_source); raise VizError."""
     path = Path(path)
@@ -1555,7 +1542,7 @@ def parse_file(path, kernel_layer=None):
     if len(text) > MAX_PYTHON_CHARS:
         raise InputError(path, f"Python file too large ({len(text)} characters; the limit of the "
                          f"CuTe DSL front end is {MAX_PYTHON_CHARS})")
-    model = parse_text(text, path, display_path(path), warns)
+    model = parse_text(text, path, parse_cutlass.display_path(path), warns)
     if not model["pipeline_objects"]:
         raise ParseError(path, f"no CuTe DSL pipeline objects (PipelineX.create(...)) found in {path}")
     return _note_missing_kernel(model)

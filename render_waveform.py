@@ -6,7 +6,6 @@ the plain-text header facts and the embedded JSON model, then fills the template
 
 import base64
 import gzip
-import html
 import json
 import posixpath
 import re
@@ -263,20 +262,15 @@ def render(parsed, knobs=None, title=None):
     title = title if title is not None else default_title(parsed)
     facts = header_facts(parsed)
 
-    replacements = {f"@@{name}@@": html.escape(str(value), quote=True)
-                    for name, value in [("TITLE", title), ("HEADING", title)] +
-                    [(f"FACT_{key.upper()}", value) for key, value in facts.items()]}
+    texts = dict([("TITLE", title), ("HEADING", title)] +
+                 [(f"FACT_{key.upper()}", value) for key, value in facts.items()])
     assets = {"THEME_CSS": THEME_CSS_ASSET, "COMMON_CSS": COMMON_CSS_ASSET, "WAVEFORM_CSS": WAVEFORM_CSS_ASSET,
               "BOOT_JS": BOOT_JS_ASSET}
-    for name, rel in assets.items():
-        replacements[f"/*@@{name}@@*/"] = pagekit.inline_asset(rel)
     # The page's scripts in the order they run (each after the ones it uses), embedded compressed.
     scripts = [("SCHEDULE_JS", SCHEDULE_JS_ASSET), ("TRACE_EXPORT_JS", TRACE_EXPORT_JS_ASSET),
                ("COMMON_JS", COMMON_JS_ASSET), ("WAVEFORM_JS", WAVEFORM_JS_ASSET)]
-    for name, rel in scripts:
-        replacements[f"@@{name}_GZ@@"] = packed_js(rel)
-    replacements["@@MODEL_JSON@@"] = pagekit.json_for_script(page_model(parsed, knobs))
-    return pagekit.fill_markers(pagekit.read_asset(TEMPLATE_ASSET), replacements)
+    packed = {f"{name}_GZ": packed_js(rel) for name, rel in scripts}
+    return pagekit.render_template(TEMPLATE_ASSET, texts, assets, page_model(parsed, knobs), packed)
 
 
 def packed_js(relpath):
