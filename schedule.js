@@ -366,20 +366,32 @@ var KernelSchedule = (function () {
 
   /**
    * Int32 fields of a block in Timeline.ints (NF per block): lane index, kind, reason, lines
-   * (codes into small tables of the distinct values seen), operand (0: none, else code + 1).
+   * (codes into small tables of the distinct values seen), operand (0: none, else code + 1),
+   * tile, k, stage (NO_VALUE for null).
    */
-  var F_KIND = 1, F_OPERAND = 4, NF = 5;
+  var F_KIND = 1, F_OPERAND = 4, F_TILE = 5, NF = 8;
 
   /** Kind code of "wait" (interned first): bindings() skips wait blocks by code. */
   var KIND_WAIT = 0;
 
+  /** Int32 stored for a null tile, k or stage (block fields are integers or null). */
+  var NO_VALUE = -2147483648;
+
+  /** Int32 column value of a tile / k / stage (integers or null). */
+  function intField(v) {
+    if (v === null || v === undefined) return NO_VALUE;
+    if ((v | 0) !== v) throw new Error("timeline: tile, k and stage must be integers or null, got " + v);
+    return v;
+  }
+
   /**
    * Collects blocks as columns (no object per block while the engine runs): a block is a handle,
    * its creation index ("seq"), -1 for none. `ints` holds NF int32 fields per block, `times` its
-   * start and end, `tks` its tile, k and stage (any values), afterList[afterAt[seq]..afterAt[seq + 1]) its `after` handles. finalize()
-   * numbers the blocks in lane order and builds the block objects in one pass. Models append
-   * blocks to a lane in start order, so no sort is needed. withOperand: every block gets an
-   * `operand` key (null unless set). capacity: the model's block estimate (presizes the columns).
+   * start and end, afterList[afterAt[seq]..afterAt[seq + 1]) its `after` handles. finalize()
+   * numbers the blocks in lane order and returns the columns in id order (README "Result
+   * columns"). Models append blocks to a lane in start order, so no sort is needed. withOperand:
+   * every block gets an `operand` key (null unless set). capacity: the model's block estimate
+   * (presizes the columns).
    */
   function Timeline(lanes, withOperand, capacity) {
     var cap = Math.max(1024, Math.min(capacity || 0, MAX_BLOCKS));
@@ -388,9 +400,8 @@ var KernelSchedule = (function () {
     this.n = 0;
     this.ints = new Int32Array(cap * NF);
     this.times = new Float64Array(cap * 2);
-    this.tks = new Array(cap * 3);
     this.afterAt = new Int32Array(cap + 1);
-    this.afterList = new Int32Array(cap);
+    this.afterList = new Int32Array(2 * cap);
     this.kinds = ["wait"];
     this.reasons = [];
     this.linesTable = [];
@@ -412,8 +423,11 @@ var KernelSchedule = (function () {
     return a;
   }
 
-  /** Append a block to lane index li; `after` is an array of block handles. Returns its handle. */
-  Timeline.prototype.add = function (li, kind, start, end, tile, k, stage, reason, lines, after) {
+  /**
+   * Append a block to lane index li; its `after` handles are after[0..nAfter). Returns its
+   * handle.
+   */
+  Timeline.prototype.add = function (li, kind, start, end, tile, k, stage, reason, lines, after, nAfter) {
     var seq = this.n, o = seq * NF;
     if (seq + 1 === this.afterAt.length) {
       this.ints = grown(this.ints, 0);
@@ -425,15 +439,16 @@ var KernelSchedule = (function () {
     ints[o + 1] = intern(this.kinds, kind);
     ints[o + 2] = intern(this.reasons, reason);
     ints[o + 3] = intern(this.linesTable, lines);
-    this.tks[3 * seq] = tile;
-    this.tks[3 * seq + 1] = k;
-    this.tks[3 * seq + 2] = stage;
+    ints[o + 4] = 0;
+    ints[o + 5] = intField(tile);
+    ints[o + 6] = intField(k);
+    ints[o + 7] = intField(stage);
     this.times[2 * seq] = start;
     this.times[2 * seq + 1] = end;
-    var at = this.afterAt[seq], na = after.length;
-    if (at + na > this.afterList.length) this.afterList = grown(this.afterList, at + na);
-    for (var i = 0; i < na; i++) this.afterList[at + i] = after[i];
-    this.afterAt[seq + 1] = at + na;
+    var at = this.afterAt[seq];
+    if (at + nAfter > this.afterList.length) this.afterList = grown(this.afterList, at + nAfter);
+    for (var i = 0; i < nAfter; i++) this.afterList[at + i] = after[i];
+    this.afterAt[seq + 1] = at + nAfter;
     this.n = seq + 1;
     if (end > this.total) this.total = end;
     return seq;
@@ -456,11 +471,10 @@ var KernelSchedule = (function () {
     return code === 0 ? null : this.operands[code - 1];
   };
 
-  /** A step time as stored in a block: a small integer (Smi) when it is one, so no number box is allocated. */
-  function timeValue(t) {
-    var i = t | 0;
-    return i === t ? i : t;
-  }
+  /** Start (field 0) or end (1) of block handle seq. */
+  Timeline.prototype.timeOf = function (seq, field) {
+    return this.times[2 * seq + field];
+  };
 
   /**
    * Handles in lane order, then creation order (a stable counting sort by lane), each lane
@@ -489,51 +503,123 @@ var KernelSchedule = (function () {
     return { order: order, offset: offset };
   }
 
-  /** The `after` array of block seq, as ids (the shared EMPTY when empty). */
-  function afterIds(tl, seq, idOf) {
-    var a0 = tl.afterAt[seq], a1 = tl.afterAt[seq + 1];
-    if (a1 === a0) return EMPTY;
-    // Exact length (a pushed [] would reserve 16 slots).
-    var after = new Array(a1 - a0);
-    for (var i = a0; i < a1; i++) after[i - a0] = idOf[tl.afterList[i]];
-    return after;
+  /**
+   * The result's block columns (README "Result columns"), in id order: ids are lane order
+   * (lanes as listed), then start order, so lane li's blocks are ids laneStart[li] ..
+   * laneStart[li + 1] - 1, sorted by start. One pass over the builder's columns.
+   */
+  Timeline.prototype.finalize = function () {
+    var n = this.n, lo = laneOrder(this), order = lo.order;
+    var ints = this.ints, times = this.times, afterAt = this.afterAt, afterList = this.afterList;
+    var idOf = new Int32Array(n), id, seq;
+    for (id = 0; id < n; id++) idOf[order[id]] = id;
+    var lane = new Int32Array(n), kind = new Int32Array(n), reason = new Int32Array(n), lines = new Int32Array(n);
+    var operand = new Int32Array(n), tile = new Int32Array(n), k = new Int32Array(n), stage = new Int32Array(n);
+    var start = new Float64Array(n), end = new Float64Array(n);
+    var outAt = new Int32Array(n + 1), outList = new Int32Array(afterAt[n]);
+    var at = 0;
+    for (id = 0; id < n; id++) {
+      seq = order[id];
+      var o = seq * NF;
+      lane[id] = ints[o]; kind[id] = ints[o + 1]; reason[id] = ints[o + 2]; lines[id] = ints[o + 3];
+      operand[id] = ints[o + 4]; tile[id] = ints[o + 5]; k[id] = ints[o + 6]; stage[id] = ints[o + 7];
+      start[id] = times[2 * seq]; end[id] = times[2 * seq + 1];
+      outAt[id] = at;
+      for (var a = afterAt[seq], a1 = afterAt[seq + 1]; a < a1; a++) outList[at++] = idOf[afterList[a]];
+    }
+    outAt[n] = at;
+    return {
+      n: n, lanes: this.lanes.map(function (l) { return l.id; }), laneStart: lo.offset,
+      lane: lane, kind: kind, reason: reason, lines: lines, operand: operand, tile: tile, k: k, stage: stage,
+      start: start, end: end, afterAt: outAt, afterList: outList,
+      kinds: this.kinds, reasons: this.reasons, linesTable: this.linesTable, operands: this.operands,
+      withOperand: this.withOperand
+    };
+  };
+
+  /** Empty result columns (no lanes or one lane list, no blocks). */
+  function emptyColumns(laneIds) {
+    var tl = new Timeline([], false, 0);
+    var c = tl.finalize();
+    c.lanes = laneIds || [];
+    c.laneStart = new Int32Array(c.lanes.length + 1);
+    return c;
   }
 
-  /**
-   * The block objects, indexed by id; built in creation order so the columns are read
-   * sequentially (one pass).
-   */
-  function buildBlocks(tl, idOf) {
-    var n = tl.n, blocks = new Array(n);
-    var laneIds = tl.lanes.map(function (lane) { return lane.id; });
-    var ints = tl.ints, times = tl.times, tks = tl.tks, kinds = tl.kinds, reasons = tl.reasons, linesTable = tl.linesTable;
-    for (var seq = 0, o = 0; seq < n; seq++, o += NF) {
-      var id = idOf[seq];
-      var b = { id: id, lane: laneIds[ints[o]], kind: kinds[ints[o + 1]], start: timeValue(times[2 * seq]),
-        end: timeValue(times[2 * seq + 1]), tile: tks[3 * seq], k: tks[3 * seq + 1], stage: tks[3 * seq + 2],
-        reason: reasons[ints[o + 2]], lines: linesTable[ints[o + 3]], after: afterIds(tl, seq, idOf) };
-      // With withOperand every block has the key, else only blocks given an operand.
-      if (tl.withOperand || ints[o + F_OPERAND] !== 0) b.operand = tl.operandOf(seq);
-      blocks[id] = b;
+  /** A tile / k / stage column value as a block field: the integer, or null. */
+  function fieldValue(v) {
+    return v === NO_VALUE ? null : v;
+  }
+
+  /** A step time as stored in a block: a small integer (Smi) when it is one, so no number box is allocated. */
+  function timeValue(t) {
+    var i = t | 0;
+    return i === t ? i : t;
+  }
+
+  /** Block `id` of result columns c as the v1 block object {id, lane, kind, start, end, tile, k, stage, reason, lines, after[, operand]}. */
+  function blockAt(c, id) {
+    var a0 = c.afterAt[id], a1 = c.afterAt[id + 1], after = EMPTY;
+    if (a1 > a0) {
+      // Exact length (a pushed [] would reserve 16 slots).
+      after = new Array(a1 - a0);
+      for (var i = a0; i < a1; i++) after[i - a0] = c.afterList[i];
     }
+    var b = { id: id, lane: c.lanes[c.lane[id]], kind: c.kinds[c.kind[id]], start: timeValue(c.start[id]),
+      end: timeValue(c.end[id]), tile: fieldValue(c.tile[id]), k: fieldValue(c.k[id]), stage: fieldValue(c.stage[id]),
+      reason: c.reasons[c.reason[id]], lines: c.linesTable[c.lines[id]], after: after };
+    // With withOperand every block has the key, else only blocks given an operand.
+    var op = c.operand[id];
+    if (c.withOperand || op !== 0) b.operand = op === 0 ? null : c.operands[op - 1];
+    return b;
+  }
+
+  /** Every block of columns c as objects, indexed by id. */
+  function blocksOf(c) {
+    var blocks = new Array(c.n);
+    for (var id = 0; id < c.n; id++) blocks[id] = blockAt(c, id);
     return blocks;
   }
 
-  /** Flatten to {blocks, laneBlocks}: ids = array index, lanes in display order, then by start. */
-  Timeline.prototype.finalize = function () {
-    var n = this.n, nl = this.lanes.length;
-    var lo = laneOrder(this), order = lo.order, offset = lo.offset;
-    var idOf = new Int32Array(n);
-    for (var id = 0; id < n; id++) idOf[order[id]] = id;
-    var blocks = buildBlocks(this, idOf);
-    var laneBlocks = {};
-    for (var li = 0; li < nl; li++) {
-      var ids = new Array(offset[li + 1] - offset[li]);
-      for (var i = 0; i < ids.length; i++) ids[i] = offset[li] + i;
-      laneBlocks[this.lanes[li].id] = ids;
+  /** laneBlocks of columns c: lane id -> the ids of its blocks in start order. */
+  function laneBlocksOf(c) {
+    var out = {};
+    for (var li = 0; li < c.lanes.length; li++) {
+      var ids = new Array(c.laneStart[li + 1] - c.laneStart[li]);
+      for (var i = 0; i < ids.length; i++) ids[i] = c.laneStart[li] + i;
+      out[c.lanes[li]] = ids;
     }
-    return { blocks: blocks, laneBlocks: laneBlocks };
-  };
+    return out;
+  }
+
+  /**
+   * Give result its block columns (a non-enumerable `columns`: JSON and deep equality skip the
+   * typed arrays) and the v1 `blocks` and `laneBlocks` as enumerable getters that build the
+   * objects once, on first read (tests, JSON dumps and exports read them; the page draws from
+   * the columns and builds single blocks with blockAt). Returns result.
+   */
+  function attachColumns(result, columns) {
+    Object.defineProperty(result, "columns", { value: columns, enumerable: false, configurable: true, writable: true });
+    lazyProperty(result, "blocks", function () { return blocksOf(columns); });
+    lazyProperty(result, "laneBlocks", function () { return laneBlocksOf(columns); });
+    return result;
+  }
+
+  /** An enumerable getter on obj that builds its value once, on first read. */
+  function lazyProperty(obj, name, build) {
+    var cache = null;
+    Object.defineProperty(obj, name, {
+      enumerable: true,
+      configurable: true,
+      get: function () {
+        if (cache === null) cache = build();
+        return cache;
+      },
+      set: function (value) {
+        Object.defineProperty(obj, name, { value: value, enumerable: true, configurable: true, writable: true });
+      }
+    });
+  }
 
   // ---------------------------------------------------------------------------------------------
   // Engine: a small discrete-event engine that executes role programs (README "Engine API").
@@ -731,13 +817,14 @@ var KernelSchedule = (function () {
   };
 
   /**
-   * Draw a block on lane index li; `after` is an array of block handles. Returns the block's
-   * handle (an index into the timeline's columns), or -1 when not building.
+   * Draw a block on lane index li; its `after` block handles are after[0..nAfter) (nAfter
+   * defaults to after.length). Returns the block's handle (an index into the timeline's
+   * columns), or -1 when not building.
    */
-  Engine.prototype.draw = function (li, kind, start, end, tile, k, stage, reason, lines, after) {
+  Engine.prototype.draw = function (li, kind, start, end, tile, k, stage, reason, lines, after, nAfter) {
     if (end > this.laneEnd[li]) this.laneEnd[li] = end;
     if (!this.build) { if (end > this.tl.total) this.tl.total = end; return -1; }
-    var blk = this.tl.add(li, kind, start, end, tile, k, stage, reason, lines, after);
+    var blk = this.tl.add(li, kind, start, end, tile, k, stage, reason, lines, after, nAfter === undefined ? after.length : nAfter);
     this.laneLast[li] = blk;
     return blk;
   };
@@ -789,8 +876,7 @@ var KernelSchedule = (function () {
     // The wait block covers the time the role was blocked and its lane shows nothing else.
     var from = this.laneEnd[li] > before ? this.laneEnd[li] : before;
     if (r.drawWaits && t > from && reason !== null) {
-      var last = this.laneLast[li];
-      this.draw(li, "wait", from, t, tile, k, stage, reason, lines, last < 0 ? EMPTY : [last]);
+      this.drawAfter1(li, "wait", from, t, tile, k, stage, reason, lines, this.laneLast[li]);
       r.waits[reason] = (r.waits[reason] || 0) + (t - from);
       r.waitTotal += t - from;
       if (this.onWaitBlock !== null) this.onWaitBlock(r, from, t, reason);
@@ -806,6 +892,9 @@ var KernelSchedule = (function () {
   /** Handles collected by bindings(): BIND[0..nBind). */
   var BIND = [], nBind = 0;
 
+  /** Scratch `after` list of one handle (drawAfter1). */
+  var ONE = [-1];
+
   /** Add handle b to BIND unless already there (tiny lists: linear scan). */
   function bind(b) {
     for (var i = 0; i < nBind; i++) if (BIND[i] === b) return;
@@ -814,11 +903,11 @@ var KernelSchedule = (function () {
 
   /**
    * Blocks binding role r at time start: its pending causes, lane li's last block (not a wait)
-   * and block `own` (work on a sub-lane: the role's own last block) if they end at start (EMPTY
-   * or a new array).
+   * and block `own` (work on a sub-lane: the role's own last block) if they end at start. They
+   * are left in BIND[0..n); returns n (draw(..., BIND, n) copies them).
    */
   Engine.prototype.bindings = function (r, start, li, own) {
-    if (!this.build) return EMPTY;
+    if (!this.build) return 0;
     var last = this.laneLast[li], tl = this.tl, times = tl.times;
     nBind = 0;
     for (var i = 0; i < r.nAfter; i++) {
@@ -827,7 +916,13 @@ var KernelSchedule = (function () {
     }
     if (last >= 0 && times[2 * last + 1] === start && tl.ints[last * NF + F_KIND] !== KIND_WAIT) bind(last);
     if (own >= 0 && times[2 * own + 1] === start) bind(own);
-    return nBind === 0 ? EMPTY : BIND.slice(0, nBind);
+    return nBind;
+  };
+
+  /** draw() with `after` the one handle h (none when h < 0). */
+  Engine.prototype.drawAfter1 = function (li, kind, start, end, tile, k, stage, reason, lines, h) {
+    ONE[0] = h;
+    return this.draw(li, kind, start, end, tile, k, stage, reason, lines, ONE, h < 0 ? 0 : 1);
   };
 
   // Command builders (one shared command object: the engine reads it before resuming any program).
@@ -956,11 +1051,11 @@ var KernelSchedule = (function () {
         }
         if (this.build) {
           if (q.blk >= 0 && q.end === start) r.after[r.nAfter++] = q.blk;
-          var after = this.bindings(r, start, li);
-          var blk = this.draw(li, job.kind, start, job.end, job.tile, job.k, job.stage, null, job.lines, after);
+          var nb = this.bindings(r, start, li);
+          var blk = this.draw(li, job.kind, start, job.end, job.tile, job.k, job.stage, null, job.lines, BIND, nb);
           if (first < 0) first = blk;
           else (job.blks || (job.blks = [first])).push(blk);
-        } else this.draw(li, job.kind, start, job.end, null, null, null, null, null, null);
+        } else this.draw(li, job.kind, start, job.end, null, null, null, null, null, EMPTY, 0);
       }
       job.blk = first;
       q.end = job.end;
@@ -978,8 +1073,7 @@ var KernelSchedule = (function () {
   /** A wait block on r's lane up to t that is not a barrier wait (queued MMA). */
   Engine.prototype.advanceLaneWait = function (r, t, reason, job) {
     var li = r.lane, from = this.laneEnd[li] > job.issueTime ? this.laneEnd[li] : job.issueTime;
-    var last = this.laneLast[li];
-    this.draw(li, "wait", from, t, job.tile, job.k, job.stage, reason, job.lines, last < 0 ? EMPTY : [last]);
+    this.drawAfter1(li, "wait", from, t, job.tile, job.k, job.stage, reason, job.lines, this.laneLast[li]);
     r.waits[reason] = (r.waits[reason] || 0) + (t - from);
     r.waitTotal += t - from;
   };
@@ -989,7 +1083,7 @@ var KernelSchedule = (function () {
    * blocked (parked on a barrier or a job) or finished.
    */
   Engine.prototype.exec = function (r, c) {
-    var t, li, blk, after;
+    var t, li, blk, nb;
     switch (c.op) {
       case CMD_WAIT:
       case CMD_SYNC: {
@@ -1020,8 +1114,8 @@ var KernelSchedule = (function () {
         if (c.latency <= 0) return true;
         li = c.li < 0 ? r.lane : c.li;
         t = r.now;
-        after = this.bindings(r, t, li, li !== r.lane ? this.laneLast[r.lane] : -1);
-        blk = this.draw(li, c.kind, t, t + c.latency, c.tile, c.k, c.stage, null, c.lines, after);
+        nb = this.bindings(r, t, li, li !== r.lane ? this.laneLast[r.lane] : -1);
+        blk = this.draw(li, c.kind, t, t + c.latency, c.tile, c.k, c.stage, null, c.lines, BIND, nb);
         r.now = t + c.latency;
         r.nAfter = 0;
         if (blk >= 0) r.after[r.nAfter++] = blk;
@@ -1029,13 +1123,13 @@ var KernelSchedule = (function () {
       }
       case CMD_COPY: {
         t = r.now;
-        after = this.bindings(r, t, r.lane);
-        var issue = this.draw(r.lane, "issue", t, t + 1, c.tile, c.k, c.stage, null, c.lines, after);
+        nb = this.bindings(r, t, r.lane);
+        var issue = this.draw(r.lane, "issue", t, t + 1, c.tile, c.k, c.stage, null, c.lines, BIND, nb);
         if (issue >= 0 && c.operand !== null) this.tl.setOperand(issue, c.operand);
         var land = t + 1 + c.latency;
         var fill = issue;
         if (c.latency > 0) {
-          fill = this.draw(c.li, "filling", t + 1, land, c.tile, c.k, c.stage, null, c.fillLines, issue < 0 ? EMPTY : [issue]);
+          fill = this.drawAfter1(c.li, "filling", t + 1, land, c.tile, c.k, c.stage, null, c.fillLines, issue);
           if (fill >= 0 && c.operand !== null) this.tl.setOperand(fill, c.operand);
         }
         if (c.ring !== null) c.ring.landed(c.stage, land, fill, c.tile, c.k);
@@ -1228,8 +1322,8 @@ var KernelSchedule = (function () {
     if (this.landBlk[s] < 0 && eng.build) return;
     if (t > this.land[s]) {
       var fb = this.landBlk[s];
-      var blk = eng.draw(this.firstLane + s, "full", this.land[s], t, this.landTile[s], this.landK[s], s, null,
-        this.fullLines, fb < 0 ? EMPTY : [fb]);
+      var blk = eng.drawAfter1(this.firstLane + s, "full", this.land[s], t, this.landTile[s], this.landK[s], s, null,
+        this.fullLines, fb);
       if (blk >= 0 && fb >= 0 && eng.tl.operandOf(fb)) eng.tl.setOperand(blk, eng.tl.operandOf(fb));
     }
     this.landBlk[s] = -1;
@@ -1454,12 +1548,10 @@ var KernelSchedule = (function () {
     var deadlock = eng.run();
     if (!build) return { deadlock: deadlock, stopped: eng.stopped };
     if (probe) probe(lateTma);
-    var flat = eng.tl.finalize();
     return {
       total: eng.tl.total,
       lanes: lanes,
-      blocks: flat.blocks,
-      laneBlocks: flat.laneBlocks,
+      columns: eng.tl.finalize(),
       roles: eng.roles,
       busy: tc.busy,
       deadlock: deadlock,
@@ -1543,7 +1635,7 @@ var KernelSchedule = (function () {
       verdict.summary = verdict.summary.replace(/; TMA (latency not hidden|hidden from)[^;]*$/, "; minimum stages not searched above " +
         MIN_STAGES_SEARCH_TILES + " k-tiles");
     }
-    return { total: run.total, lanes: run.lanes, blocks: run.blocks, laneBlocks: run.laneBlocks, verdict: verdict,
+    return { total: run.total, lanes: run.lanes, columns: run.columns, verdict: verdict,
       deadlock: run.deadlock, barriers: run.barriers, barrierEvents: run.barrierEvents,
       barrierEventsOmitted: run.barrierEventsOmitted };
   }
@@ -2124,8 +2216,7 @@ var KernelSchedule = (function () {
     var deadlock = eng.run();
     // Attention blocks name their operand (K, V, Vt, Q) on producer and stage lanes; null elsewhere
     // (the engine's operand option).
-    var flat = eng.tl.finalize();
-    return { total: eng.tl.total, lanes: lanes, blocks: flat.blocks, laneBlocks: flat.laneBlocks, roles: eng.roles, steps: tensorCoreSteps(eng.tl),
+    return { total: eng.tl.total, lanes: lanes, columns: eng.tl.finalize(), roles: eng.roles, steps: tensorCoreSteps(eng.tl),
       deadlock: deadlock, barriers: eng.barrierList(), barrierEvents: eng.sortedEvents(), barrierEventsOmitted: eng.events === null };
   }
 
@@ -2226,7 +2317,7 @@ var KernelSchedule = (function () {
       summary: ""
     };
     verdict.summary = run.deadlock !== null ? run.deadlock.message : attentionSummary(knobs, verdict);
-    return { total: run.total, lanes: run.lanes, blocks: run.blocks, laneBlocks: run.laneBlocks, verdict: verdict,
+    return { total: run.total, lanes: run.lanes, columns: run.columns, verdict: verdict,
       deadlock: run.deadlock, barriers: run.barriers, barrierEvents: run.barrierEvents,
       barrierEventsOmitted: run.barrierEventsOmitted };
   }
@@ -3166,12 +3257,10 @@ var KernelSchedule = (function () {
       if (loadC) eng.role(prefix[c5] + "epi_load", li[prefix[c5] + "epi_load"], epiLoad(c5));
     }
     var deadlock = eng.run();
-    var flat = build ? eng.tl.finalize() : { blocks: [], laneBlocks: {} };
     return {
       total: eng.tl.total,
       lanes: lanes,
-      blocks: flat.blocks,
-      laneBlocks: flat.laneBlocks,
+      columns: build ? eng.tl.finalize() : null,
       roles: eng.roles,
       busy: tc.busy,
       busyS: busyS,
@@ -3227,11 +3316,12 @@ var KernelSchedule = (function () {
     if (waits.mma) accWaitSteps = waits.mma.acc;
     // Tiles whose MMA waited for a free accumulator stage (a tensor-core bubble at that boundary).
     var accWaitTiles = 0;
-    if (run.laneBlocks.mma) {
-      run.laneBlocks.mma.forEach(function (id) {
-        var b = run.blocks[id];
-        if (b.kind === "wait" && b.reason === "acc") accWaitTiles++;
-      });
+    var cols = run.columns, mmaLane = cols.lanes.indexOf("mma");
+    var waitCode = cols.kinds.indexOf("wait"), accCode = cols.reasons.indexOf("acc");
+    if (mmaLane >= 0) {
+      for (var id = cols.laneStart[mmaLane]; id < cols.laneStart[mmaLane + 1]; id++) {
+        if (cols.kind[id] === waitCode && cols.reason[id] === accCode) accWaitTiles++;
+      }
     }
     // How much of each (leader) epilogue the tensor core overlaps.
     var epilogues = [];
@@ -3274,7 +3364,7 @@ var KernelSchedule = (function () {
       "blackwell (" + (knobs.ctaPair ? "2-SM pair" : "1-SM") + ", " + knobs.accStages + " accumulator stage" +
       (knobs.accStages === 1 ? "" : "s") + "): " + run.total + " steps; tensor core busy " + util + "%; epilogues hidden " +
       hidden + " of " + epiSteps + " steps; " + verdict.insight;
-    return { total: run.total, lanes: run.lanes, blocks: run.blocks, laneBlocks: run.laneBlocks, verdict: verdict,
+    return { total: run.total, lanes: run.lanes, columns: run.columns, verdict: verdict,
       deadlock: run.deadlock, barriers: run.barriers, barrierEvents: run.barrierEvents,
       barrierEventsOmitted: run.barrierEventsOmitted };
   }
@@ -3339,7 +3429,7 @@ var KernelSchedule = (function () {
     var verdict = { total: 0, waits: {}, tensorCoreUtilization: 0, tensorCoreBusySteps: 0 };
     for (var key in extra) verdict[key] = extra[key];
     verdict.summary = error;
-    return {
+    return withEmptyColumns({
       model: knobs.model,
       total: 0,
       lanes: lanes,
@@ -3356,7 +3446,14 @@ var KernelSchedule = (function () {
       view: null,
       fit: null,
       functions: refs ? { producer: refs.producer, consumer: refs.consumer } : { producer: null, consumer: null }
-    };
+    });
+  }
+
+  /** result (no blocks) with empty non-enumerable columns for its lanes. */
+  function withEmptyColumns(result) {
+    var columns = emptyColumns(result.lanes.map(function (lane) { return lane.id; }));
+    Object.defineProperty(result, "columns", { value: columns, enumerable: false, configurable: true, writable: true });
+    return result;
   }
 
   /**
@@ -3379,10 +3476,13 @@ var KernelSchedule = (function () {
         model.emptyVerdict);
     }
     var result = model.simulate(norm.knobs, refs, structure);
+    var columns = result.columns;
+    delete result.columns;
+    attachColumns(result, columns);
     if (result.deadlock === undefined) result.deadlock = null;
     if (result.barriers === undefined) result.barriers = [];
     if (result.barrierEvents === undefined) result.barrierEvents = [];
-    if (typeof result.barrierEvents === "function") lazyEvents(result, result.barrierEvents);
+    if (typeof result.barrierEvents === "function") lazyProperty(result, "barrierEvents", result.barrierEvents);
     result.barrierEventsOmitted = result.barrierEventsOmitted === true;
     if (result.barrierEventsOmitted) {
       norm.messages.push("barrier events omitted: more than " + EVENT_BLOCK_LIMIT + " blocks");
@@ -3402,40 +3502,26 @@ var KernelSchedule = (function () {
   }
 
   /**
-   * Make result.barrierEvents an enumerable getter that builds the array once, on first read
-   * (JSON.stringify and deep equality read it like a plain property; pages that never look at
-   * the events never pay for a million event objects).
-   */
-  function lazyEvents(result, build) {
-    var cache = null;
-    Object.defineProperty(result, "barrierEvents", {
-      enumerable: true,
-      configurable: true,
-      get: function () {
-        if (cache === null) cache = build();
-        return cache;
-      }
-    });
-  }
-
-  /**
    * The result for a structure no model fits (and no model asked for): no lanes, no blocks, no
    * verdict figures; fit.reason says why. error stays null: this is an answer, not a failure.
    */
   function noModel(structure, fit) {
     var refs = sourceRefs(structure);
-    return {
+    return withEmptyColumns({
       model: null, total: 0, lanes: [], blocks: [], laneBlocks: {},
       verdict: { total: 0, waits: {}, tensorCoreUtilization: 0, tensorCoreBusySteps: 0,
         summary: "No schedule model fits this kernel: " + fit.reason },
       knobs: { model: null }, messages: [], error: null, deadlock: null, barriers: [], barrierEvents: [],
       barrierEventsOmitted: false, view: null, fit: fit,
       functions: { producer: refs.producer, consumer: refs.consumer }
-    };
+    });
   }
 
   return {
     simulate: simulate,
+    blockAt: blockAt,
+    blocksOf: blocksOf,
+    attachColumns: attachColumns,
     normalizeKnobs: normalizeKnobs,
     sourceRefs: sourceRefs,
     estimateBlockCount: estimateBlockCount,
