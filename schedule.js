@@ -364,13 +364,6 @@ var KernelSchedule = (function () {
   // ---------------------------------------------------------------------------------------------
   // Timeline builder (shared by all models)
 
-  /**
-   * Int32 fields of a block in Timeline.ints (NF per block): lane index, kind, reason, lines
-   * (codes into small tables of the distinct values seen), operand (0: none, else code + 1),
-   * tile, k, stage (NO_VALUE for null).
-   */
-  var F_KIND = 1, F_OPERAND = 4, F_TILE = 5, NF = 8;
-
   /** Kind code of "wait" (interned first): bindings() skips wait blocks by code. */
   var KIND_WAIT = 0;
 
@@ -385,23 +378,65 @@ var KernelSchedule = (function () {
   }
 
   /**
-   * Collects blocks as columns (no object per block while the engine runs): a block is a handle,
-   * its creation index ("seq"), -1 for none. `ints` holds NF int32 fields per block, `times` its
-   * start and end, afterList[afterAt[seq]..afterAt[seq + 1]) its `after` handles. finalize()
-   * numbers the blocks in lane order and returns the columns in id order (README "Result
-   * columns"). Models append blocks to a lane in start order, so no sort is needed. withOperand:
-   * every block gets an `operand` key (null unless set). capacity: the model's block estimate
-   * (presizes the columns).
+   * One lane's blocks while the engine runs, in the order they were appended: one typed array
+   * per field (the result's columns, README "Result columns"), `after` handles as CSR (afterAt /
+   * afterList). `sorted` stays true while every block starts at or after the previous one.
+   * Fields are spelled out (not set in a loop) so every segment has one shape on the hot path.
+   */
+  function LaneSegment(cap) {
+    this.n = 0;
+    this.cap = cap;
+    this.kind = new Int32Array(cap);
+    this.reason = new Int32Array(cap);
+    this.lines = new Int32Array(cap);
+    this.operand = new Int32Array(cap);
+    this.tile = new Int32Array(cap);
+    this.k = new Int32Array(cap);
+    this.stage = new Int32Array(cap);
+    this.start = new Float64Array(cap);
+    this.end = new Float64Array(cap);
+    this.afterAt = new Int32Array(cap + 1);
+    this.afterList = new Int32Array(cap);
+    this.sorted = true;
+  }
+
+  /** The per-block columns of a LaneSegment and of the result, in this order. */
+  var SEGMENT_COLUMNS = ["kind", "reason", "lines", "operand", "tile", "k", "stage", "start", "end"];
+
+  /** Double a segment's columns (the after list grows on its own). */
+  LaneSegment.prototype.grow = function () {
+    var cap = this.cap * 2;
+    this.kind = grown(this.kind, cap);
+    this.reason = grown(this.reason, cap);
+    this.lines = grown(this.lines, cap);
+    this.operand = grown(this.operand, cap);
+    this.tile = grown(this.tile, cap);
+    this.k = grown(this.k, cap);
+    this.stage = grown(this.stage, cap);
+    this.start = grown(this.start, cap);
+    this.end = grown(this.end, cap);
+    this.afterAt = grown(this.afterAt, cap + 1);
+    this.cap = cap;
+  };
+
+  /**
+   * Collects blocks as columns (no object per block while the engine runs), one LaneSegment per
+   * lane, so finalize() copies each lane's columns out in order instead of permuting. A block is
+   * a handle, its creation index ("seq"), -1 for none; seqLane / seqIdx say where it is.
+   * finalize() returns the columns in id order (README "Result columns"). withOperand: every
+   * block gets an `operand` key (null unless set). capacity: the model's block estimate
+   * (presizes the per-block arrays).
    */
   function Timeline(lanes, withOperand, capacity) {
     var cap = Math.max(1024, Math.min(capacity || 0, MAX_BLOCKS));
     this.lanes = lanes;
     this.total = 0;
     this.n = 0;
-    this.ints = new Int32Array(cap * NF);
-    this.times = new Float64Array(cap * 2);
-    this.afterAt = new Int32Array(cap + 1);
-    this.afterList = new Int32Array(2 * cap);
+    this.seqLane = new Int32Array(cap);
+    this.seqIdx = new Int32Array(cap);
+    // Lanes share the estimate evenly to start with; a busy lane doubles its own columns.
+    var laneCap = Math.max(256, Math.ceil(cap / Math.max(1, lanes.length)));
+    this.segs = lanes.map(function () { return new LaneSegment(laneCap); });
     this.kinds = ["wait"];
     this.reasons = [];
     this.linesTable = [];
@@ -428,113 +463,129 @@ var KernelSchedule = (function () {
    * handle.
    */
   Timeline.prototype.add = function (li, kind, start, end, tile, k, stage, reason, lines, after, nAfter) {
-    var seq = this.n, o = seq * NF;
-    if (seq + 1 === this.afterAt.length) {
-      this.ints = grown(this.ints, 0);
-      this.times = grown(this.times, 0);
-      this.afterAt = grown(this.afterAt, 0);
+    var seq = this.n;
+    if (seq === this.seqLane.length) {
+      this.seqLane = grown(this.seqLane, 0);
+      this.seqIdx = grown(this.seqIdx, 0);
     }
-    var ints = this.ints;
-    ints[o] = li;
-    ints[o + 1] = intern(this.kinds, kind);
-    ints[o + 2] = intern(this.reasons, reason);
-    ints[o + 3] = intern(this.linesTable, lines);
-    ints[o + 4] = 0;
-    ints[o + 5] = intField(tile);
-    ints[o + 6] = intField(k);
-    ints[o + 7] = intField(stage);
-    this.times[2 * seq] = start;
-    this.times[2 * seq + 1] = end;
-    var at = this.afterAt[seq];
-    if (at + nAfter > this.afterList.length) this.afterList = grown(this.afterList, at + nAfter);
-    for (var i = 0; i < nAfter; i++) this.afterList[at + i] = after[i];
-    this.afterAt[seq + 1] = at + nAfter;
+    var s = this.segs[li], i = s.n;
+    if (i === s.cap) s.grow();
+    this.seqLane[seq] = li;
+    this.seqIdx[seq] = i;
+    if (i > 0 && start < s.start[i - 1]) s.sorted = false;
+    s.kind[i] = intern(this.kinds, kind);
+    s.reason[i] = intern(this.reasons, reason);
+    s.lines[i] = intern(this.linesTable, lines);
+    s.operand[i] = 0;
+    s.tile[i] = intField(tile);
+    s.k[i] = intField(k);
+    s.stage[i] = intField(stage);
+    s.start[i] = start;
+    s.end[i] = end;
+    var at = s.afterAt[i];
+    if (at + nAfter > s.afterList.length) s.afterList = grown(s.afterList, at + nAfter);
+    for (var a = 0; a < nAfter; a++) s.afterList[at + a] = after[a];
+    s.afterAt[i + 1] = at + nAfter;
+    s.n = i + 1;
     this.n = seq + 1;
     if (end > this.total) this.total = end;
     return seq;
   };
 
+  /** The end of block handle seq. */
+  Timeline.prototype.endOf = function (seq) {
+    return this.segs[this.seqLane[seq]].end[this.seqIdx[seq]];
+  };
+
+  /** The kind code of block handle seq. */
+  Timeline.prototype.kindOf = function (seq) {
+    return this.segs[this.seqLane[seq]].kind[this.seqIdx[seq]];
+  };
+
   /** The `after` handles of block handle seq (a copy; none for -1). */
   Timeline.prototype.afterOf = function (seq) {
     if (seq < 0) return EMPTY;
-    return Array.prototype.slice.call(this.afterList, this.afterAt[seq], this.afterAt[seq + 1]);
+    var s = this.segs[this.seqLane[seq]], i = this.seqIdx[seq];
+    return Array.prototype.slice.call(s.afterList, s.afterAt[i], s.afterAt[i + 1]);
   };
 
   /** Name the operand (K, V, Vt, Q) of block handle seq. */
   Timeline.prototype.setOperand = function (seq, operand) {
-    this.ints[seq * NF + F_OPERAND] = operand === null ? 0 : intern(this.operands, operand) + 1;
+    this.segs[this.seqLane[seq]].operand[this.seqIdx[seq]] = operand === null ? 0 : intern(this.operands, operand) + 1;
   };
 
   /** The operand of block handle seq, or null. */
   Timeline.prototype.operandOf = function (seq) {
-    var code = this.ints[seq * NF + F_OPERAND];
+    var code = this.segs[this.seqLane[seq]].operand[this.seqIdx[seq]];
     return code === 0 ? null : this.operands[code - 1];
   };
 
-  /** Start (field 0) or end (1) of block handle seq. */
-  Timeline.prototype.timeOf = function (seq, field) {
-    return this.times[2 * seq + field];
-  };
-
   /**
-   * Handles in lane order, then creation order (a stable counting sort by lane), each lane
-   * sorted by start if a model appended out of order: {order (id -> seq), offset (per lane)}.
+   * Lane order of segment s's blocks: null when they were appended in start order (the
+   * identity), else sorted by start (stable). A model appends in start order; this is the
+   * defensive path.
    */
-  function laneOrder(tl) {
-    var n = tl.n, nl = tl.lanes.length, ints = tl.ints, times = tl.times, li, seq, i;
-    var offset = new Int32Array(nl + 1);
-    for (seq = 0; seq < n; seq++) offset[ints[seq * NF] + 1]++;
-    for (li = 0; li < nl; li++) offset[li + 1] += offset[li];
-    var pos = offset.slice(0, nl);
-    var order = new Int32Array(n);
-    for (seq = 0; seq < n; seq++) order[pos[ints[seq * NF]]++] = seq;
-    for (li = 0; li < nl; li++) {
-      var sorted = true;
-      for (i = offset[li] + 1; i < offset[li + 1]; i++) {
-        if (times[2 * order[i]] < times[2 * order[i - 1]]) { sorted = false; break; }
-      }
-      // Defensive: a model that appends out of order still yields per-lane start order (stable).
-      if (!sorted) {
-        var part = Array.prototype.slice.call(order.subarray(offset[li], offset[li + 1]));
-        part.sort(function (a, b) { return times[2 * a] - times[2 * b]; });
-        order.set(part, offset[li]);
-      }
-    }
-    return { order: order, offset: offset };
+  function segmentOrder(s) {
+    if (s.sorted) return null;
+    var order = [];
+    for (var i = 0; i < s.n; i++) order.push(i);
+    order.sort(function (a, b) { return s.start[a] - s.start[b] || a - b; });
+    return Int32Array.from(order);
   }
 
   /**
    * The result's block columns (README "Result columns"), in id order: ids are lane order
    * (lanes as listed), then start order, so lane li's blocks are ids laneStart[li] ..
-   * laneStart[li + 1] - 1, sorted by start. One pass over the builder's columns.
+   * laneStart[li + 1] - 1, sorted by start. Each lane's columns are copied whole (a lane that
+   * had to be sorted is gathered); only the `after` handles are renumbered (handle -> id).
    */
   Timeline.prototype.finalize = function () {
-    var n = this.n, lo = laneOrder(this), order = lo.order;
-    var ints = this.ints, times = this.times, afterAt = this.afterAt, afterList = this.afterList;
-    var idOf = new Int32Array(n), id, seq;
-    for (id = 0; id < n; id++) idOf[order[id]] = id;
-    var lane = new Int32Array(n), kind = new Int32Array(n), reason = new Int32Array(n), lines = new Int32Array(n);
-    var operand = new Int32Array(n), tile = new Int32Array(n), k = new Int32Array(n), stage = new Int32Array(n);
-    var start = new Float64Array(n), end = new Float64Array(n);
-    var outAt = new Int32Array(n + 1), outList = new Int32Array(afterAt[n]);
-    var at = 0;
-    for (id = 0; id < n; id++) {
-      seq = order[id];
-      var o = seq * NF;
-      lane[id] = ints[o]; kind[id] = ints[o + 1]; reason[id] = ints[o + 2]; lines[id] = ints[o + 3];
-      operand[id] = ints[o + 4]; tile[id] = ints[o + 5]; k[id] = ints[o + 6]; stage[id] = ints[o + 7];
-      start[id] = times[2 * seq]; end[id] = times[2 * seq + 1];
-      outAt[id] = at;
-      for (var a = afterAt[seq], a1 = afterAt[seq + 1]; a < a1; a++) outList[at++] = idOf[afterList[a]];
+    var n = this.n, segs = this.segs, nl = segs.length, li, i, f;
+    var laneStart = new Int32Array(nl + 1), afterTotal = 0;
+    for (li = 0; li < nl; li++) {
+      laneStart[li + 1] = laneStart[li] + segs[li].n;
+      afterTotal += segs[li].afterAt[segs[li].n];
     }
-    outAt[n] = at;
-    return {
-      n: n, lanes: this.lanes.map(function (l) { return l.id; }), laneStart: lo.offset,
-      lane: lane, kind: kind, reason: reason, lines: lines, operand: operand, tile: tile, k: k, stage: stage,
-      start: start, end: end, afterAt: outAt, afterList: outList,
+    var orders = segs.map(segmentOrder);
+    // handle -> id (its position in its lane, through the lane's sort when it needed one)
+    var rank = orders.map(function (o) {
+      if (o === null) return null;
+      var r = new Int32Array(o.length);
+      for (var j = 0; j < o.length; j++) r[o[j]] = j;
+      return r;
+    });
+    var idOf = new Int32Array(n), seqLane = this.seqLane, seqIdx = this.seqIdx;
+    for (var seq = 0; seq < n; seq++) {
+      var l = seqLane[seq], x = seqIdx[seq];
+      idOf[seq] = laneStart[l] + (rank[l] === null ? x : rank[l][x]);
+    }
+    var c = {
+      n: n, lanes: this.lanes.map(function (ln) { return ln.id; }), laneStart: laneStart, lane: new Int32Array(n),
+      kind: new Int32Array(n), reason: new Int32Array(n), lines: new Int32Array(n), operand: new Int32Array(n),
+      tile: new Int32Array(n), k: new Int32Array(n), stage: new Int32Array(n),
+      start: new Float64Array(n), end: new Float64Array(n),
+      afterAt: new Int32Array(n + 1), afterList: new Int32Array(afterTotal),
       kinds: this.kinds, reasons: this.reasons, linesTable: this.linesTable, operands: this.operands,
       withOperand: this.withOperand
     };
+    var at = 0;
+    for (li = 0; li < nl; li++) {
+      var s = segs[li], base = laneStart[li], order = orders[li];
+      c.lane.fill(li, base, base + s.n);
+      for (f = 0; f < SEGMENT_COLUMNS.length; f++) {
+        var src = s[SEGMENT_COLUMNS[f]], dst = c[SEGMENT_COLUMNS[f]];
+        if (order === null) dst.set(src.subarray(0, s.n), base);
+        else for (i = 0; i < s.n; i++) dst[base + i] = src[order[i]];
+      }
+      var sAt = s.afterAt, sList = s.afterList, afterAt = c.afterAt, afterList = c.afterList;
+      for (i = 0; i < s.n; i++) {
+        var j = order === null ? i : order[i];
+        afterAt[base + i] = at;
+        for (var a = sAt[j], a1 = sAt[j + 1]; a < a1; a++) afterList[at++] = idOf[sList[a]];
+      }
+    }
+    c.afterAt[n] = at;
+    return c;
   };
 
   /** Empty result columns (no lanes or one lane list, no blocks). */
@@ -655,7 +706,9 @@ var KernelSchedule = (function () {
     this.blk = -1;
     this.pendTime = 0;
     this.pendBlk = -1;
+    // roles blocked on it: waiters[0..nWaiting) (slots reused, never shrunk)
     this.waiters = [];
+    this.nWaiting = 0;
     // function(barrier, time), e.g. a ring drawing a stage's FULL block
     this.onComplete = null;
   }
@@ -841,15 +894,19 @@ var KernelSchedule = (function () {
     bar.blk = bar.pendBlk;
     if (this.events !== null) this.event(bar.time, bar, EV_COMPLETE, null);
     if (bar.onComplete !== null) bar.onComplete(bar, bar.time);
-    if (bar.waiters.length > 0) {
-      var still = [];
-      var waiters = bar.waiters;
-      bar.waiters = still;
-      for (var i = 0; i < waiters.length; i++) {
+    var nw = bar.nWaiting;
+    if (nw > 0) {
+      // Resume the waiters this phase releases, in order; keep the others (in place: only a
+      // wait adds one, and none runs while this loop resumes roles, since resume only queues
+      // them).
+      var waiters = bar.waiters, kept = 0;
+      for (var i = 0; i < nw; i++) {
         var w = waiters[i];
         if ((bar.completed & 1) !== w.bParity) this.resume(w, bar);
-        else still.push(w);
+        else waiters[kept++] = w;
       }
+      for (var j = kept; j < nw; j++) waiters[j] = null;
+      bar.nWaiting = kept;
     }
   };
 
@@ -908,14 +965,14 @@ var KernelSchedule = (function () {
    */
   Engine.prototype.bindings = function (r, start, li, own) {
     if (!this.build) return 0;
-    var last = this.laneLast[li], tl = this.tl, times = tl.times;
+    var last = this.laneLast[li], tl = this.tl;
     nBind = 0;
     for (var i = 0; i < r.nAfter; i++) {
       var b = r.after[i];
-      if (b >= 0 && times[2 * b + 1] === start) bind(b);
+      if (b >= 0 && tl.endOf(b) === start) bind(b);
     }
-    if (last >= 0 && times[2 * last + 1] === start && tl.ints[last * NF + F_KIND] !== KIND_WAIT) bind(last);
-    if (own >= 0 && times[2 * own + 1] === start) bind(own);
+    if (last >= 0 && tl.endOf(last) === start && tl.kindOf(last) !== KIND_WAIT) bind(last);
+    if (own >= 0 && tl.endOf(own) === start) bind(own);
     return nBind;
   };
 
@@ -1102,7 +1159,7 @@ var KernelSchedule = (function () {
         r.bParity = parity;
         r.bLine = c.line;
         r.wReason = c.reason; r.wLines = c.lines; r.wTile = c.tile; r.wK = c.k; r.wStage = c.stage;
-        bar.waiters.push(r);
+        bar.waiters[bar.nWaiting++] = r;
         return false;
       }
       case CMD_ARRIVE: {
@@ -2086,7 +2143,8 @@ var KernelSchedule = (function () {
       for (var jj = 0; jj < J; jj++) { itemOf.K[jj] = jj; itemOf.V[jj] = jj; }
       perTile = J;
     }
-    var item = function (kind, t, j) { return t * perTile + itemOf[kind][j]; };
+    var itemK = itemOf.K, itemV = itemOf.V;
+    var item = function (kind, t, j) { return t * perTile + (kind === "K" ? itemK[j] : itemV[j]); };
 
     eng.role("producer", 0, function* () {
       for (var t = 0; t < O; t++) {
@@ -2133,17 +2191,17 @@ var KernelSchedule = (function () {
         };
         var arriveSched = function () { return eng.arriveCmd(schedBars[other]); };
         var waitK = function (t, j) {
-          var n = item("K", t, j);
+          var n = t * perTile + itemK[j];
           return eng.wait(kRing.full[n % S], (n / S | 0) & 1, "k", refs.waitK, t, j, n % S, firstLine(refs.waitK));
         };
         var waitV = function (t, j) {
-          var n = item("V", t, j);
+          var n = t * perTile + itemV[j];
           return eng.wait(vRing.full[n % S], (n / S | 0) & 1, "v", refs.waitV, t, j, n % S, firstLine(refs.waitV));
         };
-        var relK = function (t, j) { return eng.arriveCmd(kRing.empty[item("K", t, j) % S]); };
-        var relV = function (t, j) { return eng.arriveCmd(vRing.empty[item("V", t, j) % S]); };
-        var g0 = function (t, j) { return eng.mma(tc, G0, "gemm0", refs.gemm0, t, j, item("K", t, j) % S); };
-        var g1 = function (t, j) { return eng.mma(tc, G1, "gemm1", refs.gemm1, t, j, item("V", t, j) % S); };
+        var relK = function (t, j) { return eng.arriveCmd(kRing.empty[(t * perTile + itemK[j]) % S]); };
+        var relV = function (t, j) { return eng.arriveCmd(vRing.empty[(t * perTile + itemV[j]) % S]); };
+        var g0 = function (t, j) { return eng.mma(tc, G0, "gemm0", refs.gemm0, t, j, (t * perTile + itemK[j]) % S); };
+        var g1 = function (t, j) { return eng.mma(tc, G1, "gemm1", refs.gemm1, t, j, (t * perTile + itemV[j]) % S); };
         var softmax = function (t, j) { return eng.work(X, "softmax", refs.softmax, t, j, null, sm); };
         // mma_init (933-951): QueryEmpty's first arrival; WG0 gives its own scheduler barrier the
         // first signal.
@@ -2216,45 +2274,78 @@ var KernelSchedule = (function () {
     var deadlock = eng.run();
     // Attention blocks name their operand (K, V, Vt, Q) on producer and stage lanes; null elsewhere
     // (the engine's operand option).
-    return { total: eng.tl.total, lanes: lanes, columns: eng.tl.finalize(), roles: eng.roles, steps: tensorCoreSteps(eng.tl),
+    var columns = eng.tl.finalize();
+    return { total: eng.tl.total, lanes: lanes, columns: columns, roles: eng.roles, steps: tensorCoreSteps(columns),
       deadlock: deadlock, barriers: eng.barrierList(), barrierEvents: eng.sortedEvents(), barrierEventsOmitted: eng.events === null };
   }
 
   /**
    * Tensor-core and softmax accounting over the blocks: {busy, exposed, softmax} = steps in which
    * any WG is in a GEMM, steps in which some WG is in softmax and none in a GEMM, and steps in
-   * which some WG is in softmax (a sweep over the sorted block edges of timeline tl).
+   * which some WG is in softmax: |G|, |S| - |S and G| and |S| for the unions G and S of the GEMM
+   * and softmax blocks of result columns c.
    */
-  function tensorCoreSteps(tl) {
-    // Read from the timeline's columns (before the block objects exist): kind codes, start, end.
-    var g0 = tl.kinds.indexOf("gemm0"), g1 = tl.kinds.indexOf("gemm1"), sx = tl.kinds.indexOf("softmax");
-    var n = tl.n, ints = tl.ints, times = tl.times, count = 0, i, kind;
-    for (i = 0; i < n; i++) {
-      kind = ints[i * NF + F_KIND];
-      if (kind === g0 || kind === g1 || kind === sx) count++;
+  function tensorCoreSteps(c) {
+    var gemm = [c.kinds.indexOf("gemm0"), c.kinds.indexOf("gemm1")], softmax = [c.kinds.indexOf("softmax")];
+    var G = unionOfKinds(c, gemm), S = unionOfKinds(c, softmax);
+    var soft = spanTotal(S);
+    return { busy: spanTotal(G), exposed: soft - overlapTotal(S, G), softmax: soft };
+  }
+
+  /**
+   * The union of the blocks of kind codes `codes` (over every lane) as sorted disjoint spans
+   * {start: [], end: []}: each lane's matching blocks are already in start order (ids of a lane
+   * are sorted by start), so the lanes that have any are merged, taking the smallest next start
+   * each time.
+   */
+  function unionOfKinds(c, codes) {
+    var want = new Uint8Array(c.kinds.length), runs = [], li, i;
+    codes.forEach(function (code) { if (code >= 0) want[code] = 1; });
+    var kind = c.kind, start = c.start, end = c.end;
+    for (li = 0; li < c.lanes.length; li++) {
+      var lo = c.laneStart[li], hi = c.laneStart[li + 1], count = 0;
+      for (i = lo; i < hi; i++) count += want[kind[i]];
+      if (count === 0) continue;
+      var ids = new Int32Array(count), m = 0;
+      for (i = lo; i < hi; i++) if (want[kind[i]] === 1) ids[m++] = i;
+      runs.push({ ids: ids, at: 0 });
     }
-    var sorted = new Float64Array(2 * count), next = 0;
-    for (i = 0; i < n; i++) {
-      kind = ints[i * NF + F_KIND];
-      var code = kind === g0 || kind === g1 ? 0 : kind === sx ? 1 : -1;
-      if (code < 0) continue;
-      // Encoded as t * 4 + code: ends (0 gemm, 1 softmax) sort before starts (2, 3) at equal t.
-      sorted[next++] = times[2 * i + 1] * 4 + code;
-      sorted[next++] = times[2 * i] * 4 + 2 + code;
-    }
-    sorted.sort();
-    var gemms = 0, softmaxes = 0, busy = 0, exposed = 0, soft = 0, prev = 0;
-    for (var e = 0; e < sorted.length; e++) {
-      var t = Math.floor(sorted[e] / 4), ev = sorted[e] - t * 4;
-      var span = t - prev;
-      if (span > 0) {
-        if (gemms > 0) busy += span;
-        if (softmaxes > 0) { soft += span; if (gemms === 0) exposed += span; }
+    var out = { start: [], end: [] }, s0 = 0, e0 = 0, open = false;
+    for (;;) {
+      var best = null, bestStart = 0;
+      for (i = 0; i < runs.length; i++) {
+        var run = runs[i];
+        if (run.at < run.ids.length && (best === null || start[run.ids[run.at]] < bestStart)) {
+          best = run;
+          bestStart = start[run.ids[run.at]];
+        }
       }
-      prev = t;
-      if (ev === 0) gemms--; else if (ev === 1) softmaxes--; else if (ev === 2) gemms++; else softmaxes++;
+      if (best === null) break;
+      var id = best.ids[best.at++], st = start[id], en = end[id];
+      if (open && st <= e0) { if (en > e0) e0 = en; continue; }
+      if (open) { out.start.push(s0); out.end.push(e0); }
+      s0 = st; e0 = en; open = true;
     }
-    return { busy: busy, exposed: exposed, softmax: soft };
+    if (open) { out.start.push(s0); out.end.push(e0); }
+    return out;
+  }
+
+  /** Total length of sorted disjoint spans. */
+  function spanTotal(u) {
+    var sum = 0;
+    for (var i = 0; i < u.start.length; i++) sum += u.end[i] - u.start[i];
+    return sum;
+  }
+
+  /** Total length of the intersection of two lists of sorted disjoint spans. */
+  function overlapTotal(a, b) {
+    var i = 0, j = 0, sum = 0;
+    while (i < a.start.length && j < b.start.length) {
+      var lo = Math.max(a.start[i], b.start[j]), hi = Math.min(a.end[i], b.end[j]);
+      if (hi > lo) sum += hi - lo;
+      if (a.end[i] < b.end[j]) i++; else j++;
+    }
+    return sum;
   }
 
   /** One-line human summary of an attention verdict. */
@@ -3084,7 +3175,8 @@ var KernelSchedule = (function () {
     var lanes = blackwellLanes(knobs, refs);
     var li = {};
     lanes.forEach(function (lane, i) { li[lane.id] = i; });
-    var eng = new Engine(lanes, { build: build, events: build && estimateBlackwellBlocks(knobs) <= EVENT_BLOCK_LIMIT });
+    var estimate = estimateBlackwellBlocks(knobs);
+    var eng = new Engine(lanes, { build: build, events: build && estimate <= EVENT_BLOCK_LIMIT, capacity: build ? estimate : 0 });
     var prefix = ["", "peer_"];
     var name = ["", "peer "];
 
@@ -3184,6 +3276,7 @@ var KernelSchedule = (function () {
 
     /** The MMA warp (leader CTA): fetch, acquire an accumulator stage, per k-tile wait/UMMA/commit, umma_arrive. */
     eng.role("mma", li.mma, function* (r) {
+      var tmaWaitLine = bwLine(refs.tmaWait);
       for (var o = 0; o < O; o++) {
         yield* fetchNextWork(o, "mma");
         var a = o % A;
@@ -3191,7 +3284,7 @@ var KernelSchedule = (function () {
         var first = null, job = null;
         for (var k = 0; k < K; k++) {
           var g = o * K + k, s = g % S;
-          yield eng.wait(rings[0].full[s], ((g / S) | 0) & 1, "tma", refs.tmaWait, o, k, s, bwLine(refs.tmaWait));
+          yield eng.wait(rings[0].full[s], ((g / S) | 0) & 1, "tma", refs.tmaWait, o, k, s, tmaWaitLine);
           yield eng.mma(tc, U, "umma", refs.umma, o, k, s);
           job = r.lastJob;
           // The MMA warp never waits on its own jobs (commits track r.lastJob), so the engine's

@@ -1,4 +1,6 @@
-// Benchmark of schedule.js: simulate about 1,000,000 blocks, compare with plain allocation.
+// Benchmark of schedule.js: simulate about 1,000,000 blocks (the result's columns, which the page
+// draws from), then materialise the v1 block objects once (what tests, JSON dumps and exports
+// read), and compare with plain allocation measured in the same process.
 // Usage: node bench/bench_schedule.js [repeats]   (not part of the test suite)
 "use strict";
 
@@ -46,6 +48,7 @@ function median(values) {
 
 const simulateMs = [];
 const simulateCpuMs = [];
+const materialiseMs = [];
 const baselineMs = [];
 const baselineCpuMs = [];
 let blockCount = 0;
@@ -54,11 +57,13 @@ let totalSteps = 0;
 for (let i = 0; i < repeats; i++) {
   let sim = timed(() => KS.simulate(null, BENCH_KNOBS));
   if (sim.result.error) throw new Error(sim.result.error);
-  blockCount = sim.result.blocks.length;
+  blockCount = sim.result.columns.n;
   totalSteps = sim.result.total;
   simulateMs.push(sim.ms);
   simulateCpuMs.push(sim.cpuMs);
+  const result = sim.result;
   sim = null;
+  materialiseMs.push(timed(() => result.blocks.length).ms);
   const base = timed(() => allocateBlocks(blockCount).length);
   baselineMs.push(base.ms);
   baselineCpuMs.push(base.cpuMs);
@@ -72,6 +77,7 @@ console.log(`blocks: ${blockCount} (estimate ${KS.estimateBlockCount(BENCH_KNOBS
 console.log(`simulate: first ${first.toFixed(1)} ms, median ${med.toFixed(1)} ms, ` +
   `min ${Math.min(...simulateMs).toFixed(1)} ms, max ${Math.max(...simulateMs).toFixed(1)} ms, ` +
   `${Math.round(blockCount / (med / 1000)).toLocaleString("en-US")} blocks/s`);
+console.log(`materialise result.blocks once (${blockCount} v1 block objects, not done by the page): median ${median(materialiseMs).toFixed(1)} ms`);
 console.log(`baseline (allocate ${blockCount} plain block-shaped objects): median ${base.toFixed(1)} ms`);
 console.log(`ratio simulate/baseline: ${(med / base).toFixed(2)}x`);
 console.log(`CPU time: simulate median ${median(simulateCpuMs).toFixed(1)} ms, baseline median ${median(baselineCpuMs).toFixed(1)} ms ` +
@@ -86,7 +92,7 @@ let attentionBlocks = 0;
 for (let i = 0; i < repeats; i++) {
   let sim = timed(() => KS.simulate(null, ATTENTION_KNOBS));
   if (sim.result.error) throw new Error(sim.result.error);
-  attentionBlocks = sim.result.blocks.length;
+  attentionBlocks = sim.result.columns.n;
   attentionMs.push(sim.ms);
   attentionCpuMs.push(sim.cpuMs);
   sim = null;
@@ -104,7 +110,7 @@ let blackwellBlocks = 0;
 for (let i = 0; i < repeats; i++) {
   let sim = timed(() => KS.simulate(null, BLACKWELL_KNOBS));
   if (sim.result.error) throw new Error(sim.result.error);
-  blackwellBlocks = sim.result.blocks.length;
+  blackwellBlocks = sim.result.columns.n;
   blackwellMs.push(sim.ms);
   sim = null;
 }
