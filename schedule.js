@@ -419,21 +419,23 @@ var KernelSchedule = (function () {
     this.cap = cap;
   };
 
+  /** A block handle is (index in its lane) << LANE_BITS | lane index; -1 for none. */
+  var LANE_BITS = 10, LANE_MASK = (1 << LANE_BITS) - 1, MAX_LANE_BLOCKS = 1 << (31 - LANE_BITS);
+
   /**
    * Collects blocks as columns (no object per block while the engine runs), one LaneSegment per
    * lane, so finalize() copies each lane's columns out in order instead of permuting. A block is
-   * a handle, its creation index ("seq"), -1 for none; seqLane / seqIdx say where it is.
+   * a handle that says where it is (its lane and its index there, LANE_BITS), -1 for none.
    * finalize() returns the columns in id order (README "Result columns"). withOperand: every
    * block gets an `operand` key (null unless set). capacity: the model's block estimate
-   * (presizes the per-block arrays).
+   * (presizes the lanes' columns).
    */
   function Timeline(lanes, withOperand, capacity) {
     var cap = Math.max(1024, Math.min(capacity || 0, MAX_BLOCKS));
+    if (lanes.length > LANE_MASK + 1) throw new Error("timeline: more than " + (LANE_MASK + 1) + " lanes");
     this.lanes = lanes;
     this.total = 0;
     this.n = 0;
-    this.seqLane = new Int32Array(cap);
-    this.seqIdx = new Int32Array(cap);
     // Lanes share the estimate evenly to start with; a busy lane doubles its own columns.
     var laneCap = Math.max(256, Math.ceil(cap / Math.max(1, lanes.length)));
     this.segs = lanes.map(function () { return new LaneSegment(laneCap); });
@@ -463,15 +465,11 @@ var KernelSchedule = (function () {
    * handle.
    */
   Timeline.prototype.add = function (li, kind, start, end, tile, k, stage, reason, lines, after, nAfter) {
-    var seq = this.n;
-    if (seq === this.seqLane.length) {
-      this.seqLane = grown(this.seqLane, 0);
-      this.seqIdx = grown(this.seqIdx, 0);
-    }
     var s = this.segs[li], i = s.n;
-    if (i === s.cap) s.grow();
-    this.seqLane[seq] = li;
-    this.seqIdx[seq] = i;
+    if (i === s.cap) {
+      if (i === MAX_LANE_BLOCKS) throw new Error("timeline: more than " + MAX_LANE_BLOCKS + " blocks on one lane");
+      s.grow();
+    }
     if (i > 0 && start < s.start[i - 1]) s.sorted = false;
     s.kind[i] = intern(this.kinds, kind);
     s.reason[i] = intern(this.reasons, reason);
@@ -487,36 +485,36 @@ var KernelSchedule = (function () {
     for (var a = 0; a < nAfter; a++) s.afterList[at + a] = after[a];
     s.afterAt[i + 1] = at + nAfter;
     s.n = i + 1;
-    this.n = seq + 1;
+    this.n++;
     if (end > this.total) this.total = end;
-    return seq;
+    return (i << LANE_BITS) | li;
   };
 
-  /** The end of block handle seq. */
-  Timeline.prototype.endOf = function (seq) {
-    return this.segs[this.seqLane[seq]].end[this.seqIdx[seq]];
+  /** The end of block handle h. */
+  Timeline.prototype.endOf = function (h) {
+    return this.segs[h & LANE_MASK].end[h >> LANE_BITS];
   };
 
-  /** The kind code of block handle seq. */
-  Timeline.prototype.kindOf = function (seq) {
-    return this.segs[this.seqLane[seq]].kind[this.seqIdx[seq]];
+  /** The kind code of block handle h. */
+  Timeline.prototype.kindOf = function (h) {
+    return this.segs[h & LANE_MASK].kind[h >> LANE_BITS];
   };
 
-  /** The `after` handles of block handle seq (a copy; none for -1). */
-  Timeline.prototype.afterOf = function (seq) {
-    if (seq < 0) return EMPTY;
-    var s = this.segs[this.seqLane[seq]], i = this.seqIdx[seq];
+  /** The `after` handles of block handle h (a copy; none for -1). */
+  Timeline.prototype.afterOf = function (h) {
+    if (h < 0) return EMPTY;
+    var s = this.segs[h & LANE_MASK], i = h >> LANE_BITS;
     return Array.prototype.slice.call(s.afterList, s.afterAt[i], s.afterAt[i + 1]);
   };
 
-  /** Name the operand (K, V, Vt, Q) of block handle seq. */
-  Timeline.prototype.setOperand = function (seq, operand) {
-    this.segs[this.seqLane[seq]].operand[this.seqIdx[seq]] = operand === null ? 0 : intern(this.operands, operand) + 1;
+  /** Name the operand (K, V, Vt, Q) of block handle h. */
+  Timeline.prototype.setOperand = function (h, operand) {
+    this.segs[h & LANE_MASK].operand[h >> LANE_BITS] = operand === null ? 0 : intern(this.operands, operand) + 1;
   };
 
-  /** The operand of block handle seq, or null. */
-  Timeline.prototype.operandOf = function (seq) {
-    var code = this.segs[this.seqLane[seq]].operand[this.seqIdx[seq]];
+  /** The operand of block handle h, or null. */
+  Timeline.prototype.operandOf = function (h) {
+    var code = this.segs[h & LANE_MASK].operand[h >> LANE_BITS];
     return code === 0 ? null : this.operands[code - 1];
   };
 
@@ -554,11 +552,7 @@ var KernelSchedule = (function () {
       for (var j = 0; j < o.length; j++) r[o[j]] = j;
       return r;
     });
-    var idOf = new Int32Array(n), seqLane = this.seqLane, seqIdx = this.seqIdx;
-    for (var seq = 0; seq < n; seq++) {
-      var l = seqLane[seq], x = seqIdx[seq];
-      idOf[seq] = laneStart[l] + (rank[l] === null ? x : rank[l][x]);
-    }
+    var sorted = rank.every(function (r) { return r === null; });
     var c = {
       n: n, lanes: this.lanes.map(function (ln) { return ln.id; }), laneStart: laneStart, lane: new Int32Array(n),
       kind: new Int32Array(n), reason: new Int32Array(n), lines: new Int32Array(n), operand: new Int32Array(n),
@@ -581,7 +575,10 @@ var KernelSchedule = (function () {
       for (i = 0; i < s.n; i++) {
         var j = order === null ? i : order[i];
         afterAt[base + i] = at;
-        for (var a = sAt[j], a1 = sAt[j + 1]; a < a1; a++) afterList[at++] = idOf[sList[a]];
+        for (var a = sAt[j], a1 = sAt[j + 1]; a < a1; a++) {
+          var h = sList[a], hl = h & LANE_MASK, hi = h >> LANE_BITS;
+          afterList[at++] = laneStart[hl] + (sorted || rank[hl] === null ? hi : rank[hl][hi]);
+        }
       }
     }
     c.afterAt[n] = at;

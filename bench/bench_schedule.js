@@ -1,25 +1,30 @@
-// Benchmark of schedule.js: simulate about 1,000,000 blocks (the result's columns, which the page
-// draws from), then materialise the v1 block objects once (what tests, JSON dumps and exports
-// read), and compare with plain allocation measured in the same process.
+// Benchmark of schedule.js: simulate about 1,000,000 blocks per model (the result's columns, which
+// the page draws from), materialise the v1 block objects once (what tests, JSON dumps and exports
+// read, never the page), and allocate as many plain objects as a baseline measured alongside.
+// Every case runs in a fresh Node process (as the page's Worker has its own heap), so one case's
+// garbage never slows the next one's collections.
 // Usage: node bench/bench_schedule.js [repeats]   (not part of the test suite)
 "use strict";
 
 const path = require("node:path");
+const os = require("node:os");
+const { execFileSync } = require("node:child_process");
 const KS = require(path.join(__dirname, "..", "schedule.js"));
 
-/** Wall-time target for one 1M-block simulate() (the page re-simulates on slider moves). */
+/** Wall-time target for one 1M-block simulate() (issues 9 and 13). */
 const TARGET_MS = 1000;
 
-/** Knobs giving just over 1,000,000 blocks with the default latencies (pingpong, 2 WGs). */
-const BENCH_KNOBS = { outputTiles: 500, kTiles: 500 };
+/** About 1,000,000 blocks each, defaults otherwise. */
+const CASES = {
+  gemm: { outputTiles: 500, kTiles: 500 },
+  attention: { model: "attention", outputTiles: 240, kvBlocks: 300, intraWGOverlap: true, interWGPingpong: true },
+  blackwell: { model: "blackwell", outputTiles: 500, kTiles: 500 },
+};
 
-const repeats = Math.max(1, Number(process.argv[2]) || 5);
+/** Objects allocated by the baseline: the GEMM case's block count. */
+const BASELINE_COUNT = 1001998;
 
-/**
- * Milliseconds taken by fn() (wall, and CPU time of the process: user + system, all threads,
- * which GC helper threads add to; on a shared machine CPU time varies less than wall time), and
- * its result.
- */
+/** Wall and CPU milliseconds of fn() (CPU: user + system of the process, GC threads included) and its result. */
 function timed(fn) {
   const c0 = process.cpuUsage();
   const t0 = process.hrtime.bigint();
@@ -46,76 +51,53 @@ function median(values) {
   return sorted[Math.floor(sorted.length / 2)];
 }
 
-const simulateMs = [];
-const simulateCpuMs = [];
-const materialiseMs = [];
-const baselineMs = [];
-const baselineCpuMs = [];
-let blockCount = 0;
-let totalSteps = 0;
-// Keep only numbers between runs: a live million-block result would slow the next run's GC.
-for (let i = 0; i < repeats; i++) {
-  let sim = timed(() => KS.simulate(null, BENCH_KNOBS));
-  if (sim.result.error) throw new Error(sim.result.error);
-  blockCount = sim.result.columns.n;
-  totalSteps = sim.result.total;
-  simulateMs.push(sim.ms);
-  simulateCpuMs.push(sim.cpuMs);
-  const result = sim.result;
-  sim = null;
-  materialiseMs.push(timed(() => result.blocks.length).ms);
-  const base = timed(() => allocateBlocks(blockCount).length);
-  baselineMs.push(base.ms);
-  baselineCpuMs.push(base.cpuMs);
+/** Child: run one case `what` (a model name, "materialise" or "baseline") and print JSON figures. */
+function child(what, repeats) {
+  const out = { ms: [], cpuMs: [], blocks: 0, steps: 0 };
+  for (let i = 0; i < repeats; i++) {
+    let t;
+    if (what === "baseline") {
+      t = timed(() => allocateBlocks(BASELINE_COUNT).length);
+    } else if (what === "materialise") {
+      let result = KS.simulate(null, CASES.gemm);
+      t = timed(() => result.blocks.length);
+      result = null;
+    } else {
+      t = timed(() => KS.simulate(null, CASES[what]));
+      if (t.result.error) throw new Error(t.result.error);
+      out.blocks = t.result.columns.n;
+      out.steps = t.result.total;
+    }
+    out.ms.push(t.ms);
+    out.cpuMs.push(t.cpuMs);
+    t = null;
+  }
+  process.stdout.write(JSON.stringify(out));
 }
 
-const first = simulateMs[0]; // includes JIT warm-up, like the page's first render
-const med = median(simulateMs);
-const base = median(baselineMs);
-console.log(`node ${process.version}, knobs ${JSON.stringify(BENCH_KNOBS)} (other knobs default), ${repeats} runs`);
-console.log(`blocks: ${blockCount} (estimate ${KS.estimateBlockCount(BENCH_KNOBS)}, cap ${KS.MAX_BLOCKS}), total ${totalSteps} steps`);
-console.log(`simulate: first ${first.toFixed(1)} ms, median ${med.toFixed(1)} ms, ` +
-  `min ${Math.min(...simulateMs).toFixed(1)} ms, max ${Math.max(...simulateMs).toFixed(1)} ms, ` +
-  `${Math.round(blockCount / (med / 1000)).toLocaleString("en-US")} blocks/s`);
-console.log(`materialise result.blocks once (${blockCount} v1 block objects, not done by the page): median ${median(materialiseMs).toFixed(1)} ms`);
-console.log(`baseline (allocate ${blockCount} plain block-shaped objects): median ${base.toFixed(1)} ms`);
-console.log(`ratio simulate/baseline: ${(med / base).toFixed(2)}x`);
-console.log(`CPU time: simulate median ${median(simulateCpuMs).toFixed(1)} ms, baseline median ${median(baselineCpuMs).toFixed(1)} ms ` +
-  `(ratio ${(median(simulateCpuMs) / median(baselineCpuMs)).toFixed(2)}x); load average ${require("node:os").loadavg()[0].toFixed(1)}`);
-console.log(`target < ${TARGET_MS} ms: ${med < TARGET_MS ? "met" : "MISSED"}`);
-
-// Attention model: FA3-style with both refinements on, about 1,000,000 blocks.
-const ATTENTION_KNOBS = { model: "attention", outputTiles: 240, kvBlocks: 300, intraWGOverlap: true, interWGPingpong: true };
-const attentionMs = [];
-const attentionCpuMs = [];
-let attentionBlocks = 0;
-for (let i = 0; i < repeats; i++) {
-  let sim = timed(() => KS.simulate(null, ATTENTION_KNOBS));
-  if (sim.result.error) throw new Error(sim.result.error);
-  attentionBlocks = sim.result.columns.n;
-  attentionMs.push(sim.ms);
-  attentionCpuMs.push(sim.cpuMs);
-  sim = null;
+/** Parent: each case in its own process, then one line per case. */
+function main(repeats) {
+  console.log(`node ${process.version}, ${repeats} runs per case, each case in a fresh process; load average ${os.loadavg()[0].toFixed(1)}`);
+  const figures = {};
+  for (const what of ["baseline", "gemm", "attention", "blackwell", "materialise"]) {
+    const text = execFileSync(process.execPath, [__filename, "--child", what, String(repeats)], { encoding: "utf8" });
+    figures[what] = JSON.parse(text);
+  }
+  const base = median(figures.baseline.ms);
+  console.log(`baseline: allocate 1,001,998 plain block-shaped objects: median ${base.toFixed(1)} ms`);
+  for (const model of Object.keys(CASES)) {
+    const f = figures[model];
+    const med = median(f.ms);
+    console.log(`${model} ${JSON.stringify(CASES[model])}: ${f.blocks} blocks (estimate ` +
+      `${KS.estimateBlockCount(CASES[model])}), ${f.steps} steps; simulate first ${f.ms[0].toFixed(1)} ms, ` +
+      `median ${med.toFixed(1)} ms (min ${Math.min(...f.ms).toFixed(1)}, max ${Math.max(...f.ms).toFixed(1)}; CPU median ` +
+      `${median(f.cpuMs).toFixed(1)} ms), ${(med / base).toFixed(2)}x the baseline, ` +
+      `${Math.round(f.blocks / (med / 1000)).toLocaleString("en-US")} blocks/s; target < ${TARGET_MS} ms: ${med < TARGET_MS ? "met" : "MISSED"}`);
+  }
+  console.log(`materialise result.blocks of the GEMM case once (v1 objects; tests, JSON dumps and exports, never the page): ` +
+    `median ${median(figures.materialise.ms).toFixed(1)} ms`);
+  console.log(`load average after: ${os.loadavg()[0].toFixed(1)}`);
 }
-const attMed = median(attentionMs);
-console.log(`attention ${JSON.stringify(ATTENTION_KNOBS)}: ${attentionBlocks} blocks ` +
-  `(estimate ${KS.estimateBlockCount(ATTENTION_KNOBS)}), first ${attentionMs[0].toFixed(1)} ms, ` +
-  `median ${attMed.toFixed(1)} ms (CPU ${median(attentionCpuMs).toFixed(1)} ms), ${Math.round(attentionBlocks / (attMed / 1000)).toLocaleString("en-US")} blocks/s, ` +
-  `target < ${TARGET_MS} ms: ${attMed < TARGET_MS ? "met" : "MISSED"}`);
 
-// Blackwell model (SM100 UMMA GEMM, 1-SM, defaults otherwise): about 1,000,000 blocks.
-const BLACKWELL_KNOBS = { model: "blackwell", outputTiles: 500, kTiles: 500 };
-const blackwellMs = [];
-let blackwellBlocks = 0;
-for (let i = 0; i < repeats; i++) {
-  let sim = timed(() => KS.simulate(null, BLACKWELL_KNOBS));
-  if (sim.result.error) throw new Error(sim.result.error);
-  blackwellBlocks = sim.result.columns.n;
-  blackwellMs.push(sim.ms);
-  sim = null;
-}
-const bwMed = median(blackwellMs);
-console.log(`blackwell ${JSON.stringify(BLACKWELL_KNOBS)}: ${blackwellBlocks} blocks ` +
-  `(estimate ${KS.estimateBlockCount(BLACKWELL_KNOBS)}), first ${blackwellMs[0].toFixed(1)} ms, ` +
-  `median ${bwMed.toFixed(1)} ms, ${Math.round(blackwellBlocks / (bwMed / 1000)).toLocaleString("en-US")} blocks/s, ` +
-  `target < ${TARGET_MS} ms: ${bwMed < TARGET_MS ? "met" : "MISSED"}`);
+if (process.argv[2] === "--child") child(process.argv[3], Math.max(1, Number(process.argv[4]) || 5));
+else main(Math.max(1, Number(process.argv[2]) || 5));
