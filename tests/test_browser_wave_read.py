@@ -79,7 +79,7 @@ def test_tooltip_and_cursor_follow_the_pointer_after_keyboard_zoom(open_page, ge
         if hit is None:
             assert page.is_hidden("#tooltip")
             continue
-        b = kv(page, f"kv.state.byId.get({hit})")
+        b = kv(page, f"kv.block({hit})")
         title = page.inner_text("#tooltip").split("\n")[0]
         ok = str(b["tile"]) if b["k"] is None else f"{b['tile']}.{b['k']}"
         assert f" {ok} " in f" {title} " and f"{b['start']}\u2013{b['end']}" in page.inner_text("#tooltip"), key
@@ -263,10 +263,10 @@ def test_arrows_tab_and_lane_events_select_blocks(open_page, gemm_url):
     page.keyboard.press("ArrowRight")
     first = kv(page, "kv.selectedId()")
     assert first is not None
-    lane = kv(page, f"kv.state.byId.get({first}).lane")
+    lane = kv(page, f"kv.block({first}).lane")
     page.keyboard.press("ArrowRight")
     second = kv(page, "kv.selectedId()")
-    blocks = kv(page, f"kv.state.laneIndex[kv.state.laneRow['{lane}']].blocks.map(b => b.id)")
+    blocks = kv(page, f"kv.laneBlocks('{lane}').map(b => b.id)")
     assert blocks.index(second) == blocks.index(first) + 1
     page.keyboard.press("Tab")
     assert blocks.index(kv(page, "kv.selectedId()")) == blocks.index(second) + 1
@@ -274,10 +274,10 @@ def test_arrows_tab_and_lane_events_select_blocks(open_page, gemm_url):
     assert kv(page, "kv.selectedId()") == second
     page.keyboard.press("ArrowDown")
     below = kv(page, "kv.selectedId()")
-    assert kv(page, f"kv.state.laneRow[kv.state.byId.get({below}).lane]") == kv(page, f"kv.state.laneRow['{lane}']") + 1
+    assert kv(page, f"kv.state.laneRow[kv.block({below}).lane]") == kv(page, f"kv.state.laneRow['{lane}']") + 1
     # . / , move the cursor to the next / previous block edge on the selected lane.
-    sel = kv(page, f"kv.state.byId.get({below})")
-    edges = sorted({e for b in kv(page, f"kv.state.laneIndex[kv.state.laneRow['{sel['lane']}']].blocks") for e in (b["start"], b["end"])})
+    sel = kv(page, f"kv.block({below})")
+    edges = sorted({e for b in kv(page, f"kv.laneBlocks('{sel['lane']}')") for e in (b["start"], b["end"])})
     cur = kv(page, "kv.state.cursor")
     page.keyboard.press(".")
     nxt = kv(page, "kv.state.cursor")
