@@ -1637,10 +1637,10 @@ var KVWave = (function () {
       var x0View = state.gutterPx, x1View = widthCss, c = state.columns;
       var shafts = new Path2D(), heads = new Path2D();
       for (var i = 0; i < edges.length; i++) {
-        var src = edges[i][0], dst = edges[i][1];
-        var from = idBox(scale, src), to = idBox(scale, dst);
+        var fromId = edges[i][0], toId = edges[i][1];
+        var from = idBox(scale, fromId), to = idBox(scale, toId);
         if (!from || !to) continue;
-        var xa = scale.xPx(c.end[src]), ya = from.y + from.h / 2, xb = to.x0, yb = to.y + to.h / 2;
+        var xa = scale.xPx(c.end[fromId]), ya = from.y + from.h / 2, xb = to.x0, yb = to.y + to.h / 2;
         if ((xa < x0View && xb < x0View) || (xa > x1View && xb > x1View)) continue;
         shafts.moveTo(xa, ya);
         shafts.lineTo(xb, yb);
