@@ -537,12 +537,34 @@ var KVWave = (function () {
   /**
    * A simulate() result in a form that crosses from a Worker cheaply: the block columns' typed
    * arrays (schedule.js result.columns) are transferred, not copied, with their small tables;
-   * barrier events become typed columns too (strings interned); the rest of the result goes as is.
-   * Never reads result.blocks (that would build every block object in the Worker). Runs inside
-   * the Worker (its source is sent there), so it uses nothing outside itself.
+   * barrier events become typed columns too (packEvents); the rest of the result goes as is.
+   * deferEvents: when the events are still a lazy getter (the engine builds them on first read,
+   * about as long as a third of the simulation), leave them out (eventsDeferred: true); the Worker
+   * sends them in a second message once the result is on its way. Never reads result.blocks (that
+   * would build every block object in the Worker). Runs inside the Worker (its source and
+   * packEvents' are sent there), so it uses nothing else.
    */
-  function packResult(r) {
+  function packResult(r, deferEvents) {
     if (!r || typeof r !== "object" || !r.columns || typeof r.columns.n !== "number") return {plain: r};
+    var desc = Object.getOwnPropertyDescriptor(r, "barrierEvents");
+    var defer = !!(deferEvents && desc && desc.get);
+    var rest = {};
+    Object.keys(r).forEach(function (key) { if (key !== "blocks" && key !== "barrierEvents" && key !== "laneBlocks") rest[key] = r[key]; });
+    // Every typed array's buffer once (two views of one buffer must not be listed twice).
+    var buffers = new Set(), c = r.columns;
+    Object.keys(c).forEach(function (key) { if (ArrayBuffer.isView(c[key])) buffers.add(c[key].buffer); });
+    var out = {rest: rest, columns: c, events: null, eventsDeferred: defer, transfer: null};
+    if (!defer) {
+      out.events = packEvents(r);
+      out.events.transfer.forEach(function (buf) { buffers.add(buf); });
+      delete out.events.transfer;
+    }
+    out.transfer = Array.from(buffers);
+    return out;
+  }
+
+  /** result.barrierEvents as typed columns with interned strings: {strings, t, barrier, type, lane, phase, transfer}. */
+  function packEvents(r) {
     var strings = [], stringIds = new Map();
     function str(s) {
       if (s === null || s === undefined) return s === null ? -2 : -1;
@@ -551,49 +573,56 @@ var KVWave = (function () {
       return id;
     }
     function num(x) { return x === null || x === undefined ? NaN : x; }
-    var events = r.barrierEvents || [], m = events.length, i;
-    var ev = {t: new Float64Array(m), barrier: new Float64Array(m), type: new Int32Array(m), lane: new Int32Array(m), phase: new Float64Array(m)};
-    for (i = 0; i < m; i++) {
+    var events = r.barrierEvents || [], m = events.length;
+    var ev = {strings: strings, t: new Float64Array(m), barrier: new Float64Array(m), type: new Int32Array(m), lane: new Int32Array(m), phase: new Float64Array(m)};
+    for (var i = 0; i < m; i++) {
       var e = events[i];
       ev.t[i] = e.t; ev.barrier[i] = e.barrier; ev.type[i] = str(e.type); ev.lane[i] = str(e.lane); ev.phase[i] = num(e.phase);
     }
-    var rest = {};
-    Object.keys(r).forEach(function (key) { if (key !== "blocks" && key !== "barrierEvents" && key !== "laneBlocks") rest[key] = r[key]; });
-    // Every typed array's buffer once (two views of one buffer must not be listed twice).
-    var buffers = new Set(), c = r.columns;
-    Object.keys(c).forEach(function (key) { if (ArrayBuffer.isView(c[key])) buffers.add(c[key].buffer); });
-    Object.keys(ev).forEach(function (key) { buffers.add(ev[key].buffer); });
-    return {rest: rest, strings: strings, columns: c, events: ev, transfer: Array.from(buffers)};
+    ev.transfer = [ev.t.buffer, ev.barrier.buffer, ev.type.buffer, ev.lane.buffer, ev.phase.buffer];
+    return ev;
+  }
+
+  /** Barrier event objects from packEvents' columns. */
+  function unpackEvents(e) {
+    var strings = e.strings, m = e.t.length, events = new Array(m);
+    function str(i) { return i === -2 ? null : (i < 0 ? undefined : strings[i]); }
+    function num(x) { return x !== x ? null : x; }
+    for (var j = 0; j < m; j++) events[j] = {t: e.t[j], barrier: e.barrier[j], type: str(e.type[j]), lane: str(e.lane[j]), phase: num(e.phase[j])};
+    return events;
   }
 
   /**
    * The result packResult packed: the columns attached with KernelSchedule.attachColumns (so
    * result.columns is what the page reads, and blocks / laneBlocks stay lazy getters that only
-   * an export or a test materialises); barrier events rebuilt on first read. KS: the simulator
-   * module (default: the page's window.KernelSchedule).
+   * an export or a test materialises); barrier events rebuilt on first read. With deferred
+   * events, result.eventsPending (non-enumerable) is true and barrierEvents reads [] until
+   * supplyEvents(result, packedEvents) gives them. KS: the simulator module (default: the
+   * page's window.KernelSchedule).
    */
   function unpackResult(p, KS) {
     if (p.plain !== undefined || !p.columns) return p.plain;
     KS = KS || (typeof window !== "undefined" ? window.KernelSchedule : null);
-    var strings = p.strings, e = p.events, events = null;
-    function str(i) { return i === -2 ? null : (i < 0 ? undefined : strings[i]); }
-    function num(x) { return x !== x ? null : x; }
-    var r = {};
+    var r = {}, packed = p.events, events = null;
     Object.keys(p.rest).forEach(function (key) { r[key] = p.rest[key]; });
     KS.attachColumns(r, p.columns);
+    Object.defineProperty(r, "eventsPending", {value: !!p.eventsDeferred, enumerable: false, configurable: true, writable: true});
+    Object.defineProperty(r, "supplyEvents", {enumerable: false, configurable: true, value: function (e) {
+      packed = e;
+      events = null;
+      r.eventsPending = false;
+    }});
     // Barrier events are rebuilt on first read (the barrier panel, an export), as the engine does.
     Object.defineProperty(r, "barrierEvents", {enumerable: true, configurable: true, get: function () {
-      if (events) return events;
-      var m = e.t.length;
-      events = new Array(m);
-      for (var j = 0; j < m; j++) events[j] = {t: e.t[j], barrier: e.barrier[j], type: str(e.type[j]), lane: str(e.lane[j]), phase: num(e.phase[j])};
+      if (!packed) return [];
+      if (!events) events = unpackEvents(packed);
       return events;
     }});
     return r;
   }
 
   var pure = {
-    packResult: packResult, unpackResult: unpackResult, percentText: percentText, barrierStateAt: barrierStateAt, barrierEventStep: barrierEventStep, codePathLines: codePathLines,
+    packResult: packResult, packEvents: packEvents, unpackResult: unpackResult, percentText: percentText, barrierStateAt: barrierStateAt, barrierEventStep: barrierEventStep, codePathLines: codePathLines,
     TimeScale: TimeScale, buildLaneIndex: buildLaneIndex, laneIndexOf: laneIndexOf, visibleRange: visibleRange, niceTickStep: niceTickStep,
     buildFillSummary: buildFillSummary, fillMaskIn: fillMaskIn, dependentsOfColumns: dependentsOfColumns, laneEdge: laneEdge,
     labelCandidates: labelCandidates, fillKey: fillKey, chainIds: chainIds, parseHash: parseHash,
@@ -833,6 +862,7 @@ var KVWave = (function () {
     /** Simulate now on this thread (small settings, start-up, and when no Worker can be made). */
     function simulateNow() {
       cancelBackground();
+      state.resultRunId = 0;
       var t0 = performance.now();
       var result;
       try {
@@ -847,12 +877,17 @@ var KVWave = (function () {
     // -- large settings: simulated in a Web Worker made from the page's own simulator text (a Blob
     // URL, which works from file://); a newer request terminates the stale run; the last drawing
     // stays interactive meanwhile and a progress line says what is running.
-    var WORKER_MAIN = "var packResult = " + packResult.toString() + ";\n" +
+    // The result goes first; deferred barrier events follow in a second message (the page draws
+    // meanwhile, and the barrier panel says they are on their way).
+    var WORKER_MAIN = "var packResult = " + packResult.toString() + ";\nvar packEvents = " + packEvents.toString() + ";\n" +
       "self.onmessage = function (e) { var r; try { r = KernelSchedule.simulate(e.data.parsed, e.data.knobs); }" +
       " catch (err) { r = {error: 'simulation failed: ' + (err && err.message ? err.message : String(err))}; }" +
-      " var p = packResult(r), transfer = p.transfer || []; delete p.transfer;" +
-      " self.postMessage({id: e.data.id, packed: p}, transfer); };";
-    var worker = null, workerUrl = null, runId = 0, running = null, progressTimer = 0;
+      " var p = packResult(r, true), transfer = p.transfer || []; delete p.transfer;" +
+      " self.postMessage({id: e.data.id, packed: p}, transfer);" +
+      " if (p.eventsDeferred) { var ev = packEvents(r), t2 = ev.transfer; delete ev.transfer;" +
+      " self.postMessage({id: e.data.id, events: ev}, t2); } };";
+    // eventsBusy: the run id whose deferred barrier events the Worker is still packing (0: none).
+    var worker = null, workerUrl = null, runId = 0, running = null, progressTimer = 0, eventsBusy = 0, pendingExport = null;
     function makeWorker() {
       var simSource = window.KV_SOURCES && window.KV_SOURCES.schedule;
       if (!simSource || typeof Worker === "undefined" || typeof Blob === "undefined") return null;
@@ -860,19 +895,33 @@ var KVWave = (function () {
         if (!workerUrl) workerUrl = URL.createObjectURL(new Blob([simSource, "\n", WORKER_MAIN], {type: "text/javascript"}));
         var w = new Worker(workerUrl);
         w.onmessage = function (ev) {
+          if (ev.data.events) {
+            // The deferred barrier events of the result on screen (else a stale run's: ignored).
+            if (ev.data.id === eventsBusy) eventsBusy = 0;
+            var r = state.result;
+            if (!r || !r.eventsPending || state.resultRunId !== ev.data.id) return;
+            r.supplyEvents(ev.data.events);
+            lastBarrierResult = null;  // the barrier panel re-renders with them
+            requestDraw();
+            if (pendingExport) { var format = pendingExport; pendingExport = null; exportAs(format); }
+            return;
+          }
           if (!running || ev.data.id !== running.id) return;  // a stale run's answer
-          var t0 = running.t0;
+          var t0 = running.t0, id = running.id;
           running = null;
           showProgress(null);
           var unpackStart = performance.now();
           var result = unpackResult(ev.data.packed);
           state.lastUnpackMs = performance.now() - unpackStart;
+          state.resultRunId = id;
+          if (result && result.eventsPending) eventsBusy = id;
           applyResult(result, t0);
           requestDraw();
         };
         w.onerror = function (ev) {
           ev.preventDefault();
           running = null;
+          eventsBusy = 0;
           showProgress(null);
           worker = null;
           applyResult({error: "background simulation failed: " + (ev.message || "unknown error")}, performance.now());
@@ -897,6 +946,12 @@ var KVWave = (function () {
       try { estimate = noFit ? 0 : KS.estimateBlockCount(state.knobs, parsed); } catch (e) { estimate = 0; }
       if (!(estimate >= WORKER_MIN_BLOCKS) || estimate > KS.MAX_BLOCKS) return false;
       cancelBackground();
+      if (eventsBusy && worker) {
+        // Still packing the previous result's barrier events: a new run must not queue behind them.
+        worker.terminate();
+        worker = null;
+        eventsBusy = 0;
+      }
       worker = worker || makeWorker();
       if (!worker) return false;
       running = {id: ++runId, t0: performance.now(), estimate: estimate};
@@ -2019,6 +2074,10 @@ var KVWave = (function () {
       var t = state.cursor;
       document.getElementById("barriers-title").textContent = "Barriers after step " + t;
       if (r.barrierEventsOmitted) KVCommon.html("p", "kv-error", "Barrier events were not recorded for a schedule this large: phases unknown.", body);
+      if (r.eventsPending) {
+        KVCommon.html("p", "kv-muted", "Barrier events are on their way from the background simulation.", body);
+        return;
+      }
       var states = barrierStateAt(r, t);
       var table = KVCommon.html("table", "kv-bar-table", null, body);
       var head = KVCommon.html("tr", null, null, table);
@@ -2217,6 +2276,8 @@ var KVWave = (function () {
       try {
         if (format === "chrome" || format === "vcd") {
           if (!KE) throw new Error("the exporter (KernelExport) is missing");
+          // Barrier events still on their way from the Worker: export when they arrive.
+          if (r && r.eventsPending) { pendingExport = format; return; }
           // An explicit user action: the exporter reads result.blocks (built once, here).
           if (!r || r.error || !r.columns || !r.columns.n) throw new Error("no schedule to export");
           var markers = [];

@@ -545,6 +545,13 @@ def test_worker_result_is_drawn_from_transferred_columns_without_block_objects(o
     assert kv(page, "kv.state.columns.n") > 100000
     assert kv(page, "kv.state.columns.start instanceof Float64Array")
     drive_without_blocks(page)
+    # The barrier events follow the result in a second message; then the panel replays them.
+    page.wait_for_function("!window.__kv.state.result.eventsPending", timeout=120000)
+    assert kv(page, "kv.state.result.barrierEvents.length") > 0
+    page.keyboard.press("]")
+    flush(page)
+    assert page.query_selector("#barriers-body tr[data-barrier]") is not None
+    assert "on their way" not in page.inner_text("#barriers-body")
 
 
 def test_million_block_result_is_applied_without_a_long_main_thread_task(open_page, gemm_url):

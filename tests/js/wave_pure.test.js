@@ -36,6 +36,19 @@ test("packResult/unpackResult round-trip every example result, transferring the 
   Object.defineProperty(r, "blocks", { get() { throw new Error("blocks read"); }, enumerable: true, configurable: true });
   const p = W.packResult(r);
   assert.strictEqual(p.columns, r.columns);
+  // Deferred barrier events: the result crosses without them, they follow in a second message.
+  const r2 = K.simulate(EX("sm90_gemm_pingpong.json"), {});
+  const want2 = plain(r2);
+  const p2 = W.packResult(r2, true);
+  assert.strictEqual(p2.eventsDeferred, true);
+  const u2 = W.unpackResult(p2, K);
+  assert.strictEqual(u2.eventsPending, true);
+  assert.deepStrictEqual(u2.barrierEvents, []);
+  const ev = W.packEvents(r2);
+  delete ev.transfer;
+  u2.supplyEvents(structuredClone(ev));
+  assert.strictEqual(u2.eventsPending, false);
+  assert.deepStrictEqual(plain(u2), want2);
   // A result without columns (an error) passes through unchanged.
   assert.deepStrictEqual(W.unpackResult(W.packResult({ error: "x" })), { error: "x" });
 });
