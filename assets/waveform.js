@@ -18,6 +18,7 @@ var KVWave = (function () {
   var NO_INT = -2147483648;          // result columns' tile / k / stage value for null
   var WORKER_MIN_BLOCKS = 50000;
   var BLOCK_CACHE_MAX = 4096;        // block objects the page keeps built (selected, hovered, labelled, linked)     // settings estimated at this many blocks or more simulate in a Web Worker
+  var EVENTS_DELAY_MS = 50;          // the Worker packs a result's barrier events this long after sending it
   var PROGRESS_TICK_MS = 200;        // the background simulation's progress line is refreshed this often  // below this window height the header facts start folded         // utilization is shown with one decimal
   var LANE_HEIGHT_PX = 24;           // one lane (producer, stage s, consumer WG c)
   var BLOCK_INSET_PX = 3;            // vertical gap between a block and its lane's edges
@@ -151,12 +152,22 @@ var KVWave = (function () {
   function buildFillSummary(c, kindFills) {
     var n = c.n, code = new Uint8Array(n), kind = c.kind, tile = c.tile;
     var l1 = new Uint32Array((n >> LOD_SHIFT) + 1), l2 = new Uint32Array((n >> (2 * LOD_SHIFT)) + 1);
+    // single[kc]: the one fill code of a kind, or -1 when its fills alternate by output tile.
+    var single = new Int32Array(kindFills.length);
+    for (var kc = 0; kc < kindFills.length; kc++) single[kc] = kindFills[kc].length === 1 ? kindFills[kc][0] : -1;
     for (var id = 0; id < n; id++) {
-      var fills = kindFills[kind[id]], f;
-      if (fills.length === 1) f = fills[0];
-      else { var t = tile[id]; f = fills[(t === NO_INT ? 0 : t) % fills.length]; }
+      var f = single[kind[id]];
+      if (f < 0) {
+        var fills = kindFills[kind[id]], t = tile[id];
+        f = fills[(t === NO_INT ? 0 : t) % fills.length];
+      }
       code[id] = f;
-      l1[id >> LOD_SHIFT] |= 1 << f;
+    }
+    // Group masks: one pass per group of LOD_GROUP codes.
+    for (var g = 0, base = 0; base < n; g++, base += LOD_GROUP) {
+      var m = 0, top = Math.min(n, base + LOD_GROUP);
+      for (var i = base; i < top; i++) m |= 1 << code[i];
+      l1[g] = m;
     }
     for (var g = 0; g < l1.length; g++) l2[g >> LOD_SHIFT] |= l1[g];
     return {code: code, l1: l1, l2: l2};
@@ -877,17 +888,19 @@ var KVWave = (function () {
     // -- large settings: simulated in a Web Worker made from the page's own simulator text (a Blob
     // URL, which works from file://); a newer request terminates the stale run; the last drawing
     // stays interactive meanwhile and a progress line says what is running.
-    // The result goes first; deferred barrier events follow in a second message (the page draws
-    // meanwhile, and the barrier panel says they are on their way).
-    var WORKER_MAIN = "var packResult = " + packResult.toString() + ";\nvar packEvents = " + packEvents.toString() + ";\n" +
+    // The result goes first; deferred barrier events follow in a second message EVENTS_DELAY_MS
+    // later, unless a newer request came meanwhile (a slider drag never waits behind them; that
+    // result is replaced anyway). The page draws meanwhile; the barrier panel says they are on their way.
+    var WORKER_MAIN = "var packResult = " + packResult.toString() + ";\nvar packEvents = " + packEvents.toString() + ";\nvar latest = 0;\n" +
       "self.onmessage = function (e) { var r; try { r = KernelSchedule.simulate(e.data.parsed, e.data.knobs); }" +
       " catch (err) { r = {error: 'simulation failed: ' + (err && err.message ? err.message : String(err))}; }" +
       " var p = packResult(r, true), transfer = p.transfer || []; delete p.transfer;" +
-      " self.postMessage({id: e.data.id, packed: p}, transfer);" +
-      " if (p.eventsDeferred) { var ev = packEvents(r), t2 = ev.transfer; delete ev.transfer;" +
-      " self.postMessage({id: e.data.id, events: ev}, t2); } };";
-    // eventsBusy: the run id whose deferred barrier events the Worker is still packing (0: none).
-    var worker = null, workerUrl = null, runId = 0, running = null, progressTimer = 0, eventsBusy = 0, pendingExport = null;
+      " latest = e.data.id; self.postMessage({id: e.data.id, packed: p}, transfer);" +
+      " if (p.eventsDeferred) setTimeout(function () { if (latest !== e.data.id) return;" +
+      " var ev = packEvents(r), t2 = ev.transfer; delete ev.transfer;" +
+      " self.postMessage({id: e.data.id, events: ev}, t2); }, " + EVENTS_DELAY_MS + "); };";
+    // pendingExport: a trace/VCD export waiting for the result's deferred barrier events.
+    var worker = null, workerUrl = null, runId = 0, running = null, progressTimer = 0, pendingExport = null;
     function makeWorker() {
       var simSource = window.KV_SOURCES && window.KV_SOURCES.schedule;
       if (!simSource || typeof Worker === "undefined" || typeof Blob === "undefined") return null;
@@ -897,7 +910,6 @@ var KVWave = (function () {
         w.onmessage = function (ev) {
           if (ev.data.events) {
             // The deferred barrier events of the result on screen (else a stale run's: ignored).
-            if (ev.data.id === eventsBusy) eventsBusy = 0;
             var r = state.result;
             if (!r || !r.eventsPending || state.resultRunId !== ev.data.id) return;
             r.supplyEvents(ev.data.events);
@@ -914,14 +926,12 @@ var KVWave = (function () {
           var result = unpackResult(ev.data.packed);
           state.lastUnpackMs = performance.now() - unpackStart;
           state.resultRunId = id;
-          if (result && result.eventsPending) eventsBusy = id;
           applyResult(result, t0);
           requestDraw();
         };
         w.onerror = function (ev) {
           ev.preventDefault();
           running = null;
-          eventsBusy = 0;
           showProgress(null);
           worker = null;
           applyResult({error: "background simulation failed: " + (ev.message || "unknown error")}, performance.now());
@@ -946,12 +956,6 @@ var KVWave = (function () {
       try { estimate = noFit ? 0 : KS.estimateBlockCount(state.knobs, parsed); } catch (e) { estimate = 0; }
       if (!(estimate >= WORKER_MIN_BLOCKS) || estimate > KS.MAX_BLOCKS) return false;
       cancelBackground();
-      if (eventsBusy && worker) {
-        // Still packing the previous result's barrier events: a new run must not queue behind them.
-        worker.terminate();
-        worker = null;
-        eventsBusy = 0;
-      }
       worker = worker || makeWorker();
       if (!worker) return false;
       running = {id: ++runId, t0: performance.now(), estimate: estimate};
