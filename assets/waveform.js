@@ -15,7 +15,10 @@ var KVWave = (function () {
   var SNAP_PX = 6;                   // markers snap to a block edge this close to the cursor
   var MIN_UTIL_DECIMALS = 1;
   var SMALL_WINDOW_HEIGHT_PX = 800;
-  var WORKER_MIN_BLOCKS = 50000;     // settings estimated at this many blocks or more simulate in a Web Worker
+  var NO_INT = -2147483648;          // result columns' tile / k / stage value for null
+  var WORKER_MIN_BLOCKS = 50000;
+  var BLOCK_CACHE_MAX = 4096;        // block objects the page keeps built (selected, hovered, labelled, linked)     // settings estimated at this many blocks or more simulate in a Web Worker
+  var EVENTS_DELAY_MS = 50;          // the Worker packs a result's barrier events this long after sending it
   var PROGRESS_TICK_MS = 200;        // the background simulation's progress line is refreshed this often  // below this window height the header facts start folded         // utilization is shown with one decimal
   var LANE_HEIGHT_PX = 24;           // one lane (producer, stage s, consumer WG c)
   var BLOCK_INSET_PX = 3;            // vertical gap between a block and its lane's edges
@@ -85,7 +88,7 @@ var KVWave = (function () {
   TimeScale.prototype.tStep = function (xPx) { return this.t0Step + (xPx - this.x0Px) / this.pxPerStep; };
   TimeScale.prototype.widthPx = function (durationSteps) { return durationSteps * this.pxPerStep; };
 
-  /** Sort one lane's blocks by start and keep starts plus a running maximum of ends for culling. */
+  /** Sort one lane's blocks (objects) by start and keep starts plus a running maximum of ends for culling (tests; the page indexes columns with laneIndexOf). */
   function buildLaneIndex(blocks) {
     var sorted = blocks.slice().sort(function (a, b) { return a.start - b.start || a.end - b.end; });
     var n = sorted.length;
@@ -101,12 +104,149 @@ var KVWave = (function () {
     return {blocks: sorted, starts: starts, maxEnds: maxEnds};
   }
 
+  /**
+   * The culling index of lane li of result columns c (schedule.js, README "Result columns"): the
+   * lane's blocks are ids lo .. hi-1, sorted by start, so the index is views into the columns
+   * (no copy): starts, ends and maxEnds (ends themselves when they are sorted, as they are for
+   * blocks that never overlap; else a running maximum, so a search never drops a visible block).
+   * Local index i is block id lo + i.
+   */
+  function laneIndexOf(c, li) {
+    var lo = c.laneStart[li], hi = c.laneStart[li + 1];
+    var starts = c.start.subarray(lo, hi), ends = c.end.subarray(lo, hi), maxEnds = ends;
+    for (var i = 1; i < ends.length; i++) {
+      if (ends[i] < ends[i - 1]) {
+        maxEnds = new Float64Array(ends.length);
+        var running = -Infinity;
+        for (var j = 0; j < ends.length; j++) { running = Math.max(running, ends[j]); maxEnds[j] = running; }
+        break;
+      }
+    }
+    return {lo: lo, hi: hi, n: hi - lo, starts: starts, ends: ends, maxEnds: maxEnds};
+  }
+
+  /** Result columns with no lanes and no blocks (an error result, before the first result). */
+  function emptyColumns() {
+    var i0 = new Int32Array(0), f0 = new Float64Array(0);
+    return {n: 0, lanes: [], laneStart: new Int32Array(1), lane: i0, kind: i0, reason: i0, lines: i0, operand: i0,
+      tile: i0, k: i0, stage: i0, start: f0, end: f0, afterAt: new Int32Array(1), afterList: i0,
+      kinds: [], reasons: [], linesTable: [], operands: [], withOperand: false};
+  }
+  var NO_COLUMNS = emptyColumns();
+
+  /** An empty lane index (a lane the result has no blocks for). */
+  function emptyLaneIndex() {
+    var z = new Float64Array(0);
+    return {lo: 0, hi: 0, n: 0, starts: z, ends: z, maxEnds: z};
+  }
+
+  // Level-of-detail summary: fill codes per block and OR-masks of fill bits over aligned groups of
+  // LOD_GROUP blocks and LOD_GROUP^2 blocks, so "which fills occur among blocks a..b-1" costs at
+  // most about 4 * LOD_GROUP reads however many blocks share a pixel column.
+  var LOD_SHIFT = 4, LOD_GROUP = 1 << LOD_SHIFT, LOD_MASK = LOD_GROUP - 1;
+
+  /**
+   * Fill codes of every block of columns c and the two OR-mask levels over them, in one pass.
+   * kindFills[kindCode]: fill codes of that kind (two or more alternate by output tile, as fillKey).
+   */
+  function buildFillSummary(c, kindFills) {
+    var n = c.n, code = new Uint8Array(n), kind = c.kind, tile = c.tile;
+    var l1 = new Uint32Array((n >> LOD_SHIFT) + 1), l2 = new Uint32Array((n >> (2 * LOD_SHIFT)) + 1);
+    // single[kc]: the one fill code of a kind, or -1 when its fills alternate by output tile.
+    var single = new Int32Array(kindFills.length);
+    for (var kc = 0; kc < kindFills.length; kc++) single[kc] = kindFills[kc].length === 1 ? kindFills[kc][0] : -1;
+    for (var id = 0; id < n; id++) {
+      var f = single[kind[id]];
+      if (f < 0) {
+        var fills = kindFills[kind[id]], t = tile[id];
+        f = fills[(t === NO_INT ? 0 : t) % fills.length];
+      }
+      code[id] = f;
+    }
+    // Group masks: one pass per group of LOD_GROUP codes.
+    for (var g = 0, base = 0; base < n; g++, base += LOD_GROUP) {
+      var m = 0, top = Math.min(n, base + LOD_GROUP);
+      for (var i = base; i < top; i++) m |= 1 << code[i];
+      l1[g] = m;
+    }
+    for (var g = 0; g < l1.length; g++) l2[g >> LOD_SHIFT] |= l1[g];
+    return {code: code, l1: l1, l2: l2};
+  }
+
+  /** OR of the fill bits of blocks a .. b-1 (ids), using the summary's group masks for whole groups. */
+  function fillMaskIn(summary, a, b) {
+    var code = summary.code, l1 = summary.l1, l2 = summary.l2, mask = 0;
+    if (b - a < 2 * LOD_GROUP) {
+      for (; a < b; a++) mask |= 1 << code[a];
+      return mask;
+    }
+    while (a & LOD_MASK) mask |= 1 << code[a++];
+    while (b & LOD_MASK) mask |= 1 << code[--b];
+    var a1 = a >> LOD_SHIFT, b1 = b >> LOD_SHIFT;
+    if (b1 - a1 < 2 * LOD_GROUP) {
+      for (; a1 < b1; a1++) mask |= l1[a1];
+      return mask;
+    }
+    while (a1 & LOD_MASK) mask |= l1[a1++];
+    while (b1 & LOD_MASK) mask |= l1[--b1];
+    for (var a2 = a1 >> LOD_SHIFT, b2 = b1 >> LOD_SHIFT; a2 < b2; a2++) mask |= l2[a2];
+    return mask;
+  }
+
+  /**
+   * Dependents of every block of columns c (the reverse of `after`) as a CSR:
+   * block id's waiters are list[at[id] .. at[id + 1]). Two passes over afterList.
+   */
+  function dependentsOfColumns(c) {
+    var n = c.n, afterAt = c.afterAt, afterList = c.afterList;
+    var at = new Int32Array(n + 1), list = new Int32Array(afterList.length), id, a;
+    for (a = 0; a < afterList.length; a++) at[afterList[a] + 1]++;
+    for (id = 0; id < n; id++) at[id + 1] += at[id];
+    var fill = at.slice(0, n);
+    for (id = 0; id < n; id++) {
+      for (a = afterAt[id]; a < afterAt[id + 1]; a++) list[fill[afterList[a]]++] = id;
+    }
+    return {at: at, list: list};
+  }
+
+  /**
+   * The next (dir 1) or previous (dir -1) block edge on a lane after/before step t: {t, i} with i
+   * the local index of the block it belongs to (on a tie, the earlier block), or null. Binary
+   * searches over the lane's sorted starts and ends.
+   */
+  function laneEdge(index, t, dir) {
+    var starts = index.starts, ends = index.ends, n = index.n, best = null;
+    function offer(edge, i) {
+      if (best === null || (dir > 0 ? edge < best.t : edge > best.t) || (edge === best.t && i < best.i)) best = {t: edge, i: i};
+    }
+    if (dir > 0) {
+      var s = upperBound(starts, t, false), e = upperBound(ends, t, false);
+      if (s < n) offer(starts[s], s);
+      if (e < n) offer(ends[e], e);
+    } else {
+      var s2 = upperBound(starts, t, true) - 1, e2 = upperBound(ends, t, true) - 1;
+      // The earliest block with that same edge (zero-length blocks share edges).
+      if (s2 >= 0) offer(starts[s2], upperBound(starts, starts[s2], true));
+      if (e2 >= 0) offer(ends[e2], upperBound(ends, ends[e2], true));
+    }
+    return best;
+  }
+
   /** First index i in sorted array arr with arr[i] > value (or >= when orEqual). */
   function upperBound(arr, value, orEqual) {
     var lo = 0, hi = arr.length;
     while (lo < hi) {
       var mid = (lo + hi) >>> 1;
       if (orEqual ? arr[mid] < value : arr[mid] <= value) lo = mid + 1; else hi = mid;
+    }
+    return lo;
+  }
+
+  /** First index i in lo..hi-1 of sorted arr with arr[i] >= value (hi when none). */
+  function lowerBoundIn(arr, value, lo, hi) {
+    while (lo < hi) {
+      var mid = (lo + hi) >>> 1;
+      if (arr[mid] < value) lo = mid + 1; else hi = mid;
     }
     return lo;
   }
@@ -172,6 +312,7 @@ var KVWave = (function () {
    * (attention). With k null: the output tile's math and epilogue, plus its Q load (attention).
    */
   function chainIds(blocks, tile, k) {
+    if (blocks && !Array.isArray(blocks) && typeof blocks.n === "number") return chainIdsOfColumns(blocks, tile, k);
     var ids = [];
     if (tile === null || tile === undefined) return ids;
     var wholeTile = k === null || k === undefined;
@@ -179,6 +320,22 @@ var KVWave = (function () {
       var c = blocks[i];
       if (c.tile !== tile) continue;
       if (wholeTile ? (onTileChain(c.kind) || (c.operand === "Q" && onKChain(c.kind))) : (c.k === k && onKChain(c.kind))) ids.push(c.id);
+    }
+    return ids;
+  }
+
+  /** chainIds over result columns c: one pass over the tile column, kinds tested by code. */
+  function chainIdsOfColumns(c, tile, k) {
+    var ids = [];
+    if (tile === null || tile === undefined || c.n === 0) return ids;
+    var wholeTile = k === null || k === undefined;
+    var kOn = c.kinds.map(onKChain), tileOn = c.kinds.map(onTileChain);
+    var q = c.operands.indexOf("Q") + 1;  // operand code of "Q" (0: none)
+    var tileCol = c.tile, kind = c.kind, kCol = c.k, operand = c.operand;
+    for (var id = 0; id < c.n; id++) {
+      if (tileCol[id] !== tile) continue;
+      var kc = kind[id];
+      if (wholeTile ? (tileOn[kc] || (q > 0 && operand[id] === q && kOn[kc])) : (kCol[id] === k && kOn[kc])) ids.push(id);
     }
     return ids;
   }
@@ -389,96 +546,96 @@ var KVWave = (function () {
   }
 
   /**
-   * A simulate() result in a form that crosses from a Worker cheaply: blocks and barrier events as
-   * typed columns (transferred, not copied), strings and source-line lists interned, the rest of
-   * the result as is. Structured-cloning 100,000 block objects costs the page seconds; rebuilding
-   * them from columns costs milliseconds. Runs inside the Worker (its source is sent there), so it
-   * uses nothing outside itself.
+   * A simulate() result in a form that crosses from a Worker cheaply: the block columns' typed
+   * arrays (schedule.js result.columns) are transferred, not copied, with their small tables;
+   * barrier events become typed columns too (packEvents); the rest of the result goes as is.
+   * deferEvents: when the events are still a lazy getter (the engine builds them on first read,
+   * about as long as a third of the simulation), leave them out (eventsDeferred: true); the Worker
+   * sends them in a second message once the result is on its way. Never reads result.blocks (that
+   * would build every block object in the Worker). Runs inside the Worker (its source and
+   * packEvents' are sent there), so it uses nothing else.
    */
-  function packResult(r) {
-    if (!r || typeof r !== "object" || !Array.isArray(r.blocks)) return {plain: r};
-    var strings = [], stringIds = new Map(), lists = [], listIds = new Map();
+  function packResult(r, deferEvents) {
+    if (!r || typeof r !== "object" || !r.columns || typeof r.columns.n !== "number") return {plain: r};
+    var desc = Object.getOwnPropertyDescriptor(r, "barrierEvents");
+    var defer = !!(deferEvents && desc && desc.get);
+    var rest = {};
+    Object.keys(r).forEach(function (key) { if (key !== "blocks" && key !== "barrierEvents" && key !== "laneBlocks") rest[key] = r[key]; });
+    // Every typed array's buffer once (two views of one buffer must not be listed twice).
+    var buffers = new Set(), c = r.columns;
+    Object.keys(c).forEach(function (key) { if (ArrayBuffer.isView(c[key])) buffers.add(c[key].buffer); });
+    var out = {rest: rest, columns: c, events: null, eventsDeferred: defer, transfer: null};
+    if (!defer) {
+      out.events = packEvents(r);
+      out.events.transfer.forEach(function (buf) { buffers.add(buf); });
+      delete out.events.transfer;
+    }
+    out.transfer = Array.from(buffers);
+    return out;
+  }
+
+  /** result.barrierEvents as typed columns with interned strings: {strings, t, barrier, type, lane, phase, transfer}. */
+  function packEvents(r) {
+    var strings = [], stringIds = new Map();
     function str(s) {
       if (s === null || s === undefined) return s === null ? -2 : -1;
       var id = stringIds.get(s);
       if (id === undefined) { id = strings.length; strings.push(s); stringIds.set(s, id); }
       return id;
     }
-    function list(arr) {
-      if (!arr) return -1;
-      var id = listIds.get(arr);
-      if (id === undefined) { id = lists.length; lists.push(arr); listIds.set(arr, id); }
-      return id;
-    }
     function num(x) { return x === null || x === undefined ? NaN : x; }
-    var blocks = r.blocks, n = blocks.length, afterCount = 0, i;
-    for (i = 0; i < n; i++) afterCount += (blocks[i].after || []).length;
-    var cols = {
-      id: new Float64Array(n), start: new Float64Array(n), end: new Float64Array(n), tile: new Float64Array(n),
-      k: new Float64Array(n), stage: new Float64Array(n), lane: new Int32Array(n), kind: new Int32Array(n),
-      reason: new Int32Array(n), operand: new Int32Array(n), lines: new Int32Array(n),
-      afterStart: new Int32Array(n + 1), after: new Float64Array(afterCount)
-    };
-    var at = 0;
-    for (i = 0; i < n; i++) {
-      var b = blocks[i];
-      cols.id[i] = b.id; cols.start[i] = b.start; cols.end[i] = b.end;
-      cols.tile[i] = num(b.tile); cols.k[i] = num(b.k); cols.stage[i] = num(b.stage);
-      cols.lane[i] = str(b.lane); cols.kind[i] = str(b.kind); cols.reason[i] = str(b.reason);
-      cols.operand[i] = "operand" in b ? str(b.operand) : -3;
-      cols.lines[i] = list(b.lines);
-      cols.afterStart[i] = at;
-      var after = b.after || [];
-      for (var j = 0; j < after.length; j++) cols.after[at++] = after[j];
-    }
-    cols.afterStart[n] = at;
     var events = r.barrierEvents || [], m = events.length;
-    var ev = {t: new Float64Array(m), barrier: new Float64Array(m), type: new Int32Array(m), lane: new Int32Array(m), phase: new Float64Array(m)};
-    for (i = 0; i < m; i++) {
+    var ev = {strings: strings, t: new Float64Array(m), barrier: new Float64Array(m), type: new Int32Array(m), lane: new Int32Array(m), phase: new Float64Array(m)};
+    for (var i = 0; i < m; i++) {
       var e = events[i];
       ev.t[i] = e.t; ev.barrier[i] = e.barrier; ev.type[i] = str(e.type); ev.lane[i] = str(e.lane); ev.phase[i] = num(e.phase);
     }
-    var rest = {};
-    Object.keys(r).forEach(function (key) { if (key !== "blocks" && key !== "barrierEvents" && key !== "laneBlocks") rest[key] = r[key]; });
-    var transfer = [];
-    [cols, ev].forEach(function (o) { Object.keys(o).forEach(function (key) { transfer.push(o[key].buffer); }); });
-    return {rest: rest, strings: strings, lists: lists, blocks: cols, events: ev, transfer: transfer};
+    ev.transfer = [ev.t.buffer, ev.barrier.buffer, ev.type.buffer, ev.lane.buffer, ev.phase.buffer];
+    return ev;
   }
 
-  /** The result packResult packed: block objects, barrier events and laneBlocks rebuilt. */
-  function unpackResult(p) {
-    if (p.plain !== undefined || !p.blocks) return p.plain;
-    var strings = p.strings, lists = p.lists, c = p.blocks, n = c.id.length, blocks = new Array(n), laneBlocks = {};
+  /** Barrier event objects from packEvents' columns. */
+  function unpackEvents(e) {
+    var strings = e.strings, m = e.t.length, events = new Array(m);
     function str(i) { return i === -2 ? null : (i < 0 ? undefined : strings[i]); }
     function num(x) { return x !== x ? null : x; }
-    for (var i = 0; i < n; i++) {
-      var b = {id: c.id[i], lane: str(c.lane[i]), kind: str(c.kind[i]), start: c.start[i], end: c.end[i],
-        tile: num(c.tile[i]), k: num(c.k[i]), stage: num(c.stage[i]), reason: str(c.reason[i]),
-        lines: c.lines[i] < 0 ? undefined : lists[c.lines[i]], after: []};
-      for (var a = c.afterStart[i], aEnd = c.afterStart[i + 1]; a < aEnd; a++) b.after.push(c.after[a]);
-      if (c.operand[i] !== -3) b.operand = str(c.operand[i]);
-      blocks[i] = b;
-      (laneBlocks[b.lane] || (laneBlocks[b.lane] = [])).push(i);
-    }
-    var e = p.events, events = null;
-    var r = {};
+    for (var j = 0; j < m; j++) events[j] = {t: e.t[j], barrier: e.barrier[j], type: str(e.type[j]), lane: str(e.lane[j]), phase: num(e.phase[j])};
+    return events;
+  }
+
+  /**
+   * The result packResult packed: the columns attached with KernelSchedule.attachColumns (so
+   * result.columns is what the page reads, and blocks / laneBlocks stay lazy getters that only
+   * an export or a test materialises); barrier events rebuilt on first read. With deferred
+   * events, result.eventsPending (non-enumerable) is true and barrierEvents reads [] until
+   * supplyEvents(result, packedEvents) gives them. KS: the simulator module (default: the
+   * page's window.KernelSchedule).
+   */
+  function unpackResult(p, KS) {
+    if (p.plain !== undefined || !p.columns) return p.plain;
+    KS = KS || (typeof window !== "undefined" ? window.KernelSchedule : null);
+    var r = {}, packed = p.events, events = null;
     Object.keys(p.rest).forEach(function (key) { r[key] = p.rest[key]; });
-    r.blocks = blocks;
+    KS.attachColumns(r, p.columns);
+    Object.defineProperty(r, "eventsPending", {value: !!p.eventsDeferred, enumerable: false, configurable: true, writable: true});
+    Object.defineProperty(r, "supplyEvents", {enumerable: false, configurable: true, value: function (e) {
+      packed = e;
+      events = null;
+      r.eventsPending = false;
+    }});
     // Barrier events are rebuilt on first read (the barrier panel, an export), as the engine does.
     Object.defineProperty(r, "barrierEvents", {enumerable: true, configurable: true, get: function () {
-      if (events) return events;
-      var m = e.t.length;
-      events = new Array(m);
-      for (var j = 0; j < m; j++) events[j] = {t: e.t[j], barrier: e.barrier[j], type: str(e.type[j]), lane: str(e.lane[j]), phase: num(e.phase[j])};
+      if (!packed) return [];
+      if (!events) events = unpackEvents(packed);
       return events;
     }});
-    r.laneBlocks = laneBlocks;
     return r;
   }
 
   var pure = {
-    packResult: packResult, unpackResult: unpackResult, percentText: percentText, barrierStateAt: barrierStateAt, barrierEventStep: barrierEventStep, codePathLines: codePathLines,
-    TimeScale: TimeScale, buildLaneIndex: buildLaneIndex, visibleRange: visibleRange, niceTickStep: niceTickStep,
+    packResult: packResult, packEvents: packEvents, unpackResult: unpackResult, percentText: percentText, barrierStateAt: barrierStateAt, barrierEventStep: barrierEventStep, codePathLines: codePathLines,
+    TimeScale: TimeScale, buildLaneIndex: buildLaneIndex, laneIndexOf: laneIndexOf, visibleRange: visibleRange, niceTickStep: niceTickStep,
+    buildFillSummary: buildFillSummary, fillMaskIn: fillMaskIn, dependentsOfColumns: dependentsOfColumns, laneEdge: laneEdge,
     labelCandidates: labelCandidates, fillKey: fillKey, chainIds: chainIds, parseHash: parseHash,
     formatHash: formatHash, tileText: tileText,
     constants: {RULER_HEIGHT_PX: RULER_HEIGHT_PX, LANE_HEIGHT_PX: LANE_HEIGHT_PX, GUTTER_MIN_WIDTH_PX: GUTTER_MIN_WIDTH_PX,
@@ -514,10 +671,11 @@ var KVWave = (function () {
     if (window.innerHeight < SMALL_WINDOW_HEIGHT_PX) document.getElementById("facts-box").open = false;
 
     var state = {
-      knobs: {}, result: null, lanes: [], laneIndex: [], laneRow: {}, byId: new Map(),
+      knobs: {}, result: null, lanes: [], laneIndex: [], laneRow: {}, columns: NO_COLUMNS, fills: null,
+      blockCache: new Map(), liveBlocks: new WeakSet(),
       rowTop: [], rowHeight: [], rowStripe: [], rowsBottom: RULER_HEIGHT_PX,
       view: {t0Step: 0, t1Step: 1}, fitted: true, cursor: null, markerA: null, markerB: null,
-      follow: null, highlighted: new Set(), hover: null, hashMessages: [], simMessages: [],
+      follow: null, highlighted: new Set(), highlightedSorted: [], hover: null, hashMessages: [], simMessages: [],
       // selected: the block of the details panel and its arrows; pointer: the last pointer position
       // over the canvas (client coordinates), so keyboard/wheel moves re-aim the cursor and tooltip.
       selected: null, pointer: null, allLanes: [], perLane: {}, hiddenLanes: new Set(), laneOrder: [], laneFilter: "",
@@ -715,6 +873,7 @@ var KVWave = (function () {
     /** Simulate now on this thread (small settings, start-up, and when no Worker can be made). */
     function simulateNow() {
       cancelBackground();
+      state.resultRunId = 0;
       var t0 = performance.now();
       var result;
       try {
@@ -729,12 +888,19 @@ var KVWave = (function () {
     // -- large settings: simulated in a Web Worker made from the page's own simulator text (a Blob
     // URL, which works from file://); a newer request terminates the stale run; the last drawing
     // stays interactive meanwhile and a progress line says what is running.
-    var WORKER_MAIN = "var packResult = " + packResult.toString() + ";\n" +
+    // The result goes first; deferred barrier events follow in a second message EVENTS_DELAY_MS
+    // later, unless a newer request came meanwhile (a slider drag never waits behind them; that
+    // result is replaced anyway). The page draws meanwhile; the barrier panel says they are on their way.
+    var WORKER_MAIN = "var packResult = " + packResult.toString() + ";\nvar packEvents = " + packEvents.toString() + ";\nvar latest = 0;\n" +
       "self.onmessage = function (e) { var r; try { r = KernelSchedule.simulate(e.data.parsed, e.data.knobs); }" +
       " catch (err) { r = {error: 'simulation failed: ' + (err && err.message ? err.message : String(err))}; }" +
-      " var p = packResult(r), transfer = p.transfer || []; delete p.transfer;" +
-      " self.postMessage({id: e.data.id, packed: p}, transfer); };";
-    var worker = null, workerUrl = null, runId = 0, running = null, progressTimer = 0;
+      " var p = packResult(r, true), transfer = p.transfer || []; delete p.transfer;" +
+      " latest = e.data.id; self.postMessage({id: e.data.id, packed: p}, transfer);" +
+      " if (p.eventsDeferred) setTimeout(function () { if (latest !== e.data.id) return;" +
+      " var ev = packEvents(r), t2 = ev.transfer; delete ev.transfer;" +
+      " self.postMessage({id: e.data.id, events: ev}, t2); }, " + EVENTS_DELAY_MS + "); };";
+    // pendingExport: a trace/VCD export waiting for the result's deferred barrier events.
+    var worker = null, workerUrl = null, runId = 0, running = null, progressTimer = 0, pendingExport = null;
     function makeWorker() {
       var simSource = window.KV_SOURCES && window.KV_SOURCES.schedule;
       if (!simSource || typeof Worker === "undefined" || typeof Blob === "undefined") return null;
@@ -742,13 +908,24 @@ var KVWave = (function () {
         if (!workerUrl) workerUrl = URL.createObjectURL(new Blob([simSource, "\n", WORKER_MAIN], {type: "text/javascript"}));
         var w = new Worker(workerUrl);
         w.onmessage = function (ev) {
+          if (ev.data.events) {
+            // The deferred barrier events of the result on screen (else a stale run's: ignored).
+            var r = state.result;
+            if (!r || !r.eventsPending || state.resultRunId !== ev.data.id) return;
+            r.supplyEvents(ev.data.events);
+            lastBarrierResult = null;  // the barrier panel re-renders with them
+            requestDraw();
+            if (pendingExport) { var format = pendingExport; pendingExport = null; exportAs(format); }
+            return;
+          }
           if (!running || ev.data.id !== running.id) return;  // a stale run's answer
-          var t0 = running.t0;
+          var t0 = running.t0, id = running.id;
           running = null;
           showProgress(null);
           var unpackStart = performance.now();
           var result = unpackResult(ev.data.packed);
           state.lastUnpackMs = performance.now() - unpackStart;
+          state.resultRunId = id;
           applyResult(result, t0);
           requestDraw();
         };
@@ -811,7 +988,6 @@ var KVWave = (function () {
       if (result.knobs && typeof result.knobs === "object" && result.knobs.model === state.knobs.model) {
         state.knobs = Object.assign({}, result.knobs);
       }
-      var blocks = Array.isArray(result.blocks) && !result.error ? result.blocks : [];
       state.result = result;
       // The view description first: row layout (sub-lanes), fills and legend read it.
       currentView = result.view || null;
@@ -820,23 +996,23 @@ var KVWave = (function () {
         currentView.legend.forEach(function (entry) { currentView.legendByKind[entry.kind] = entry; });
       }
       state.allLanes = Array.isArray(result.lanes) ? result.lanes : [];
-      var perLane = {};
-      state.allLanes.forEach(function (lane) { perLane[lane.id] = []; });
-      state.byId = new Map();
-      for (var i = 0; i < blocks.length; i++) {
-        var b = blocks[i];
-        state.byId.set(b.id, b);
-        if (perLane[b.lane]) perLane[b.lane].push(b);
-      }
+      // The block columns (result.columns): never result.blocks, which builds an object per block.
+      var c = result.columns && typeof result.columns.n === "number" && !result.error ? result.columns : null;
+      state.columns = c || NO_COLUMNS;
+      state.blockCache = new Map();
+      state.liveBlocks = new WeakSet();
       state.perLane = {};
-      Object.keys(perLane).forEach(function (id) { state.perLane[id] = buildLaneIndex(perLane[id]); });
+      if (c) c.lanes.forEach(function (id, li) { state.perLane[id] = laneIndexOf(c, li); });
+      state.fills = fillSummaryOf(state.columns);
       state.dependents = null;
-      if (state.selected) state.selected = state.byId.get(state.selected.id) || null;
+      if (state.selected) state.selected = state.selected.id < state.columns.n ? blockById(state.selected.id) : null;
+      state.hover = null;
       applyLanes();
       renderLaneList();
       renderDetails();
       state.simMessages = Array.isArray(result.messages) ? result.messages : [];
       if (state.fitted) fitView(); else clampView();
+      applyPendingView();
       applyFollow();
       syncControls();
       renderLegend();
@@ -845,6 +1021,55 @@ var KVWave = (function () {
       renderStructure();
       state.lastSimMs = performance.now() - t0;
       state.lastApplyMs = performance.now() - applyStart;
+    }
+
+    /**
+     * Fill codes and level-of-detail masks of the result's blocks (buildFillSummary): fill names
+     * are FILL_KEYS then any other key a kind maps to; kind code -> its fill codes from the view.
+     */
+    function fillSummaryOf(c) {
+      var names = FILL_KEYS.slice(), codeOf = {};
+      names.forEach(function (key, i) { codeOf[key] = i; });
+      function code(key) {
+        if (codeOf[key] === undefined) {
+          // 32 fill bits per mask; a view never has that many fills (the last code is reused).
+          if (names.length >= 32) return 31;
+          codeOf[key] = names.length;
+          names.push(key);
+        }
+        return codeOf[key];
+      }
+      var kindFills = c.kinds.map(function (kind) {
+        var entry = currentView && currentView.legendByKind ? currentView.legendByKind[kind] : null;
+        return (entry && entry.fills.length ? entry.fills : [kind]).map(code);
+      });
+      var summary = buildFillSummary(c, kindFills);
+      summary.names = names;
+      return summary;
+    }
+
+    /**
+     * Block `id` of the current result as a v1 object (KernelSchedule.blockAt), built on demand and
+     * cached (a bounded cache: only the blocks the page holds or labels); null for no such id.
+     */
+    function blockById(id) {
+      var c = state.columns;
+      if (typeof id !== "number" || !(id >= 0 && id < c.n) || Math.floor(id) !== id) return null;
+      var b = state.blockCache.get(id);
+      if (!b) {
+        if (state.blockCache.size >= BLOCK_CACHE_MAX) state.blockCache.clear();
+        b = KS.blockAt(c, id);
+        state.blockCache.set(id, b);
+        state.liveBlocks.add(b);
+      }
+      return b;
+    }
+    /** Whether b is a block of the current result (held blocks from an older result are not). */
+    function isLive(b) { return !!b && state.liveBlocks.has(b); }
+    /** Ids of the blocks block id waited for (its `after`), from the columns. */
+    function afterIds(id) {
+      var c = state.columns;
+      return Array.prototype.slice.call(c.afterList.subarray(c.afterAt[id], c.afterAt[id + 1]));
     }
 
     /** Row geometry: a softmax lane is a thinner sub-row under its consumer lane and shares its stripe. */
@@ -880,7 +1105,7 @@ var KVWave = (function () {
       state.lanes = lanes;
       state.laneRow = {};
       lanes.forEach(function (lane, i) { state.laneRow[lane.id] = i; });
-      state.laneIndex = lanes.map(function (lane) { return state.perLane[lane.id] || buildLaneIndex([]); });
+      state.laneIndex = lanes.map(function (lane) { return state.perLane[lane.id] || emptyLaneIndex(); });
       layoutRows();
     }
 
@@ -949,6 +1174,7 @@ var KVWave = (function () {
       state.view = {t0Step: t0, t1Step: t0 + span};
     }
     function setView(t0Step, t1Step) {
+      state.pendingView = null;  // the user moved the view: a hash's view no longer applies
       state.view = {t0Step: t0Step, t1Step: t1Step};
       state.fitted = false;
       clampView();
@@ -966,9 +1192,12 @@ var KVWave = (function () {
     // -- follow a k-tile
     function applyFollow() {
       state.highlighted = new Set();
+      state.highlightedSorted = [];
       if (!state.follow || !state.result || state.result.error) { renderChainInfo(); return; }
-      var f = state.follow, blocks = state.result.blocks || [];
-      chainIds(blocks, f.tile, f.epilogue ? null : f.k).forEach(function (id) { state.highlighted.add(id); });
+      var f = state.follow;
+      var ids = chainIds(state.columns, f.tile, f.epilogue ? null : f.k);
+      ids.forEach(function (id) { state.highlighted.add(id); });
+      state.highlightedSorted = ids;  // ascending ids (chainIds walks the ids in order)
       renderChainInfo();
     }
     function follow(b) {
@@ -981,6 +1210,7 @@ var KVWave = (function () {
     function clearFollow() {
       state.follow = null;
       state.highlighted = new Set();
+      state.highlightedSorted = [];
       renderChainInfo();
       requestDraw();
     }
@@ -991,7 +1221,7 @@ var KVWave = (function () {
       if (!state.follow) { el.textContent = "Click a block to select it and follow its " + unit + "; Escape clears the selection."; return; }
       if (!state.highlighted.size) { el.textContent = "The followed " + unit + " is not in this schedule; Escape clears."; return; }
       var chain = [];
-      state.highlighted.forEach(function (id) { chain.push(state.byId.get(id)); });
+      state.highlighted.forEach(function (id) { chain.push(blockById(id)); });
       chain.sort(function (a, b) { return (a.start - b.start) || (chainRank(a.kind) - chainRank(b.kind)) || (a.id - b.id); });
       var f = state.follow;
       var twoWGs = state.lanes.some(function (lane) { return lane.id === "consumer1"; });
@@ -1288,52 +1518,81 @@ var KVWave = (function () {
     }
 
     function drawBlocks(scale, widthCss) {
-      var anyHighlight = state.highlighted.size > 0;
+      var anyHighlight = state.highlighted.size > 0, hl = state.highlightedSorted || [];
       // rects[key] is a flat [x, y, w, h, ...] list; "~" marks the dimmed variant of a fill.
       // labels[key] is a flat [block, x0, x1, yMid, dim, ...] list per fill (its text colour).
       var rects = {}, labels = {}, summarised = [], blockCount = {};
       state.lastCounts = blockCount;
       var xMin = state.gutterPx, xMax = widthCss;
+      var fills = state.fills || (state.fills = fillSummaryOf(state.columns)), codes = fills.code, names = fills.names;
+      var y = 0, h = 0, laneFirst = null;
+      /** Queue one rectangle under key; slivers coalesce with the previous sliver of that key on this lane. */
+      function queue(key, cx0, cx1, wide) {
+        var list = rects[key] || (rects[key] = []);
+        var n = list.length;
+        blockCount[key] = (blockCount[key] || 0) + 1;
+        if (laneFirst[key] === undefined) laneFirst[key] = n;
+        if (wide) {
+          // Wide enough to see: a 1px gap keeps back-to-back blocks of one colour apart.
+          list.push(cx0, y, cx1 - cx0 - 1, h);
+        } else if (n > laneFirst[key] && list[n - 4] + list[n - 2] >= cx0 - 0.5) {
+          list[n - 2] = Math.max(list[n - 2], cx1 - list[n - 4]);
+        } else {
+          list.push(cx0, y, cx1 - cx0, h);
+        }
+      }
+      /** One 1px sliver per fill bit of mask in pixel column px ("^" keys, "~" when dimmed). */
+      function slivers(mask, px, dim) {
+        var cx0 = Math.max(px, xMin), cx1 = Math.min(px + MIN_BLOCK_WIDTH_PX, xMax);
+        if (cx1 <= cx0) return;
+        for (var f = 0; mask !== 0; f++, mask >>>= 1) {
+          if (mask & 1) queue("^" + names[f] + (dim ? "~" : ""), cx0, cx1, false);
+        }
+      }
       for (var row = 0; row < state.laneIndex.length; row++) {
-        var index = state.laneIndex[row], blocks = index.blocks;
+        var index = state.laneIndex[row], lo = index.lo, starts = index.starts, ends = index.ends;
         var range = visibleRange(index, scale.t0Step, scale.t1Step);
-        var rowBox = blockY(row), y = rowBox.y, h = rowBox.h;
-        // Level of detail: a block narrower than a pixel still paints a pixel in its own colour;
-        // within one pixel column only the first block of each fill is queued (per-fill coverage),
-        // so a rare kind (one epilogue among many WGMMAs) is never swallowed by a common one.
-        var coveredPx = {}, laneFirst = {}, thin = 0;
-        for (var i = range[0]; i < range[1]; i++) {
-          var b = blocks[i];
-          var x0 = scale.xPx(b.start), x1 = scale.xPx(b.end);
-          if (x1 - x0 < MIN_BLOCK_WIDTH_PX) {
-            thin++;
-            var fk0 = fillKey(b);
-            // Whole device-independent pixels, so the sliver shows its own colour, not a blend.
-            x0 = Math.floor(x0);
-            if (x0 < (coveredPx[fk0] === undefined ? -Infinity : coveredPx[fk0])) continue;
-            x1 = x0 + MIN_BLOCK_WIDTH_PX;
-            coveredPx[fk0] = x1;
+        var rowBox = blockY(row);
+        y = rowBox.y; h = rowBox.h; laneFirst = {};
+        var thin = 0, i = range[0], end = range[1];
+        while (i < end) {
+          var x0 = scale.xPx(starts[i]), x1 = scale.xPx(ends[i]);
+          if (x1 - x0 >= MIN_BLOCK_WIDTH_PX) {
+            var id = lo + i;
+            i++;
+            var cx0 = Math.max(x0, xMin), cx1 = Math.min(x1, xMax);
+            if (cx1 <= cx0) continue;
+            var dim = anyHighlight && !state.highlighted.has(id);
+            var wide = cx1 - cx0 >= SEPARATE_MIN_WIDTH_PX, name = names[codes[id]];
+            // Slivers ("^" keys) are painted after wide blocks, the rarest fill last (on top).
+            queue((wide ? "" : "^") + name + (dim ? "~" : ""), cx0, cx1, wide);
+            if (cx1 - cx0 >= LABEL_MIN_WIDTH_PX) (labels[name] || (labels[name] = [])).push(blockById(id), cx0, cx1, y + h / 2, dim);
+            continue;
           }
-          var cx0 = Math.max(x0, xMin), cx1 = Math.min(x1, xMax);
-          if (cx1 <= cx0) continue;
-          var dim = anyHighlight && !state.highlighted.has(b.id);
-          var wide = cx1 - cx0 >= SEPARATE_MIN_WIDTH_PX;
-          // Slivers ("^" keys) are painted after wide blocks, the rarest fill last (on top).
-          var key = (wide ? "" : "^") + fillKey(b) + (dim ? "~" : "");
-          var list = rects[key] || (rects[key] = []);
-          var n = list.length;
-          blockCount[key] = (blockCount[key] || 0) + 1;
-          if (laneFirst[key] === undefined) laneFirst[key] = n;
-          if (wide) {
-            // Wide enough to see: a 1px gap keeps back-to-back blocks of one colour apart.
-            list.push(cx0, y, cx1 - cx0 - 1, h);
-          } else if (n > laneFirst[key] && list[n - 4] + list[n - 2] >= cx0 - 0.5) {
-            // Slivers: coalesce with the previous sliver of the same fill on this lane.
-            list[n - 2] = Math.max(list[n - 2], cx1 - list[n - 4]);
+          // Level of detail: blocks i .. j-1 start in this pixel column and are narrower than a
+          // pixel (only the last of them can reach past it: blocks on a lane never overlap). They
+          // are not visited one by one: the fill summary says which fills occur among them, and
+          // each gets a 1px sliver in its own colour (whole pixels, so no blend), so a rare kind
+          // (one epilogue among many WGMMAs) is never swallowed by a common one.
+          var px = Math.floor(x0);
+          var j = Math.max(i + 1, lowerBoundIn(starts, scale.tStep(px + 1), i + 1, end));
+          if (j - 1 > i && scale.xPx(ends[j - 1]) - scale.xPx(starts[j - 1]) >= MIN_BLOCK_WIDTH_PX) j--;
+          thin += j - i;
+          var mask = fillMaskIn(fills, lo + i, lo + j), bright = 0;
+          if (anyHighlight) {
+            // Followed blocks in the column keep their colour; the rest are dimmed.
+            var h0 = lowerBoundIn(hl, lo + i, 0, hl.length), h1 = lowerBoundIn(hl, lo + j, h0, hl.length);
+            if (h1 > h0) {
+              for (var q = h0; q < h1; q++) bright |= 1 << codes[hl[q]];
+              mask = 0;
+              for (var b = lo + i; b < lo + j; b++) if (!state.highlighted.has(b)) mask |= 1 << codes[b];
+            }
+            slivers(mask, px, true);
+            slivers(bright, px, false);
           } else {
-            list.push(cx0, y, cx1 - cx0, h);
+            slivers(mask, px, false);
           }
-          if (cx1 - cx0 >= LABEL_MIN_WIDTH_PX) (labels[fillKey(b)] || (labels[fillKey(b)] = [])).push(b, cx0, cx1, y + h / 2, dim);
+          i = j;
         }
         if (thin) summarised.push({lane: state.lanes[row].id, label: laneName(state.lanes[row]), blocks: thin});
       }
@@ -1370,8 +1629,8 @@ var KVWave = (function () {
       state.lastRects = rects;
       state.lastLabels = labels;
       drawArrows(scale, widthCss);
-      if (state.hover && state.byId.get(state.hover.id) === state.hover) outlineBlock(scale, state.hover, colours.fg, 1.5);
-      if (state.selected && state.byId.get(state.selected.id) === state.selected) outlineBlock(scale, state.selected, colours.cursor, 2.5);
+      if (isLive(state.hover)) outlineBlock(scale, state.hover, colours.fg, 1.5);
+      if (isLive(state.selected)) outlineBlock(scale, state.selected, colours.cursor, 2.5);
     }
 
     /**
@@ -1393,20 +1652,12 @@ var KVWave = (function () {
       return order.concat(thin);
     }
 
-    /** id -> ids of the blocks whose `after` names it (built once per result, on first use). */
+    /** Ids of the blocks whose `after` names block id (a typed CSR built once per result, on first use). */
     function dependentsOf(id) {
-      if (!state.dependents) {
-        var map = new Map();
-        state.byId.forEach(function (b) {
-          (b.after || []).forEach(function (src) {
-            var list = map.get(src);
-            if (!list) map.set(src, list = []);
-            list.push(b.id);
-          });
-        });
-        state.dependents = map;
-      }
-      return state.dependents.get(id) || [];
+      if (!state.dependents) state.dependents = dependentsOfColumns(state.columns);
+      var d = state.dependents;
+      if (!(id >= 0 && id < state.columns.n)) return [];
+      return Array.prototype.slice.call(d.list.subarray(d.at[id], d.at[id + 1]));
     }
 
     /**
@@ -1421,13 +1672,12 @@ var KVWave = (function () {
         seen.add(key);
         edges.push([from, to]);
       }
-      state.highlighted.forEach(function (id) {
-        var b = state.byId.get(id);
-        if (b) (b.after || []).forEach(function (src) { add(src, id); });
+      state.highlightedSorted.forEach(function (id) {
+        afterIds(id).forEach(function (src) { add(src, id); });
       });
       var s = state.selected;
-      if (s && state.byId.get(s.id) === s) {
-        (s.after || []).forEach(function (src) { add(src, s.id); });
+      if (isLive(s)) {
+        afterIds(s.id).forEach(function (src) { add(src, s.id); });
         dependentsOf(s.id).forEach(function (dst) { add(s.id, dst); });
       }
       return edges;
@@ -1436,23 +1686,20 @@ var KVWave = (function () {
     /**
      * Dependency arrows from the end of the block waited for to the start of the waiter, culled
      * (both ends on one side of the view, or a hidden lane: skipped) and batched (one stroke for
-     * every shaft, one fill for every head).
+     * every shaft, one fill for every head). Read from the columns: no block objects.
      */
     function drawArrows(scale, widthCss) {
       var edges = arrowEdges(), drawn = 0;
       state.arrowCount = 0;
       if (!edges.length) return;
-      state.highlighted.forEach(function (id) {
-        var b = state.byId.get(id);
-        if (b) outlineBlock(scale, b, colours.highlight, 2);
-      });
-      var x0View = state.gutterPx, x1View = widthCss;
+      state.highlightedSorted.forEach(function (id) { outlineId(scale, id, colours.highlight, 2); });
+      var x0View = state.gutterPx, x1View = widthCss, c = state.columns;
       var shafts = new Path2D(), heads = new Path2D();
       for (var i = 0; i < edges.length; i++) {
-        var srcBlock = state.byId.get(edges[i][0]), dst = state.byId.get(edges[i][1]);
-        var from = srcBlock && blockBox(scale, srcBlock), to = dst && blockBox(scale, dst);
+        var fromId = edges[i][0], toId = edges[i][1];
+        var from = idBox(scale, fromId), to = idBox(scale, toId);
         if (!from || !to) continue;
-        var xa = scale.xPx(srcBlock.end), ya = from.y + from.h / 2, xb = to.x0, yb = to.y + to.h / 2;
+        var xa = scale.xPx(c.end[fromId]), ya = from.y + from.h / 2, xb = to.x0, yb = to.y + to.h / 2;
         if ((xa < x0View && xb < x0View) || (xa > x1View && xb > x1View)) continue;
         shafts.moveTo(xa, ya);
         shafts.lineTo(xb, yb);
@@ -1471,21 +1718,26 @@ var KVWave = (function () {
       state.arrowCount = drawn;
     }
 
-    function blockBox(scale, b) {
-      var row = state.laneRow[b.lane];
+    /** Box of block id on the canvas (from the columns), or null when its lane is not shown. */
+    function idBox(scale, id) {
+      var c = state.columns;
+      if (!(id >= 0 && id < c.n)) return null;
+      var row = state.laneRow[c.lanes[c.lane[id]]];
       if (row === undefined) return null;
-      var x0 = scale.xPx(b.start), x1 = Math.max(scale.xPx(b.end), x0 + MIN_BLOCK_WIDTH_PX);
+      var x0 = scale.xPx(c.start[id]), x1 = Math.max(scale.xPx(c.end[id]), x0 + MIN_BLOCK_WIDTH_PX);
       var rowBox = blockY(row);
       return {x0: x0, x1: x1, y: rowBox.y, h: rowBox.h};
     }
-
-    function outlineBlock(scale, b, colour, width) {
-      var bb = blockBox(scale, b);
+    function outlineId(scale, id, colour, width) {
+      var bb = idBox(scale, id);
       if (!bb) return;
       ctx.strokeStyle = colour;
       ctx.lineWidth = width;
       ctx.strokeRect(bb.x0 + 0.5, bb.y + 0.5, Math.max(1, bb.x1 - bb.x0 - 1), bb.h - 1);
     }
+
+    function blockBox(scale, b) { return idBox(scale, b.id); }
+    function outlineBlock(scale, b, colour, width) { outlineId(scale, b.id, colour, width); }
 
     function vline(scale, tStep, colour, heightCss, dash) {
       var x = Math.round(scale.xPx(tStep)) + 0.5;
@@ -1620,14 +1872,14 @@ var KVWave = (function () {
       if (!index) return [];
       var t = scale.tStep(x), slop = HIT_SLOP_PX / scale.pxPerStep;
       var range = visibleRange(index, t - slop, t + slop);
-      var inside = [], best = null, bestDist = Infinity;
+      var inside = [], best = -1, bestDist = Infinity, starts = index.starts, ends = index.ends;
       for (var i = range[0]; i < range[1]; i++) {
-        var b = index.blocks[i];
-        if (b.start <= t && t < b.end) inside.push(b);
-        var d = t < b.start ? b.start - t : (t >= b.end ? t - b.end : 0);
-        if (d <= slop && d < bestDist) { best = b; bestDist = d; }
+        var s0 = starts[i], s1 = ends[i];
+        if (s0 <= t && t < s1) inside.push(index.lo + i);
+        var d = t < s0 ? s0 - t : (t >= s1 ? t - s1 : 0);
+        if (d <= slop && d < bestDist) { best = index.lo + i; bestDist = d; }
       }
-      return inside.length ? inside : (best ? [best] : []);
+      return (inside.length ? inside : (best >= 0 ? [best] : [])).map(blockById);
     }
 
     // -- tooltip: a short summary (the details panel has the rest); parsed text only via textContent
@@ -1778,7 +2030,7 @@ var KVWave = (function () {
       fact("steps", b.start + "\u2013" + b.end + " (" + (b.end - b.start) + " step" + (b.end - b.start === 1 ? "" : "s") + ")");
       if (b.kind === "wait") fact("wait reason", (b.reason || "?") + (reasonDoc(b.reason) ? ": " + reasonDoc(b.reason) : ""));
       function links(name, ids) {
-        var blocks = ids.map(function (id) { return state.byId.get(id); }).filter(Boolean);
+        var blocks = ids.map(blockById).filter(Boolean);
         if (!blocks.length) return;
         KVCommon.html("dt", null, name, dl);
         var dd = KVCommon.html("dd", null, null, dl);
@@ -1791,7 +2043,7 @@ var KVWave = (function () {
         });
         text.push(name + ": " + blocks.map(blockLine).join("; "));
       }
-      links("waited for", b.after || []);
+      links("waited for", afterIds(b.id));
       links("waited on by", dependentsOf(b.id));
       var chosen = codePathLines(b, state.knobs.kPipeMmas);
       var refs = chosen.lines.filter(function (l, i, all) {
@@ -1826,6 +2078,10 @@ var KVWave = (function () {
       var t = state.cursor;
       document.getElementById("barriers-title").textContent = "Barriers after step " + t;
       if (r.barrierEventsOmitted) KVCommon.html("p", "kv-error", "Barrier events were not recorded for a schedule this large: phases unknown.", body);
+      if (r.eventsPending) {
+        KVCommon.html("p", "kv-muted", "Barrier events are on their way from the background simulation.", body);
+        return;
+      }
       var states = barrierStateAt(r, t);
       var table = KVCommon.html("table", "kv-bar-table", null, body);
       var head = KVCommon.html("tr", null, null, table);
@@ -1867,11 +2123,9 @@ var KVWave = (function () {
       for (var row = 0; row < state.laneIndex.length; row++) {
         var index = state.laneIndex[row], range = visibleRange(index, t - slop, t + slop);
         for (var i = range[0]; i < range[1]; i++) {
-          var b = index.blocks[i];
-          [b.start, b.end].forEach(function (edge) {
-            var d = Math.abs(edge - t);
-            if (d <= slop && d < bestD) { best = edge; bestD = d; }
-          });
+          var ds = Math.abs(index.starts[i] - t), de = Math.abs(index.ends[i] - t);
+          if (ds <= slop && ds < bestD) { best = index.starts[i]; bestD = ds; }
+          if (de <= slop && de < bestD) { best = index.ends[i]; bestD = de; }
         }
       }
       return best;
@@ -1897,10 +2151,10 @@ var KVWave = (function () {
     /** f: fit the selected block (with its dependencies) or the followed chain; else the whole schedule. */
     function fitSelection() {
       var ids = [];
-      if (state.selected) ids = [state.selected.id].concat(state.selected.after || [], dependentsOf(state.selected.id));
-      else state.highlighted.forEach(function (id) { ids.push(id); });
-      var lo = Infinity, hi = -Infinity;
-      ids.forEach(function (id) { var b = state.byId.get(id); if (b) { lo = Math.min(lo, b.start); hi = Math.max(hi, b.end); } });
+      if (isLive(state.selected)) ids = [state.selected.id].concat(afterIds(state.selected.id), dependentsOf(state.selected.id));
+      else ids = state.highlightedSorted.slice();
+      var lo = Infinity, hi = -Infinity, c = state.columns;
+      ids.forEach(function (id) { if (id >= 0 && id < c.n) { lo = Math.min(lo, c.start[id]); hi = Math.max(hi, c.end[id]); } });
       if (!(hi > lo)) { fitView(); requestDraw(); return; }
       var pad = (hi - lo) * 0.05 + 1;
       setView(lo - pad, hi + pad);
@@ -1909,12 +2163,12 @@ var KVWave = (function () {
     // -- keyboard block selection
     function selectedRow() {
       var b = state.selected;
-      return b && state.laneRow[b.lane] !== undefined ? state.laneRow[b.lane] : -1;
+      return isLive(b) && state.laneRow[b.lane] !== undefined ? state.laneRow[b.lane] : -1;
     }
     function firstVisibleBlock() {
       for (var row = 0; row < state.laneIndex.length; row++) {
         var index = state.laneIndex[row], range = visibleRange(index, state.view.t0Step, state.view.t1Step);
-        if (range[1] > range[0]) return index.blocks[range[0]];
+        if (range[1] > range[0]) return blockById(index.lo + range[0]);
       }
       return null;
     }
@@ -1922,8 +2176,8 @@ var KVWave = (function () {
     function laneNeighbour(dir) {
       var row = selectedRow();
       if (row < 0) return firstVisibleBlock();
-      var index = state.laneIndex[row], i = index.blocks.indexOf(state.selected);
-      return index.blocks[i + dir] || null;
+      var index = state.laneIndex[row], i = state.selected.id - index.lo + dir;
+      return i >= 0 && i < index.n ? blockById(index.lo + i) : null;
     }
     /** The block on the next shown lane above/below (dir) nearest to the selected block's start. */
     function crossLane(dir) {
@@ -1931,11 +2185,11 @@ var KVWave = (function () {
       if (row < 0) return firstVisibleBlock();
       var t = state.selected.start;
       for (var r = row + dir; r >= 0 && r < state.laneIndex.length; r += dir) {
-        var blocks = state.laneIndex[r].blocks;
-        if (!blocks.length) continue;
-        var i = Math.min(upperBound(state.laneIndex[r].starts, t, false), blocks.length - 1), best = blocks[i];
-        if (i > 0 && Math.abs(blocks[i - 1].start - t) <= Math.abs(best.start - t)) best = blocks[i - 1];
-        return best;
+        var index = state.laneIndex[r], starts = index.starts;
+        if (!index.n) continue;
+        var i = Math.min(upperBound(starts, t, false), index.n - 1);
+        if (i > 0 && Math.abs(starts[i - 1] - t) <= Math.abs(starts[i] - t)) i--;
+        return blockById(index.lo + i);
       }
       return null;
     }
@@ -1944,13 +2198,9 @@ var KVWave = (function () {
       var row = selectedRow();
       if (row < 0) { selectAndShow(firstVisibleBlock()); return; }
       var t = state.cursor !== null ? state.cursor : state.selected.start;
-      var blocks = state.laneIndex[row].blocks, bestT = null, bestB = null;
-      for (var i = 0; i < blocks.length; i++) {
-        [blocks[i].start, blocks[i].end].forEach(function (edge) {
-          if (dir > 0 ? edge > t && (bestT === null || edge < bestT) : edge < t && (bestT === null || edge > bestT)) { bestT = edge; bestB = blocks[i]; }
-        });
-      }
-      if (bestT === null) return;
+      var index = state.laneIndex[row], edge = laneEdge(index, t, dir);
+      if (edge === null) return;
+      var bestT = edge.t, bestB = blockById(index.lo + edge.i);
       state.pointer = null;
       hideTooltip();
       select(bestB);
@@ -2030,7 +2280,10 @@ var KVWave = (function () {
       try {
         if (format === "chrome" || format === "vcd") {
           if (!KE) throw new Error("the exporter (KernelExport) is missing");
-          if (!r || r.error || !r.blocks || !r.blocks.length) throw new Error("no schedule to export");
+          // Barrier events still on their way from the Worker: export when they arrive.
+          if (r && r.eventsPending) { pendingExport = format; return; }
+          // An explicit user action: the exporter reads result.blocks (built once, here).
+          if (!r || r.error || !r.columns || !r.columns.n) throw new Error("no schedule to export");
           var markers = [];
           if (state.markerA !== null) markers.push({name: "A", step: state.markerA});
           if (state.markerB !== null) markers.push({name: "B", step: state.markerB});
@@ -2220,22 +2473,28 @@ var KVWave = (function () {
       state.follow = p.follow;
       state.hashMessages = startMessages.concat(p.messages);
       startMessages = [];
-      simulateNow();
-      if (p.view) {
-        state.view = p.view;
-        state.fitted = false;
-        clampView();
-        var v = state.view;
-        if (Math.abs(v.t0Step - p.view.t0Step) > 1e-6 || Math.abs(v.t1Step - p.view.t1Step) > 1e-6) {
-          state.hashMessages.push("URL hash: view " + hashNumber(p.view.t0Step) + ".." + hashNumber(p.view.t1Step) +
-            " is outside the schedule; shown as " + hashNumber(v.t0Step) + ".." + hashNumber(v.t1Step) + ".");
-        }
-      } else {
-        fitView();
-      }
+      // The hash's view applies to the result of its knobs: now, or when the Worker answers
+      // (large settings simulate there, at start-up too, so the page never blocks on them).
+      state.pendingView = p.view || "fit";
+      if (!simulateInBackground()) simulateNow();
       renderNotices();
       lastWrittenHash = null;
       requestDraw();
+    }
+    /** Apply the view a hash asked for (pendingView) to the result just taken; once. */
+    function applyPendingView() {
+      var view = state.pendingView;
+      state.pendingView = null;
+      if (!view) return;
+      if (view === "fit") { fitView(); return; }
+      state.view = {t0Step: view.t0Step, t1Step: view.t1Step};
+      state.fitted = false;
+      clampView();
+      var v = state.view;
+      if (Math.abs(v.t0Step - view.t0Step) > 1e-6 || Math.abs(v.t1Step - view.t1Step) > 1e-6) {
+        state.hashMessages.push("URL hash: view " + hashNumber(view.t0Step) + ".." + hashNumber(view.t1Step) +
+          " is outside the schedule; shown as " + hashNumber(v.t0Step) + ".." + hashNumber(v.t1Step) + ".");
+      }
     }
     window.addEventListener("hashchange", function () {
       if (location.hash.replace(/^#/, "") !== lastWrittenHash) applyHash(location.hash);
@@ -2265,20 +2524,29 @@ var KVWave = (function () {
       blocksAt: function (x, y) { return blocksAt(x, y); },
       /** Client (viewport) coordinates of the visible middle of block id, or null when off screen. */
       blockCenter: function (id) {
-        var b = state.byId.get(id), scale = state.scale, bb = b && scale && blockBox(scale, b);
+        var scale = state.scale, bb = scale && idBox(scale, id);
         if (!bb) return null;
         var x0 = Math.max(bb.x0, state.gutterPx), x1 = Math.min(bb.x1, scale.x1Px);
         if (x1 <= x0) return null;
         var rect = canvas.getBoundingClientRect();
         return {x: rect.left + (x0 + x1) / 2, y: rect.top + bb.y + bb.h / 2, widthPx: x1 - x0};
       },
-      blocks: function () { return (state.result && state.result.blocks) || []; },
+      /** Every block as an object: materialises result.blocks (tests and exports only; the page never calls it). */
+      blocks: function () { return (state.result && !state.result.error && state.result.blocks) || []; },
+      /** Block id of the current result as an object (built from the columns), or null. */
+      block: function (id) { return blockById(id); },
+      /** The blocks of one lane in start order, as objects (tests). */
+      laneBlocks: function (laneId) {
+        var index = state.perLane[laneId], out = [];
+        for (var i = 0; index && i < index.n; i++) out.push(blockById(index.lo + i));
+        return out;
+      },
       highlighted: function () { return Array.from(state.highlighted).sort(function (a, b) { return a < b ? -1 : a > b ? 1 : 0; }); },
       simulating: function () { return !!state.simulating; },
       setKnobs: function (k) { Object.keys(k).forEach(function (n) { state.knobs[n] = k[n]; }); requestSimulate(); },
       setModel: setModel,
-      select: function (id) { select(state.byId.get(id) || null); flush(); },
-      followBlock: function (id) { follow(state.byId.get(id)); flush(); },
+      select: function (id) { select(blockById(id)); flush(); },
+      followBlock: function (id) { follow(blockById(id)); flush(); },
       selectedId: function () { return state.selected ? state.selected.id : null; },
       arrowEdges: arrowEdges,
       exportAs: exportAs,

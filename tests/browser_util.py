@@ -93,7 +93,12 @@ class PageWatch:
         return out
 
 
-def new_page(browser, url, color_scheme="light", viewport=(1280, 800), ready_js="window.__kv && window.__kv.state.frames > 0"):
+# The waveform page is ready once it drew a frame and no simulation runs (large settings in the
+# URL hash simulate in a Worker at start-up; the page draws before that result arrives).
+WAVE_READY_JS = "window.__kv && window.__kv.state.frames > 0 && !window.__kv.simulating()"
+
+
+def new_page(browser, url, color_scheme="light", viewport=(1280, 800), ready_js=WAVE_READY_JS):
     """Open url in a fresh context; return (context, page, watch) once ready_js is true."""
     context = browser.new_context(color_scheme=color_scheme, viewport={"width": viewport[0], "height": viewport[1]})
     context.set_default_timeout(HANG_TIMEOUT_MS)

@@ -12,21 +12,87 @@ const EX = (name) => require(path.join(__dirname, "..", "..", "examples", name))
 /** A result as plain JSON data (getters read, undefined dropped), for deep comparison. */
 const plain = (r) => JSON.parse(JSON.stringify(r));
 
-test("packResult/unpackResult round-trip every example result", () => {
+test("packResult/unpackResult round-trip every example result, transferring the columns", () => {
   for (const [file, knobs] of [["sm90_gemm_pingpong.json", {}], ["fa3_fwd.json", {}], ["fa4_fwd_sm90.json", {}],
                                ["sm90_gemm_pingpong.json", { kTiles: 1, stages: 1 }], ["sm90_gemm_cooperative.json", { outputTiles: 7 }]]) {
     const r = K.simulate(EX(file), knobs);
+    const want = plain(r);
+    const before = r.columns.start.byteLength;
     const p = W.packResult(r);
     assert.ok(p.transfer.length > 0, "columns are transferable buffers");
+    assert.strictEqual(new Set(p.transfer).size, p.transfer.length, "each buffer listed once");
+    // Crossing as a Worker message does: a structured clone that moves the buffers.
+    const transfer = p.transfer;
     delete p.transfer;
-    assert.deepStrictEqual(plain(W.unpackResult(p)), plain(r), file);
+    const moved = structuredClone(p, { transfer });
+    assert.strictEqual(r.columns.start.byteLength, 0, "the Worker's columns were moved, not copied");
+    assert.ok(moved.columns.start.byteLength === before);
+    const u = W.unpackResult(moved, K);
+    assert.ok(!Object.prototype.propertyIsEnumerable.call(u, "columns"), "columns stay non-enumerable");
+    assert.deepStrictEqual(plain(u), want, file);
   }
-  // Shared source-line lists stay shared (interned once).
+  // packResult never reads result.blocks (that would build every object in the Worker).
   const r = K.simulate(EX("sm90_gemm_pingpong.json"), {});
+  Object.defineProperty(r, "blocks", { get() { throw new Error("blocks read"); }, enumerable: true, configurable: true });
   const p = W.packResult(r);
-  assert.ok(p.lists.length < r.blocks.length / 2);
-  // A result without blocks (an error) passes through unchanged.
+  assert.strictEqual(p.columns, r.columns);
+  // Deferred barrier events: the result crosses without them, they follow in a second message.
+  const r2 = K.simulate(EX("sm90_gemm_pingpong.json"), {});
+  const want2 = plain(r2);
+  const p2 = W.packResult(r2, true);
+  assert.strictEqual(p2.eventsDeferred, true);
+  const u2 = W.unpackResult(p2, K);
+  assert.strictEqual(u2.eventsPending, true);
+  assert.deepStrictEqual(u2.barrierEvents, []);
+  const ev = W.packEvents(r2);
+  delete ev.transfer;
+  u2.supplyEvents(structuredClone(ev));
+  assert.strictEqual(u2.eventsPending, false);
+  assert.deepStrictEqual(plain(u2), want2);
+  // A result without columns (an error) passes through unchanged.
   assert.deepStrictEqual(W.unpackResult(W.packResult({ error: "x" })), { error: "x" });
+});
+
+test("column helpers agree with the v1 block objects (lane index, dependents, chains, lane edges)", () => {
+  for (const [file, knobs] of [["sm90_gemm_pingpong.json", {}], ["fa3_fwd.json", {}], ["sm90_gemm_cooperative.json", { outputTiles: 5, kTiles: 7 }]]) {
+    const r = K.simulate(EX(file), knobs), c = r.columns, blocks = r.blocks;
+    c.lanes.forEach((lane, li) => {
+      const index = W.laneIndexOf(c, li);
+      const ids = blocks.filter((b) => b.lane === lane).sort((a, b) => a.start - b.start || a.end - b.end).map((b) => b.id);
+      assert.deepStrictEqual(Array.from({ length: index.n }, (_, i) => index.lo + i), ids, `${file} ${lane} ids`);
+      // Lane edges: the next / previous start or end, as a scan over the blocks finds it.
+      const edges = ids.flatMap((id) => [[blocks[id].start, id], [blocks[id].end, id]]);
+      for (const t of [-1, 0, 3, 17.5, r.total / 2, r.total, r.total + 1]) {
+        for (const dir of [1, -1]) {
+          let best = null;
+          for (const [e, id] of edges) if ((dir > 0 ? e > t : e < t) && (best === null || (dir > 0 ? e < best[0] : e > best[0]))) best = [e, id];
+          const got = W.laneEdge(index, t, dir);
+          assert.deepStrictEqual(got === null ? null : [got.t, index.lo + got.i], best, `${file} ${lane} t=${t} dir=${dir}`);
+        }
+      }
+    });
+    const dep = W.dependentsOfColumns(c);
+    const want = new Map();
+    for (const b of blocks) for (const a of b.after) (want.get(a) || want.set(a, []).get(a)).push(b.id);
+    for (const b of blocks) assert.deepStrictEqual(Array.from(dep.list.subarray(dep.at[b.id], dep.at[b.id + 1])), want.get(b.id) || []);
+  }
+});
+
+test("fillMaskIn ORs the fill bits of any id range, as a scan does", () => {
+  const r = K.simulate(EX("sm90_gemm_cooperative.json"), { outputTiles: 40, kTiles: 60 }), c = r.columns;
+  const kindFills = c.kinds.map((_, i) => (i % 3 === 0 ? [i % 7, (i + 1) % 7] : [i % 7]));
+  const s = W.buildFillSummary(c, kindFills);
+  let seed = 7;
+  const rnd = (n) => (seed = (seed * 1103515245 + 12345) % 2147483648) % n;
+  for (let trial = 0; trial < 400; trial++) {
+    const a = rnd(c.n), b = Math.min(c.n, a + [1, 5, 31, 300, 5000, 40000][trial % 6] + rnd(50));
+    let want = 0;
+    for (let id = a; id < b; id++) {
+      const f = kindFills[c.kind[id]];
+      want |= 1 << (f.length === 1 ? f[0] : f[(c.tile[id] === -2147483648 ? 0 : c.tile[id]) % f.length]);
+    }
+    assert.strictEqual(W.fillMaskIn(s, a, b), want, `${a}..${b}`);
+  }
 });
 
 test("barrierStateAt replays phases, arrivals and waiters from barrierEvents", () => {
