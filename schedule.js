@@ -1313,24 +1313,47 @@ var KernelSchedule = (function () {
    * "complete". Returns a function that builds the array (the result's lazy barrierEvents).
    */
   Engine.prototype.sortedEvents = function () {
-    var log = this.events, lanes = this.lanes, nBars = this.barriers.length;
-    if (log === null) return function () { return []; };
+    var columns = this.sortedEventColumns();
+    var build = function () {
+      var c = columns(), out = new Array(c.n);
+      for (var i = 0; i < c.n; i++) {
+        out[i] = { t: c.t[i], barrier: c.barrier[i], type: EV_NAMES[c.type[i]], lane: c.lane[i] < 0 ? null : c.lanes[c.lane[i]],
+          phase: c.phase[i] };
+      }
+      return out;
+    };
+    // The typed form rides along (the page's Worker transfers it instead of event objects).
+    build.columns = columns;
+    return build;
+  };
+
+  /**
+   * The barrier events as typed columns in time order, built once on first call: {n, t
+   * (Float64Array), barrier (Int32Array: barriers[].id), type (Uint8Array: index into
+   * EV_NAMES / types), lane (Int32Array: index into lanes, -1 for none), phase (Uint8Array),
+   * types, lanes}. Returns that function.
+   */
+  Engine.prototype.sortedEventColumns = function () {
+    var log = this.events, laneIds = this.lanes.map(function (lane) { return lane.id; }), nBars = this.barriers.length;
+    var cache = null;
     return function () {
-      var n = log.n, i;
+      if (cache !== null) return cache;
+      var n = log === null ? 0 : log.n, i;
+      var c = { n: n, t: new Float64Array(n), barrier: new Int32Array(n), type: new Uint8Array(n), lane: new Int32Array(n),
+        phase: new Uint8Array(n), types: EV_NAMES, lanes: laneIds };
       var order = new Float64Array(n);
       // Sort numeric keys t * 2^23 + recording index natively (stable by construction).
       for (i = 0; i < n; i++) order[i] = log.t[i] * 8388608 + i;
       order.sort();
       var phase = new Uint8Array(nBars);
-      var out = new Array(n);
       for (i = 0; i < n; i++) {
         var k = order[i] % 8388608;
         var bar = log.bar[k], type = log.type[k];
         if (type === EV_COMPLETE) phase[bar] ^= 1;
-        out[i] = { t: log.t[k], barrier: bar, type: EV_NAMES[type], lane: log.lane[k] < 0 ? null : lanes[log.lane[k]].id,
-          phase: phase[bar] };
+        c.t[i] = log.t[k]; c.barrier[i] = bar; c.type[i] = type; c.lane[i] = log.lane[k]; c.phase[i] = phase[bar];
       }
-      return out;
+      cache = c;
+      return c;
     };
   };
 
@@ -3572,7 +3595,13 @@ var KernelSchedule = (function () {
     if (result.deadlock === undefined) result.deadlock = null;
     if (result.barriers === undefined) result.barriers = [];
     if (result.barrierEvents === undefined) result.barrierEvents = [];
-    if (typeof result.barrierEvents === "function") lazyProperty(result, "barrierEvents", result.barrierEvents);
+    if (typeof result.barrierEvents === "function") {
+      var eventColumns = result.barrierEvents.columns;
+      lazyProperty(result, "barrierEvents", result.barrierEvents);
+      if (eventColumns) {
+        Object.defineProperty(result, "barrierEventColumns", { enumerable: false, configurable: true, get: eventColumns });
+      }
+    }
     result.barrierEventsOmitted = result.barrierEventsOmitted === true;
     if (result.barrierEventsOmitted) {
       norm.messages.push("barrier events omitted: more than " + EVENT_BLOCK_LIMIT + " blocks");

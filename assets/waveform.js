@@ -584,9 +584,21 @@ var KVWave = (function () {
       return id;
     }
     function num(x) { return x === null || x === undefined ? NaN : x; }
+    var cols = r.barrierEventColumns, i, ev;
+    if (cols) {
+      // The simulator's typed event columns: copied number for number, no event object built.
+      var m0 = cols.n, typeIds = cols.types.map(str), laneIds = cols.lanes.map(str);
+      ev = {strings: strings, t: new Float64Array(m0), barrier: new Float64Array(m0), type: new Int32Array(m0), lane: new Int32Array(m0), phase: new Float64Array(m0)};
+      for (i = 0; i < m0; i++) {
+        ev.t[i] = cols.t[i]; ev.barrier[i] = cols.barrier[i]; ev.type[i] = typeIds[cols.type[i]];
+        ev.lane[i] = cols.lane[i] < 0 ? -2 : laneIds[cols.lane[i]]; ev.phase[i] = cols.phase[i];
+      }
+      ev.transfer = [ev.t.buffer, ev.barrier.buffer, ev.type.buffer, ev.lane.buffer, ev.phase.buffer];
+      return ev;
+    }
     var events = r.barrierEvents || [], m = events.length;
-    var ev = {strings: strings, t: new Float64Array(m), barrier: new Float64Array(m), type: new Int32Array(m), lane: new Int32Array(m), phase: new Float64Array(m)};
-    for (var i = 0; i < m; i++) {
+    ev = {strings: strings, t: new Float64Array(m), barrier: new Float64Array(m), type: new Int32Array(m), lane: new Int32Array(m), phase: new Float64Array(m)};
+    for (i = 0; i < m; i++) {
       var e = events[i];
       ev.t[i] = e.t; ev.barrier[i] = e.barrier; ev.type[i] = str(e.type); ev.lane[i] = str(e.lane); ev.phase[i] = num(e.phase);
     }

@@ -49,6 +49,16 @@ test("packResult/unpackResult round-trip every example result, transferring the 
   u2.supplyEvents(structuredClone(ev));
   assert.strictEqual(u2.eventsPending, false);
   assert.deepStrictEqual(plain(u2), want2);
+  // With the simulator's typed event columns, packEvents builds no event object.
+  const r3 = K.simulate(EX("fa3_fwd.json"), {});
+  const want3 = K.simulate(EX("fa3_fwd.json"), {}).barrierEvents;
+  assert.ok(want3.length > 0);
+  const u3 = W.unpackResult(W.packResult(r3, true), K);
+  Object.defineProperty(r3, "barrierEvents", { get() { throw new Error("barrierEvents read"); }, enumerable: true, configurable: true });
+  const ev3 = W.packEvents(r3);
+  delete ev3.transfer;
+  u3.supplyEvents(structuredClone(ev3));
+  assert.deepStrictEqual(u3.barrierEvents, want3);
   // A result without columns (an error) passes through unchanged.
   assert.deepStrictEqual(W.unpackResult(W.packResult({ error: "x" })), { error: "x" });
 });
