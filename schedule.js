@@ -406,15 +406,8 @@ var KernelSchedule = (function () {
   /** Double a segment's columns (the after list grows on its own). */
   LaneSegment.prototype.grow = function () {
     var cap = this.cap * 2;
-    this.kind = grown(this.kind, cap);
-    this.reason = grown(this.reason, cap);
-    this.lines = grown(this.lines, cap);
-    this.operand = grown(this.operand, cap);
-    this.tile = grown(this.tile, cap);
-    this.k = grown(this.k, cap);
-    this.stage = grown(this.stage, cap);
-    this.start = grown(this.start, cap);
-    this.end = grown(this.end, cap);
+    // The properties exist already, so assigning them by name keeps the segment's shape.
+    for (var f = 0; f < SEGMENT_COLUMNS.length; f++) this[SEGMENT_COLUMNS[f]] = grown(this[SEGMENT_COLUMNS[f]], cap);
     this.afterAt = grown(this.afterAt, cap + 1);
     this.cap = cap;
   };
@@ -552,7 +545,6 @@ var KernelSchedule = (function () {
       for (var j = 0; j < o.length; j++) r[o[j]] = j;
       return r;
     });
-    var sorted = rank.every(function (r) { return r === null; });
     var c = {
       n: n, lanes: this.lanes.map(function (ln) { return ln.id; }), laneStart: laneStart, lane: new Int32Array(n),
       kind: new Int32Array(n), reason: new Int32Array(n), lines: new Int32Array(n), operand: new Int32Array(n),
@@ -577,7 +569,7 @@ var KernelSchedule = (function () {
         afterAt[base + i] = at;
         for (var a = sAt[j], a1 = sAt[j + 1]; a < a1; a++) {
           var h = sList[a], hl = h & LANE_MASK, hi = h >> LANE_BITS;
-          afterList[at++] = laneStart[hl] + (sorted || rank[hl] === null ? hi : rank[hl][hi]);
+          afterList[at++] = laneStart[hl] + (rank[hl] === null ? hi : rank[hl][hi]);
         }
       }
     }
@@ -3640,6 +3632,7 @@ var KernelSchedule = (function () {
     simulate: simulate,
     blockAt: blockAt,
     blocksOf: blocksOf,
+    Timeline: Timeline,
     attachColumns: attachColumns,
     normalizeKnobs: normalizeKnobs,
     sourceRefs: sourceRefs,

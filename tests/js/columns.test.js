@@ -123,3 +123,24 @@ test("attachColumns gives a rebuilt result lazy blocks; failures and no-model re
   assert.equal(none.columns.n, 0);
   assert.deepEqual(none.blocks, []);
 });
+
+test("Timeline: handles renumber to ids; a lane appended out of start order is still delivered in start order", () => {
+  const lanes = [{ id: "a" }, { id: "b" }];
+  const tl = new KS.Timeline(lanes, false, 0);
+  const lines = [7];
+  const b0 = tl.add(1, "issue", 5, 6, 0, 0, 0, null, lines, [], 0);
+  const a0 = tl.add(0, "wgmma", 2, 4, 0, 1, null, null, lines, [b0], 1);
+  const b1 = tl.add(1, "issue", 1, 2, 1, null, null, "tma", lines, [a0, b0], 2); // starts before b0
+  const c = tl.finalize();
+  assert.deepEqual(Array.from(c.laneStart), [0, 1, 3]);
+  // ids: a0 -> 0; lane b sorted by start: b1 -> 1, b0 -> 2
+  assert.deepEqual(Array.from(c.start), [2, 1, 5]);
+  const blocks = KS.blocksOf(c);
+  assert.deepEqual(blocks.map((b) => [b.lane, b.kind, b.tile, b.k, b.stage, b.reason, b.after]), [
+    ["a", "wgmma", 0, 1, null, null, [2]],
+    ["b", "issue", 1, null, null, "tma", [0, 2]],
+    ["b", "issue", 0, 0, 0, null, []],
+  ]);
+  assert.equal(tl.endOf(b1), 2);
+  assert.throws(() => tl.add(0, "wgmma", 4, 5, 0.5, 0, 0, null, lines, [], 0), /integers or null/);
+});
