@@ -710,14 +710,15 @@ var KernelSchedule = (function () {
     this.blk = -1;
     // issued jobs waiting for their other parts (cooperative: one job, two WGs)
     this.pending = [];
-    // key -> job still collecting parts
-    this.open = new Map();
+    // jobs still collecting parts (by their key; a handful at most, so a list)
+    this.open = [];
     // sum of job latencies (jobs never overlap)
     this.busy = 0;
   }
 
   /** One MMA job on a queue (roles/blks are arrays only for jobs of several parts). */
   function MmaJob(c) {
+    this.key = c.key;
     this.latency = c.latency;
     this.kind = c.kind;
     this.lines = c.lines;
@@ -736,6 +737,12 @@ var KernelSchedule = (function () {
     this.blks = null;
     this.waiters = null;
     this.commits = null;
+  }
+
+  /** The open job of queue q with this key (parts still to be issued), or null. */
+  function openJob(q, key) {
+    for (var i = 0; i < q.open.length; i++) if (q.open[i].key === key) return q.open[i];
+    return null;
   }
 
   /** The block (handle) this job drew on role r's lane. */
@@ -1187,11 +1194,11 @@ var KernelSchedule = (function () {
       }
       case CMD_MMA: {
         var q = c.queue, job = null;
-        if (c.key !== null && q.open.size > 0) job = q.open.get(c.key) || null;
+        if (c.key !== null) job = openJob(q, c.key);
         if (job === null) {
           job = new MmaJob(c);
           q.pending.push(job);
-          if (c.key !== null && c.parts > 1) q.open.set(c.key, job);
+          if (c.key !== null && c.parts > 1) q.open.push(job);
         }
         job.issued++;
         if (r.now > job.issueTime) job.issueTime = r.now;
@@ -1199,7 +1206,7 @@ var KernelSchedule = (function () {
         else (job.roles || (job.roles = [job.role0])).push(r);
         r.jobs.push(job);
         r.lastJob = job;
-        if (job.issued === job.parts && c.key !== null) q.open.delete(c.key);
+        if (job.issued === job.parts && job.key !== null && job.parts > 1) q.open.splice(q.open.indexOf(job), 1);
         this.startJobs(q);
         if (!job.done) {
           // Wait for the other parts; resume with a no-op re-check (the job is done then).
