@@ -556,7 +556,9 @@ def test_worker_result_is_drawn_from_transferred_columns_without_block_objects(o
 
 def test_million_block_result_is_applied_without_a_long_main_thread_task(open_page, gemm_url):
     # Old page: a million blocks were rebuilt as objects, indexed and drawn one by one (seconds).
-    # 250 ms is a regression bound (the target is 100 ms, measured by bench/bench_page.py).
+    # 600 ms is a regression bound, not the target (100 ms, measured by bench/bench_page.py: 56-75 ms
+    # on the 2-core VM): the object-building page took 1.26 s there, and a loaded CI machine must
+    # not fail a page that meets the target.
     page = open_page(gemm_url)
     result = page.evaluate("""async () => {
       const kv = window.__kv, tasks = [];
@@ -575,7 +577,7 @@ def test_million_block_result_is_applied_without_a_long_main_thread_task(open_pa
     }""")
     assert result["background"] and result["error"] is None
     assert result["n"] > 1000000
-    assert result["longest"] < 250, result
+    assert result["longest"] < 600, result
     # Honest level of detail: the fitted view says it summarises, and the rare epilogue still shows.
     assert page.is_visible("#lod-note") and "Summarised" in page.inner_text("#lod-note")
     assert kv(page, "Object.keys(kv.state.lastRects).some(k => k.indexOf('epilogue') >= 0)")
