@@ -577,7 +577,7 @@ var KernelSchedule = (function () {
     return c;
   };
 
-  /** Empty result columns (no lanes or one lane list, no blocks). */
+  /** Empty result columns for lane ids laneIds (default none), no blocks. */
   function emptyColumns(laneIds) {
     var tl = new Timeline([], false, 0);
     var c = tl.finalize();
@@ -3561,11 +3561,9 @@ var KernelSchedule = (function () {
     });
   }
 
-  /** result (no blocks) with empty non-enumerable columns for its lanes. */
+  /** result (no blocks) with empty columns for its lanes (attachColumns: blocks and laneBlocks stay []/{}). */
   function withEmptyColumns(result) {
-    var columns = emptyColumns(result.lanes.map(function (lane) { return lane.id; }));
-    Object.defineProperty(result, "columns", { value: columns, enumerable: false, configurable: true, writable: true });
-    return result;
+    return attachColumns(result, emptyColumns(result.lanes.map(function (lane) { return lane.id; })));
   }
 
   /**
@@ -3639,6 +3637,7 @@ var KernelSchedule = (function () {
     simulate: simulate,
     blockAt: blockAt,
     blocksOf: blocksOf,
+    emptyColumns: emptyColumns,
     Timeline: Timeline,
     attachColumns: attachColumns,
     normalizeKnobs: normalizeKnobs,

@@ -58,13 +58,17 @@ var KVWave = (function () {
   // Kind names and docs, wait reasons, legend, verdict lines: the result's view description
   // (KernelSchedule's MODELS[...].view); this page never branches on a model's name.
   var currentView = null;
-  function viewKind(kind) { return currentView && currentView.kinds && currentView.kinds[kind] ? currentView.kinds[kind] : null; }
+  /** The view's entry for kind (view: the current result's unless given). */
+  function viewKind(kind, view) {
+    var v = view || currentView;
+    return v && v.kinds && v.kinds[kind] ? v.kinds[kind] : null;
+  }
   function kindName(kind) { var k = viewKind(kind); return k ? k.name : String(kind).toUpperCase(); }
   function kindDoc(kind) { var k = viewKind(kind); return k ? k.doc : ""; }
   // Following: a kind with chain "k" is on a k-tile's (KV block's) path, "tile" on an output
   // tile's math; rank orders kinds along a chain at equal steps (all from the view).
-  function onKChain(kind) { var k = viewKind(kind); return !!(k && k.chain === "k"); }
-  function onTileChain(kind) { var k = viewKind(kind); return !!(k && (k.tile === true)); }
+  function onKChain(kind, view) { var k = viewKind(kind, view); return !!(k && k.chain === "k"); }
+  function onTileChain(kind, view) { var k = viewKind(kind, view); return !!(k && (k.tile === true)); }
   function chainRank(kind) { var k = viewKind(kind); return k && typeof k.rank === "number" ? k.rank : 99; }
   function reasonDoc(reason) {
     var list = currentView && currentView.waitReasons ? currentView.waitReasons : [];
@@ -88,22 +92,6 @@ var KVWave = (function () {
   TimeScale.prototype.tStep = function (xPx) { return this.t0Step + (xPx - this.x0Px) / this.pxPerStep; };
   TimeScale.prototype.widthPx = function (durationSteps) { return durationSteps * this.pxPerStep; };
 
-  /** Sort one lane's blocks (objects) by start and keep starts plus a running maximum of ends for culling (tests; the page indexes columns with laneIndexOf). */
-  function buildLaneIndex(blocks) {
-    var sorted = blocks.slice().sort(function (a, b) { return a.start - b.start || a.end - b.end; });
-    var n = sorted.length;
-    var starts = new Float64Array(n), maxEnds = new Float64Array(n);
-    var runningEnd = -Infinity;
-    for (var i = 0; i < n; i++) {
-      starts[i] = sorted[i].start;
-      // Blocks on a lane do not overlap, so ends are already sorted; the running maximum keeps
-      // the search correct even if a simulator bug ever made them overlap.
-      runningEnd = Math.max(runningEnd, sorted[i].end);
-      maxEnds[i] = runningEnd;
-    }
-    return {blocks: sorted, starts: starts, maxEnds: maxEnds};
-  }
-
   /**
    * The culling index of lane li of result columns c (schedule.js, README "Result columns"): the
    * lane's blocks are ids lo .. hi-1, sorted by start, so the index is views into the columns
@@ -124,15 +112,6 @@ var KVWave = (function () {
     }
     return {lo: lo, hi: hi, n: hi - lo, starts: starts, ends: ends, maxEnds: maxEnds};
   }
-
-  /** Result columns with no lanes and no blocks (an error result, before the first result). */
-  function emptyColumns() {
-    var i0 = new Int32Array(0), f0 = new Float64Array(0);
-    return {n: 0, lanes: [], laneStart: new Int32Array(1), lane: i0, kind: i0, reason: i0, lines: i0, operand: i0,
-      tile: i0, k: i0, stage: i0, start: f0, end: f0, afterAt: new Int32Array(1), afterList: i0,
-      kinds: [], reasons: [], linesTable: [], operands: [], withOperand: false};
-  }
-  var NO_COLUMNS = emptyColumns();
 
   /** An empty lane index (a lane the result has no blocks for). */
   function emptyLaneIndex() {
@@ -310,26 +289,15 @@ var KVWave = (function () {
    * Ids of the blocks that following {tile, k} highlights. With k: the k-tile's issue / FILLING /
    * FULL / WGMMA (GEMM), or the KV block's K and V (Vt) loads, GEMM0, softmax and GEMM1 on every WG
    * (attention). With k null: the output tile's math and epilogue, plus its Q load (attention).
+   * One pass over result columns c (ascending ids), kinds tested by code against view (default:
+   * the current result's).
    */
-  function chainIds(blocks, tile, k) {
-    if (blocks && !Array.isArray(blocks) && typeof blocks.n === "number") return chainIdsOfColumns(blocks, tile, k);
-    var ids = [];
-    if (tile === null || tile === undefined) return ids;
-    var wholeTile = k === null || k === undefined;
-    for (var i = 0; i < blocks.length; i++) {
-      var c = blocks[i];
-      if (c.tile !== tile) continue;
-      if (wholeTile ? (onTileChain(c.kind) || (c.operand === "Q" && onKChain(c.kind))) : (c.k === k && onKChain(c.kind))) ids.push(c.id);
-    }
-    return ids;
-  }
-
-  /** chainIds over result columns c: one pass over the tile column, kinds tested by code. */
-  function chainIdsOfColumns(c, tile, k) {
+  function chainIds(c, tile, k, view) {
     var ids = [];
     if (tile === null || tile === undefined || c.n === 0) return ids;
     var wholeTile = k === null || k === undefined;
-    var kOn = c.kinds.map(onKChain), tileOn = c.kinds.map(onTileChain);
+    var kOn = c.kinds.map(function (kind) { return onKChain(kind, view); });
+    var tileOn = c.kinds.map(function (kind) { return onTileChain(kind, view); });
     var q = c.operands.indexOf("Q") + 1;  // operand code of "Q" (0: none)
     var tileCol = c.tile, kind = c.kind, kCol = c.k, operand = c.operand;
     for (var id = 0; id < c.n; id++) {
@@ -646,7 +614,7 @@ var KVWave = (function () {
 
   var pure = {
     packResult: packResult, packEvents: packEvents, unpackResult: unpackResult, percentText: percentText, barrierStateAt: barrierStateAt, barrierEventStep: barrierEventStep, codePathLines: codePathLines,
-    TimeScale: TimeScale, buildLaneIndex: buildLaneIndex, laneIndexOf: laneIndexOf, visibleRange: visibleRange, niceTickStep: niceTickStep,
+    TimeScale: TimeScale, laneIndexOf: laneIndexOf, visibleRange: visibleRange, niceTickStep: niceTickStep,
     buildFillSummary: buildFillSummary, fillMaskIn: fillMaskIn, dependentsOfColumns: dependentsOfColumns, laneEdge: laneEdge,
     labelCandidates: labelCandidates, fillKey: fillKey, chainIds: chainIds, parseHash: parseHash,
     formatHash: formatHash, tileText: tileText,
@@ -683,7 +651,7 @@ var KVWave = (function () {
     if (window.innerHeight < SMALL_WINDOW_HEIGHT_PX) document.getElementById("facts-box").open = false;
 
     var state = {
-      knobs: {}, result: null, lanes: [], laneIndex: [], laneRow: {}, columns: NO_COLUMNS, fills: null,
+      knobs: {}, result: null, lanes: [], laneIndex: [], laneRow: {}, columns: KS.emptyColumns(), fills: null,
       blockCache: new Map(), liveBlocks: new WeakSet(),
       rowTop: [], rowHeight: [], rowStripe: [], rowsBottom: RULER_HEIGHT_PX,
       view: {t0Step: 0, t1Step: 1}, fitted: true, cursor: null, markerA: null, markerB: null,
@@ -1010,7 +978,7 @@ var KVWave = (function () {
       state.allLanes = Array.isArray(result.lanes) ? result.lanes : [];
       // The block columns (result.columns): never result.blocks, which builds an object per block.
       var c = result.columns && typeof result.columns.n === "number" && !result.error ? result.columns : null;
-      state.columns = c || NO_COLUMNS;
+      state.columns = c || KS.emptyColumns();
       state.blockCache = new Map();
       state.liveBlocks = new WeakSet();
       state.perLane = {};
@@ -2532,7 +2500,7 @@ var KVWave = (function () {
       state: state,
       pure: pure,
       visibleRange: visibleRange,
-      buildLaneIndex: buildLaneIndex,
+      laneIndexOf: laneIndexOf,
       blocksAt: function (x, y) { return blocksAt(x, y); },
       /** Client (viewport) coordinates of the visible middle of block id, or null when off screen. */
       blockCenter: function (id) {

@@ -81,6 +81,19 @@ test("column helpers agree with the v1 block objects (lane index, dependents, ch
         }
       }
     });
+    // Chains: what following a block highlights, against a scan over the block objects.
+    for (const b of blocks.filter((x, i) => i % 7 === 0 && x.tile !== null)) {
+      for (const k of [b.k, null]) {
+        // The view description says which kinds a k-tile (chain "k") and an output tile (tile) follow.
+        const kinds = r.view.kinds, onK = (x) => !!kinds[x.kind] && kinds[x.kind].chain === "k";
+        const onTile = (x) => !!kinds[x.kind] && kinds[x.kind].tile === true;
+        const want = blocks.filter((x) => x.tile === b.tile && (k === null ?
+          (onTile(x) || (x.operand === "Q" && onK(x))) : (x.k === k && onK(x)))).map((x) => x.id);
+        if (k !== null && onK(b)) assert.ok(want.includes(b.id), `${file} chain of ${b.id} holds it`);
+        assert.deepStrictEqual(W.chainIds(c, b.tile, k, r.view), want, `${file} chain of tile ${b.tile} k ${k}`);
+      }
+    }
+    assert.deepStrictEqual(W.chainIds(c, null, null, r.view), []);
     const dep = W.dependentsOfColumns(c);
     const want = new Map();
     for (const b of blocks) for (const a of b.after) (want.get(a) || want.set(a, []).get(a)).push(b.id);
