@@ -28,6 +28,14 @@ var KernelSchedule = (function () {
    */
   var EVENT_BLOCK_LIMIT = 200000;
 
+  /** False while simulate() runs with options.events === false (the models' engines skip events). */
+  var eventsWanted = true;
+
+  /** Whether a model's engine records barrier events for a run of about `estimate` blocks. */
+  function recordEvents(estimate) {
+    return eventsWanted && estimate <= EVENT_BLOCK_LIMIT;
+  }
+
   /** k-tiles (O * K) above which minStagesToHideTma is not searched (each probe is a run). */
   var MIN_STAGES_SEARCH_TILES = 10000;
 
@@ -436,13 +444,24 @@ var KernelSchedule = (function () {
     this.reasons = [];
     this.linesTable = [];
     this.operands = [];
+    // value -> its index in the table above (one lookup per field instead of a scan)
+    this.kindCodes = new Map([["wait", 0]]);
+    this.reasonCodes = new Map();
+    this.linesCodes = new Map();
+    this.operandCodes = new Map();
     this.withOperand = !!withOperand;
   }
 
-  /** Index of value in a small table of distinct values, added when new (identity: strings, shared arrays). */
-  function intern(table, value) {
-    for (var i = 0; i < table.length; i++) if (table[i] === value) return i;
+  /**
+   * Index of value in a table of distinct values (identity: strings, shared arrays, null), added
+   * when new; codes maps each value of the table to its index.
+   */
+  function intern(table, codes, value) {
+    var i = codes.get(value);
+    if (i !== undefined) return i;
+    i = table.length;
     table.push(value);
+    codes.set(value, i);
     return i;
   }
 
@@ -464,9 +483,9 @@ var KernelSchedule = (function () {
       s.grow();
     }
     if (i > 0 && start < s.start[i - 1]) s.sorted = false;
-    s.kind[i] = intern(this.kinds, kind);
-    s.reason[i] = intern(this.reasons, reason);
-    s.lines[i] = intern(this.linesTable, lines);
+    s.kind[i] = intern(this.kinds, this.kindCodes, kind);
+    s.reason[i] = intern(this.reasons, this.reasonCodes, reason);
+    s.lines[i] = intern(this.linesTable, this.linesCodes, lines);
     s.operand[i] = 0;
     s.tile[i] = intField(tile);
     s.k[i] = intField(k);
@@ -502,7 +521,7 @@ var KernelSchedule = (function () {
 
   /** Name the operand (K, V, Vt, Q) of block handle h. */
   Timeline.prototype.setOperand = function (h, operand) {
-    this.segs[h & LANE_MASK].operand[h >> LANE_BITS] = operand === null ? 0 : intern(this.operands, operand) + 1;
+    this.segs[h & LANE_MASK].operand[h >> LANE_BITS] = operand === null ? 0 : intern(this.operands, this.operandCodes, operand) + 1;
   };
 
   /** The operand of block handle h, or null. */
@@ -672,6 +691,9 @@ var KernelSchedule = (function () {
   // MMAs complete): a phase completes at the latest time among its arrivals, and a wait resolves
   // at max(the waiter's clock, that completion time).
 
+  /** pendingN of a role parked on a job's other parts: any count passes (a small integer, not Infinity). */
+  var NO_MMA_WAIT = 0x3fffffff;
+
   var CMD_WAIT = 1, CMD_ARRIVE = 2, CMD_WORK = 3, CMD_COPY = 4, CMD_MMA = 5, CMD_MMA_WAIT = 6, CMD_COMMIT = 7,
     CMD_SYNC = 8;
 
@@ -745,6 +767,13 @@ var KernelSchedule = (function () {
     return null;
   }
 
+  /** Take job off queue q's open list (order there does not matter: it is searched by key). */
+  function removeOpen(q, job) {
+    var open = q.open, i = open.indexOf(job);
+    open[i] = open[open.length - 1];
+    open.pop();
+  }
+
   /** The block (handle) this job drew on role r's lane. */
   MmaJob.prototype.blkOf = function (r) {
     if (this.roles === null || this.blks === null) return this.blk;
@@ -756,12 +785,13 @@ var KernelSchedule = (function () {
   var EV_NAMES = ["arrive", "complete", "wait_begin", "wait_end"];
 
   /** Growable typed columns of barrier events (t, barrier id, type code, lane index or -1). */
-  function EventLog() {
+  function EventLog(capacity) {
+    var cap = Math.max(1024, capacity || 0);
     this.n = 0;
-    this.t = new Float64Array(1024);
-    this.bar = new Int32Array(1024);
-    this.type = new Uint8Array(1024);
-    this.lane = new Int32Array(1024);
+    this.t = new Float64Array(cap);
+    this.bar = new Int32Array(cap);
+    this.type = new Uint8Array(cap);
+    this.lane = new Int32Array(cap);
   }
   EventLog.prototype.add = function (t, bar, type, lane) {
     if (this.n === this.t.length) {
@@ -815,6 +845,39 @@ var KernelSchedule = (function () {
     this.heapPos = -1;
   }
 
+  /**
+   * %GeneratorPrototype%.next, the `next` of every role program's generator. Each generator
+   * function has its own prototype, so `r.gen.next` would be a megamorphic lookup per command.
+   */
+  var GENERATOR_NEXT = Object.getPrototypeOf(function* () {}).prototype.next;
+
+  /**
+   * The command a program yields (one per engine, refilled by each builder): every field
+   * declared here so the object keeps one shape whatever the order of the commands.
+   */
+  function Command() {
+    this.op = 0;
+    this.bar = null;
+    this.parity = 0;
+    this.reason = null;
+    this.lines = null;
+    this.tile = null;
+    this.k = null;
+    this.stage = null;
+    this.line = null;
+    this.count = 1;
+    this.latency = 0;
+    this.kind = null;
+    this.li = -1;
+    this.fillLines = null;
+    this.ring = null;
+    this.operand = null;
+    this.queue = null;
+    this.parts = 1;
+    this.key = null;
+    this.n = 0;
+  }
+
   /** The engine: lanes, barriers, queues, roles; run() executes until all roles end or none can move. */
   function Engine(lanes, options) {
     this.lanes = lanes;
@@ -826,7 +889,8 @@ var KernelSchedule = (function () {
     this.laneLast = new Int32Array(lanes.length).fill(-1);
     this.barriers = [];
     // Barrier events, recorded compactly (typed columns) and turned into objects only when read.
-    this.events = this.build && (!options || options.events !== false) ? new EventLog() : null;
+    // about two barrier events per block
+    this.events = this.build && (!options || options.events !== false) ? new EventLog(2 * ((options && options.capacity) || 0)) : null;
     this.queues = [];
     this.roles = [];
     this.heap = [];
@@ -835,7 +899,7 @@ var KernelSchedule = (function () {
     this.stopped = false;
     // function(role, start, end, reason): probes watch waits without blocks
     this.onWaitBlock = null;
-    this.cmd = { op: 0 };
+    this.cmd = new Command();
   }
 
   /** New barrier; lines = {wait: [int], arrive: [int]}. */
@@ -1206,11 +1270,11 @@ var KernelSchedule = (function () {
         else (job.roles || (job.roles = [job.role0])).push(r);
         r.jobs.push(job);
         r.lastJob = job;
-        if (job.issued === job.parts && job.key !== null && job.parts > 1) q.open.splice(q.open.indexOf(job), 1);
+        if (job.issued === job.parts && job.key !== null && job.parts > 1) removeOpen(q, job);
         this.startJobs(q);
         if (!job.done) {
           // Wait for the other parts; resume with a no-op re-check (the job is done then).
-          r.pendingN = Infinity;
+          r.pendingN = NO_MMA_WAIT;
           (job.waiters || (job.waiters = [])).push(r);
           return false;
         }
@@ -1267,7 +1331,7 @@ var KernelSchedule = (function () {
       var r = this.pop();
       // Run r while it stays the earliest runnable role.
       for (;;) {
-        var next = r.gen.next();
+        var next = GENERATOR_NEXT.call(r.gen);
         if (next.done) { r.done = true; break; }
         if (!this.exec(r, next.value)) break;
         if (this.stopped) break;
@@ -1566,7 +1630,7 @@ var KernelSchedule = (function () {
     var lanes = gemmLanes(knobs);
     var FIRST_STAGE = 1, FIRST_CONSUMER = 1 + S;
     var estimate = estimateGemmBlocks(knobs);
-    var eng = new Engine(lanes, { build: build, events: build && estimate <= EVENT_BLOCK_LIMIT, capacity: build ? estimate : 0 });
+    var eng = new Engine(lanes, { build: build, events: build && recordEvents(estimate), capacity: build ? estimate : 0 });
     var lateTma = false;
     // A TMA wait is "late" when it starts after step 0 and ends while the tensor core is idle
     // (a wait that ends while another WGMMA still runs costs nothing).
@@ -2107,7 +2171,7 @@ var KernelSchedule = (function () {
     var laneIndex = {};
     lanes.forEach(function (lane, i) { laneIndex[lane.id] = i; });
     var estimate = estimateAttentionBlocks(knobs);
-    var eng = new Engine(lanes, { events: estimate <= EVENT_BLOCK_LIMIT, operand: true, capacity: estimate });
+    var eng = new Engine(lanes, { events: recordEvents(estimate), operand: true, capacity: estimate });
     var tc = eng.queue("tensor core");
 
     var ringLines = function (fill, wait, acquire, release) {
@@ -3195,7 +3259,7 @@ var KernelSchedule = (function () {
     var li = {};
     lanes.forEach(function (lane, i) { li[lane.id] = i; });
     var estimate = estimateBlackwellBlocks(knobs);
-    var eng = new Engine(lanes, { build: build, events: build && estimate <= EVENT_BLOCK_LIMIT, capacity: build ? estimate : 0 });
+    var eng = new Engine(lanes, { build: build, events: build && recordEvents(estimate), capacity: build ? estimate : 0 });
     var prefix = ["", "peer_"];
     var name = ["", "peer "];
 
@@ -3555,6 +3619,7 @@ var KernelSchedule = (function () {
       barriers: [],
       barrierEvents: [],
       barrierEventsOmitted: false,
+      barrierEventsSkipped: false,
       view: null,
       fit: null,
       functions: refs ? { producer: refs.producer, consumer: refs.consumer } : { producer: null, consumer: null }
@@ -3569,8 +3634,10 @@ var KernelSchedule = (function () {
   /**
    * Simulate the logical schedule: {model, total, lanes, blocks, laneBlocks, verdict, knobs,
    * messages, error, functions}. Never throws on bad input; error is null on success.
+   * options.events === false: record no barrier events (barrierEventsSkipped is true when the run
+   * would have had some); the page's background runs, which fetch them with a second run.
    */
-  function simulate(structure, knobs) {
+  function simulate(structure, knobs, options) {
     var fit = fitModel(structure);
     var explicit = isObject(knobs) && knobs.model !== undefined && knobs.model !== null;
     if (!explicit && fit.model === null) return noModel(structure, fit);
@@ -3585,7 +3652,14 @@ var KernelSchedule = (function () {
         "too many blocks: up to " + estimate + " (limit " + MAX_BLOCKS + "); reduce " + model.sizeKnobs, refs,
         model.emptyVerdict);
     }
-    var result = model.simulate(norm.knobs, refs, structure);
+    var skip = isObject(options) && options.events === false;
+    var result;
+    eventsWanted = !skip;
+    try {
+      result = model.simulate(norm.knobs, refs, structure);
+    } finally {
+      eventsWanted = true;
+    }
     var columns = result.columns;
     delete result.columns;
     attachColumns(result, columns);
@@ -3599,7 +3673,9 @@ var KernelSchedule = (function () {
         Object.defineProperty(result, "barrierEventColumns", { enumerable: false, configurable: true, get: eventColumns });
       }
     }
-    result.barrierEventsOmitted = result.barrierEventsOmitted === true;
+    // Skipped on request: omitted only when the size would have left them out anyway.
+    result.barrierEventsSkipped = skip && estimate <= EVENT_BLOCK_LIMIT;
+    result.barrierEventsOmitted = skip ? estimate > EVENT_BLOCK_LIMIT : result.barrierEventsOmitted === true;
     if (result.barrierEventsOmitted) {
       norm.messages.push("barrier events omitted: more than " + EVENT_BLOCK_LIMIT + " blocks");
     }
@@ -3628,7 +3704,7 @@ var KernelSchedule = (function () {
       verdict: { total: 0, waits: {}, tensorCoreUtilization: 0, tensorCoreBusySteps: 0,
         summary: "No schedule model fits this kernel: " + fit.reason },
       knobs: { model: null }, messages: [], error: null, deadlock: null, barriers: [], barrierEvents: [],
-      barrierEventsOmitted: false, view: null, fit: fit,
+      barrierEventsOmitted: false, barrierEventsSkipped: false, view: null, fit: fit,
       functions: { producer: refs.producer, consumer: refs.consumer }
     });
   }

@@ -18,7 +18,7 @@ var KVWave = (function () {
   var NO_INT = -2147483648;          // result columns' tile / k / stage value for null
   var WORKER_MIN_BLOCKS = 50000;     // settings estimated at this many blocks or more simulate in a Web Worker
   var BLOCK_CACHE_MAX = 4096;        // block objects the page keeps built (selected, hovered, labelled, linked)
-  var EVENTS_DELAY_MS = 50;          // the Worker packs a result's barrier events this long after sending it
+  var EVENTS_DELAY_MS = 50;          // a background result's barrier events are asked for once it has been shown this long
   var PROGRESS_TICK_MS = 200;        // the background simulation's progress line is refreshed this often  // below this window height the header facts start folded         // utilization is shown with one decimal
   var LANE_HEIGHT_PX = 24;           // one lane (producer, stage s, consumer WG c)
   var BLOCK_INSET_PX = 3;            // vertical gap between a block and its lane's edges
@@ -517,16 +517,14 @@ var KVWave = (function () {
    * A simulate() result in a form that crosses from a Worker cheaply: the block columns' typed
    * arrays (schedule.js result.columns) are transferred, not copied, with their small tables;
    * barrier events become typed columns too (packEvents); the rest of the result goes as is.
-   * deferEvents: when the events are still a lazy getter (the engine builds them on first read,
-   * about as long as a third of the simulation), leave them out (eventsDeferred: true); the Worker
-   * sends them in a second message once the result is on its way. Never reads result.blocks (that
-   * would build every block object in the Worker). Runs inside the Worker (its source and
-   * packEvents' are sent there), so it uses nothing else.
+   * A run that skipped its barrier events (simulate's options.events false: the page's background
+   * runs, about a sixth faster) crosses without them (eventsDeferred: true); a second run sends
+   * them. Never reads result.blocks (that would build every block object in the Worker). Runs
+   * inside the Worker (its source and packEvents' are sent there), so it uses nothing else.
    */
-  function packResult(r, deferEvents) {
+  function packResult(r) {
     if (!r || typeof r !== "object" || !r.columns || typeof r.columns.n !== "number") return {plain: r};
-    var desc = Object.getOwnPropertyDescriptor(r, "barrierEvents");
-    var defer = !!(deferEvents && desc && desc.get);
+    var defer = r.barrierEventsSkipped === true;
     var rest = {};
     Object.keys(r).forEach(function (key) { if (key !== "blocks" && key !== "barrierEvents" && key !== "laneBlocks") rest[key] = r[key]; });
     // Every typed array's buffer once (two views of one buffer must not be listed twice).
@@ -602,6 +600,7 @@ var KVWave = (function () {
       packed = e;
       events = null;
       r.eventsPending = false;
+      r.barrierEventsSkipped = false;
     }});
     // Barrier events are rebuilt on first read (the barrier panel, an export), as the engine does.
     Object.defineProperty(r, "barrierEvents", {enumerable: true, configurable: true, get: function () {
@@ -660,7 +659,8 @@ var KVWave = (function () {
       // over the canvas (client coordinates), so keyboard/wheel moves re-aim the cursor and tooltip.
       selected: null, pointer: null, allLanes: [], perLane: {}, hiddenLanes: new Set(), laneOrder: [], laneFilter: "",
       dependents: null, summarised: [],
-      scale: null, gutterPx: GUTTER_MIN_WIDTH_PX, frames: 0, lastFrameMs: 0, lastSimMs: 0, lastDrawMs: 0
+      scale: null, gutterPx: GUTTER_MIN_WIDTH_PX, frames: 0, lastFrameMs: 0, lastSimMs: 0, lastDrawMs: 0,
+      lastWorker: null, resultDrawPending: false, lastResultDrawnAt: 0
     };
 
     // -- knobs: specs from the simulator (knobsFor), starting values: model defaults < embedded < hash
@@ -868,61 +868,103 @@ var KVWave = (function () {
     // -- large settings: simulated in a Web Worker made from the page's own simulator text (a Blob
     // URL, which works from file://); a newer request terminates the stale run; the last drawing
     // stays interactive meanwhile and a progress line says what is running.
-    // The result goes first; deferred barrier events follow in a second message EVENTS_DELAY_MS
-    // later, unless a newer request came meanwhile (a slider drag never waits behind them; that
-    // result is replaced anyway). The page draws meanwhile; the barrier panel says they are on their way.
-    var WORKER_MAIN = "var packResult = " + packResult.toString() + ";\nvar packEvents = " + packEvents.toString() + ";\nvar latest = 0;\n" +
-      "self.onmessage = function (e) { var r; try { r = KernelSchedule.simulate(e.data.parsed, e.data.knobs); }" +
+    // That run records no barrier events (simulate's options.events false: a faster answer); the
+    // result is drawn as soon as it arrives. Once it has been on screen EVENTS_DELAY_MS with no
+    // newer request, a second Worker runs the same settings with events and sends only those (a
+    // slider drag never waits behind them; a newer request stops that run). Meanwhile the barrier
+    // panel says they are on their way.
+    var WORKER_MAIN = "var packResult = " + packResult.toString() + ";\nvar packEvents = " + packEvents.toString() + ";\n" +
+      "self.onmessage = function (e) { var d = e.data, r, t0 = performance.now();" +
+      " try { r = KernelSchedule.simulate(d.parsed, d.knobs, {events: d.events === true}); }" +
       " catch (err) { r = {error: 'simulation failed: ' + (err && err.message ? err.message : String(err))}; }" +
-      " var p = packResult(r, true), transfer = p.transfer || []; delete p.transfer;" +
-      " latest = e.data.id; self.postMessage({id: e.data.id, packed: p}, transfer);" +
-      " if (p.eventsDeferred) setTimeout(function () { if (latest !== e.data.id) return;" +
-      " var ev = packEvents(r), t2 = ev.transfer; delete ev.transfer;" +
-      " self.postMessage({id: e.data.id, events: ev}, t2); }, " + EVENTS_DELAY_MS + "); };";
+      " if (d.events === true) { var ev = packEvents(r), t2 = ev.transfer; delete ev.transfer;" +
+      " self.postMessage({id: d.id, events: ev}, t2); return; }" +
+      " var t1 = performance.now(), p = packResult(r), transfer = p.transfer || []; delete p.transfer;" +
+      " p.timing = {simulate: t1 - t0, pack: performance.now() - t1};" +
+      " self.postMessage({id: d.id, packed: p}, transfer); };";
     // pendingExport: a trace/VCD export waiting for the result's deferred barrier events.
     var worker = null, workerUrl = null, runId = 0, running = null, progressTimer = 0, pendingExport = null;
-    function makeWorker() {
+    // The barrier-events Worker, the result id it is running for (0: idle), its start timer.
+    var eventsWorker = null, eventsRunning = 0, eventsTimer = 0;
+    /** A Worker running the page's simulator with WORKER_MAIN, or null when none can be made. */
+    function newWorker(onmessage, onerror) {
       var simSource = window.KV_SOURCES && window.KV_SOURCES.schedule;
       if (!simSource || typeof Worker === "undefined" || typeof Blob === "undefined") return null;
       try {
         if (!workerUrl) workerUrl = URL.createObjectURL(new Blob([simSource, "\n", WORKER_MAIN], {type: "text/javascript"}));
         var w = new Worker(workerUrl);
-        w.onmessage = function (ev) {
-          if (ev.data.events) {
-            // The deferred barrier events of the result on screen (else a stale run's: ignored).
-            var r = state.result;
-            if (!r || !r.eventsPending || state.resultRunId !== ev.data.id) return;
-            r.supplyEvents(ev.data.events);
-            lastBarrierResult = null;  // the barrier panel re-renders with them
-            requestDraw();
-            if (pendingExport) { var format = pendingExport; pendingExport = null; exportAs(format); }
-            return;
-          }
-          if (!running || ev.data.id !== running.id) return;  // a stale run's answer
-          var t0 = running.t0, id = running.id;
-          running = null;
-          showProgress(null);
-          var unpackStart = performance.now();
-          var result = unpackResult(ev.data.packed);
-          state.lastUnpackMs = performance.now() - unpackStart;
-          state.resultRunId = id;
-          applyResult(result, t0);
-          requestDraw();
-        };
-        w.onerror = function (ev) {
-          ev.preventDefault();
-          running = null;
-          showProgress(null);
-          worker = null;
-          applyResult({error: "background simulation failed: " + (ev.message || "unknown error")}, performance.now());
-          requestDraw();
-        };
+        w.onmessage = onmessage;
+        w.onerror = function (ev) { ev.preventDefault(); onerror(ev); };
         return w;
       } catch (e) {
         return null;
       }
     }
+    function makeWorker() {
+      return newWorker(function (ev) {
+        if (!running || ev.data.id !== running.id) return;  // a stale run's answer
+        var t0 = running.t0, id = running.id;
+        running = null;
+        showProgress(null);
+        var unpackStart = performance.now();
+        var result = unpackResult(ev.data.packed);
+        state.lastUnpackMs = performance.now() - unpackStart;
+        state.lastWorker = ev.data.packed.timing || null;
+        state.resultRunId = id;
+        applyResult(result, t0);
+        // Drawn now, not at the next animation frame: the answer is what the user waits for.
+        flush();
+        if (result && result.eventsPending) scheduleEvents(id);
+      }, function (ev) {
+        running = null;
+        showProgress(null);
+        worker = null;
+        applyResult({error: "background simulation failed: " + (ev.message || "unknown error")}, performance.now());
+        requestDraw();
+      });
+    }
+    /** Ask for the barrier events of result `id` once it has been on screen EVENTS_DELAY_MS. */
+    function scheduleEvents(id) {
+      stopEvents();
+      eventsTimer = setTimeout(function () {
+        eventsTimer = 0;
+        var r = state.result;
+        if (running || !r || !r.eventsPending || state.resultRunId !== id) return;
+        eventsWorker = eventsWorker || newWorker(takeEvents, function () {
+          // No events for this result after all: the panel says they were not recorded.
+          eventsWorker = null;
+          eventsRunning = 0;
+          var cur = state.result;
+          if (cur && cur.eventsPending) { cur.eventsPending = false; cur.barrierEventsOmitted = true; }
+          lastBarrierResult = null;
+          requestDraw();
+        });
+        if (!eventsWorker) return;
+        eventsRunning = id;
+        eventsWorker.postMessage({id: id, parsed: parsed, knobs: Object.assign({}, r.knobs), events: true});
+      }, EVENTS_DELAY_MS);
+    }
+    /** The deferred barrier events of the result on screen (else a stale run's: ignored). */
+    function takeEvents(ev) {
+      eventsRunning = 0;
+      var r = state.result;
+      if (!r || !r.eventsPending || state.resultRunId !== ev.data.id) return;
+      r.supplyEvents(ev.data.events);
+      lastBarrierResult = null;  // the barrier panel re-renders with them
+      requestDraw();
+      if (pendingExport) { var format = pendingExport; pendingExport = null; exportAs(format); }
+    }
+    /** Stop a pending or running barrier-events run (its result is about to be replaced). */
+    function stopEvents() {
+      if (eventsTimer) { clearTimeout(eventsTimer); eventsTimer = 0; }
+      if (!eventsRunning) return;
+      // Busy inside simulate(): terminating is the only way to free its core for the new run.
+      if (eventsWorker) eventsWorker.terminate();
+      eventsWorker = null;
+      eventsRunning = 0;
+    }
     function cancelBackground() {
+      stopEvents();
       if (!running) return;
       // The Worker is busy inside simulate(): terminating it is the only way to stop the stale run.
       if (worker) worker.terminate();
@@ -1001,6 +1043,8 @@ var KVWave = (function () {
       renderStructure();
       state.lastSimMs = performance.now() - t0;
       state.lastApplyMs = performance.now() - applyStart;
+      // the next draw() is the first to show this result (lastResultDrawnAt: when it ended)
+      state.resultDrawPending = true;
     }
 
     /**
@@ -1495,6 +1539,7 @@ var KVWave = (function () {
       drawGutter(widthCss, heightCss);
       updateReadouts();
       state.lastDrawMs = performance.now() - t0;
+      if (state.resultDrawPending) { state.resultDrawPending = false; state.lastResultDrawnAt = performance.now(); }
     }
 
     function drawBlocks(scale, widthCss) {

@@ -182,6 +182,30 @@ test("barriers and barrierEvents follow CONTRACT.md; above the event limit they 
   assert.equal(big.barrierEventsOmitted, true);
   assert.deepEqual(big.barrierEvents, []);
   assert.match(big.messages.join(), /barrier events omitted/);
+  assert.equal(big.barrierEventsSkipped, false);
+});
+
+test("simulate(..., {events: false}) skips the barrier events and changes nothing else", () => {
+  const cases = [[null, { outputTiles: 3, kTiles: 5 }], [null, { outputTiles: 4, kTiles: 3, schedule: "cooperative" }],
+    [null, { model: "attention", outputTiles: 2, kvBlocks: 3 }], [null, { model: "blackwell", outputTiles: 3, kTiles: 4 }]];
+  for (const [structure, knobs] of cases) {
+    const full = KS.simulate(structure, Object.assign({}, knobs));
+    const skipped = KS.simulate(structure, Object.assign({}, knobs), { events: false });
+    assert.ok(full.barrierEvents.length > 0, JSON.stringify(knobs));
+    assert.equal(full.barrierEventsSkipped, false);
+    assert.equal(skipped.barrierEventsSkipped, true);
+    assert.equal(skipped.barrierEventsOmitted, false);
+    assert.deepEqual(skipped.barrierEvents, []);
+    assert.equal(skipped.barrierEventColumns.n, 0);
+    // Same blocks, verdict, barriers and messages: only the events differ.
+    const rest = (r) => JSON.stringify({ b: r.blocks, v: r.verdict, bars: r.barriers, m: r.messages, d: r.deadlock, t: r.total });
+    assert.equal(rest(skipped), rest(full), JSON.stringify(knobs));
+  }
+  // A run too large for events says omitted, not skipped, either way; the next run records again.
+  const big = KS.simulate(null, { outputTiles: 300, kTiles: 300 }, { events: false });
+  assert.equal(big.barrierEventsOmitted, true);
+  assert.equal(big.barrierEventsSkipped, false);
+  assert.ok(KS.simulate(null, { outputTiles: 2, kTiles: 2 }).barrierEvents.length > 0);
 });
 
 test("schema v2 and cute-dsl structures: pipeline identity is op.object || op.pipeline", () => {

@@ -36,24 +36,31 @@ test("packResult/unpackResult round-trip every example result, transferring the 
   Object.defineProperty(r, "blocks", { get() { throw new Error("blocks read"); }, enumerable: true, configurable: true });
   const p = W.packResult(r);
   assert.strictEqual(p.columns, r.columns);
-  // Deferred barrier events: the result crosses without them, they follow in a second message.
-  const r2 = K.simulate(EX("sm90_gemm_pingpong.json"), {});
-  const want2 = plain(r2);
-  const p2 = W.packResult(r2, true);
+  // Deferred barrier events: a run that skipped them (the page's background runs) crosses
+  // without them; a second run's events follow in a second message and complete the result.
+  const r2 = K.simulate(EX("sm90_gemm_pingpong.json"), {}, { events: false });
+  assert.strictEqual(r2.barrierEventsSkipped, true);
+  assert.strictEqual(r2.barrierEventColumns.n, 0, "no event recorded");
+  const full2 = K.simulate(EX("sm90_gemm_pingpong.json"), {});
+  assert.strictEqual(full2.barrierEventsSkipped, false);
+  const want2 = plain(full2);
+  const p2 = W.packResult(r2);
   assert.strictEqual(p2.eventsDeferred, true);
+  assert.strictEqual(W.packResult(full2).eventsDeferred, false);
   const u2 = W.unpackResult(p2, K);
   assert.strictEqual(u2.eventsPending, true);
   assert.deepStrictEqual(u2.barrierEvents, []);
-  const ev = W.packEvents(r2);
+  const ev = W.packEvents(full2);
   delete ev.transfer;
   u2.supplyEvents(structuredClone(ev));
   assert.strictEqual(u2.eventsPending, false);
+  assert.strictEqual(u2.barrierEventsSkipped, false);
   assert.deepStrictEqual(plain(u2), want2);
   // With the simulator's typed event columns, packEvents builds no event object.
   const r3 = K.simulate(EX("fa3_fwd.json"), {});
   const want3 = K.simulate(EX("fa3_fwd.json"), {}).barrierEvents;
   assert.ok(want3.length > 0);
-  const u3 = W.unpackResult(W.packResult(r3, true), K);
+  const u3 = W.unpackResult(W.packResult(K.simulate(EX("fa3_fwd.json"), {}, { events: false })), K);
   Object.defineProperty(r3, "barrierEvents", { get() { throw new Error("barrierEvents read"); }, enumerable: true, configurable: true });
   const ev3 = W.packEvents(r3);
   delete ev3.transfer;
