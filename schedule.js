@@ -441,27 +441,28 @@ var KernelSchedule = (function () {
     var laneCap = Math.max(256, Math.ceil(cap / Math.max(1, lanes.length)));
     this.segs = lanes.map(function () { return new LaneSegment(laneCap); });
     this.kinds = ["wait"];
-    this.reasons = [];
+    // a null reason (work, not a wait) is code 0; the other reasons are strings
+    this.reasons = [null];
     this.linesTable = [];
     this.operands = [];
-    // value -> its index in the table above (one lookup per field instead of a scan)
-    this.kindCodes = new Map([["wait", 0]]);
-    this.reasonCodes = new Map();
-    this.linesCodes = new Map();
-    this.operandCodes = new Map();
     this.withOperand = !!withOperand;
   }
 
   /**
-   * Index of value in a table of distinct values (identity: strings, shared arrays, null), added
-   * when new; codes maps each value of the table to its index.
+   * Index of string `value` in a small table of distinct strings from index `from` on (a null
+   * before it is never compared), added when new. Strings only at this comparison site, so the
+   * scan compares pointers.
    */
-  function intern(table, codes, value) {
-    var i = codes.get(value);
-    if (i !== undefined) return i;
-    i = table.length;
+  function internString(table, value, from) {
+    for (var i = from; i < table.length; i++) if (table[i] === value) return i;
     table.push(value);
-    codes.set(value, i);
+    return i;
+  }
+
+  /** Index of array `value` (by identity: the refs' shared line lists) in a small table, added when new. */
+  function internArray(table, value) {
+    for (var i = 0; i < table.length; i++) if (table[i] === value) return i;
+    table.push(value);
     return i;
   }
 
@@ -483,9 +484,9 @@ var KernelSchedule = (function () {
       s.grow();
     }
     if (i > 0 && start < s.start[i - 1]) s.sorted = false;
-    s.kind[i] = intern(this.kinds, this.kindCodes, kind);
-    s.reason[i] = intern(this.reasons, this.reasonCodes, reason);
-    s.lines[i] = intern(this.linesTable, this.linesCodes, lines);
+    s.kind[i] = internString(this.kinds, kind, 0);
+    s.reason[i] = reason === null ? 0 : internString(this.reasons, reason, 1);
+    s.lines[i] = internArray(this.linesTable, lines);
     s.operand[i] = 0;
     s.tile[i] = intField(tile);
     s.k[i] = intField(k);
@@ -521,7 +522,7 @@ var KernelSchedule = (function () {
 
   /** Name the operand (K, V, Vt, Q) of block handle h. */
   Timeline.prototype.setOperand = function (h, operand) {
-    this.segs[h & LANE_MASK].operand[h >> LANE_BITS] = operand === null ? 0 : intern(this.operands, this.operandCodes, operand) + 1;
+    this.segs[h & LANE_MASK].operand[h >> LANE_BITS] = operand === null ? 0 : internString(this.operands, operand, 0) + 1;
   };
 
   /** The operand of block handle h, or null. */
@@ -814,7 +815,9 @@ var KernelSchedule = (function () {
     this.name = name;
     // lane index
     this.lane = lane;
+    // the program's generator, or its step function
     this.gen = null;
+    this.stepFn = null;
     this.program = program;
     this.now = 0;
     this.done = false;
@@ -916,7 +919,11 @@ var KernelSchedule = (function () {
     return q;
   };
 
-  /** New role on lane index `lane`, running program(role) (a generator function). */
+  /**
+   * New role on lane index `lane`, running program(role), which returns either a generator
+   * (yielding commands) or a step function (returning the next command, null at the end; the
+   * hot models' roles, which saves a generator resumption per command).
+   */
   Engine.prototype.role = function (name, lane, program, options) {
     var r = new Role(this, this.roles.length, name, lane, program, options);
     this.roles.push(r);
@@ -1324,16 +1331,23 @@ var KernelSchedule = (function () {
   Engine.prototype.run = function () {
     var i;
     for (i = 0; i < this.roles.length; i++) {
-      this.roles[i].gen = this.roles[i].program(this.roles[i]);
+      var program = this.roles[i].program(this.roles[i]);
+      if (typeof program === "function") this.roles[i].stepFn = program;
+      else this.roles[i].gen = program;
       this.push(this.roles[i]);
     }
     while (this.heap.length > 0 && !this.stopped) {
       var r = this.pop();
       // Run r while it stays the earliest runnable role.
       for (;;) {
-        var next = GENERATOR_NEXT.call(r.gen);
-        if (next.done) { r.done = true; break; }
-        if (!this.exec(r, next.value)) break;
+        var cmd;
+        if (r.stepFn !== null) cmd = r.stepFn();
+        else {
+          var next = GENERATOR_NEXT.call(r.gen);
+          cmd = next.done ? null : next.value;
+        }
+        if (cmd === null) { r.done = true; break; }
+        if (!this.exec(r, cmd)) break;
         if (this.stopped) break;
         if (this.heap.length > 0 && this.less(this.heap[0], r)) { this.push(r); break; }
       }
@@ -1651,37 +1665,88 @@ var KernelSchedule = (function () {
         arrive: linesOf(refs.order.filter(function (r) { return r.op === "arrive"; })) }) : null;
     var orderMmaLine = firstLine(refs.orderMma), orderEpiLine = firstLine(refs.orderEpilogue);
 
-    eng.role("producer", 0, function* () {
-      for (var g = 0; g < O * K; g++) {
+    // Role programs as step functions (Engine.role): each call returns the role's next command.
+    /** The producer: per k-tile g, producer_acquire of its stage, then the TMA. */
+    eng.role("producer", 0, function () {
+      var g = 0, acquired = false, total = O * K, acquireLine = prog.lines.acquire;
+      return function () {
+        if (g >= total) return null;
         var s = g % S, o = (g / K) | 0, k = g - o * K;
-        if (prog.acquire) yield eng.wait(ring.empty[s], ((g / S | 0) & 1) ^ 1, null, EMPTY, o, k, s, prog.lines.acquire);
-        yield eng.copy(ring.full[s], L, refs.issue, refs.filling, o, k, s, FIRST_STAGE + s, ring);
-      }
+        if (!acquired && prog.acquire) {
+          acquired = true;
+          return eng.wait(ring.empty[s], ((g / S | 0) & 1) ^ 1, null, EMPTY, o, k, s, acquireLine);
+        }
+        acquired = false;
+        g++;
+        return eng.copy(ring.full[s], L, refs.issue, refs.filling, o, k, s, FIRST_STAGE + s, ring);
+      };
     }, { drawWaits: false });
 
+    // Steps of a GEMM consumer WG's tile, in source order (README "GEMM model"): the kernel
+    // layer's order wait, mma()'s k-loop (wait, WGMMA, warpgroup_wait<K_PIPE_MMAS> and the lagged
+    // release once k >= K_PIPE_MMAS), the order arrive, mma_tail (warpgroup_wait<0>, release of
+    // the last min(K_PIPE_MMAS, K) k-tiles), the epilogue between its order wait and arrive.
+    var TILE = 0, K_WAIT = 1, K_MMA = 2, K_LAG_WAIT = 3, K_RELEASE = 4, ORDER_ARRIVE_MMA = 5, TAIL_WAIT = 6,
+      TAIL_RELEASE = 7, ORDER_WAIT_EPI = 8, EPILOGUE = 9, ORDER_ARRIVE_EPI = 10;
     /** Consumer WG w: the kernel layer's tile loop around the mainloop's mma() and mma_tail(). */
     function consumer(w) {
-      return function* () {
-        var P = Math.min(KP, K);
-        for (var o = pingpong ? w : 0; o < O; o += pingpong ? 2 : 1) {
-          if (pingpong) yield order.wait(w, "order", refs.orderMma, o, 0, (o * K) % S, orderMmaLine);
-          for (var k = 0; k < K; k++) {
-            var g = o * K + k, s = g % S;
-            if (prog.wait) yield eng.wait(ring.full[s], (g / S | 0) & 1, "tma", refs.wait, o, k, s, prog.lines.wait);
-            yield eng.mma(tc, W, "wgmma", refs.wgmma, o, k, s, cooperative ? 2 : 1, cooperative ? g : null);
-            if (k >= P) {
-              yield eng.mmaWait(KP, null, EMPTY);
-              if (prog.loopRelease) yield eng.arriveCmd(ring.empty[(g - P) % S]);
+      return function () {
+        var P = Math.min(KP, K), tileStep = pingpong ? 2 : 1, parts = cooperative ? 2 : 1;
+        var o = pingpong ? w : 0, k = 0, kt = 0, g = 0, step = TILE;
+        return function () {
+          for (;;) {
+            switch (step) {
+              case TILE:
+                if (o >= O) return null;
+                k = 0;
+                step = K_WAIT;
+                if (pingpong) return order.wait(w, "order", refs.orderMma, o, 0, (o * K) % S, orderMmaLine);
+                break;
+              case K_WAIT:
+                if (k >= K) { step = ORDER_ARRIVE_MMA; break; }
+                g = o * K + k;
+                step = K_MMA;
+                if (prog.wait) return eng.wait(ring.full[g % S], (g / S | 0) & 1, "tma", refs.wait, o, k, g % S, prog.lines.wait);
+                break;
+              case K_MMA:
+                step = K_LAG_WAIT;
+                return eng.mma(tc, W, "wgmma", refs.wgmma, o, k, g % S, parts, cooperative ? g : null);
+              case K_LAG_WAIT:
+                if (k < P) { k++; step = K_WAIT; break; }
+                step = K_RELEASE;
+                return eng.mmaWait(KP, null, EMPTY);
+              case K_RELEASE:
+                k++;
+                step = K_WAIT;
+                if (prog.loopRelease) return eng.arriveCmd(ring.empty[(g - P) % S]);
+                break;
+              case ORDER_ARRIVE_MMA:
+                step = TAIL_WAIT;
+                if (pingpong) return order.arrive(w);
+                break;
+              case TAIL_WAIT:
+                kt = K - P;
+                step = TAIL_RELEASE;
+                return eng.mmaWait(0, null, EMPTY);
+              case TAIL_RELEASE:
+                if (prog.tailRelease && kt < K) return eng.arriveCmd(ring.empty[(o * K + kt++) % S]);
+                step = ORDER_WAIT_EPI;
+                break;
+              case ORDER_WAIT_EPI:
+                step = EPILOGUE;
+                if (pingpong) return order.wait(w, "epilogue-order", refs.orderEpilogue, o, null, null, orderEpiLine);
+                break;
+              case EPILOGUE:
+                step = ORDER_ARRIVE_EPI;
+                return eng.work(Ep, "epilogue", refs.epilogue, o, null, null);
+              default:
+                // ORDER_ARRIVE_EPI: the next tile of this WG follows
+                step = TILE;
+                o += tileStep;
+                if (pingpong) return order.arrive(w);
             }
           }
-          if (pingpong) yield order.arrive(w);
-          // mma_tail: warpgroup_wait<0>, then release the last min(K_PIPE_MMAS, K) k-tiles.
-          yield eng.mmaWait(0, null, EMPTY);
-          if (prog.tailRelease) for (var kt = K - P; kt < K; kt++) yield eng.arriveCmd(ring.empty[(o * K + kt) % S]);
-          if (pingpong) yield order.wait(w, "epilogue-order", refs.orderEpilogue, o, null, null, orderEpiLine);
-          yield eng.work(Ep, "epilogue", refs.epilogue, o, null, null);
-          if (pingpong) yield order.arrive(w);
-        }
+        };
       };
     }
     for (var c = 0; c < C; c++) eng.role("consumer" + c, FIRST_CONSUMER + c, consumer(c));
@@ -2229,128 +2294,216 @@ var KernelSchedule = (function () {
     var itemK = itemOf.K, itemV = itemOf.V;
     var item = function (kind, t, j) { return t * perTile + (kind === "K" ? itemK[j] : itemV[j]); };
 
-    eng.role("producer", 0, function* () {
-      for (var t = 0; t < O; t++) {
-        for (var a = 0; a < acts.length; a++) {
-          var kind = acts[a][0], j = acts[a][1], n;
-          if (kind === "K" || kind === "V" || kind === "Vt") {
+    // Role programs as scripts: the steps of one output tile in source order, (op, j) pairs built
+    // once, replayed per tile t by a step function (Engine.role) that builds each step's command.
+    /** A growing script of (op, j) steps. */
+    function script() {
+      var sc = { ops: [], js: [] };
+      sc.step = function (op, j) { sc.ops.push(op); sc.js.push(j === undefined ? 0 : j); };
+      return sc;
+    }
+    /** A step function replaying `sc` for t = 0 .. O - 1 through command(op, t, j), after `prologue` (ops, once). */
+    function replay(sc, prologue, command) {
+      var ops = sc.ops, js = sc.js, n = ops.length, t = 0, pc = 0, pro = 0;
+      return function () {
+        if (pro < prologue.length) return command(prologue[pro++], 0, 0);
+        if (pc === n) { pc = 0; t++; }
+        if (t >= O || n === 0) return null;
+        var op = ops[pc], j = js[pc];
+        pc++;
+        return command(op, t, j);
+      };
+    }
+
+    // The load warp's steps: per K / V / Vt item producer_acquire then its TMA; Q after syncing on
+    // QueryEmpty; barrier_O's wait; with Transpose_V, copy_Vt_to_V (781-791): wait Vt, acquire V,
+    // transpose, commit V, release Vt.
+    var P_ACQUIRE = 0, P_COPY = 1, P_SYNC_Q = 2, P_COPY_Q = 3, P_WAIT_O = 4, P_T_WAIT_VT = 5, P_T_ACQUIRE_V = 6,
+      P_TRANSPOSE = 7, P_T_COMMIT_V = 8, P_T_RELEASE_VT = 9;
+    // item operand of P_ACQUIRE / P_COPY steps: j * 3 + (0 K, 1 V, 2 Vt)
+    var OPERANDS = ["K", "V", "Vt"];
+    var producerScript = script();
+    acts.forEach(function (a) {
+      var kind = a[0], j = a[1];
+      if (kind === "K" || kind === "V" || kind === "Vt") {
+        var code = j * 3 + OPERANDS.indexOf(kind);
+        producerScript.step(P_ACQUIRE, code);
+        producerScript.step(P_COPY, code);
+      } else if (kind === "Q") {
+        producerScript.step(P_SYNC_Q);
+        producerScript.step(P_COPY_Q);
+      } else if (kind === "O") {
+        producerScript.step(P_WAIT_O);
+      } else {
+        [P_T_WAIT_VT, P_T_ACQUIRE_V, P_TRANSPOSE, P_T_COMMIT_V, P_T_RELEASE_VT].forEach(function (op) { producerScript.step(op, j); });
+      }
+    });
+    var barrierOLine = firstLine(refs.barrierO);
+    eng.role("producer", 0, function () {
+      return replay(producerScript, [], function (op, t, j) {
+        var n, st, kind, ring;
+        switch (op) {
+          case P_ACQUIRE:
+          case P_COPY:
+            kind = OPERANDS[j % 3];
+            j = (j / 3) | 0;
             // Acquire the item's stage (producer_acquire), then the TMA (1 step; lands L later).
-            var ring = kind === "K" ? kRing : kind === "V" ? vRing : vtRing;
+            ring = kind === "K" ? kRing : kind === "V" ? vRing : vtRing;
             n = kind === "Vt" ? t * J + j : item(kind, t, j);
-            var st = n % S;
-            yield eng.wait(ring.empty[st], ((n / S | 0) & 1) ^ 1, null, EMPTY, t, j, st, null);
-            yield eng.copy(ring.full[st], L, kind === "K" ? refs.issueK : refs.issueV, kind === "K" ? refs.fillK : refs.fillV,
+            st = n % S;
+            if (op === P_ACQUIRE) return eng.wait(ring.empty[st], ((n / S | 0) & 1) ^ 1, null, EMPTY, t, j, st, null);
+            return eng.copy(ring.full[st], L, kind === "K" ? refs.issueK : refs.issueV, kind === "K" ? refs.fillK : refs.fillV,
               t, j, st, ring.firstLane + st, ring, kind);
-          } else if (kind === "Q") {
-            yield eng.sync(qRing.empty[0], null, EMPTY, t, null, 0, null);
-            yield eng.copy(qRing.full[0], L, refs.issueQ, refs.fillQ, t, null, 0, qRing.firstLane, qRing, "Q");
-          } else if (kind === "O") {
-            yield eng.wait(barrierO, (t + 1) & 1, null, EMPTY, t, null, null, firstLine(refs.barrierO));
-          // T: copy_Vt_to_V (781-791): wait Vt, acquire V, transpose, commit V, release Vt
-          } else {
-            n = t * J + j;
-            var s = n % S;
-            yield eng.wait(vtRing.full[s], (n / S | 0) & 1, null, EMPTY, t, j, s, null);
-            yield eng.wait(vRing.empty[s], ((n / S | 0) & 1) ^ 1, null, EMPTY, t, j, s, null);
-            yield eng.work(TRANSPOSE_STEPS, "transpose", refs.transpose, t, j, s);
+          case P_SYNC_Q:
+            return eng.sync(qRing.empty[0], null, EMPTY, t, null, 0, null);
+          case P_COPY_Q:
+            return eng.copy(qRing.full[0], L, refs.issueQ, refs.fillQ, t, null, 0, qRing.firstLane, qRing, "Q");
+          case P_WAIT_O:
+            return eng.wait(barrierO, (t + 1) & 1, null, EMPTY, t, null, null, barrierOLine);
+        }
+        n = t * J + j;
+        st = n % S;
+        switch (op) {
+          case P_T_WAIT_VT:
+            return eng.wait(vtRing.full[st], (n / S | 0) & 1, null, EMPTY, t, j, st, null);
+          case P_T_ACQUIRE_V:
+            return eng.wait(vRing.empty[st], ((n / S | 0) & 1) ^ 1, null, EMPTY, t, j, st, null);
+          case P_TRANSPOSE:
+            return eng.work(TRANSPOSE_STEPS, "transpose", refs.transpose, t, j, st);
+          case P_T_COMMIT_V: {
             var tblk = eng.laneLast[0];
             // it writes the V stage
             if (tblk >= 0) eng.tl.setOperand(tblk, "V");
-            vRing.landed(s, eng.roles[0].now, tblk, t, j);
-            yield eng.arriveCmd(vRing.full[s]);
-            yield eng.arriveCmd(vtRing.empty[s]);
+            vRing.landed(st, eng.roles[0].now, tblk, t, j);
+            return eng.arriveCmd(vRing.full[st]);
           }
+          default:
+            // P_T_RELEASE_VT
+            return eng.arriveCmd(vtRing.empty[st]);
         }
-      }
+      });
     }, { drawWaits: false });
 
-    /** Consumer WG c's program (mma(), 1138-1346, then the epilogue). */
-    function consumer(c) {
-      return function* (role) {
-        var sm = laneIndex["consumer" + c + "_softmax"];
-        var other = 1 - c;
-        var syncSched = function (t, j) {
-          return eng.sync(schedBars[c], "barrier", refs.barrier, t, j, null, null);
-        };
-        var arriveSched = function () { return eng.arriveCmd(schedBars[other]); };
-        var waitK = function (t, j) {
-          var n = t * perTile + itemK[j];
-          return eng.wait(kRing.full[n % S], (n / S | 0) & 1, "k", refs.waitK, t, j, n % S, firstLine(refs.waitK));
-        };
-        var waitV = function (t, j) {
-          var n = t * perTile + itemV[j];
-          return eng.wait(vRing.full[n % S], (n / S | 0) & 1, "v", refs.waitV, t, j, n % S, firstLine(refs.waitV));
-        };
-        var relK = function (t, j) { return eng.arriveCmd(kRing.empty[(t * perTile + itemK[j]) % S]); };
-        var relV = function (t, j) { return eng.arriveCmd(vRing.empty[(t * perTile + itemV[j]) % S]); };
-        var g0 = function (t, j) { return eng.mma(tc, G0, "gemm0", refs.gemm0, t, j, (t * perTile + itemK[j]) % S); };
-        var g1 = function (t, j) { return eng.mma(tc, G1, "gemm1", refs.gemm1, t, j, (t * perTile + itemV[j]) % S); };
-        var softmax = function (t, j) { return eng.work(X, "softmax", refs.softmax, t, j, null, sm); };
-        // mma_init (933-951): QueryEmpty's first arrival; WG0 gives its own scheduler barrier the
-        // first signal.
-        yield eng.arriveCmd(qRing.empty[0]);
-        if (sched && c === 0) yield eng.arriveCmd(schedBars[0]);
-        for (var t = 0; t < O; t++) {
-          yield eng.wait(qRing.full[0], t & 1, "q", refs.waitQ, t, null, 0, firstLine(refs.waitQ));
-          if (intra) {
-            // GEMM0(0) and softmax(0) before the loop, outside the scheduler barrier (1138-1163).
-            yield waitK(t, 0);
-            yield g0(t, 0);
-            yield eng.mmaWait(0);
-            yield relK(t, 0);
-            yield softmax(t, 0);
-            // fwd_step (1171-1210): phase {GEMM0(j), GEMM1(j-1)}
-            for (var j = 1; j < J; j++) {
-              yield waitK(t, j);
-              if (sched) yield syncSched(t, j);
-              yield g0(t, j);
-              yield waitV(t, j - 1);
-              yield g1(t, j - 1);
-              if (sched) yield arriveSched();
-              yield eng.mmaWait(1);
-              yield relK(t, j);
-              yield softmax(t, j);
-              // V(j-1) is released only after softmax(j) (1196-1199)
-              yield eng.mmaWait(0);
-              yield relV(t, j - 1);
-            }
-            // QueryEmpty before the final GEMM1 (1237)
-            yield eng.arriveCmd(qRing.empty[0]);
-            yield waitV(t, J - 1);
-            // outside the scheduler barrier (1240)
-            yield g1(t, J - 1);
-            yield eng.mmaWait(0);
-            yield relV(t, J - 1);
-          } else {
-            // before the loop (1256)
-            if (sched) yield syncSched(t, 0);
-            // fwd_step (1258-1306): phases {GEMM1(j-1), GEMM0(j)}
-            for (var k = 0; k < J; k++) {
-              yield waitK(t, k);
-              yield g0(t, k);
-              // right after GEMM0 is issued (1267)
-              if (sched) yield arriveSched();
-              yield eng.mmaWait(0);
-              yield relK(t, k);
-              yield softmax(t, k);
-              yield waitV(t, k);
-              // before each GEMM1 (1295)
-              if (sched) yield syncSched(t, k);
-              yield g1(t, k);
-              yield eng.mmaWait(0);
-              yield relV(t, k);
-            }
-            // after the loop (1336)
-            if (sched) yield arriveSched();
-            // QueryEmpty after the last GEMM1 (1338)
-            yield eng.arriveCmd(qRing.empty[0]);
-          }
-          // Epilogue (epilogue_fwd.hpp store): all MMA WGs sync first (249), then write O; the
-          // last WG's TMA store completion arrives on barrier_O (327).
-          yield eng.sync(epiBar, "epilogue", refs.epilogue, t, null, null, firstLine(refs.epilogue));
-          yield eng.work(E, "epilogue", refs.epilogue, t, null, null);
-          if (c === C - 1) yield eng.arriveCmd(barrierO);
+    // A consumer WG's steps (mma(), 1138-1346, then the epilogue).
+    var C_WAIT_Q = 0, C_WAIT_K = 1, C_WAIT_V = 2, C_GEMM0 = 3, C_GEMM1 = 4, C_MMA_WAIT0 = 5, C_MMA_WAIT1 = 6,
+      C_RELEASE_K = 7, C_RELEASE_V = 8, C_SOFTMAX = 9, C_SYNC_SCHED = 10, C_ARRIVE_SCHED = 11, C_QUERY_EMPTY = 12,
+      C_EPILOGUE_SYNC = 13, C_EPILOGUE = 14, C_ARRIVE_O = 15, C_ARRIVE_OWN_SCHED = 16;
+    /** Consumer WG c's script of one tile. */
+    function consumerScript(c) {
+      var sc = script(), step = sc.step;
+      step(C_WAIT_Q);
+      if (intra) {
+        // GEMM0(0) and softmax(0) before the loop, outside the scheduler barrier (1138-1163).
+        step(C_WAIT_K, 0);
+        step(C_GEMM0, 0);
+        step(C_MMA_WAIT0);
+        step(C_RELEASE_K, 0);
+        step(C_SOFTMAX, 0);
+        // fwd_step (1171-1210): phase {GEMM0(j), GEMM1(j-1)}
+        for (var j = 1; j < J; j++) {
+          step(C_WAIT_K, j);
+          if (sched) step(C_SYNC_SCHED, j);
+          step(C_GEMM0, j);
+          step(C_WAIT_V, j - 1);
+          step(C_GEMM1, j - 1);
+          if (sched) step(C_ARRIVE_SCHED);
+          step(C_MMA_WAIT1);
+          step(C_RELEASE_K, j);
+          step(C_SOFTMAX, j);
+          // V(j-1) is released only after softmax(j) (1196-1199)
+          step(C_MMA_WAIT0);
+          step(C_RELEASE_V, j - 1);
         }
+        // QueryEmpty before the final GEMM1 (1237)
+        step(C_QUERY_EMPTY);
+        step(C_WAIT_V, J - 1);
+        // outside the scheduler barrier (1240)
+        step(C_GEMM1, J - 1);
+        step(C_MMA_WAIT0);
+        step(C_RELEASE_V, J - 1);
+      } else {
+        // before the loop (1256)
+        if (sched) step(C_SYNC_SCHED, 0);
+        // fwd_step (1258-1306): phases {GEMM1(j-1), GEMM0(j)}
+        for (var k = 0; k < J; k++) {
+          step(C_WAIT_K, k);
+          step(C_GEMM0, k);
+          // right after GEMM0 is issued (1267)
+          if (sched) step(C_ARRIVE_SCHED);
+          step(C_MMA_WAIT0);
+          step(C_RELEASE_K, k);
+          step(C_SOFTMAX, k);
+          step(C_WAIT_V, k);
+          // before each GEMM1 (1295)
+          if (sched) step(C_SYNC_SCHED, k);
+          step(C_GEMM1, k);
+          step(C_MMA_WAIT0);
+          step(C_RELEASE_V, k);
+        }
+        // after the loop (1336)
+        if (sched) step(C_ARRIVE_SCHED);
+        // QueryEmpty after the last GEMM1 (1338)
+        step(C_QUERY_EMPTY);
+      }
+      // Epilogue (epilogue_fwd.hpp store): all MMA WGs sync first (249), then write O; the last
+      // WG's TMA store completion arrives on barrier_O (327).
+      step(C_EPILOGUE_SYNC);
+      step(C_EPILOGUE);
+      if (c === C - 1) step(C_ARRIVE_O);
+      return sc;
+    }
+    var waitKLine = firstLine(refs.waitK), waitVLine = firstLine(refs.waitV), waitQLine = firstLine(refs.waitQ);
+    var epilogueLine = firstLine(refs.epilogue);
+    /** Consumer WG c's program: mma_init, then its script per tile. */
+    function consumer(c) {
+      var sm = laneIndex["consumer" + c + "_softmax"];
+      // mma_init (933-951): QueryEmpty's first arrival; WG0 gives its own scheduler barrier the
+      // first signal.
+      var prologue = sched && c === 0 ? [C_QUERY_EMPTY, C_ARRIVE_OWN_SCHED] : [C_QUERY_EMPTY];
+      var sc = consumerScript(c);
+      return function () {
+        return replay(sc, prologue, function (op, t, j) {
+          var n;
+          switch (op) {
+            case C_WAIT_Q:
+              return eng.wait(qRing.full[0], t & 1, "q", refs.waitQ, t, null, 0, waitQLine);
+            case C_WAIT_K:
+              n = t * perTile + itemK[j];
+              return eng.wait(kRing.full[n % S], (n / S | 0) & 1, "k", refs.waitK, t, j, n % S, waitKLine);
+            case C_WAIT_V:
+              n = t * perTile + itemV[j];
+              return eng.wait(vRing.full[n % S], (n / S | 0) & 1, "v", refs.waitV, t, j, n % S, waitVLine);
+            case C_GEMM0:
+              return eng.mma(tc, G0, "gemm0", refs.gemm0, t, j, (t * perTile + itemK[j]) % S);
+            case C_GEMM1:
+              return eng.mma(tc, G1, "gemm1", refs.gemm1, t, j, (t * perTile + itemV[j]) % S);
+            case C_MMA_WAIT0:
+              return eng.mmaWait(0);
+            case C_MMA_WAIT1:
+              return eng.mmaWait(1);
+            case C_RELEASE_K:
+              return eng.arriveCmd(kRing.empty[(t * perTile + itemK[j]) % S]);
+            case C_RELEASE_V:
+              return eng.arriveCmd(vRing.empty[(t * perTile + itemV[j]) % S]);
+            case C_SOFTMAX:
+              return eng.work(X, "softmax", refs.softmax, t, j, null, sm);
+            case C_SYNC_SCHED:
+              return eng.sync(schedBars[c], "barrier", refs.barrier, t, j, null, null);
+            case C_ARRIVE_SCHED:
+              return eng.arriveCmd(schedBars[1 - c]);
+            case C_ARRIVE_OWN_SCHED:
+              return eng.arriveCmd(schedBars[c]);
+            case C_QUERY_EMPTY:
+              return eng.arriveCmd(qRing.empty[0]);
+            case C_EPILOGUE_SYNC:
+              return eng.sync(epiBar, "epilogue", refs.epilogue, t, null, null, epilogueLine);
+            case C_EPILOGUE:
+              return eng.work(E, "epilogue", refs.epilogue, t, null, null);
+            default:
+              // C_ARRIVE_O
+              return eng.arriveCmd(barrierO);
+          }
+        });
       };
     }
     for (var c = 0; c < C; c++) eng.role("consumer" + c, laneIndex["consumer" + c], consumer(c));
