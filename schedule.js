@@ -739,7 +739,11 @@ var KernelSchedule = (function () {
     this.busy = 0;
   }
 
-  /** One MMA job on a queue (roles/blks are arrays only for jobs of several parts). */
+  /**
+   * One MMA job on a queue. Its parts' roles and blocks: role0 / blk, role1 / blk1, then arrays
+   * for any further parts (a cooperative job has two). Roles parked on it form a list through
+   * Role.nextWaiter (waitHead .. waitTail, in the order they parked).
+   */
   function MmaJob(c) {
     this.key = c.key;
     this.latency = c.latency;
@@ -752,13 +756,16 @@ var KernelSchedule = (function () {
     this.issued = 0;
     this.issueTime = 0;
     this.role0 = null;
-    this.roles = null;
+    this.role1 = null;
+    this.moreRoles = null;
     this.start = 0;
     this.end = 0;
     this.done = false;
     this.blk = -1;
-    this.blks = null;
-    this.waiters = null;
+    this.blk1 = -1;
+    this.moreBlks = null;
+    this.waitHead = null;
+    this.waitTail = null;
     this.commits = null;
   }
 
@@ -777,9 +784,38 @@ var KernelSchedule = (function () {
 
   /** The block (handle) this job drew on role r's lane. */
   MmaJob.prototype.blkOf = function (r) {
-    if (this.roles === null || this.blks === null) return this.blk;
-    for (var j = 0; j < this.roles.length; j++) if (this.roles[j] === r) return this.blks[j];
+    if (r === this.role1) return this.blk1;
+    if (this.moreRoles !== null) {
+      for (var j = 0; j < this.moreRoles.length; j++) if (this.moreRoles[j] === r) return this.moreBlks[j];
+    }
     return this.blk;
+  };
+
+  /** The role of part i (in issue order). */
+  MmaJob.prototype.roleOf = function (i) {
+    return i === 0 ? this.role0 : i === 1 ? this.role1 : this.moreRoles[i - 2];
+  };
+
+  /** Record role r as the job's next part. */
+  MmaJob.prototype.addRole = function (r) {
+    if (this.role0 === null) this.role0 = r;
+    else if (this.role1 === null) this.role1 = r;
+    else (this.moreRoles || (this.moreRoles = [])).push(r);
+  };
+
+  /** Record the block drawn for part i. */
+  MmaJob.prototype.setBlk = function (i, blk) {
+    if (i === 0) this.blk = blk;
+    else if (i === 1) this.blk1 = blk;
+    else (this.moreBlks || (this.moreBlks = [])).push(blk);
+  };
+
+  /** Park role r on this job (resumed by startJobs, in parking order). */
+  MmaJob.prototype.park = function (r) {
+    r.nextWaiter = null;
+    if (this.waitTail === null) this.waitHead = r;
+    else this.waitTail.nextWaiter = r;
+    this.waitTail = r;
   };
 
   var EV_ARRIVE = 0, EV_COMPLETE = 1, EV_WAIT_BEGIN = 2, EV_WAIT_END = 3;
@@ -840,6 +876,8 @@ var KernelSchedule = (function () {
     this.nAfter = 0;
     // outstanding MMA jobs, oldest first
     this.jobs = [];
+    // the next role parked on the same MMA job (MmaJob.park)
+    this.nextWaiter = null;
     this.lastJob = null;
     this.drawWaits = !options || options.drawWaits !== false;
     // reason -> steps (drawn wait blocks)
@@ -1166,9 +1204,8 @@ var KernelSchedule = (function () {
       job.end = start + job.latency;
       q.busy += job.latency;
       var first = -1;
-      var nroles = job.roles === null ? 1 : job.roles.length;
-      for (var i = 0; i < nroles; i++) {
-        var r = job.roles === null ? job.role0 : job.roles[i], li = r.lane;
+      for (var i = 0; i < job.issued; i++) {
+        var r = job.roleOf(i), li = r.lane;
         if (r.drawWaits && start > this.laneEnd[li] && start > job.issueTime) {
           // Issued, but queued behind another job: the WG's lane waits for the tensor core.
           this.advanceLaneWait(r, start, "tensor-core", job);
@@ -1178,7 +1215,7 @@ var KernelSchedule = (function () {
           var nb = this.bindings(r, start, li);
           var blk = this.draw(li, job.kind, start, job.end, job.tile, job.k, job.stage, null, job.lines, BIND, nb);
           if (first < 0) first = blk;
-          else (job.blks || (job.blks = [first])).push(blk);
+          job.setBlk(i, blk);
         } else this.draw(li, job.kind, start, job.end, null, null, null, null, null, EMPTY, 0);
       }
       job.blk = first;
@@ -1188,9 +1225,15 @@ var KernelSchedule = (function () {
       if (job.commits !== null) {
         for (var c = 0; c < job.commits.length; c++) this.arrive(job.commits[c][0], job.end, first, job.commits[c][1]);
       }
-      var waiters = job.waiters;
-      job.waiters = null;
-      if (waiters !== null) for (var w = 0; w < waiters.length; w++) this.step(waiters[w]);
+      var w = job.waitHead;
+      job.waitHead = job.waitTail = null;
+      while (w !== null) {
+        // step() may park w on another job (which relinks it): take the next one first
+        var nextW = w.nextWaiter;
+        w.nextWaiter = null;
+        this.step(w);
+        w = nextW;
+      }
     }
   };
 
@@ -1273,8 +1316,7 @@ var KernelSchedule = (function () {
         }
         job.issued++;
         if (r.now > job.issueTime) job.issueTime = r.now;
-        if (job.role0 === null) job.role0 = r;
-        else (job.roles || (job.roles = [job.role0])).push(r);
+        job.addRole(r);
         r.jobs.push(job);
         r.lastJob = job;
         if (job.issued === job.parts && job.key !== null && job.parts > 1) removeOpen(q, job);
@@ -1282,7 +1324,7 @@ var KernelSchedule = (function () {
         if (!job.done) {
           // Wait for the other parts; resume with a no-op re-check (the job is done then).
           r.pendingN = NO_MMA_WAIT;
-          (job.waiters || (job.waiters = [])).push(r);
+          job.park(r);
           return false;
         }
         return true;
@@ -1308,11 +1350,17 @@ var KernelSchedule = (function () {
     var target = jobs[jobs.length - 1 - n];
     if (!target.done) {
       r.pendingN = n;
-      (target.waiters || (target.waiters = [])).push(r);
+      target.park(r);
       return false;
     }
     r.jobHead = jobs.length - n;
-    if (r.jobHead > 64 && r.jobHead * 2 > jobs.length) { r.jobs = jobs.slice(r.jobHead); r.jobHead = 0; }
+    if (r.jobHead > 64 && r.jobHead * 2 > jobs.length) {
+      // drop the passed jobs in place
+      var keep = jobs.length - r.jobHead;
+      for (var i = 0; i < keep; i++) jobs[i] = jobs[r.jobHead + i];
+      jobs.length = keep;
+      r.jobHead = 0;
+    }
     var own = -1;
     if (this.build) own = target.blkOf(r);
     this.advanceTo(r, target.end > r.now ? target.end : r.now, own, target.end, null, EMPTY, target.tile, target.k, target.stage);
