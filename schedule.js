@@ -404,7 +404,8 @@ var KernelSchedule = (function () {
     this.start = new Float64Array(cap);
     this.end = new Float64Array(cap);
     this.afterAt = new Int32Array(cap + 1);
-    this.afterList = new Int32Array(cap);
+    // most blocks have one or two `after` handles
+    this.afterList = new Int32Array(2 * cap);
     this.sorted = true;
   }
 
@@ -443,8 +444,8 @@ var KernelSchedule = (function () {
     this.kinds = ["wait"];
     // a null reason (work, not a wait) is code 0; the other reasons are strings
     this.reasons = [null];
-    this.linesTable = [];
-    this.operands = [];
+    this.linesTable = objectList();
+    this.operands = objectList();
     this.withOperand = !!withOperand;
   }
 
@@ -551,20 +552,21 @@ var KernelSchedule = (function () {
    * had to be sorted is gathered); only the `after` handles are renumbered (handle -> id).
    */
   Timeline.prototype.finalize = function () {
-    var n = this.n, segs = this.segs, nl = segs.length, li, i, f;
+    var n = this.n, segs = this.segs, nl = segs.length, li;
     var laneStart = new Int32Array(nl + 1), afterTotal = 0;
     for (li = 0; li < nl; li++) {
       laneStart[li + 1] = laneStart[li] + segs[li].n;
       afterTotal += segs[li].afterAt[segs[li].n];
     }
-    var orders = segs.map(segmentOrder);
-    // handle -> id (its position in its lane, through the lane's sort when it needed one)
-    var rank = orders.map(function (o) {
-      if (o === null) return null;
-      var r = new Int32Array(o.length);
-      for (var j = 0; j < o.length; j++) r[o[j]] = j;
-      return r;
-    });
+    // Lanes appended out of start order (none today: the defensive path) are gathered through
+    // their sort; rank maps such a lane's handles to positions (handle -> id).
+    var orders = objectList(), rank = objectList(), anySorted = false;
+    for (li = 0; li < nl; li++) {
+      var o = segmentOrder(segs[li]);
+      orders.push(o);
+      rank.push(o === null ? null : inverse(o));
+      if (o !== null) anySorted = true;
+    }
     var c = {
       n: n, lanes: this.lanes.map(function (ln) { return ln.id; }), laneStart: laneStart, lane: new Int32Array(n),
       kind: new Int32Array(n), reason: new Int32Array(n), lines: new Int32Array(n), operand: new Int32Array(n),
@@ -576,26 +578,71 @@ var KernelSchedule = (function () {
     };
     var at = 0;
     for (li = 0; li < nl; li++) {
-      var s = segs[li], base = laneStart[li], order = orders[li];
-      c.lane.fill(li, base, base + s.n);
-      for (f = 0; f < SEGMENT_COLUMNS.length; f++) {
-        var src = s[SEGMENT_COLUMNS[f]], dst = c[SEGMENT_COLUMNS[f]];
-        if (order === null) dst.set(src.subarray(0, s.n), base);
-        else for (i = 0; i < s.n; i++) dst[base + i] = src[order[i]];
-      }
-      var sAt = s.afterAt, sList = s.afterList, afterAt = c.afterAt, afterList = c.afterList;
-      for (i = 0; i < s.n; i++) {
-        var j = order === null ? i : order[i];
-        afterAt[base + i] = at;
-        for (var a = sAt[j], a1 = sAt[j + 1]; a < a1; a++) {
-          var h = sList[a], hl = h & LANE_MASK, hi = h >> LANE_BITS;
-          afterList[at++] = laneStart[hl] + (rank[hl] === null ? hi : rank[hl][hi]);
-        }
-      }
+      var seg = segs[li], base = laneStart[li], order = orders[li];
+      c.lane.fill(li, base, base + seg.n);
+      if (order === null) copySegment(c, seg, base);
+      else gatherSegment(c, seg, base, order);
+      at = anySorted ? renumberAfterSorted(c, seg, base, order, at, laneStart, rank) : renumberAfter(c, seg, base, at, laneStart);
     }
     c.afterAt[n] = at;
     return c;
   };
+
+  /** The inverse of a permutation (an Int32Array of 0 .. n - 1). */
+  function inverse(order) {
+    var r = new Int32Array(order.length);
+    for (var j = 0; j < order.length; j++) r[order[j]] = j;
+    return r;
+  }
+
+  /** Copy segment s's columns whole into result columns c from id `base`. */
+  function copySegment(c, s, base) {
+    var n = s.n;
+    c.kind.set(s.kind.subarray(0, n), base);
+    c.reason.set(s.reason.subarray(0, n), base);
+    c.lines.set(s.lines.subarray(0, n), base);
+    c.operand.set(s.operand.subarray(0, n), base);
+    c.tile.set(s.tile.subarray(0, n), base);
+    c.k.set(s.k.subarray(0, n), base);
+    c.stage.set(s.stage.subarray(0, n), base);
+    c.start.set(s.start.subarray(0, n), base);
+    c.end.set(s.end.subarray(0, n), base);
+  }
+
+  /** Copy segment s's columns into c from id `base` in the lane order `order`. */
+  function gatherSegment(c, s, base, order) {
+    for (var f = 0; f < SEGMENT_COLUMNS.length; f++) {
+      var src = s[SEGMENT_COLUMNS[f]], dst = c[SEGMENT_COLUMNS[f]];
+      for (var i = 0; i < s.n; i++) dst[base + i] = src[order[i]];
+    }
+  }
+
+  /** Append segment s's `after` handles to c as ids (every lane in append order); returns the new end. */
+  function renumberAfter(c, s, base, at, laneStart) {
+    var sAt = s.afterAt, sList = s.afterList, afterAt = c.afterAt, afterList = c.afterList;
+    for (var i = 0; i < s.n; i++) {
+      afterAt[base + i] = at;
+      for (var a = sAt[i], a1 = sAt[i + 1]; a < a1; a++) {
+        var h = sList[a];
+        afterList[at++] = laneStart[h & LANE_MASK] + (h >> LANE_BITS);
+      }
+    }
+    return at;
+  }
+
+  /** renumberAfter when some lane was sorted: blocks in `order` (or append order), handles through rank. */
+  function renumberAfterSorted(c, s, base, order, at, laneStart, rank) {
+    var sAt = s.afterAt, sList = s.afterList, afterAt = c.afterAt, afterList = c.afterList;
+    for (var i = 0; i < s.n; i++) {
+      var j = order === null ? i : order[i];
+      afterAt[base + i] = at;
+      for (var a = sAt[j], a1 = sAt[j + 1]; a < a1; a++) {
+        var h = sList[a], hl = h & LANE_MASK, hi = h >> LANE_BITS;
+        afterList[at++] = laneStart[hl] + (rank[hl] === null ? hi : rank[hl][hi]);
+      }
+    }
+    return at;
+  }
 
   /** Empty result columns for lane ids laneIds (default none), no blocks. */
   function emptyColumns(laneIds) {
@@ -703,6 +750,19 @@ var KernelSchedule = (function () {
    * parity p passes once (completed & 1) !== p (PTX mbarrier.try_wait.parity), at the time of the
    * latest completion.
    */
+  /** An empty array that never held anything but objects (objectList). */
+  var OBJECT_LIST_SEED = [null];
+
+  /**
+   * An empty array whose elements are already of the object kind (PACKED_ELEMENTS). A `[]`
+   * literal starts as a small-integer array and changes kind at its first object push, which
+   * deoptimises the code that pushed onto the previous run's lists, run after run while the JIT
+   * warms up; the engine's lists of roles, jobs and barriers start here instead.
+   */
+  function objectList() {
+    return OBJECT_LIST_SEED.slice(0, 0);
+  }
+
   function Barrier(id, name, kind, stage, expected, lines) {
     this.id = id;
     this.name = name;
@@ -719,7 +779,7 @@ var KernelSchedule = (function () {
     this.pendTime = 0;
     this.pendBlk = -1;
     // roles blocked on it: waiters[0..nWaiting) (slots reused, never shrunk)
-    this.waiters = [];
+    this.waiters = objectList();
     this.nWaiting = 0;
     // function(barrier, time), e.g. a ring drawing a stage's FULL block
     this.onComplete = null;
@@ -732,9 +792,9 @@ var KernelSchedule = (function () {
     this.end = 0;
     this.blk = -1;
     // issued jobs waiting for their other parts (cooperative: one job, two WGs)
-    this.pending = [];
+    this.pending = objectList();
     // jobs still collecting parts (by their key; a handful at most, so a list)
-    this.open = [];
+    this.open = objectList();
     // sum of job latencies (jobs never overlap)
     this.busy = 0;
   }
@@ -875,7 +935,7 @@ var KernelSchedule = (function () {
     this.after = [];
     this.nAfter = 0;
     // outstanding MMA jobs, oldest first
-    this.jobs = [];
+    this.jobs = objectList();
     // the next role parked on the same MMA job (MmaJob.park)
     this.nextWaiter = null;
     this.lastJob = null;
@@ -928,20 +988,35 @@ var KernelSchedule = (function () {
     this.laneEnd = new Float64Array(lanes.length);
     // handle of the last block drawn per lane
     this.laneLast = new Int32Array(lanes.length).fill(-1);
-    this.barriers = [];
+    this.barriers = objectList();
     // Barrier events, recorded compactly (typed columns) and turned into objects only when read.
     // about two barrier events per block
     this.events = this.build && (!options || options.events !== false) ? new EventLog(2 * ((options && options.capacity) || 0)) : null;
-    this.queues = [];
-    this.roles = [];
-    this.heap = [];
+    this.queues = objectList();
+    this.roles = objectList();
+    this.heap = objectList();
     this.current = null;
     // set by a hook to end a run early (minStagesToHideTma probes)
     this.stopped = false;
-    // function(role, start, end, reason): probes watch waits without blocks
-    this.onWaitBlock = null;
+    // watchLate(): the reason of a "late" wait (one that starts after step 0 and ends while
+    // lateQueue is idle), whether one was drawn, whether it ends the run
+    this.lateReason = null;
+    this.lateQueue = null;
+    this.late = false;
+    this.stopOnLate = false;
     this.cmd = new Command();
   }
+
+  /**
+   * Watch for a late wait: a wait block of `reason` that starts after step 0 and ends while queue
+   * q is idle (engine.late turns true; with stop, the run ends there). The GEMM model's
+   * minStagesToHideTma probe ("tma", the tensor core).
+   */
+  Engine.prototype.watchLate = function (reason, q, stop) {
+    this.lateReason = reason;
+    this.lateQueue = q;
+    this.stopOnLate = !!stop;
+  };
 
   /** New barrier; lines = {wait: [int], arrive: [int]}. */
   Engine.prototype.barrier = function (name, kind, stage, expected, lines) {
@@ -1041,7 +1116,10 @@ var KernelSchedule = (function () {
       this.drawAfter1(li, "wait", from, t, tile, k, stage, reason, lines, this.laneLast[li]);
       r.waits[reason] = (r.waits[reason] || 0) + (t - from);
       r.waitTotal += t - from;
-      if (this.onWaitBlock !== null) this.onWaitBlock(r, from, t, reason);
+      if (reason === this.lateReason && from > 0 && this.lateQueue.end < t) {
+        this.late = true;
+        if (this.stopOnLate) this.stopped = true;
+      }
     }
   };
 
@@ -1394,14 +1472,24 @@ var KernelSchedule = (function () {
           var next = GENERATOR_NEXT.call(r.gen);
           cmd = next.done ? null : next.value;
         }
-        if (cmd === null) { r.done = true; break; }
+        // (stored every time: a store only reached at a role's end would deoptimise each run)
+        r.done = cmd === null;
+        if (r.done) break;
         if (!this.exec(r, cmd)) break;
         if (this.stopped) break;
         if (this.heap.length > 0 && this.less(this.heap[0], r)) { this.push(r); break; }
       }
     }
     if (this.stopped) return null;
-    var waiting = [];
+    return this.deadlock();
+  };
+
+  /**
+   * After a run: null when every role ended, else the deadlock {step, message, waiting: [{lane,
+   * barrier, phase, line}]} (the roles still waiting, each on its barrier or MMA job).
+   */
+  Engine.prototype.deadlock = function () {
+    var i, waiting = [];
     for (i = 0; i < this.roles.length; i++) {
       var role = this.roles[i];
       if (role.done) continue;
@@ -1693,21 +1781,15 @@ var KernelSchedule = (function () {
     var FIRST_STAGE = 1, FIRST_CONSUMER = 1 + S;
     var estimate = estimateGemmBlocks(knobs);
     var eng = new Engine(lanes, { build: build, events: build && recordEvents(estimate), capacity: build ? estimate : 0 });
-    var lateTma = false;
-    // A TMA wait is "late" when it starts after step 0 and ends while the tensor core is idle
-    // (a wait that ends while another WGMMA still runs costs nothing).
-    eng.onWaitBlock = function (role, start, end, reason) {
-      if (reason === "tma" && start > 0 && tc.end < end) {
-        lateTma = true;
-        if (!build) eng.stopped = true;
-      }
-    };
     var releaseLines = linesOf(refs.release);
     var ring = new Ring(eng, "MainloopPipeline", S, FIRST_STAGE, 1, cooperative ? 2 : 1,
       { full: { wait: linesOf(refs.wait), arrive: linesOf(refs.filling) },
         empty: { wait: linesOf(refs.issue.filter(function (r) { return r.op === "producer_acquire"; })),
           arrive: releaseLines } }, refs.full);
     var tc = eng.queue("tensor core");
+    // A TMA wait is "late" when it starts after step 0 and ends while the tensor core is idle
+    // (a wait that ends while another WGMMA still runs costs nothing); a probe run stops there.
+    eng.watchLate("tma", tc, !build);
     var order = pingpong ? new OrderBarrier(eng, "math_wg_order_barrier", 2, 2,
       { wait: linesOf(refs.order.filter(function (r) { return r.op === "wait"; })),
         arrive: linesOf(refs.order.filter(function (r) { return r.op === "arrive"; })) }) : null;
@@ -1800,7 +1882,7 @@ var KernelSchedule = (function () {
     for (var c = 0; c < C; c++) eng.role("consumer" + c, FIRST_CONSUMER + c, consumer(c));
     var deadlock = eng.run();
     if (!build) return { deadlock: deadlock, stopped: eng.stopped };
-    if (probe) probe(lateTma);
+    if (probe) probe(eng.late);
     return {
       total: eng.tl.total,
       lanes: lanes,
@@ -2340,7 +2422,6 @@ var KernelSchedule = (function () {
       perTile = J;
     }
     var itemK = itemOf.K, itemV = itemOf.V;
-    var item = function (kind, t, j) { return t * perTile + (kind === "K" ? itemK[j] : itemV[j]); };
 
     // Role programs as scripts: the steps of one output tile in source order, (op, j) pairs built
     // once, replayed per tile t by a step function (Engine.role) that builds each step's command.
@@ -2397,7 +2478,7 @@ var KernelSchedule = (function () {
             j = (j / 3) | 0;
             // Acquire the item's stage (producer_acquire), then the TMA (1 step; lands L later).
             ring = kind === "K" ? kRing : kind === "V" ? vRing : vtRing;
-            n = kind === "Vt" ? t * J + j : item(kind, t, j);
+            n = kind === "Vt" ? t * J + j : t * perTile + (kind === "K" ? itemK[j] : itemV[j]);
             st = n % S;
             if (op === P_ACQUIRE) return eng.wait(ring.empty[st], ((n / S | 0) & 1) ^ 1, null, EMPTY, t, j, st, null);
             return eng.copy(ring.full[st], L, kind === "K" ? refs.issueK : refs.issueV, kind === "K" ? refs.fillK : refs.fillV,
