@@ -1384,29 +1384,8 @@ var KernelSchedule = (function () {
         this.arrive(c.bar, land, fill, null);
         return true;
       }
-      case CMD_MMA: {
-        var q = c.queue, job = null;
-        if (c.key !== null) job = openJob(q, c.key);
-        if (job === null) {
-          job = new MmaJob(c);
-          q.pending.push(job);
-          if (c.key !== null && c.parts > 1) q.open.push(job);
-        }
-        job.issued++;
-        if (r.now > job.issueTime) job.issueTime = r.now;
-        job.addRole(r);
-        r.jobs.push(job);
-        r.lastJob = job;
-        if (job.issued === job.parts && job.key !== null && job.parts > 1) removeOpen(q, job);
-        this.startJobs(q);
-        if (!job.done) {
-          // Wait for the other parts; resume with a no-op re-check (the job is done then).
-          r.pendingN = NO_MMA_WAIT;
-          job.park(r);
-          return false;
-        }
-        return true;
-      }
+      case CMD_MMA:
+        return this.issueMma(r, c);
       case CMD_MMA_WAIT:
         return this.mmaWaitNow(r, c.n);
       case CMD_COMMIT: {
@@ -1418,6 +1397,31 @@ var KernelSchedule = (function () {
       }
     }
     throw new Error("engine: unknown command " + c.op);
+  };
+
+  /** CMD_MMA of role r: issue its part of the job (a new one, or the open job of its key); false while the job waits for other parts. */
+  Engine.prototype.issueMma = function (r, c) {
+    var q = c.queue, job = null;
+    if (c.key !== null) job = openJob(q, c.key);
+    if (job === null) {
+      job = new MmaJob(c);
+      q.pending.push(job);
+      if (c.key !== null && c.parts > 1) q.open.push(job);
+    }
+    job.issued++;
+    if (r.now > job.issueTime) job.issueTime = r.now;
+    job.addRole(r);
+    r.jobs.push(job);
+    r.lastJob = job;
+    if (job.issued === job.parts && job.key !== null && job.parts > 1) removeOpen(q, job);
+    this.startJobs(q);
+    if (!job.done) {
+      // Wait for the other parts; resume with a no-op re-check (the job is done then).
+      r.pendingN = NO_MMA_WAIT;
+      job.park(r);
+      return false;
+    }
+    return true;
   };
 
   /** warpgroup_wait<n> of role r: true when passed (clock advanced), false when parked on a job. */
