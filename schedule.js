@@ -409,6 +409,36 @@ var KernelSchedule = (function () {
     this.sorted = true;
   }
 
+  /**
+   * Segments whose blocks finalize() has copied out, kept for the next run's lanes (a slider
+   * re-simulates the same size again and again): no fresh columns to allocate and zero. At most
+   * SEGMENT_POOL_BLOCKS blocks' worth are kept (a million-block run's are let go).
+   */
+  var segmentPool = [], segmentPoolBlocks = 0, SEGMENT_POOL_BLOCKS = 1 << 18;
+
+  /** An empty LaneSegment for at least cap blocks: a pooled one that fits, else a new one. */
+  function takeSegment(cap) {
+    for (var i = 0; i < segmentPool.length; i++) {
+      var s = segmentPool[i];
+      if (s.cap < cap) continue;
+      segmentPool[i] = segmentPool[segmentPool.length - 1];
+      segmentPool.pop();
+      segmentPoolBlocks -= s.cap;
+      s.n = 0;
+      s.afterAt[0] = 0;
+      s.sorted = true;
+      return s;
+    }
+    return new LaneSegment(cap);
+  }
+
+  /** Keep segment s for a later run if the pool has room. */
+  function releaseSegment(s) {
+    if (segmentPoolBlocks + s.cap > SEGMENT_POOL_BLOCKS) return;
+    segmentPool.push(s);
+    segmentPoolBlocks += s.cap;
+  }
+
   /** The per-block columns of a LaneSegment and of the result, in this order. */
   var SEGMENT_COLUMNS = ["kind", "reason", "lines", "operand", "tile", "k", "stage", "start", "end"];
 
@@ -440,7 +470,7 @@ var KernelSchedule = (function () {
     this.n = 0;
     // Lanes share the estimate evenly to start with; a busy lane doubles its own columns.
     var laneCap = Math.max(256, Math.ceil(cap / Math.max(1, lanes.length)));
-    this.segs = lanes.map(function () { return new LaneSegment(laneCap); });
+    this.segs = lanes.map(function () { return takeSegment(laneCap); });
     this.kinds = ["wait"];
     // a null reason (work, not a wait) is code 0; the other reasons are strings
     this.reasons = [null];
@@ -585,6 +615,9 @@ var KernelSchedule = (function () {
       at = anySorted ? renumberAfterSorted(c, seg, base, order, at, laneStart, rank) : renumberAfter(c, seg, base, at, laneStart);
     }
     c.afterAt[n] = at;
+    // The lanes' blocks are the result's now: their segments go back to the pool.
+    for (li = 0; li < nl; li++) releaseSegment(segs[li]);
+    this.segs = null;
     return c;
   };
 

@@ -131,6 +131,8 @@ test("Timeline: handles renumber to ids; a lane appended out of start order is s
   const b0 = tl.add(1, "issue", 5, 6, 0, 0, 0, null, lines, [], 0);
   const a0 = tl.add(0, "wgmma", 2, 4, 0, 1, null, null, lines, [b0], 1);
   const b1 = tl.add(1, "issue", 1, 2, 1, null, null, "tma", lines, [a0, b0], 2); // starts before b0
+  assert.equal(tl.endOf(b1), 2);
+  assert.throws(() => tl.add(0, "wgmma", 4, 5, 0.5, 0, 0, null, lines, [], 0), /integers or null/);
   const c = tl.finalize();
   assert.deepEqual(Array.from(c.laneStart), [0, 1, 3]);
   // ids: a0 -> 0; lane b sorted by start: b1 -> 1, b0 -> 2
@@ -141,6 +143,19 @@ test("Timeline: handles renumber to ids; a lane appended out of start order is s
     ["b", "issue", 1, null, null, "tma", [0, 2]],
     ["b", "issue", 0, 0, 0, null, []],
   ]);
-  assert.equal(tl.endOf(b1), 2);
-  assert.throws(() => tl.add(0, "wgmma", 4, 5, 0.5, 0, 0, null, lines, [], 0), /integers or null/);
+  // A finalized timeline has handed its lanes' segments on (to the next run): it takes no more blocks.
+  assert.throws(() => tl.add(0, "wgmma", 6, 7, 0, 0, 0, null, lines, [], 0), TypeError);
+});
+
+test("Timeline: a lane segment reused from an earlier run starts empty", () => {
+  const lanes = [{ id: "a" }];
+  const first = new KS.Timeline(lanes, false, 0);
+  for (let i = 0; i < 50; i++) first.add(0, "wgmma", i, i + 1, 0, i, 0, null, [1], i > 0 ? [((i - 1) << 10)] : [], i > 0 ? 1 : 0);
+  first.finalize();
+  const second = new KS.Timeline(lanes, false, 0);
+  second.add(0, "issue", 3, 4, 1, 2, 0, null, [2], [], 0);
+  const c = second.finalize();
+  assert.equal(c.n, 1);
+  assert.deepEqual(KS.blocksOf(c).map((b) => [b.kind, b.start, b.end, b.tile, b.k, b.after]), [["issue", 3, 4, 1, 2, []]]);
+  assert.deepEqual(Array.from(c.afterAt), [0, 0]);
 });
