@@ -16,6 +16,7 @@ var KVWave = (function () {
   var MIN_UTIL_DECIMALS = 1;
   var SMALL_WINDOW_HEIGHT_PX = 800;
   var NO_INT = -2147483648;          // result columns' tile / k / stage value for null
+  var KEY_DIM = 1, KEY_SLIVER = 2;     // drawBlocks' key numbers: fill code * 4 + these variant bits
   var WORKER_MIN_BLOCKS = 50000;     // settings estimated at this many blocks or more simulate in a Web Worker
   var BLOCK_CACHE_MAX = 4096;        // block objects the page keeps built (selected, hovered, labelled, linked)
   var EVENTS_DELAY_MS = 50;          // a background result's barrier events are asked for once it has been shown this long
@@ -1544,23 +1545,26 @@ var KVWave = (function () {
 
     function drawBlocks(scale, widthCss) {
       var anyHighlight = state.highlighted.size > 0, hl = state.highlightedSorted || [];
-      // rects[key] is a flat [x, y, w, h, ...] list; "~" marks the dimmed variant of a fill.
+      // rects[key] is a flat [x, y, w, h, ...] list; "~" marks the dimmed variant of a fill, "^"
+      // its 1px slivers. While drawing, keys are numbers (fill code * 4 + variant: KEY_SLIVER,
+      // KEY_DIM), so no key string is built per block; rects and blockCount get the names at the end.
       // labels[key] is a flat [block, x0, x1, yMid, dim, ...] list per fill (its text colour).
-      var rects = {}, labels = {}, summarised = [], blockCount = {};
-      state.lastCounts = blockCount;
+      var labels = {}, summarised = [];
       var xMin = state.gutterPx, xMax = widthCss;
       var fills = state.fills || (state.fills = fillSummaryOf(state.columns)), codes = fills.code, names = fills.names;
-      var y = 0, h = 0, laneFirst = null;
-      /** Queue one rectangle under key; slivers coalesce with the previous sliver of that key on this lane. */
-      function queue(key, cx0, cx1, wide) {
-        var list = rects[key] || (rects[key] = []);
+      var nKeys = names.length * 4, lists = new Array(nKeys).fill(null), counts = new Int32Array(nKeys);
+      var laneFirst = new Int32Array(nKeys);
+      var y = 0, h = 0;
+      /** Queue one rectangle under key number ki; slivers coalesce with the previous sliver of that key on this lane. */
+      function queue(ki, cx0, cx1, wide) {
+        var list = lists[ki] || (lists[ki] = []);
         var n = list.length;
-        blockCount[key] = (blockCount[key] || 0) + 1;
-        if (laneFirst[key] === undefined) laneFirst[key] = n;
+        counts[ki]++;
+        if (laneFirst[ki] < 0) laneFirst[ki] = n;
         if (wide) {
           // Wide enough to see: a 1px gap keeps back-to-back blocks of one colour apart.
           list.push(cx0, y, cx1 - cx0 - 1, h);
-        } else if (n > laneFirst[key] && list[n - 4] + list[n - 2] >= cx0 - 0.5) {
+        } else if (n > laneFirst[ki] && list[n - 4] + list[n - 2] >= cx0 - 0.5) {
           list[n - 2] = Math.max(list[n - 2], cx1 - list[n - 4]);
         } else {
           list.push(cx0, y, cx1 - cx0, h);
@@ -1571,14 +1575,14 @@ var KVWave = (function () {
         var cx0 = Math.max(px, xMin), cx1 = Math.min(px + MIN_BLOCK_WIDTH_PX, xMax);
         if (cx1 <= cx0) return;
         for (var f = 0; mask !== 0; f++, mask >>>= 1) {
-          if (mask & 1) queue("^" + names[f] + (dim ? "~" : ""), cx0, cx1, false);
+          if (mask & 1) queue(f * 4 + KEY_SLIVER + (dim ? KEY_DIM : 0), cx0, cx1, false);
         }
       }
       for (var row = 0; row < state.laneIndex.length; row++) {
         var index = state.laneIndex[row], lo = index.lo, starts = index.starts, ends = index.ends;
         var range = visibleRange(index, scale.t0Step, scale.t1Step);
         var rowBox = blockY(row);
-        y = rowBox.y; h = rowBox.h; laneFirst = {};
+        y = rowBox.y; h = rowBox.h; laneFirst.fill(-1);
         var thin = 0, i = range[0], end = range[1];
         while (i < end) {
           var x0 = scale.xPx(starts[i]), x1 = scale.xPx(ends[i]);
@@ -1590,7 +1594,7 @@ var KVWave = (function () {
             var dim = anyHighlight && !state.highlighted.has(id);
             var wide = cx1 - cx0 >= SEPARATE_MIN_WIDTH_PX, name = names[codes[id]];
             // Slivers ("^" keys) are painted after wide blocks, the rarest fill last (on top).
-            queue((wide ? "" : "^") + name + (dim ? "~" : ""), cx0, cx1, wide);
+            queue(codes[id] * 4 + (wide ? 0 : KEY_SLIVER) + (dim ? KEY_DIM : 0), cx0, cx1, wide);
             if (cx1 - cx0 >= LABEL_MIN_WIDTH_PX) (labels[name] || (labels[name] = [])).push(blockById(id), cx0, cx1, y + h / 2, dim);
             continue;
           }
@@ -1621,6 +1625,15 @@ var KVWave = (function () {
         }
         if (thin) summarised.push({lane: state.lanes[row].id, label: laneName(state.lanes[row]), blocks: thin});
       }
+      // The keys' names: fill, "^" for slivers, "~" when dimmed.
+      var rects = {}, blockCount = {};
+      for (var ki = 0; ki < nKeys; ki++) {
+        if (lists[ki] === null) continue;
+        var keyName = ((ki & KEY_SLIVER) ? "^" : "") + names[ki >> 2] + ((ki & KEY_DIM) ? "~" : "");
+        rects[keyName] = lists[ki];
+        blockCount[keyName] = counts[ki];
+      }
+      state.lastCounts = blockCount;
       // Fills batched by colour: one fillStyle change and one fill() per key, in paintOrder.
       var order = paintOrder(rects);
       for (var k = 0; k < order.length; k++) {
