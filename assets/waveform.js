@@ -661,7 +661,7 @@ var KVWave = (function () {
       selected: null, pointer: null, allLanes: [], perLane: {}, hiddenLanes: new Set(), laneOrder: [], laneFilter: "",
       dependents: null, summarised: [],
       scale: null, gutterPx: GUTTER_MIN_WIDTH_PX, frames: 0, lastFrameMs: 0, lastSimMs: 0, lastDrawMs: 0,
-      lastWorker: null, resultDrawPending: false, lastResultDrawnAt: 0
+      lastWorker: null, resultDrawPending: false, lastResultDrawnAt: 0, lastResultFrameAt: 0
     };
 
     // -- knobs: specs from the simulator (knobsFor), starting values: model defaults < embedded < hash
@@ -1540,7 +1540,12 @@ var KVWave = (function () {
       drawGutter(widthCss, heightCss);
       updateReadouts();
       state.lastDrawMs = performance.now() - t0;
-      if (state.resultDrawPending) { state.resultDrawPending = false; state.lastResultDrawnAt = performance.now(); }
+      if (state.resultDrawPending) {
+        // When the new result was drawn, and when the next frame (which shows it) began.
+        state.resultDrawPending = false;
+        state.lastResultDrawnAt = performance.now();
+        requestAnimationFrame(function () { state.lastResultFrameAt = performance.now(); });
+      }
     }
 
     function drawBlocks(scale, widthCss) {

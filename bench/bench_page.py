@@ -48,7 +48,7 @@ TARGET_PAGE_BYTES = 200 * 1024
 # One slider step, timed in the page: sync = input event + simulate + draw (flush); frame = until
 # the next animation frame after that, which includes the browser's raster/compositing of the canvas.
 # Large settings run in a Web Worker: drawn = until the page's first draw of the Worker's result
-# ended (the page records it), frame = until the animation frame after that draw.
+# ended, frame = until the animation frame after that draw began (the page records both).
 SLIDER_STEP_JS = """async ([id, value]) => {
   const el = document.getElementById(id), s = window.__kv.state;
   const t0 = performance.now();
@@ -60,10 +60,9 @@ SLIDER_STEP_JS = """async ([id, value]) => {
   let t2 = performance.now(), drawn = t1;
   const background = window.__kv.simulating();
   if (background) {
-    while (!(s.lastResultDrawnAt > t0)) await new Promise(r => setTimeout(r, 1));
+    while (!(s.lastResultFrameAt > t0)) await new Promise(r => setTimeout(r, 1));
     drawn = s.lastResultDrawnAt;
-    await new Promise(r => requestAnimationFrame(() => r()));
-    t2 = performance.now();
+    t2 = s.lastResultFrameAt;
   }
   return {sync: t1 - t0, frame: t2 - t0, done: drawn - t0, background: background, sim: s.lastSimMs, draw: s.lastDrawMs,
           blocks: s.columns.n, error: s.result.error, worker: s.lastWorker ? s.lastWorker.simulate : null,
