@@ -21,6 +21,18 @@ const CASES = {
   blackwell: { model: "blackwell", outputTiles: 500, kTiles: 500 },
 };
 
+/**
+ * The page's ~100,000-block slider cases (bench/bench_page.py), as its Worker runs them: the
+ * example structures, no barrier events; the slider alternates between two values. Runs 1-2 of a
+ * fresh process are reported apart (the JIT warming up, as in a fresh Worker).
+ */
+const EXAMPLES = path.join(__dirname, "..", "examples");
+const SLIDER_CASES = {
+  "slider-gemm": { example: "sm90_gemm_pingpong.json", knobs: { outputTiles: 100, kTiles: 200, schedule: "cooperative" }, knob: "kTiles" },
+  "slider-attention": { example: "fa3_fwd.json", knobs: { model: "attention", outputTiles: 30, kvBlocks: 200 }, knob: "kvBlocks" },
+};
+const SLIDER_TARGET_MS = 100;
+
 /** Objects allocated by the baseline: the GEMM case's block count. */
 const BASELINE_COUNT = 1001998;
 
@@ -58,6 +70,15 @@ function child(what, repeats) {
     let t;
     if (what === "baseline") {
       t = timed(() => allocateBlocks(BASELINE_COUNT).length);
+    } else if (SLIDER_CASES[what]) {
+      const sc = SLIDER_CASES[what], structure = require(path.join(EXAMPLES, sc.example));
+      // The page's knobs: the example's own (e.g. FA3's stages and Transpose_V), then the case's.
+      const knobs = Object.assign({}, KS.simulate(structure, {}).knobs, sc.knobs);
+      knobs[sc.knob] += i & 1;
+      t = timed(() => KS.simulate(structure, knobs, { events: false }));
+      if (t.result.error) throw new Error(t.result.error);
+      out.blocks = t.result.columns.n;
+      out.steps = t.result.total;
     } else if (what === "materialise") {
       let result = KS.simulate(null, CASES.gemm);
       t = timed(() => result.blocks.length);
@@ -79,8 +100,9 @@ function child(what, repeats) {
 function main(repeats) {
   console.log(`node ${process.version}, ${repeats} runs per case, each case in a fresh process; load average ${os.loadavg()[0].toFixed(1)}`);
   const figures = {};
-  for (const what of ["baseline", "gemm", "attention", "blackwell", "materialise"]) {
-    const text = execFileSync(process.execPath, [__filename, "--child", what, String(repeats)], { encoding: "utf8" });
+  for (const what of ["baseline", "gemm", "attention", "blackwell", "materialise", ...Object.keys(SLIDER_CASES)]) {
+    const runs = SLIDER_CASES[what] ? Math.max(repeats, 3) + 8 : repeats;
+    const text = execFileSync(process.execPath, [__filename, "--child", what, String(runs)], { encoding: "utf8" });
     figures[what] = JSON.parse(text);
   }
   const base = median(figures.baseline.ms);
@@ -96,6 +118,13 @@ function main(repeats) {
   }
   console.log(`materialise result.blocks of the GEMM case once (v1 objects; tests, JSON dumps and exports, never the page): ` +
     `median ${median(figures.materialise.ms).toFixed(1)} ms`);
+  for (const what of Object.keys(SLIDER_CASES)) {
+    const f = figures[what], warm = f.ms.slice(2), med = median(warm);
+    console.log(`${what} (${SLIDER_CASES[what].example}, ${JSON.stringify(SLIDER_CASES[what].knobs)}, no events): ${f.blocks} blocks; ` +
+      `runs 1-2 ${f.ms[0].toFixed(1)} / ${f.ms[1].toFixed(1)} ms, then median ${med.toFixed(1)} ms (min ${Math.min(...warm).toFixed(1)}, ` +
+      `max ${Math.max(...warm).toFixed(1)}) over ${warm.length} runs; the page's slider target (< ${SLIDER_TARGET_MS} ms input to drawn) ` +
+      `also pays the hand-off and the draw: see bench/bench_page.py`);
+  }
   console.log(`load average after: ${os.loadavg()[0].toFixed(1)}`);
 }
 
