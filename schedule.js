@@ -411,31 +411,33 @@ var KernelSchedule = (function () {
 
   /**
    * Segments whose blocks finalize() has copied out, kept for the next run's lanes (a slider
-   * re-simulates the same size again and again): no fresh columns to allocate and zero. At most
-   * SEGMENT_POOL_BLOCKS blocks' worth are kept (a million-block run's are let go).
+   * re-simulates the same model and size again and again): no fresh columns to allocate and
+   * zero. Kept per lane index (the next run's lane li is most likely the same role, with the
+   * capacity it grew to); at most SEGMENT_POOL_BLOCKS blocks' worth (a million-block run's are
+   * let go).
    */
   var segmentPool = [], segmentPoolBlocks = 0, SEGMENT_POOL_BLOCKS = 1 << 18;
 
-  /** An empty LaneSegment for at least cap blocks: a pooled one that fits, else a new one. */
-  function takeSegment(cap) {
-    for (var i = 0; i < segmentPool.length; i++) {
-      var s = segmentPool[i];
-      if (s.cap < cap) continue;
-      segmentPool[i] = segmentPool[segmentPool.length - 1];
-      segmentPool.pop();
-      segmentPoolBlocks -= s.cap;
-      s.n = 0;
-      s.afterAt[0] = 0;
-      s.sorted = true;
-      return s;
-    }
-    return new LaneSegment(cap);
+  /** An empty LaneSegment for lane index li and at least cap blocks: the pooled one if it fits, else a new one. */
+  function takeSegment(li, cap) {
+    var s = li < segmentPool.length ? segmentPool[li] : null;
+    if (s === null || s === undefined || s.cap < cap) return new LaneSegment(cap);
+    segmentPool[li] = null;
+    segmentPoolBlocks -= s.cap;
+    s.n = 0;
+    s.afterAt[0] = 0;
+    s.sorted = true;
+    return s;
   }
 
-  /** Keep segment s for a later run if the pool has room. */
-  function releaseSegment(s) {
+  /** Keep lane li's segment s for a later run if the pool has room. */
+  function releaseSegment(li, s) {
+    var old = li < segmentPool.length ? segmentPool[li] : null;
+    if (old) segmentPoolBlocks -= old.cap;
+    segmentPool[li] = null;
     if (segmentPoolBlocks + s.cap > SEGMENT_POOL_BLOCKS) return;
-    segmentPool.push(s);
+    while (segmentPool.length <= li) segmentPool.push(null);
+    segmentPool[li] = s;
     segmentPoolBlocks += s.cap;
   }
 
@@ -470,7 +472,7 @@ var KernelSchedule = (function () {
     this.n = 0;
     // Lanes share the estimate evenly to start with; a busy lane doubles its own columns.
     var laneCap = Math.max(256, Math.ceil(cap / Math.max(1, lanes.length)));
-    this.segs = lanes.map(function () { return takeSegment(laneCap); });
+    this.segs = lanes.map(function (lane, li) { return takeSegment(li, laneCap); });
     this.kinds = ["wait"];
     // a null reason (work, not a wait) is code 0; the other reasons are strings
     this.reasons = [null];
@@ -616,7 +618,7 @@ var KernelSchedule = (function () {
     }
     c.afterAt[n] = at;
     // The lanes' blocks are the result's now: their segments go back to the pool.
-    for (li = 0; li < nl; li++) releaseSegment(segs[li]);
+    for (li = 0; li < nl; li++) releaseSegment(li, segs[li]);
     this.segs = null;
     return c;
   };
@@ -973,8 +975,11 @@ var KernelSchedule = (function () {
     this.nextWaiter = null;
     this.lastJob = null;
     this.drawWaits = !options || options.drawWaits !== false;
-    // reason -> steps (drawn wait blocks)
+    // reason -> steps (drawn wait blocks), built when the run ends from waitReasons / waitSteps
+    // (the reasons in the order they first occurred, and their totals)
     this.waits = {};
+    this.waitReasons = objectList();
+    this.waitSteps = [];
     this.waitTotal = 0;
     this.heapPos = -1;
   }
@@ -1147,7 +1152,7 @@ var KernelSchedule = (function () {
     var from = this.laneEnd[li] > before ? this.laneEnd[li] : before;
     if (r.drawWaits && t > from && reason !== null) {
       this.drawAfter1(li, "wait", from, t, tile, k, stage, reason, lines, this.laneLast[li]);
-      r.waits[reason] = (r.waits[reason] || 0) + (t - from);
+      addWait(r, reason, t - from);
       r.waitTotal += t - from;
       if (reason === this.lateReason && from > 0 && this.lateQueue.end < t) {
         this.late = true;
@@ -1155,6 +1160,25 @@ var KernelSchedule = (function () {
       }
     }
   };
+
+  /** Add dt steps of waiting for `reason` to role r's totals. */
+  function addWait(r, reason, dt) {
+    var list = r.waitReasons;
+    for (var i = 0; i < list.length; i++) {
+      if (list[i] === reason) { r.waitSteps[i] += dt; return; }
+    }
+    list.push(reason);
+    r.waitSteps.push(dt);
+  }
+
+  /** role.waits of each role from its totals (reasons in the order they first occurred). */
+  function finishWaits(roles) {
+    for (var i = 0; i < roles.length; i++) {
+      var r = roles[i], waits = {};
+      for (var j = 0; j < r.waitReasons.length; j++) waits[r.waitReasons[j]] = r.waitSteps[j];
+      r.waits = waits;
+    }
+  }
 
   /** Whether block handle b is among role r's binding blocks. */
   function hasAfter(r, b) {
@@ -1352,7 +1376,7 @@ var KernelSchedule = (function () {
   Engine.prototype.advanceLaneWait = function (r, t, reason, job) {
     var li = r.lane, from = this.laneEnd[li] > job.issueTime ? this.laneEnd[li] : job.issueTime;
     this.drawAfter1(li, "wait", from, t, job.tile, job.k, job.stage, reason, job.lines, this.laneLast[li]);
-    r.waits[reason] = (r.waits[reason] || 0) + (t - from);
+    addWait(r, reason, t - from);
     r.waitTotal += t - from;
   };
 
@@ -1517,6 +1541,7 @@ var KernelSchedule = (function () {
         if (this.heap.length > 0 && this.less(this.heap[0], r)) { this.push(r); break; }
       }
     }
+    finishWaits(this.roles);
     if (this.stopped) return null;
     return this.deadlock();
   };
