@@ -470,9 +470,11 @@ var KernelSchedule = (function () {
     this.lanes = lanes;
     this.total = 0;
     this.n = 0;
-    // Lanes share the estimate evenly to start with; a busy lane doubles its own columns.
-    var laneCap = Math.max(256, Math.ceil(cap / Math.max(1, lanes.length)));
-    this.segs = lanes.map(function (lane, li) { return takeSegment(li, laneCap); });
+    // Lanes share the estimate evenly to start with, or as the last run with as many lanes
+    // filled them (lastShape); a lane that needs more doubles its own columns.
+    this.capacity = cap;
+    var share = laneShares(lanes.length, cap);
+    this.segs = lanes.map(function (lane, li) { return takeSegment(li, share[li]); });
     this.kinds = ["wait"];
     // a null reason (work, not a wait) is code 0; the other reasons are strings
     this.reasons = [null];
@@ -490,6 +492,26 @@ var KernelSchedule = (function () {
     for (var i = from; i < table.length; i++) if (table[i] === value) return i;
     table.push(value);
     return i;
+  }
+
+  /**
+   * How the last finalized run with lastShape.counts.length lanes filled them, against its
+   * capacity estimate: only numbers (no memory is kept), a sizing hint for the next run's lanes.
+   */
+  var lastShape = null;
+
+  /** Initial capacity of each of nl lanes for an estimate of cap blocks. */
+  function laneShares(nl, cap) {
+    var out = new Array(nl), li;
+    if (lastShape !== null && lastShape.counts.length === nl && lastShape.capacity > 0) {
+      // the last run's fill of each lane, scaled to this estimate, with a little room
+      var scale = cap / lastShape.capacity;
+      for (li = 0; li < nl; li++) out[li] = Math.max(256, Math.ceil(lastShape.counts[li] * scale * 1.05) + 64);
+      return out;
+    }
+    var even = Math.max(256, Math.ceil(cap / Math.max(1, nl)));
+    for (li = 0; li < nl; li++) out[li] = even;
+    return out;
   }
 
   /** Index of array `value` (by identity: the refs' shared line lists) in a small table, added when new. */
@@ -617,6 +639,7 @@ var KernelSchedule = (function () {
       at = anySorted ? renumberAfterSorted(c, seg, base, order, at, laneStart, rank) : renumberAfter(c, seg, base, at, laneStart);
     }
     c.afterAt[n] = at;
+    lastShape = { capacity: this.capacity, counts: segs.map(function (seg) { return seg.n; }) };
     // The lanes' blocks are the result's now: their segments go back to the pool.
     for (li = 0; li < nl; li++) releaseSegment(li, segs[li]);
     this.segs = null;
