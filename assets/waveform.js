@@ -13,14 +13,16 @@ var KVWave = (function () {
   var BADGE_ROW_PX = 15;             // cursor and marker badges live in the ruler's top row, never over tick labels
   var ARROW_HEAD_PX = 6;             // dependency arrow heads
   var SNAP_PX = 6;                   // markers snap to a block edge this close to the cursor
-  var MIN_UTIL_DECIMALS = 1;
-  var SMALL_WINDOW_HEIGHT_PX = 800;
+  var MIN_UTIL_DECIMALS = 1;         // utilization is shown with one decimal
+  var SMALL_WINDOW_HEIGHT_PX = 800;  // below this window height the header facts start folded
   var NO_INT = -2147483648;          // result columns' tile / k / stage value for null
-  var KEY_DIM = 1, KEY_SLIVER = 2;     // drawBlocks' key numbers: fill code * 4 + these variant bits
+  var KEY_DIM = 1, KEY_SLIVER = 2;   // drawBlocks' key numbers: fill code * 4 + these variant bits
   var WORKER_MIN_BLOCKS = 50000;     // settings estimated at this many blocks or more simulate in a Web Worker
   var BLOCK_CACHE_MAX = 4096;        // block objects the page keeps built (selected, hovered, labelled, linked)
   var EVENTS_DELAY_MS = 50;          // a background result's barrier events are asked for once it has been shown this long
-  var PROGRESS_TICK_MS = 200;        // the background simulation's progress line is refreshed this often  // below this window height the header facts start folded         // utilization is shown with one decimal
+  var PROGRESS_TICK_MS = 200;        // the background simulation's progress line is refreshed this often
+  var PROGRESS_SHOW_MS = 250;        // ... and shown only once a run has taken this long (no flicker, no relayout, for quick runs)
+  var APPLY_SPLIT_MS = 30;           // a Worker result whose hand-off took longer is drawn at the next frame, not in the same task
   var LANE_HEIGHT_PX = 24;           // one lane (producer, stage s, consumer WG c)
   var BLOCK_INSET_PX = 3;            // vertical gap between a block and its lane's edges
   var SUB_LANE_HEIGHT_PX = 18;       // a sub-row under its lane (attention: WG c's softmax)
@@ -913,8 +915,10 @@ var KVWave = (function () {
         state.lastWorker = ev.data.packed.timing || null;
         state.resultRunId = id;
         applyResult(result, t0);
-        // Drawn now, not at the next animation frame: the answer is what the user waits for.
-        flush();
+        // Drawn now, not at the next animation frame: the answer is what the user waits for;
+        // after a long hand-off (a million blocks) at the next frame, so an input can come first.
+        if (performance.now() - unpackStart < APPLY_SPLIT_MS) flush();
+        else requestDraw();
         if (result && result.eventsPending) scheduleEvents(id);
       }, function (ev) {
         running = null;
@@ -993,12 +997,15 @@ var KVWave = (function () {
       if (!run) { el.hidden = true; el.textContent = ""; state.simulating = false; return; }
       state.simulating = true;
       var tick = function () {
+        var elapsed = performance.now() - run.t0;
+        if (elapsed < PROGRESS_SHOW_MS) return;
         el.hidden = false;
         el.textContent = "Simulating about " + run.estimate.toLocaleString("en-US") + " blocks in the background (" +
-          ((performance.now() - run.t0) / 1000).toFixed(1) + " s); the drawing below is the previous result.";
+          (elapsed / 1000).toFixed(1) + " s); the drawing below is the previous result.";
       };
-      tick();
+      // A slider's quick runs never show it (nor change the toolbar's layout while the Worker runs).
       progressTimer = setInterval(tick, PROGRESS_TICK_MS);
+      setTimeout(function () { if (running === run) tick(); }, PROGRESS_SHOW_MS);
     }
 
     /** Take a simulation result: lanes, indexes, panels, notices, verdict. */

@@ -450,9 +450,13 @@ def test_large_settings_simulate_in_a_worker_cancel_stale_runs_and_stay_interact
     # Old page: the simulation ran on the main thread; every key waited for it.
     page = open_page(gemm_url)
     page.focus("#wave")
-    page.evaluate("window.__kv.setKnobs({outputTiles: 200, kTiles: 200})")
-    page.wait_for_function("window.__kv.simulating()")
-    assert "in the background" in page.inner_text("#sim-progress")
+    # The progress line appears once a run has taken 250 ms (a slider's quick runs never show it).
+    started = page.evaluate("() => { window.__kv.setKnobs({outputTiles: 200, kTiles: 200}); window.__kv.flush();"
+                            " return [window.__kv.simulating(), document.getElementById('sim-progress').hidden]; }")
+    assert started == [True, True]
+    page.evaluate("window.__kv.setKnobs({outputTiles: 600, kTiles: 500})")
+    page.wait_for_function("document.getElementById('sim-progress').textContent.indexOf('in the background') >= 0",
+                           timeout=60000)
     # A newer setting replaces the running one (the stale run is terminated, its answer ignored).
     page.evaluate("window.__kv.setKnobs({outputTiles: 240, kTiles: 200})")
     page.wait_for_function("window.__kv.simulating()")
