@@ -385,6 +385,19 @@ var KernelSchedule = (function () {
     return v;
   }
 
+  /** An empty array that never held anything but objects (objectList). */
+  var OBJECT_LIST_SEED = [null];
+
+  /**
+   * An empty array whose elements are already of the object kind (PACKED_ELEMENTS). A `[]`
+   * literal starts as a small-integer array and changes kind at its first object push, which
+   * deoptimises the code that pushed onto the previous run's lists, run after run while the JIT
+   * warms up; the engine's lists of roles, jobs and barriers start here instead.
+   */
+  function objectList() {
+    return OBJECT_LIST_SEED.slice(0, 0);
+  }
+
   /**
    * One lane's blocks while the engine runs, in the order they were appended: one typed array
    * per field (the result's columns, README "Result columns"), `after` handles as CSR (afterAt /
@@ -441,6 +454,26 @@ var KernelSchedule = (function () {
     segmentPoolBlocks += s.cap;
   }
 
+  /**
+   * How the last finalized run with lastShape.counts.length lanes filled them, against its
+   * capacity estimate: only numbers (no memory is kept), a sizing hint for the next run's lanes.
+   */
+  var lastShape = null;
+
+  /** Initial capacity of each of nl lanes for an estimate of cap blocks. */
+  function laneShares(nl, cap) {
+    var out = new Array(nl), li;
+    if (lastShape !== null && lastShape.counts.length === nl && lastShape.capacity > 0) {
+      // the last run's fill of each lane, scaled to this estimate, with a little room
+      var scale = cap / lastShape.capacity;
+      for (li = 0; li < nl; li++) out[li] = Math.max(256, Math.ceil(lastShape.counts[li] * scale * 1.05) + 64);
+      return out;
+    }
+    var even = Math.max(256, Math.ceil(cap / Math.max(1, nl)));
+    for (li = 0; li < nl; li++) out[li] = even;
+    return out;
+  }
+
   /** The per-block columns of a LaneSegment and of the result, in this order. */
   var SEGMENT_COLUMNS = ["kind", "reason", "lines", "operand", "tile", "k", "stage", "start", "end"];
 
@@ -492,26 +525,6 @@ var KernelSchedule = (function () {
     for (var i = from; i < table.length; i++) if (table[i] === value) return i;
     table.push(value);
     return i;
-  }
-
-  /**
-   * How the last finalized run with lastShape.counts.length lanes filled them, against its
-   * capacity estimate: only numbers (no memory is kept), a sizing hint for the next run's lanes.
-   */
-  var lastShape = null;
-
-  /** Initial capacity of each of nl lanes for an estimate of cap blocks. */
-  function laneShares(nl, cap) {
-    var out = new Array(nl), li;
-    if (lastShape !== null && lastShape.counts.length === nl && lastShape.capacity > 0) {
-      // the last run's fill of each lane, scaled to this estimate, with a little room
-      var scale = cap / lastShape.capacity;
-      for (li = 0; li < nl; li++) out[li] = Math.max(256, Math.ceil(lastShape.counts[li] * scale * 1.05) + 64);
-      return out;
-    }
-    var even = Math.max(256, Math.ceil(cap / Math.max(1, nl)));
-    for (li = 0; li < nl; li++) out[li] = even;
-    return out;
   }
 
   /** Index of array `value` (by identity: the refs' shared line lists) in a small table, added when new. */
@@ -808,19 +821,6 @@ var KernelSchedule = (function () {
    * parity p passes once (completed & 1) !== p (PTX mbarrier.try_wait.parity), at the time of the
    * latest completion.
    */
-  /** An empty array that never held anything but objects (objectList). */
-  var OBJECT_LIST_SEED = [null];
-
-  /**
-   * An empty array whose elements are already of the object kind (PACKED_ELEMENTS). A `[]`
-   * literal starts as a small-integer array and changes kind at its first object push, which
-   * deoptimises the code that pushed onto the previous run's lists, run after run while the JIT
-   * warms up; the engine's lists of roles, jobs and barriers start here instead.
-   */
-  function objectList() {
-    return OBJECT_LIST_SEED.slice(0, 0);
-  }
-
   function Barrier(id, name, kind, stage, expected, lines) {
     this.id = id;
     this.name = name;
