@@ -521,7 +521,7 @@ var KVWave = (function () {
    * arrays (schedule.js result.columns) are transferred, not copied, with their small tables;
    * barrier events become typed columns too (packEvents); the rest of the result goes as is.
    * A run that skipped its barrier events (simulate's options.events false: the page's background
-   * runs, about a sixth faster) crosses without them (eventsDeferred: true); a second run sends
+   * runs, a tenth to a fifth faster) crosses without them (eventsDeferred: true); a second run sends
    * them. Never reads result.blocks (that would build every block object in the Worker). Runs
    * inside the Worker (its source and packEvents' are sent there), so it uses nothing else.
    */
