@@ -935,19 +935,30 @@ var KVWave = (function () {
         eventsTimer = 0;
         var r = state.result;
         if (running || !r || !r.eventsPending || state.resultRunId !== id) return;
-        eventsWorker = eventsWorker || newWorker(takeEvents, function () {
-          // No events for this result after all: the panel says they were not recorded.
+        eventsWorker = eventsWorker || newWorker(takeEvents, function (ev) {
           eventsWorker = null;
           eventsRunning = 0;
-          var cur = state.result;
-          if (cur && cur.eventsPending) { cur.eventsPending = false; cur.barrierEventsOmitted = true; }
-          lastBarrierResult = null;
-          requestDraw();
+          eventsUnavailable("the barrier-events run failed: " + (ev.message || "unknown error"));
         });
-        if (!eventsWorker) return;
+        if (!eventsWorker) { eventsUnavailable("no second Web Worker could be started for them"); return; }
         eventsRunning = id;
         eventsWorker.postMessage({id: id, parsed: parsed, knobs: Object.assign({}, r.knobs), events: true});
       }, EVENTS_DELAY_MS);
+    }
+    /**
+     * The result on screen will get no barrier events after all: it says so (the barrier panel:
+     * not recorded; a notice: why), and an export waiting for them goes ahead without them.
+     */
+    function eventsUnavailable(why) {
+      var r = state.result;
+      if (!r || !r.eventsPending) return;
+      r.eventsPending = false;
+      r.barrierEventsOmitted = true;
+      state.simMessages = state.simMessages.concat(["barrier events not recorded: " + why]);
+      renderNotices();
+      lastBarrierResult = null;
+      requestDraw();
+      if (pendingExport) { var format = pendingExport; pendingExport = null; exportAs(format); }
     }
     /** The deferred barrier events of the result on screen (else a stale run's: ignored). */
     function takeEvents(ev) {
@@ -2127,7 +2138,7 @@ var KVWave = (function () {
       if (state.cursor === null) { KVCommon.html("p", "kv-muted", "Move the cursor over the timeline (or press ] for the first barrier event).", body); return; }
       var t = state.cursor;
       document.getElementById("barriers-title").textContent = "Barriers after step " + t;
-      if (r.barrierEventsOmitted) KVCommon.html("p", "kv-error", "Barrier events were not recorded for a schedule this large: phases unknown.", body);
+      if (r.barrierEventsOmitted) KVCommon.html("p", "kv-error", "Barrier events were not recorded for this schedule (the notices say why): phases unknown.", body);
       if (r.eventsPending) {
         KVCommon.html("p", "kv-muted", "Barrier events are on their way from the background simulation.", body);
         return;

@@ -98,10 +98,15 @@ class PageWatch:
 WAVE_READY_JS = "window.__kv && window.__kv.state.frames > 0 && !window.__kv.simulating()"
 
 
-def new_page(browser, url, color_scheme="light", viewport=(1280, 800), ready_js=WAVE_READY_JS):
-    """Open url in a fresh context; return (context, page, watch) once ready_js is true."""
+def new_page(browser, url, color_scheme="light", viewport=(1280, 800), ready_js=WAVE_READY_JS, init_script=None):
+    """Open url in a fresh context; return (context, page, watch) once ready_js is true.
+
+    init_script: JavaScript run in the page before its own scripts (a test's stand-in for a browser API).
+    """
     context = browser.new_context(color_scheme=color_scheme, viewport={"width": viewport[0], "height": viewport[1]})
     context.set_default_timeout(HANG_TIMEOUT_MS)
+    if init_script:
+        context.add_init_script(init_script)
     page = context.new_page()
     watch = PageWatch(page)
     page.goto(url)

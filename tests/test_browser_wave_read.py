@@ -569,6 +569,36 @@ def test_worker_result_is_drawn_from_transferred_columns_without_block_objects(o
     assert "on their way" not in page.inner_text("#barriers-body")
 
 
+# Only the first Web Worker can be made: the second (the barrier-events run) throws.
+ONE_WORKER_ONLY = """(() => {
+  const Real = window.Worker;
+  let made = 0;
+  window.Worker = function (url, options) {
+    made++;
+    if (made > 1) throw new Error('no more workers');
+    return new Real(url, options);
+  };
+})()"""
+
+
+def test_a_worker_result_whose_events_cannot_be_fetched_says_so_and_waits_for_nothing(open_page, gemm_url):
+    # Without this, the barrier panel said "on their way" forever and a trace export never started.
+    page = open_page(gemm_url, init_script=ONE_WORKER_ONLY)
+    page.evaluate("window.__kv.setKnobs({outputTiles: 100, kTiles: 200, schedule: 'cooperative'})")
+    flush(page)
+    page.wait_for_function("!window.__kv.simulating()", timeout=120000)
+    page.wait_for_function("!window.__kv.state.result.eventsPending", timeout=30000)
+    assert kv(page, "kv.state.columns.n") > 100000
+    assert kv(page, "kv.state.result.barrierEventsOmitted") is True
+    assert "barrier events not recorded: no second Web Worker" in page.inner_text("#messages")
+    box = page.query_selector("#wave").bounding_box()
+    page.mouse.move(box["x"] + box["width"] / 2, box["y"] + 60)
+    flush(page)
+    assert kv(page, "kv.state.cursor") is not None
+    assert "not recorded for this schedule" in page.inner_text("#barriers-body")
+    assert "on their way" not in page.inner_text("#barriers-body")
+
+
 def test_million_block_result_is_applied_without_a_long_main_thread_task(open_page, gemm_url):
     # Old page: a million blocks were rebuilt as objects, indexed and drawn one by one (seconds).
     # 600 ms is a regression bound, not the target (100 ms, measured by bench/bench_page.py: 56-75 ms
