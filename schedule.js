@@ -1044,7 +1044,8 @@ var KernelSchedule = (function () {
   function Engine(lanes, options) {
     this.lanes = lanes;
     this.build = !options || options.build !== false;
-    this.tl = new Timeline(lanes, options && options.operand, options && options.capacity);
+    // A run that builds no blocks (a probe) keeps only the timeline's total: no lane columns.
+    this.tl = new Timeline(this.build ? lanes : [], options && options.operand, this.build ? options && options.capacity : 0);
     // end of the last block drawn per lane
     this.laneEnd = new Float64Array(lanes.length);
     // handle of the last block drawn per lane
