@@ -437,8 +437,8 @@ var KernelSchedule = (function () {
     if (s === null || s === undefined || s.cap < cap) return new LaneSegment(cap);
     segmentPool[li] = null;
     segmentPoolBlocks -= s.cap;
+    // afterAt[0] is never written (it stays 0); n and sorted are all a run left behind
     s.n = 0;
-    s.afterAt[0] = 0;
     s.sorted = true;
     return s;
   }
@@ -1004,7 +1004,6 @@ var KernelSchedule = (function () {
     this.waitReasons = objectList();
     this.waitSteps = [];
     this.waitTotal = 0;
-    this.heapPos = -1;
   }
 
   /**
@@ -1057,7 +1056,6 @@ var KernelSchedule = (function () {
     this.queues = objectList();
     this.roles = objectList();
     this.heap = objectList();
-    this.current = null;
     // set by a hook to end a run early (minStagesToHideTma probes)
     this.stopped = false;
     // watchLate(): the reason of a "late" wait (one that starts after step 0 and ends while
