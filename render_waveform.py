@@ -8,7 +8,6 @@ import base64
 import gzip
 import json
 import posixpath
-import re
 
 import pagekit
 
@@ -59,69 +58,6 @@ BOOT_JS_ASSET = "assets/boot.js"
 
 
 
-def _ends_with(alias, suffix):
-    """True when a pipeline alias ends with suffix and has something before it (MainloopPipelineK),
-    or an object name ends with "_" and the suffix in lower case (pipeline_k), as schedule.js's
-    pipelineEndingWith decides it."""
-    lower = "_" + suffix.lower()
-    return ((len(alias) > len(suffix) and alias.endswith(suffix))
-            or (len(alias) > len(lower) and alias.endswith(lower)))
-
-
-def _is_sm100(parsed):
-    """True for an SM100 structure, as schedule.js's isBlackwell decides it: arch sm100..sm11x;
-    never for an arch below (sm90) nor for sm12x (GeForce Blackwell: no TMEM/UMMA); else a warp role named MMA (WarpCategory), an umma_arrive / consumer_release_from_umma / tmem_load op or an
-    mma op with unit "umma" (or tcgen05/umma in its text)."""
-    arch = parsed.get("arch")
-    if isinstance(arch, str) and re.match(r"sm_?1[01]\d", arch.lower()):
-        return True
-    if isinstance(arch, str) and re.fullmatch(r"sm_?(?:\d{2}|12\d\w*)", arch.lower()):
-        return False
-    layer = parsed.get("kernel_layer")
-    roles = layer.get("warp_roles") if isinstance(layer, dict) else None
-    if isinstance(roles, list) and any(isinstance(r, dict) and str(r.get("name")).lower() == "mma" for r in roles):
-        return True
-    for fn in parsed.get("functions") or []:
-        for op in (fn.get("ops") or []) if isinstance(fn, dict) else []:
-            if not isinstance(op, dict):
-                continue
-            if op.get("op") in ("umma_arrive", "consumer_release_from_umma", "tmem_load"):
-                return True
-            if op.get("op") == "mma" and (op.get("unit") == "umma" or re.search(r"tcgen05|\bumma", str(op.get("text") or ""), re.I)):
-                return True
-    return False
-
-
-def structure_model(parsed):
-    """Return the model the page starts in, as KernelSchedule.defaultModel(parsed) decides it.
-
-    "attention" for separate K and V pipelines (FA3's MainloopPipelineK / V), or for buffers of
-    operands K and V plus mma ops on a qk (or qv) and a pv tiled MMA (88_hopper_fmha's shared
-    K/V ring); "gemm" otherwise. tests/test_waveform_page.py checks it agrees with schedule.js.
-    """
-    if not isinstance(parsed, dict):
-        return "gemm"
-    if _is_sm100(parsed):
-        return "blackwell"
-    aliases = [p["alias"] for p in parsed.get("pipelines") or []
-               if isinstance(p, dict) and isinstance(p.get("alias"), str) and not p.get("template_parameter")]
-    if any(_ends_with(a, "K") for a in aliases) and any(_ends_with(a, "V") for a in aliases):
-        return "attention"
-    operands = {b.get("operand") for b in parsed.get("buffers") or [] if isinstance(b, dict)}
-    gemms = set()
-    for fn in parsed.get("functions") or []:
-        for op in (fn.get("ops") or []) if isinstance(fn, dict) else []:
-            if not isinstance(op, dict) or op.get("op") != "mma":
-                continue
-            receiver = op.get("receiver") if isinstance(op.get("receiver"), str) else ""
-            receiver = receiver.lower()
-            if "qk" in receiver or "qv" in receiver:
-                gemms.add("gemm0")
-            elif "pv" in receiver:
-                gemms.add("gemm1")
-    return "attention" if {"K", "V"} <= operands and {"gemm0", "gemm1"} <= gemms else "gemm"
-
-
 def _knob_value(name, value):
     """Return an override as the page expects it: on/off words become booleans for on/off knobs."""
     if name in BOOLEAN_KNOBS and not isinstance(value, bool):
@@ -132,34 +68,18 @@ def _knob_value(name, value):
 
 
 def initial_knobs(parsed, overrides=None):
-    """Return the page's starting knob values: kernel-layer facts first, then non-None overrides.
+    """Return the page's starting knob values as given on the command line (non-None overrides).
 
-    The model is the override's, else the structure's (structure_model); the page's defaults fill
-    in everything not set here. GEMM: a pingpong or cooperative kernel layer gives 2 consumer WGs
-    and that schedule, any other (basic, unknown, missing) 1 WG. Attention: FA3's kernel layer has
-    no schedule tag, so only an integer num_mma_warpgroups sets the consumer WGs.
+    Everything else, the model (KernelSchedule.fitModel) and the knobs the source fixes (the
+    kernel layer's schedule and warpgroups, K_PIPE_MMAS, FA3's compile-time flags: each model's
+    sourceKnobs), is schedule.js's rule, applied by the page and by `node schedule.js export`
+    alike; Python does not restate it. Raises ValueError for an unknown knob or a bad on/off word.
     """
     overrides = overrides or {}
-    for name in overrides:
+    knobs = {}
+    for name, value in overrides.items():
         if name not in KNOB_NAMES:
             raise ValueError(f"unknown knob {name!r}; expected one of {sorted(KNOB_NAMES)}")
-    model = overrides.get("model") or structure_model(parsed)
-    knobs = {}
-    layer = parsed.get("kernel_layer") if isinstance(parsed, dict) else None
-    if isinstance(layer, dict) and model != "blackwell":
-        if model != "attention":
-            schedule = layer.get("schedule")
-            if schedule in SCHEDULES:
-                knobs["consumerWGs"] = 2
-                knobs["schedule"] = schedule
-            else:
-                # "basic" (or no recognised schedule): a single math warpgroup.
-                knobs["consumerWGs"] = 1
-        wgs = layer.get("num_mma_warpgroups")
-        # bool is an int subclass; a stray true/false must not become 1/0 warpgroups.
-        if isinstance(wgs, int) and not isinstance(wgs, bool):
-            knobs["consumerWGs"] = wgs
-    for name, value in overrides.items():
         if value is not None:
             knobs[name] = _knob_value(name, value)
     return knobs

@@ -208,7 +208,7 @@ var KernelSchedule = (function () {
     }
     for (name in GEMM_KNOB_CHOICES) {
       var value = raw[name];
-      var fallback = GEMM_DEFAULT_KNOBS[name];
+      var fallback = src[name] ? src[name].value : GEMM_DEFAULT_KNOBS[name];
       var text = typeof value === "string" ? value.trim().toLowerCase() : null;
       if (value === undefined || value === null) knobs[name] = fallback;
       else if (text !== null && GEMM_KNOB_CHOICES[name].indexOf(text) >= 0) knobs[name] = text;
@@ -1837,12 +1837,41 @@ var KernelSchedule = (function () {
     return prog;
   }
 
-  /** Values of the GEMM knobs that the source fixes: {kPipeMmas: {value, line}} when literal. */
+  /**
+   * Values of the GEMM knobs that the source fixes, {name: {value, line}}: kPipeMmas when literal;
+   * from the kernel layer (docs/fit.md "Starting knobs"), a pingpong or cooperative schedule tag
+   * gives that schedule and 2 consumer WGs, any other tag (basic, unknown) 1 WG, and an integer
+   * num_mma_warpgroups the WG count. The page, `node schedule.js export` and the CLI all start here.
+   */
   function gemmSourceKnobs(structure) {
     var prog = gemmProgram(structure);
     var out = {};
     if (prog.kPipe !== null) out.kPipeMmas = prog.kPipe;
+    var kl = isObject(structure) && isObject(structure.kernel_layer) ? structure.kernel_layer : null;
+    if (kl !== null) {
+      var line = lineOrNull(kl.schedule_line), path = layerPath(kl);
+      if (GEMM_KNOB_CHOICES.schedule.indexOf(kl.schedule) >= 0) {
+        out.schedule = { value: kl.schedule, line: line, path: path };
+        out.consumerWGs = { value: 2, line: line, path: path };
+      } else {
+        out.consumerWGs = { value: 1, line: line, path: path };
+      }
+      var wgs = layerWarpgroups(kl);
+      if (wgs !== null) out.consumerWGs = wgs;
+    }
     return out;
+  }
+
+  /** The kernel layer's integer num_mma_warpgroups as {value, line, path}, else null (expressions, booleans). */
+  function layerWarpgroups(kl) {
+    var n = kl.num_mma_warpgroups;
+    return typeof n === "number" && isFinite(n) && Math.floor(n) === n ?
+      { value: n, line: lineOrNull(kl.num_mma_warpgroups_line), path: layerPath(kl) } : null;
+  }
+
+  /** The kernel layer's source path, or null. */
+  function layerPath(kl) {
+    return isObject(kl.source) && typeof kl.source.path === "string" ? kl.source.path : null;
   }
 
   /** The kernel-layer line of an order-barrier ref list's first entry (wait), or null. */
@@ -2128,10 +2157,12 @@ var KernelSchedule = (function () {
     var raw = knobObject(input, messages);
     var knobs = { model: "attention" };
     var name;
-    for (name in ATTENTION_KNOB_RANGES) {
-      knobs[name] = normalizeNumber(name, raw[name], ATTENTION_KNOB_RANGES[name], ATTENTION_DEFAULT_KNOBS[name], messages);
-    }
     var src = sourceKnobs || {};
+    for (name in ATTENTION_KNOB_RANGES) {
+      var r = ATTENTION_KNOB_RANGES[name];
+      var fallback = src[name] ? Math.min(r.max, Math.max(r.min, src[name].value)) : ATTENTION_DEFAULT_KNOBS[name];
+      knobs[name] = normalizeNumber(name, raw[name], r, fallback, messages);
+    }
     for (name in ATTENTION_KNOB_FLAGS) {
       knobs[name] = normalizeFlag(name, raw[name], src[name] ? !!src[name].value : ATTENTION_DEFAULT_KNOBS[name], messages);
     }
@@ -2214,16 +2245,11 @@ var KernelSchedule = (function () {
   }
 
   /**
-   * The model a page starts in: fitModel(structure).model when a model fits; otherwise the shape
-   * guess: "attention" when the structure has separate K and V pipelines (aliases ending in K and
-   * V) or, failing that, buffers of operands K and V plus mma ops on both a qk and a pv tiled MMA
-   * (88_hopper_fmha's shared K/V pipeline); else "gemm". simulate() without knobs.model does not
-   * guess: a structure no model fits gets the no-model result.
+   * The model a page starts in and simulate() runs without knobs.model: fitModel(structure).model,
+   * null when no model fits (the page then shows the no-model page and offers no model).
    */
   function defaultModel(structure) {
-    var fit = fitModel(structure);
-    if (fit.model !== null) return fit.model;
-    return attentionShape(structure).attention ? "attention" : "gemm";
+    return fitModel(structure).model;
   }
 
   /** Refs of the given ops (already filtered), sorted and frozen. */
@@ -2824,10 +2850,12 @@ var KernelSchedule = (function () {
     }
   }
 
-  /** FA3's compile-time choices the structure shows: transposeV when a Vt pipeline is declared. */
+  /** FA3's compile-time choices the structure shows: transposeV when a Vt pipeline is declared; the kernel layer's integer num_mma_warpgroups. */
   function attentionSourceKnobs(structure) {
     var st = isObject(structure) ? structure : {};
     var out = {};
+    var wgs = isObject(st.kernel_layer) ? layerWarpgroups(st.kernel_layer) : null;
+    if (wgs !== null) out.consumerWGs = wgs;
     var pipes = declaredPipelines(st);
     for (var i = 0; i < pipes.length; i++) {
       var alias = pipes[i].alias;
@@ -3021,91 +3049,368 @@ var KernelSchedule = (function () {
     return out;
   }
 
+  // ---------------------------------------------------------------------------------------------
+  // Fit: a model runs only when it executes every pipeline, role and MMA path the source has
+  // (docs/fit.md). fitModel picks the candidate model by architecture and shape, then asks the
+  // candidate's coverage rule (MODELS[name].covers) whether anything in the source is left out.
+
+  /** Op kinds that act on a pipeline's barriers: a use of the pipeline they name. */
+  var PIPE_USE_OPS = kindSet(["producer_acquire", "producer_try_acquire", "producer_commit", "producer_commit_local",
+    "producer_get_barrier", "producer_tail", "producer_acquire_bytes", "producer_arrive", "umma_arrive", "tma_load",
+    "cp_async", "consumer_wait", "consumer_try_wait", "consumer_release", "consumer_release_from_umma"]);
+
+  /** Pipeline uses on the producer side of a pipeline (filling or committing a stage). */
+  var PRODUCER_USE_OPS = kindSet(["producer_acquire", "producer_try_acquire", "producer_commit", "producer_commit_local",
+    "producer_get_barrier", "producer_acquire_bytes", "producer_arrive", "umma_arrive"]);
+
+  /** Pipeline uses on the consumer side (waiting for a stage, releasing it). */
+  var CONSUMER_WAIT_OPS = kindSet(["consumer_wait", "consumer_try_wait"]);
+
+  /** Pipeline classes of a CLC scheduler's response ring (CUTLASS sm100_pipeline.hpp, the CuTe DSL). */
+  var RE_CLC_CLASS = /Clc|CLC/;
+  /** Kernel-layer pipelines the Blackwell model runs besides the mainloop and accumulator: by name. */
+  var RE_BW_KERNEL_PIPE = /clc|throttle|load_order|store/i;
+
+  /** Warp roles of a C++ SM100 kernel layer's WarpCategory that the Blackwell model runs. */
+  var BW_ROLE_NAMES = kindSet(["MMA", "Sched", "MainloopLoad", "EpilogueLoad", "Epilogue", "Unused", "Spare"]);
+
+  /** The class of a declared pipeline alias as text ("PipelineTmaUmmaAsync", or "A | B"), or "". */
+  function classText(cls) {
+    if (typeof cls === "string") return cls;
+    return Array.isArray(cls) ? cls.filter(function (c) { return typeof c === "string"; }).join(" | ") : "";
+  }
+
   /**
-   * Which model fits a structure: {model: name | null, reason, assumptions: [text]}. Rules, in
-   * order: SM120 -> none; SM100 attention (Q/K/V/dO operands) -> none; SM100 -> "blackwell" when
-   * that model exists, else none; no pipeline op -> none; the
-   * attention shape (attentionShape) with a loading producer and an MMA consumer -> "attention";
-   * a producer that loads (TMA or cp.async) and a consumer that waits and issues MMAs on one
-   * pipeline -> "gemm"; anything else -> none, with the reason.
+   * The pipeline an op acts on, by what the code binds (docs/fit.md "Pipeline identity"). C++: a
+   * function's parameter or tuple element (load()'s mainloop_ab_pipeline, mma()'s
+   * `auto [mainloop_pipeline, ...] = pipelines`) is its type alias, the same in every function
+   * whatever each calls it; an instance (a local or member object) is its alias too unless the
+   * structure has several instances of that alias (77's pipeline_s0 / pipeline_s1), then the object.
+   * CuTe DSL: every created object is its own pipeline. null for ops on no pipeline.
+   */
+  function pipeIdentity(op, objects, dsl) {
+    var name = typeof op.object === "string" && op.object !== "" ? op.object : null;
+    var alias = typeof op.pipeline === "string" && op.pipeline !== "" ? op.pipeline : null;
+    if (dsl) return name !== null ? name : alias;
+    var o = name !== null && Object.prototype.hasOwnProperty.call(objects.byName, name) ? objects.byName[name] : null;
+    if (o !== null) return (o.kind === "local" || o.kind === "member") && objects.instances[o.alias] > 1 ? name : o.alias;
+    return alias !== null ? alias : name;
+  }
+
+  /** The tiled MMA an mma op issues on, without call suffixes: tiled_mma.with(...) -> tiled_mma, gemm_Si[0] -> gemm_Si. */
+  function mmaPath(op) {
+    var r = typeof op.receiver === "string" ? op.receiver.trim() : "";
+    var m = /^[A-Za-z_][\w:]*/.exec(r);
+    return m ? m[0] : "mma";
+  }
+
+  /** "name() at line N" of a function, for reasons. */
+  function fnAt(fn) {
+    return (fn.name || "?") + "()" + (typeof fn.line === "number" ? " at line " + fn.line : "");
+  }
+
+  /** " (line N)" of an op or declaration, or "". */
+  function atLine(x) {
+    return x && typeof x.line === "number" ? " (line " + x.line + ")" : "";
+  }
+
+  /**
+   * What a structure has, for the coverage rules: functions with ops (the collective's, then the
+   * kernel layer's), the pipelines their ops use (by pipeIdentity, in first-use order, each with
+   * its class, declaration line and uses {fn, op}), the functions that issue MMAs and the
+   * distinct tiled MMAs (paths) they issue on.
+   */
+  function fitInventory(st) {
+    var objects = { byName: {}, instances: {} }, decl = {}, dsl = st.language === "cute-dsl";
+    (Array.isArray(st.pipeline_objects) ? st.pipeline_objects : []).filter(isObject).forEach(function (o) {
+      if (typeof o.name !== "string" || typeof o.alias !== "string") return;
+      objects.byName[o.name] = o;
+      if (o.kind === "local" || o.kind === "member") objects.instances[o.alias] = (objects.instances[o.alias] || 0) + 1;
+    });
+    (Array.isArray(st.pipelines) ? st.pipelines : []).filter(isObject).forEach(function (p) {
+      if (typeof p.alias === "string" && !decl[p.alias]) decl[p.alias] = p;
+    });
+    var kl = isObject(st.kernel_layer) ? st.kernel_layer : null;
+    var fns = (Array.isArray(st.functions) ? st.functions : []).filter(isObject)
+      .concat(kl && Array.isArray(kl.functions) ? kl.functions.filter(isObject) : [])
+      .filter(function (fn) { return opsOf(fn).length > 0; });
+    var pipes = {}, order = [], mmaFns = [], paths = [];
+    fns.forEach(function (fn) {
+      var issues = false;
+      opsOf(fn).forEach(function (op) {
+        if (op.op === "mma") {
+          issues = true;
+          if (paths.indexOf(mmaPath(op)) < 0) paths.push(mmaPath(op));
+        }
+        if (PIPE_USE_OPS[op.op] !== true) return;
+        var id = pipeIdentity(op, objects, dsl);
+        if (id === null) return;
+        if (!pipes[id]) {
+          var d = decl[id] || null;
+          pipes[id] = { id: id, cls: d ? classText(d["class"]) : "", line: d ? lineOrNull(d.line) : null, uses: [] };
+          order.push(id);
+        }
+        pipes[id].uses.push({ fn: fn, op: op });
+      });
+      if (issues) mmaFns.push(fn);
+    });
+    return { objects: objects, pipes: pipes, order: order, fns: fns, mmaFns: mmaFns, paths: paths, kl: kl };
+  }
+
+  /** Uses of pipeline id in fn whose op kind is in kinds (all kinds when kinds is null). */
+  function usesIn(inv, id, fn, kinds) {
+    return inv.pipes[id].uses.filter(function (u) { return (fn === null || u.fn === fn) && (kinds === null || kinds[u.op.op] === true); });
+  }
+
+  /** "X (PipelineTmaUmmaAsync, line 201)" of a pipeline, for reasons. */
+  function pipeText(p) {
+    var bits = [p.cls, p.line !== null ? "line " + p.line : ""].filter(function (b) { return b; });
+    return p.id + (bits.length ? " (" + bits.join(", ") + ")" : "");
+  }
+
+  /** A first use of pipeline p as "f() line N", for reasons. */
+  function firstUse(p) {
+    var u = p.uses[0];
+    return u.fn.name + "()" + atLine(u.op);
+  }
+
+  /** True for a load of the C operand (the epilogue's source tile), not a mainloop operand. */
+  function isCLoad(op) {
+    return op.operand === "C" || /tma_load_c\b|load_c\b/i.test(typeof op.receiver === "string" ? op.receiver : "");
+  }
+
+  /**
+   * Coverage of the Blackwell model (one load warp filling one mainloop ring, one MMA warp issuing
+   * one tiled MMA into a TMEM accumulator ring, epilogue warps draining it; the kernel layer's CLC,
+   * throttle, load-order and C-load pipelines): null when the source has nothing else, else the
+   * reason. Rules in docs/fit.md "Blackwell".
+   */
+  function blackwellCovers(st, inv) {
+    if (inv.paths.length > 1) {
+      return "it issues MMAs on " + inv.paths.length + " tiled MMAs (" + inv.paths.join(", ") + "): chained GEMMs " +
+        "(attention's S = Q K^T then O += P V, a backward pass, latent attention) are not modelled on SM100 yet; " +
+        "the Blackwell model runs one GEMM";
+    }
+    if (inv.mmaFns.length > 1) {
+      return "MMAs are issued from " + inv.mmaFns.length + " functions (" + inv.mmaFns.map(fnAt).join(", ") +
+        "): the Blackwell model has one MMA warp";
+    }
+    var mmaFn = inv.mmaFns[0];
+    var ownLoad = opsOf(mmaFn).filter(function (op) { return LOAD_OPS[op.op] === true; })[0];
+    if (ownLoad) {
+      return "the same function " + fnAt(mmaFn) + " loads" + atLine(ownLoad) + " and issues the MMAs: one warp does both " +
+        "(not warp-specialized, or role branches inside one kernel the parser does not split yet); the Blackwell " +
+        "model needs a load warp and an MMA warp";
+    }
+    var main = inv.order.filter(function (id) {
+      return usesIn(inv, id, null, LOAD_OPS).some(function (u) { return !isCLoad(u.op); });
+    });
+    if (main.length === 0) return "no load into a pipeline stage was parsed (no TMA or cp.async copy on a pipeline): the mainloop ring is not in this file";
+    if (main.length > 1) {
+      return "its loads fill " + main.length + " pipelines (" + main.map(function (id) { return pipeText(inv.pipes[id]); }).join("; ") +
+        "): the Blackwell model runs one mainloop ring (a scale-factor, transform or second operand ring is not modelled yet)";
+    }
+    var M = main[0];
+    if (usesIn(inv, M, mmaFn, CONSUMER_WAIT_OPS).length === 0) {
+      return "the MMA function " + fnAt(mmaFn) + " never waits on the mainloop pipeline " + pipeText(inv.pipes[M]);
+    }
+    var acc = inv.order.filter(function (id) { return id !== M && usesIn(inv, id, mmaFn, PRODUCER_USE_OPS).length > 0; });
+    if (acc.length > 1) {
+      return "the MMA function " + fnAt(mmaFn) + " fills " + acc.length + " pipelines (" + acc.join(", ") +
+        "): the Blackwell model runs one accumulator ring";
+    }
+    for (var i = 0; i < inv.order.length; i++) {
+      var id = inv.order[i], p = inv.pipes[id];
+      if (id === M || id === acc[0]) continue;
+      var kernelSide = RE_CLC_CLASS.test(p.cls) || RE_BW_KERNEL_PIPE.test(id) ||
+        p.uses.every(function (u) { return LOAD_OPS[u.op.op] !== true || isCLoad(u.op); }) && /epi|load_pipeline|c_pipe/i.test(id);
+      if (!kernelSide || usesIn(inv, id, mmaFn, null).length > 0) {
+        return "pipeline " + pipeText(p) + ", used by " + firstUse(p) + ", is not one the Blackwell model runs " +
+          "(it runs the mainloop ring " + M + (acc.length ? ", the accumulator " + acc[0] : "") +
+          " and the kernel layer's CLC, throttle, load-order and C-load pipelines)";
+      }
+    }
+    // C++ WarpCategory roles have fixed names; a CuTe DSL kernel's roles are its branches, covered by the function rules above.
+    var roles = inv.kl && Array.isArray(inv.kl.warp_roles) ? inv.kl.warp_roles.filter(isObject) : [];
+    var cpp = st.language === "cpp";
+    for (var r = 0; cpp && r < roles.length; r++) {
+      if (BW_ROLE_NAMES[roles[r].name] !== true) {
+        return "warp role " + roles[r].name + atLine(roles[r]) + " of the kernel layer is not one the Blackwell model runs " +
+          "(MMA, Sched, MainloopLoad, EpilogueLoad, Epilogue)";
+      }
+    }
+    return null;
+  }
+
+  /**
+   * The warp-specialized roles of an SM90 structure: the producer function that loads (TMA or
+   * cp.async), the consumer function that issues MMAs; null with the reason when either is missing
+   * or one function does both.
+   */
+  function sm90Roles(st, inv) {
+    var functions = Array.isArray(st.functions) ? st.functions.filter(isObject) : [];
+    var producer = pickFunction(functions, PRODUCER_ROLES, LOAD_OPS);
+    var consumer = pickFunction(functions, CONSUMER_ROLES, { mma: true });
+    if (!opsOf(producer).some(function (op) { return LOAD_OPS[op.op] === true; })) {
+      return { reason: "no producer function loads into a pipeline stage (no TMA or cp.async copy found)" };
+    }
+    if (!opsOf(consumer).some(function (op) { return op.op === "mma"; })) {
+      return { reason: "no consumer-role function issues an MMA (MMAs were parsed in " + inv.mmaFns.map(fnAt).join(", ") +
+        ", which no consumer role calls as parsed)" };
+    }
+    if (producer === consumer) {
+      return { reason: "the same function " + (producer.name || "?") + "() loads and computes (not warp-specialized): " +
+        "the models need a producer role and consumer roles" };
+    }
+    return { producer: producer, consumer: consumer, reason: null };
+  }
+
+  /** Pipelines used by collective functions (not the kernel layer's), in first-use order. */
+  function collectivePipes(st, inv) {
+    var own = Array.isArray(st.functions) ? st.functions : [];
+    return inv.order.filter(function (id) { return inv.pipes[id].uses.some(function (u) { return own.indexOf(u.fn) >= 0; }); });
+  }
+
+  /**
+   * Coverage of the SM90 GEMM model (a producer filling one mainloop ring, consumer warpgroups
+   * issuing one tiled MMA in CUTLASS's SS order: wait, MMAs, warpgroup_wait<K_PIPE_MMAS>,
+   * release): null or the reason. Rules in docs/fit.md "GEMM".
+   */
+  function gemmCovers(st, inv) {
+    var roles = sm90Roles(st, inv);
+    if (roles.reason !== null) return roles.reason;
+    if (inv.paths.length > 1) {
+      return "it issues MMAs on " + inv.paths.length + " tiled MMAs (" + inv.paths.join(", ") + "): the GEMM model runs one";
+    }
+    var pipes = collectivePipes(st, inv);
+    if (pipes.length > 1) {
+      return "the collective uses " + pipes.length + " pipelines (" + pipes.map(function (id) { return pipeText(inv.pipes[id]); }).join("; ") +
+        "): neither the one-pipeline GEMM mainloop nor the attention shape";
+    }
+    var cOps = opsOf(roles.consumer);
+    if (!cOps.some(function (op) { return op.op === "consumer_wait"; })) return "the MMA consumer never waits on a pipeline stage";
+    var lastMma = -Infinity;
+    cOps.forEach(function (op) { if (op.op === "mma" && typeof op.line === "number" && op.line > lastMma) lastMma = op.line; });
+    var releases = cOps.filter(function (op) { return op.op === "consumer_release" && typeof op.line === "number"; });
+    if (releases.length > 0 && !releases.some(function (op) { return op.line > lastMma; })) {
+      return roles.consumer.name + "() releases its stages" + atLine(releases[0]) + " before its last MMA (line " + lastMma + "), " +
+        "inside the k-block loop (the register-sourced RS mainloop's order): the GEMM model runs the SS order " +
+        "(wait, the k-tile's MMAs, warpgroup_wait<K_PIPE_MMAS>, release)";
+    }
+    return null;
+  }
+
+  /**
+   * Coverage of the attention model (FA3 / 88's forward: K and V rings, or one shared K/V ring,
+   * optionally Vt and Q): null, or the reason when the roles are missing or the producer or
+   * consumer function uses another pipeline. Pipelines only other functions use (FA3's AppendKV
+   * path, load_kv_new / store_kv_new) are separate compile-time paths: attentionNotModelled names them.
+   */
+  function attentionCovers(st, inv) {
+    var roles = sm90Roles(st, inv);
+    if (roles.reason !== null) return roles.reason;
+    var known = attentionPipes(st);
+    for (var i = 0; i < inv.order.length; i++) {
+      var p = inv.pipes[inv.order[i]];
+      if (known.indexOf(p.id) < 0 && p.uses.some(function (u) { return u.fn === roles.producer || u.fn === roles.consumer; })) {
+        return "pipeline " + pipeText(p) + ", used by " + firstUse(p) + ", is not one the attention model runs (" + known.join(", ") + ")";
+      }
+    }
+    return null;
+  }
+
+  /** The pipelines the attention model runs for a structure: K, V, Vt, Q and the shared K/V ring it has. */
+  function attentionPipes(st) {
+    var shape = attentionShape(st);
+    return [shape.kPipe, shape.vPipe, shape.vtPipe, shape.qPipe, shape.kvPipe].filter(function (x) { return x !== null; });
+  }
+
+  /** ATTENTION_NOT_MODELLED plus the collective pipelines outside the modelled roles (with the function using each). */
+  function attentionNotModelled(st) {
+    var inv = fitInventory(st), known = attentionPipes(st), own = Array.isArray(st.functions) ? st.functions : [];
+    var out = ATTENTION_NOT_MODELLED.slice();
+    inv.order.forEach(function (id) {
+      var p = inv.pipes[id];
+      if (known.indexOf(id) >= 0) return;
+      var fns = [];
+      p.uses.forEach(function (u) { if (own.indexOf(u.fn) >= 0 && fns.indexOf(u.fn.name) < 0) fns.push(u.fn.name); });
+      if (fns.length) {
+        out.push("pipeline " + pipeText(p) + " and " + fns.map(function (f) { return f + "()"; }).join(", ") +
+          ": a separate compile-time path the producer and consumer the model runs do not take; the schedule is the build without it");
+      }
+    });
+    return out;
+  }
+
+  /** The no-model fit: {model: null, reason, assumptions: [], notModelled: []}. */
+  function noFit(reason) {
+    return { model: null, reason: reason, assumptions: [], notModelled: [] };
+  }
+
+  /** Why a structure has no MMA at all: an epilogue collective, or MMAs the parser did not see. */
+  function noMmaReason(st, ops) {
+    if (ops.some(function (op) { return op.op === "tma_store" || op.op === "tma_store_arrive"; })) {
+      return "an epilogue collective (TMA stores, no MMA): its schedule is part of a kernel's mainloop/epilogue interplay; no model draws it alone";
+    }
+    return "no MMA was parsed in this file (no cute::gemm / tcgen05 / wgmma call the parser recognises; MMAs issued from " +
+      "helper functions in other files are not followed): every model needs the MMA consumer's ops";
+  }
+
+  /**
+   * Which model fits a structure: {model: name | null, reason, assumptions: [text], notModelled:
+   * [text]}. Candidate by architecture and shape (SM120 none, SM100 blackwell, the attention shape
+   * attention, else gemm), then the candidate's coverage rule; anything it leaves out gives the
+   * no-model fit with the reason (docs/fit.md).
    */
   function fitModel(structure) {
     if (!isObject(structure)) {
       return { model: "gemm", reason: "no parsed structure: the CUTLASS 4.2 SM90 GEMM program is assumed",
-        assumptions: ["no parsed structure: the CUTLASS 4.2 SM90 GEMM mainloop and kernel layers are assumed"] };
+        assumptions: ["no parsed structure: the CUTLASS 4.2 SM90 GEMM mainloop and kernel layers are assumed"], notModelled: [] };
     }
     var st = structure;
-    var functions = Array.isArray(st.functions) ? st.functions.filter(isObject) : [];
     var ops = allOps(st);
-    if (/^sm_?12\d/.test(typeof st.arch === "string" ? st.arch.toLowerCase() : "")) {
-      return { model: null, reason: "an " + st.arch + " structure (GeForce Blackwell: TMA loads with warp-level MMAs, " +
-        "no TMEM or UMMA): no model describes it yet; the SM90 and SM100 models would draw tensor-core " +
-        "work it does not do", assumptions: [] };
+    if (st.kind === "kernel_layer") {
+      return noFit("only a kernel layer was parsed (no collective's pipeline ops): parse it together with its collective mainloop");
     }
-    if (isBlackwell(st)) {
-      var attentionOperands = sm100AttentionOperands(st, ops);
-      if (attentionOperands.length) {
-        return { model: null, reason: "an SM100 attention kernel (operands " + attentionOperands.join(", ") +
-          "): the Blackwell model draws the SM100 GEMM (one mainloop pipeline into TMEM accumulators); attention " +
-          "on SM100 (S and P in TMEM, softmax and correction warps) is not modelled yet", assumptions: [] };
-      }
-      if (Object.prototype.hasOwnProperty.call(MODELS, "blackwell")) {
-        return { model: "blackwell", reason: "an SM100 (Blackwell) structure", assumptions: blackwellAssumptions(st) };
-      }
-      return { model: null, reason: "an SM100 (Blackwell) structure (" + (st.arch || "tcgen05/UMMA ops") +
-        "): the Blackwell model is not available yet, and the SM90 models do not describe it", assumptions: [] };
+    if (st.kind === "epilogue") return noFit(noMmaReason(st, [{ op: "tma_store" }]));
+    if (/^sm_?12\d/.test(typeof st.arch === "string" ? st.arch.toLowerCase() : "")) {
+      return noFit("an " + st.arch + " structure (GeForce Blackwell: TMA loads with warp-level MMAs, no TMEM or UMMA): no model " +
+        "describes it yet; the SM90 and SM100 models would draw tensor-core work it does not do");
     }
     if (!ops.some(function (op) { return PIPELINE_OPS[op.op] === true; })) {
-      return { model: null, reason: "no pipeline operation (acquire, commit, wait, release, TMA or cp.async load) was found in this file",
-        assumptions: [] };
+      return noFit("no pipeline operation (acquire, commit, wait, release, TMA or cp.async load) was found in this file");
     }
-    var producer = pickFunction(functions, PRODUCER_ROLES, LOAD_OPS);
-    var consumer = pickFunction(functions, CONSUMER_ROLES, { mma: true });
-    var loads = opsOf(producer).filter(function (op) { return LOAD_OPS[op.op] === true; });
-    var cOps = opsOf(consumer);
-    var mmas = cOps.filter(function (op) { return op.op === "mma"; });
-    var assumptions = [];
-    var kernel = isObject(st.kernel_layer) ? st.kernel_layer : null;
-    if (st.kind === "epilogue") {
-      return { model: null, reason: "an epilogue collective: its schedule is part of a kernel's mainloop/epilogue interplay; no model draws it alone",
-        assumptions: [] };
-    }
-    if (st.kind === "kernel_layer") {
-      return { model: null, reason: "only a kernel layer was parsed (no collective's pipeline ops): parse it together with its collective mainloop",
-        assumptions: [] };
-    }
-    if (loads.length === 0) return { model: null, reason: "no producer function loads into a pipeline stage (no TMA or cp.async copy found)", assumptions: [] };
-    if (mmas.length === 0) return { model: null, reason: "no consumer function issues an MMA (an epilogue or another non-MMA collective?)", assumptions: [] };
-    if (producer === consumer && !attentionShape(st).attention) {
-      return { model: null, reason: "the same function " + (producer.name || "?") + "() loads and computes (not warp-specialized): " +
-        "the models need a producer role and consumer roles", assumptions: [] };
-    }
-    if (attentionShape(st).attention) {
-      return { model: "attention", reason: "K and V pipelines (or 88's shared K/V ring) with both GEMMs",
-        assumptions: attentionAssumptions(st, kernel) };
-    }
-    if (!kernel) {
-      assumptions.push("no kernel layer was parsed: the tile loop, the number of consumer WGs and the schedule (pingpong or cooperative) are the knobs' (as in CUTLASS 4.2's sm90_gemm_tma_warpspecialized_pingpong/_cooperative.hpp)");
-    }
-    var identity = function (op) { return typeof op.object === "string" ? op.object : typeof op.pipeline === "string" ? op.pipeline : null; };
-    var pipes = {};
-    loads.concat(cOps.filter(function (op) { return op.op === "consumer_wait"; })).forEach(function (op) {
-      var id = identity(op);
-      if (id !== null) pipes[id] = true;
-    });
-    var names = Object.keys(pipes);
-    if (names.length > 1) {
-      return { model: null, reason: "the producer and consumer use " + names.length + " pipelines (" + names.join(", ") +
-        "): neither the one-pipeline GEMM mainloop nor the attention shape", assumptions: [] };
-    }
-    if (!cOps.some(function (op) { return op.op === "consumer_wait"; })) {
-      return { model: null, reason: "the MMA consumer never waits on a pipeline stage", assumptions: [] };
+    if (!ops.some(function (op) { return op.op === "mma"; })) return noFit(noMmaReason(st, ops));
+    var inv = fitInventory(st);
+    var name = isBlackwell(st) ? "blackwell" : attentionShape(st).attention ? "attention" : "gemm";
+    var model = MODELS[name];
+    var reason = model.covers(st, inv);
+    if (reason !== null) return noFit(reason);
+    return { model: name, reason: model.fitReason, assumptions: model.assumptions(st), notModelled: model.notModelled(st) };
+  }
+
+  /** What the GEMM model assumes of a structure that fits it (fitModel's assumptions). */
+  function gemmAssumptions(st) {
+    var out = [];
+    if (!isObject(st.kernel_layer)) {
+      out.push("no kernel layer was parsed: the tile loop, the number of consumer WGs and the schedule (pingpong or cooperative) are the knobs' (as in CUTLASS 4.2's sm90_gemm_tma_warpspecialized_pingpong/_cooperative.hpp)");
     }
     if (copyKind(st) === "cp.async") {
-      assumptions.push("the loads are cp.async (PipelineAsync), not TMA: the copy latency knob stands for cp.async");
+      out.push("the loads are cp.async (PipelineAsync), not TMA: the copy latency knob stands for cp.async");
     }
-    return { model: "gemm", reason: "one pipeline: a loading producer and a waiting MMA consumer", assumptions: assumptions };
+    return out;
   }
+
+  /** What each model leaves out of a kernel it fits: shown on the page, fit.notModelled. */
+  var GEMM_NOT_MODELLED = [
+    "the epilogue (its C loads, smem and D stores, and the kernel layer's epilogue pipelines) is one latency E per output tile",
+    "every output tile has the same k-tile count, and the tile scheduler's own work takes no time"
+  ];
+  var ATTENTION_NOT_MODELLED = [
+    "the epilogue (O from registers to smem, its TMA store) is one latency E per output tile",
+    "the Q load is one copy per tile before the first KV block; masking and the causal tile count are not read",
+    "every output tile has the same KV block count, and the tile scheduler's own work takes no time"
+  ];
 
   // ---------------------------------------------------------------------------------------------
   // Model registry
@@ -3152,7 +3457,11 @@ var KernelSchedule = (function () {
       // Model-specific verdict fields of a result with no blocks (block cap).
       emptyVerdict: { minStagesToHideTma: null },
       // Knobs that multiply the block count, named in the block-cap error.
-      sizeKnobs: "outputTiles (O) or kTiles (K)"
+      sizeKnobs: "outputTiles (O) or kTiles (K)",
+      covers: gemmCovers,
+      fitReason: "one pipeline: a loading producer and a waiting MMA consumer",
+      assumptions: gemmAssumptions,
+      notModelled: function () { return GEMM_NOT_MODELLED.slice(); }
     },
     attention: {
       defaults: ATTENTION_DEFAULT_KNOBS,
@@ -3170,7 +3479,11 @@ var KernelSchedule = (function () {
       waitReasons: ATTENTION_WAIT_REASONS,
       blockKinds: ATTENTION_BLOCK_KINDS,
       emptyVerdict: { exposedSoftmaxSteps: 0, softmaxSteps: 0 },
-      sizeKnobs: "outputTiles (O) or kvBlocks (J)"
+      sizeKnobs: "outputTiles (O) or kvBlocks (J)",
+      covers: attentionCovers,
+      fitReason: "K and V pipelines (or 88's shared K/V ring) with both GEMMs",
+      assumptions: function (st) { return attentionAssumptions(st, isObject(st.kernel_layer) ? st.kernel_layer : null); },
+      notModelled: attentionNotModelled
     }
   };
 
@@ -3189,6 +3502,13 @@ var KernelSchedule = (function () {
     return spec;
   }
 
+  /** A knob spec's source: {value, line} plus path when the fact is from another file (the kernel layer). */
+  function sourceOf(fact) {
+    var out = { value: fact.value, line: fact.line };
+    if (typeof fact.path === "string") out.path = fact.path;
+    return out;
+  }
+
   function knobsFor(name, structure) {
     if (typeof name !== "string" || !Object.prototype.hasOwnProperty.call(MODELS, name)) return [];
     var model = MODELS[name];
@@ -3200,17 +3520,19 @@ var KernelSchedule = (function () {
       widget(spec);
       if (src[key]) {
         spec["default"] = Math.min(r.max, Math.max(r.min, src[key].value));
-        spec.source = { value: src[key].value, line: src[key].line };
+        spec.source = sourceOf(src[key]);
       }
       specs.push(spec);
     });
     Object.keys(model.choices).forEach(function (key) {
-      specs.push(widget({ name: key, type: "choice", label: key, doc: "", choices: model.choices[key].slice(), "default": model.defaults[key] }));
+      var spec = widget({ name: key, type: "choice", label: key, doc: "", choices: model.choices[key].slice(), "default": model.defaults[key] });
+      if (src[key]) { spec["default"] = src[key].value; spec.source = sourceOf(src[key]); }
+      specs.push(spec);
     });
     Object.keys(model.flags).forEach(function (key) {
       var f = model.flags[key];
       var spec = widget({ name: key, type: "flag", label: f.label, doc: f.doc, "default": model.defaults[key] });
-      if (src[key]) { spec["default"] = !!src[key].value; spec.source = { value: src[key].value, line: src[key].line }; }
+      if (src[key]) { spec["default"] = !!src[key].value; spec.source = sourceOf(src[key]); }
       specs.push(spec);
     });
     return specs;
@@ -3263,6 +3585,14 @@ var KernelSchedule = (function () {
 
   /** C stages of the epilogue load pipeline (StagesC; not parsed: the epilogue builder picks it per tile). */
   var BW_C_STAGES = 2;
+
+  /** What the Blackwell model leaves out of a kernel it fits: shown on the page, fit.notModelled. */
+  var BW_NOT_MODELLED = [
+    "C is loaded once per output tile into " + BW_C_STAGES + " stages; the epilogue collective loads it per subtile into StagesC stages " +
+      "(sm100_epilogue_tma_warpspecialized.hpp load() and store() loops), so C latency the code exposes between subtiles is not drawn",
+    "the epilogue's subtile loop (TMEM load, convert, smem store, TMA store per subtile) is one TMEM LOAD and one STORE per tile",
+    "every output tile has the same k-tile count"
+  ];
 
   /** Accumulator stages used when neither a knob nor a literal in the source gives them. */
   var BW_ACC_STAGES_FALLBACK = 2;
@@ -3928,7 +4258,11 @@ var KernelSchedule = (function () {
     view: blackwellView,
     emptyVerdict: { epilogueSteps: 0, hiddenEpilogueSteps: 0, exposedEpilogueSteps: 0, epilogues: [], accWaitSteps: 0,
       accWaitTiles: 0, accStagesComparison: null, insight: "" },
-    sizeKnobs: "outputTiles (O) or kTiles (K)"
+    sizeKnobs: "outputTiles (O) or kTiles (K)",
+    covers: blackwellCovers,
+    fitReason: "an SM100 (Blackwell) GEMM: one load warp filling one mainloop ring, one MMA warp issuing one tiled MMA into TMEM accumulator stages, epilogue warps draining them",
+    assumptions: blackwellAssumptions,
+    notModelled: function () { return BW_NOT_MODELLED.slice(); }
   };
   // ============================================================================ end of Blackwell
 
@@ -4030,6 +4364,8 @@ var KernelSchedule = (function () {
     delete result.columns;
     attachColumns(result, columns);
     if (result.deadlock === undefined) result.deadlock = null;
+    result.deadlockKnobs = result.deadlock !== null && estimate <= EVENT_BLOCK_LIMIT ?
+      deadlockKnobs(model, norm.knobs, refs, structure) : null;
     if (result.barriers === undefined) result.barriers = [];
     if (result.barrierEvents === undefined) result.barrierEvents = [];
     if (typeof result.barrierEvents === "function") {
@@ -4057,6 +4393,33 @@ var KernelSchedule = (function () {
     result.fit = fit;
     result.view = model.view(norm.knobs, refs);
     return result;
+  }
+
+  /**
+   * Which knobs make a deadlocked run deadlock (docs/fit.md "Deadlock verdicts"): each knob that
+   * differs from the source's own settings (the model's defaults with its sourceKnobs) and whose
+   * reset alone lets the run finish, as {knob, value, fine}; every differing knob when no single
+   * reset does; [] when the source's own settings deadlock too (the code's protocol deadlocks).
+   */
+  function deadlockKnobs(model, knobs, refs, structure) {
+    var base = model.normalize({}, model.sourceKnobs(structure)).knobs;
+    var differing = Object.keys(knobs).filter(function (k) { return k !== "model" && knobs[k] !== base[k]; }).sort();
+    var saved = eventsWanted;
+    eventsWanted = false;
+    try {
+      if (differing.length === 0 || deadlocks(base)) return [];
+      var single = differing.filter(function (k) {
+        var trial = {};
+        for (var key in knobs) trial[key] = knobs[key];
+        trial[k] = base[k];
+        return !deadlocks(trial);
+      });
+      return (single.length ? single : differing).map(function (k) { return { knob: k, value: knobs[k], fine: base[k] }; });
+    } finally {
+      eventsWanted = saved;
+    }
+    /** True when the model deadlocks at these knobs. */
+    function deadlocks(k) { return model.simulate(k, refs, structure).deadlock !== null; }
   }
 
   /**

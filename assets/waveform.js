@@ -352,6 +352,7 @@ var KVWave = (function () {
       if (knobOf[e.key] !== "model") return;
       var models = ranges("model", currentModel).options;
       if (models.indexOf(e.value) >= 0) { out.model = e.value; model = e.value; }
+      else if (models.length === 0) out.messages.push("URL hash: ignored " + e.key + "=" + e.value.slice(0, 40) + " (no schedule model fits this kernel).");
       else out.messages.push("URL hash: ignored " + e.key + "=" + e.value.slice(0, 40) + " (expected one of " + models.join(", ") + ").");
     });
     var view = {};
@@ -686,13 +687,17 @@ var KVWave = (function () {
       return null;
     }
 
-    // The page's model: the embedded initial knobs' (from --model), else the structure's.
+    // The page's model: the embedded initial knobs' (from --model), else the structure's fit. A
+    // kernel no model fits gets the no-model page and offers no model (docs/fit.md).
     var initial = model.initialKnobs || {};
     var startMessages = [];
-    var pageModel = KS.defaultModel(parsed);
-    var noFit = typeof KS.fitModel === "function" && KS.fitModel(parsed).model === null;
+    var startFit = KS.fitModel(parsed);
+    var noFit = startFit.model === null;
+    var pageModel = startFit.model;
+    if (noFit) modelNames = [];
     if (initial.model !== undefined) {
       if (modelNames.indexOf(initial.model) >= 0) pageModel = initial.model;
+      else if (noFit) startMessages.push("initial model " + String(initial.model).slice(0, 40) + " ignored: no schedule model fits this kernel.");
       else startMessages.push("initial model " + String(initial.model).slice(0, 40) + " ignored; using " + pageModel + ".");
     }
 
@@ -714,12 +719,16 @@ var KVWave = (function () {
     });
 
     var modelSelect = document.getElementById("knob-model");
-    modelNames.forEach(function (name) {
+    (noFit ? ["none"] : modelNames).forEach(function (name) {
       var opt = document.createElement("option");
       opt.value = name;
       opt.textContent = name;
       modelSelect.appendChild(opt);
     });
+    if (noFit) {
+      modelSelect.disabled = true;
+      modelSelect.title = "No schedule model fits this kernel: " + startFit.reason;
+    }
     modelSelect.addEventListener("change", function () { setModel(modelSelect.value); });
 
     /** Switch the model: that model's starting knobs, its controls and legend, a fitted view. */
@@ -739,7 +748,7 @@ var KVWave = (function () {
       var holder = document.getElementById("knob-controls");
       holder.textContent = "";
       controls = {};
-      modelSelect.value = modelName;
+      modelSelect.value = noFit ? "none" : modelName;
       KS.knobsFor(modelName, parsed).forEach(function (spec) {
         // Every knob has a CLI flag and hash key (KNOB_TABLE); one without would keep its default.
         if (!hashKeyOf[spec.name]) return;
@@ -799,7 +808,7 @@ var KVWave = (function () {
     }
 
     function syncControls() {
-      modelSelect.value = state.knobs.model;
+      modelSelect.value = noFit ? "none" : state.knobs.model;
       Object.keys(controls).forEach(function (name) {
         var el = controls[name], v = state.knobs[name];
         if (el.type === "checkbox") { el.checked = v === true; return; }
@@ -1345,6 +1354,13 @@ var KVWave = (function () {
           return w.lane + " waits on " + w.barrier + (w.phase === null ? "" : " (phase " + w.phase + ")") +
             (w.line === null ? "" : " at line " + w.line);
         }));
+        if (r.deadlockKnobs && r.deadlockKnobs.length) {
+          line("Made so by: " + r.deadlockKnobs.map(function (k) {
+            return k.knob + " = " + k.value + " (at " + k.fine + " it runs)";
+          }).join("; "), "kv-danger");
+        } else if (r.deadlockKnobs) {
+          line("At the source's own settings too: the code's protocol deadlocks here.", "kv-danger");
+        }
         el.title = r.deadlock.message;
         return;
       }
@@ -1377,6 +1393,11 @@ var KVWave = (function () {
       if (assumptions.length) {
         line("Assumptions:", "kv-muted");
         list(assumptions).className = "kv-muted";
+      }
+      var left = r.fit && r.fit.notModelled ? r.fit.notModelled : [];
+      if (left.length) {
+        line("Not modelled:", "kv-muted");
+        list(left).className = "kv-muted kv-not-modelled";
       }
       el.title = v.summary ? String(v.summary) : "";
     }

@@ -18,6 +18,7 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests"))
 
 import browser_util  # noqa: E402
+import node_util  # noqa: E402
 from browser_util import flush, kv  # noqa: E402
 import pagekit  # noqa: E402
 import parse_cutlass  # noqa: E402
@@ -319,7 +320,7 @@ def test_bad_attention_hash_is_clamped_or_refused(open_page):
 
 def test_fmha88_page_draws_the_shared_kv_ring(open_page, cutlass, tmp_path):
     parsed = parse_cutlass.parse_file(cutlass(FMHA_COLLECTIVE))
-    assert rw.structure_model(parsed) == "attention"
+    assert node_util.fit_model(parsed) == "attention"
     out = tmp_path / "fmha88_waveform.html"
     pagekit.write_atomic(out, rw.render(parsed, {"stages": 4, "intraWGOverlap": True, "interWGPingpong": True}))
     page = open_page(out.as_uri())

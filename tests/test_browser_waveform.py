@@ -16,6 +16,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests"))
 
+import node_util  # noqa: E402
 import browser_util  # noqa: E402
 from browser_util import flush, kv  # noqa: E402
 import pagekit  # noqa: E402
@@ -103,10 +104,14 @@ def test_dark_scheme(open_page, page_url):
 
 
 def test_initial_knobs_come_from_the_model(open_page, page_url, parsed):
+    # The page starts where schedule.js's simulate(structure, {}) does (the kernel layer's
+    # schedule and warpgroups, K_PIPE_MMAS): the same knobs `node schedule.js export` uses.
     page = open_page(page_url)
     knobs = kv(page, "kv.state.knobs")
-    for name, value in rw.initial_knobs(parsed).items():
-        assert knobs[name] == value
+    expected = node_util.fits([parsed])[0]["knobs"]
+    assert expected["schedule"] == parsed["kernel_layer"]["schedule"]
+    for name, value in expected.items():
+        assert knobs[name] == value, name
 
 
 def test_slider_change_resimulates(open_page, page_url):

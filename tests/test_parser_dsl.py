@@ -17,6 +17,7 @@ import pytest
 
 import parse_cutlass
 import parse_dsl
+import node_util  # noqa: E402
 import render_waveform
 from conftest import ROOT
 
@@ -316,9 +317,9 @@ def test_attention_facts_for_the_models():
     assert {b["operand"] for b in m["buffers"]} >= {"K", "V"}
     mma = {o["receiver"]: o["pipeline"] for o in all_ops(m) if o["op"] == "mma"}
     assert mma == {"tiled_mma_qk": "pipeline_k", "tiled_mma_pv": "pipeline_v"}
-    # Today's rule (render_waveform.structure_model): K/V buffers + qk/pv mma receivers.
-    assert render_waveform.structure_model(m) == "attention"
-    assert render_waveform.structure_model(fixture("hopper_gemm_classic.py")) == "gemm"
+    # schedule.js's fit (the one rule): K/V pipelines with both GEMMs -> attention.
+    assert node_util.fit_model(m) == "attention"
+    assert node_util.fit_model(fixture("hopper_gemm_classic.py")) == "gemm"
 
 
 # ----------------------------------------------------------------------------------------------
@@ -527,7 +528,7 @@ def test_viz_renders_a_dsl_kernel(tmp_path):
     assert viz.main([str(FIXTURES / "attention_partial_helpers.py"), "-o", str(out)]) == 0
     page = out.read_text(encoding="ascii")
     assert "cute-dsl" in page and "kernel[warp_idx \\u003c 4]" in page
-    assert render_waveform.structure_model(fa4("flash_fwd_sm90.py")) == "attention"
+    assert node_util.fit_model(fa4("flash_fwd_sm90.py")) == "attention"
 
 
 def test_file_without_kernel_is_listed_per_function(tmp_path):

@@ -2,6 +2,7 @@
 
 import copy
 import html
+import inspect
 import json
 import os
 import re
@@ -16,6 +17,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 import pagekit  # noqa: E402
+import node_util  # noqa: E402
 import render_waveform as rw  # noqa: E402
 
 # The canonical example; KV_EXAMPLE_JSON points the tests at another parsed structure.
@@ -234,27 +236,11 @@ def _example(name):
     return json.loads((ROOT / name).read_text(encoding="utf-8"))
 
 
-def test_structure_model_agrees_with_schedule_js(parsed, cutlass):
-    import parse_cutlass
-    structures = [
-        parsed,
-        _example("examples/sm90_gemm_cooperative.json"),
-        _example("examples/fa3_fwd.json"),
-        _example("tests/fixtures/fa3_style_mainloop.parsed.json"),
-        parse_cutlass.parse_file(cutlass(FMHA_COLLECTIVE)),
-        {},
-        {"pipelines": [{"alias": "K"}, {"alias": "V"}]},  # the alias must have something before K / V
-        {"pipelines": [{"alias": "PipeK", "template_parameter": True}, {"alias": "PipeV"}]},
-        _example("tests/fixtures/sm100_gemm_pair.parsed.json"),
-        {"arch": "sm100"},
-        {"kernel_layer": {"warp_roles": [{"name": "MMA", "warps": [0], "line": 236}]}},
-        {"functions": [{"role": "both", "ops": [{"op": "mma", "unit": "umma", "line": 3}]}]},
-    ]
-    expected = run_schedule_js(structures)["defaults"]
-    assert [rw.structure_model(s) for s in structures] == expected
-    assert expected[:5] == ["gemm", "gemm", "attention", "attention", "attention"]
-    assert expected[-4:] == ["blackwell"] * 4
-    assert rw.structure_model(None) == "gemm"
+def test_python_restates_no_fit_rule():
+    # The model and the knobs the source fixes are schedule.js's (fitModel, sourceKnobs); the
+    # Python renderer that used to restate them (and disagreed on 19 of 82 real structures) is gone.
+    assert not hasattr(rw, "structure_model")
+    assert "kernel_layer" not in inspect.getsource(rw.initial_knobs).split('"""')[2]
 
 
 def _with_layer(parsed, **layer):
@@ -268,26 +254,29 @@ def _with_layer(parsed, **layer):
     [
         ({"schedule": "pingpong", "num_mma_warpgroups": None}, {"consumerWGs": 2, "schedule": "pingpong"}),
         ({"schedule": "cooperative", "num_mma_warpgroups": None}, {"consumerWGs": 2, "schedule": "cooperative"}),
-        ({"schedule": "basic", "num_mma_warpgroups": None}, {"consumerWGs": 1}),
-        ({"schedule": None, "num_mma_warpgroups": None}, {"consumerWGs": 1}),
+        ({"schedule": "basic", "num_mma_warpgroups": None}, {"consumerWGs": 1, "schedule": "pingpong"}),
+        ({"schedule": None, "num_mma_warpgroups": None}, {"consumerWGs": 1, "schedule": "pingpong"}),
         ({"schedule": "cooperative", "num_mma_warpgroups": 1}, {"consumerWGs": 1, "schedule": "cooperative"}),
-        ({"schedule": "basic", "num_mma_warpgroups": 2}, {"consumerWGs": 2}),
+        ({"schedule": "basic", "num_mma_warpgroups": 2}, {"consumerWGs": 2, "schedule": "pingpong"}),
         ({"schedule": "pingpong", "num_mma_warpgroups": True}, {"consumerWGs": 2, "schedule": "pingpong"}),
     ],
 )
-def test_initial_knobs_from_kernel_layer(parsed, layer, expected):
-    assert rw.initial_knobs(_with_layer(parsed, **layer), {}) == expected
+def test_starting_knobs_from_kernel_layer(parsed, layer, expected):
+    # schedule.js's gemm sourceKnobs: the knobs the page and `node schedule.js export` start with.
+    knobs = node_util.fits([_with_layer(parsed, **layer)])[0]["knobs"]
+    assert {k: knobs[k] for k in expected} == expected
 
 
-def test_initial_knobs_without_kernel_layer(parsed):
+def test_starting_knobs_without_kernel_layer(parsed):
     mainloop_only = copy.deepcopy(parsed)
     mainloop_only.pop("kernel_layer", None)
+    knobs = node_util.fits([mainloop_only])[0]["knobs"]
+    assert (knobs["consumerWGs"], knobs["schedule"]) == (2, "pingpong")  # the model's defaults
     assert rw.initial_knobs(mainloop_only, None) == {}
-    mainloop_only["kernel_layer"] = None
     assert rw.initial_knobs(mainloop_only, {"stages": 3}) == {"stages": 3}
 
 
-def test_initial_knobs_overrides_win(parsed):
+def test_initial_knobs_are_the_overrides(parsed):
     base = _with_layer(parsed, schedule="pingpong", num_mma_warpgroups=2)
     knobs = rw.initial_knobs(base, {"consumerWGs": 1, "schedule": "cooperative", "stages": 6, "kTiles": None})
     assert knobs == {"consumerWGs": 1, "schedule": "cooperative", "stages": 6}
@@ -297,9 +286,7 @@ def test_initial_knobs_overrides_win(parsed):
 
 def test_render_embeds_overridden_knobs(parsed):
     model = model_of(rw.render(parsed, {"stages": 7, "tmaLatency": 9}))
-    assert model["initialKnobs"]["stages"] == 7
-    assert model["initialKnobs"]["tmaLatency"] == 9
-    assert model["initialKnobs"]["schedule"] == parsed["kernel_layer"]["schedule"]
+    assert model["initialKnobs"] == {"stages": 7, "tmaLatency": 9}
 
 
 @pytest.fixture(scope="module")
@@ -308,16 +295,13 @@ def fa3():
     return json.loads(FA3_EXAMPLE.read_text(encoding="utf-8"))
 
 
-def test_initial_knobs_for_attention_ignore_the_missing_schedule(fa3):
+def test_starting_knobs_for_attention_ignore_the_missing_schedule(fa3):
     # FA3's kernel layer has schedule "unknown" and num_mma_warpgroups an expression: nothing is
-    # forced, so the page's attention defaults (2 consumer WGs) stand.
+    # forced, so the attention defaults (2 consumer WGs) stand; an integer count is taken.
     assert fa3["kernel_layer"]["schedule"] == "unknown"
+    got = node_util.fits([fa3, _with_layer(fa3, num_mma_warpgroups=1), _with_layer(fa3, schedule="pingpong")])
+    assert [g["knobs"]["consumerWGs"] for g in got] == [2, 1, 2]
     assert rw.initial_knobs(fa3) == {}
-    assert rw.initial_knobs(_with_layer(fa3, num_mma_warpgroups=1), {}) == {"consumerWGs": 1}
-    # A GEMM schedule tag means nothing to the attention model.
-    assert rw.initial_knobs(_with_layer(fa3, schedule="pingpong"), {}) == {}
-    # Forcing the GEMM model on it brings back the GEMM rule (no known schedule: 1 WG).
-    assert rw.initial_knobs(fa3, {"model": "gemm"}) == {"model": "gemm", "consumerWGs": 1}
 
 
 def test_initial_knobs_attention_overrides(fa3, parsed):
@@ -326,9 +310,6 @@ def test_initial_knobs_attention_overrides(fa3, parsed):
     assert knobs == {"kvBlocks": 6, "intraWGOverlap": True, "interWGPingpong": False, "gemm0Latency": 3}
     with pytest.raises(ValueError, match="on or off"):
         rw.initial_knobs(fa3, {"intraWGOverlap": "maybe"})
-    # --model attention on a GEMM structure: the attention rule for the kernel layer.
-    assert rw.initial_knobs(_with_layer(parsed, schedule="pingpong", num_mma_warpgroups=None),
-                            {"model": "attention"}) == {"model": "attention"}
 
 
 def test_cli_knob_flags_reach_the_page(fa3, tmp_path):

@@ -405,13 +405,15 @@ test("insight over randomized knobs (ample stages): both overlaps on never lose"
 
 test("defaultModel: GEMM-like -> gemm; K/V(/Vt) pipelines or 88's shared K/V -> attention", () => {
   assert.equal(KS.defaultModel(null), "gemm");
-  assert.equal(KS.defaultModel({}), "gemm");
-  assert.equal(KS.defaultModel(gemmLike()), "gemm");
+  // No pipeline op: no model fits, and none is offered (the page shows the no-model page).
+  assert.equal(KS.defaultModel({}), null);
+  // An mma with no pipeline protocol: no model (defaultModel is the fit's model, never a shape guess).
+  assert.equal(KS.defaultModel(gemmLike()), null);
   assert.equal(KS.defaultModel(fa3Like()), "attention");
   assert.equal(KS.defaultModel(sharedKV()), "attention");
-  assert.equal(KS.defaultModel({ pipelines: [{ alias: "MainloopPipelineK" }, { alias: "MainloopPipelineV" }] }), "attention");
-  // K and V buffers alone are not enough: both GEMMs (qk and pv) must be there too.
-  assert.equal(KS.defaultModel({ buffers: [{ operand: "K" }, { operand: "V" }] }), "gemm");
+  // Declarations alone run nothing: no op, no model (a page that drew FA3 here would be a guess).
+  assert.equal(KS.defaultModel({ pipelines: [{ alias: "MainloopPipelineK" }, { alias: "MainloopPipelineV" }] }), null);
+  assert.equal(KS.defaultModel({ buffers: [{ operand: "K" }, { operand: "V" }] }), null);
   assert.equal(KS.defaultModel(readJson("examples/fa3_fwd.json")), "attention");
   assert.equal(KS.defaultModel(readJson("examples/sm90_gemm_pingpong.json")), "gemm");
   assert.equal(KS.defaultModel(readJson("tests/fixtures/fa3_style_mainloop.parsed.json")), "attention");

@@ -73,11 +73,11 @@ function lanesLike(r, re) {
 
 test("SM100 structures pick the blackwell model; SM90 ones do not", () => {
   assert.equal(KS.defaultModel(PAIR), "blackwell");
-  assert.equal(KS.defaultModel({ arch: "sm100" }), "blackwell");
-  assert.equal(KS.defaultModel({ functions: [{ role: "both", ops: [{ op: "mma", unit: "umma", line: 3 }] }] }), "blackwell");
-  assert.equal(KS.defaultModel({ kernel_layer: { warp_roles: [{ name: "MMA", warps: [0], line: 236 }] } }), "blackwell");
-  assert.equal(KS.defaultModel({ functions: [{ role: "both", ops: [{ op: "mma", unit: "wgmma", line: 3 }] }] }), "gemm");
-  assert.equal(KS.defaultModel({ arch: "sm90" }), "gemm");
+  // An arch, an UMMA or an MMA warp role alone is no kernel the model runs: no model, never a guess.
+  assert.equal(KS.defaultModel({ arch: "sm100" }), null);
+  assert.equal(KS.defaultModel({ functions: [{ role: "both", ops: [{ op: "mma", unit: "umma", line: 3 }] }] }), null);
+  assert.equal(KS.defaultModel({ kernel_layer: { warp_roles: [{ name: "MMA", warps: [0], line: 236 }] } }), null);
+  assert.equal(KS.defaultModel({ arch: "sm90" }), null);
   assert.equal(KS.defaultModel(null), "gemm");
   const r = KS.simulate(PAIR, {});
   assert.equal(r.model, "blackwell");
@@ -392,11 +392,12 @@ test("honest assumptions: no kernel layer, no CLC, nothing parsed", () => {
   assert.ok(!b.lanes.some((l) => l.id === "sched"));
   assert.ok(b.fit.assumptions.includes("kernel layer without a CLC scheduler: tiles are assigned statically (no sched lane)"));
   assert.equal(b.total, 43);
+  // Nothing parsed: no model, no blocks (the old page assumed CUTLASS's mainloop here).
   const c = KS.simulate({ arch: "sm100" }, {});
   assert.equal(c.error, null);
-  assert.ok(c.fit.assumptions.some((m) => /^no TMA load in a producer function was parsed: the CUTLASS 4.2 sm100_mma_warpspecialized.hpp mainloop is assumed$/.test(m)));
-  // Nothing parsed: no block claims a line.
-  assert.ok(c.blocks.every((blk) => blk.lines.length === 0));
+  assert.equal(c.model, null);
+  assert.equal(c.blocks.length, 0);
+  assert.match(c.fit.reason, /no pipeline operation/);
 });
 
 test("deadlock: without the MMA warp's consumer_release (C 705) no stage is freed; the load warp waits at producer_acquire (C 607)", () => {

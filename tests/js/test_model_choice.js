@@ -44,7 +44,8 @@ test("fitModel: GEMM mainloops fit gemm; without a kernel layer the page states 
 test("fitModel: SM100 structures get the Blackwell model, never an SM90 page", () => {
   for (const st of [mainloop({ arch: "sm100" }),
     mainloop({ arch: "unknown", functions: mainloop().functions.map((f) => f.name !== "mma" ? f : Object.assign({}, f, {
-      ops: [op("consumer_wait", 21), op("mma", 22, { unit: "umma" })] })) })]) {
+      ops: [op("consumer_wait", 21, { pipeline: "MainloopPipeline" }), op("mma", 22, { unit: "umma" }),
+        op("consumer_release", 23, { pipeline: "MainloopPipeline" })] })) })]) {
     const r = KS.simulate(st, {});
     assert.equal(r.model, "blackwell");
     assert.match(r.fit.reason, /SM100 \(Blackwell\)/);
@@ -66,14 +67,20 @@ test("fitModel: SM120 (GeForce Blackwell: warp-level MMA, no TMEM/UMMA) gets no 
   assert.equal(KS.fitModel(mainloop({ arch: "sm103" })).model, "blackwell");
 });
 
-test("fitModel: SM100 attention (Q/K/V operands) gets no model: the Blackwell model is the SM100 GEMM", () => {
-  const attn = mainloop({ arch: "sm100", buffers: [{ name: "smem_q", operand: "Q" }, { name: "smem_k", operand: "K" }],
-    functions: mainloop().functions.map((f) => f.name !== "load" ? f : Object.assign({}, f, {
-      ops: f.ops.map((o) => o.op === "tma_load" ? Object.assign({}, o, { operand: "V" }) : o) })) });
-  const fit = KS.fitModel(attn);
-  assert.equal(fit.model, null);
-  assert.match(fit.reason, /SM100 attention kernel \(operands K, Q, V\).*not modelled yet/);
-  assert.equal(KS.fitModel(mainloop({ arch: "sm100" })).model, "blackwell");
+test("fitModel: SM100 attention is recognised by its structure (two chained tiled MMAs), not by operand names", () => {
+  const twoMmas = (a, b) => mainloop({ arch: "sm100", functions: mainloop().functions.map((f) => f.name !== "mma" ? f : Object.assign({}, f, {
+    ops: [f.ops[0], op("mma", 22, { unit: "umma", receiver: a }), op("mma", 24, { unit: "umma", receiver: b }), f.ops[2]] })) });
+  // Latent attention's operands are not Q/K/V: the two GEMMs decide (77's sm100_fmha_mla_tma_warpspecialized.hpp).
+  for (const [a, b] of [["mma_qk", "mma_pv_ts"], ["tiled_mma_qk", "tiled_mma_pv"], ["gemm_Si[0]", "pv_mma_op"]]) {
+    const fit = KS.fitModel(twoMmas(a, b));
+    assert.equal(fit.model, null, a);
+    assert.match(fit.reason, /on 2 tiled MMAs .*chained GEMMs.*not modelled on SM100 yet/);
+  }
+  // One tiled MMA issued twice with different arguments (.with(...)) is one path: a GEMM.
+  assert.equal(KS.fitModel(twoMmas("tiled_mma.with(accumulate, Scaler{})", "tiled_mma.with(accumulate, ZeroScaler{})")).model, "blackwell");
+  // Operand names do not decide: a GEMM whose loads are called Q and K is still a GEMM.
+  const named = mainloop({ arch: "sm100", buffers: [{ name: "smem_q", operand: "Q" }, { name: "smem_k", operand: "K" }] });
+  assert.equal(KS.fitModel(named).model, "blackwell");
 });
 
 test("fitModel: an arch below sm100 is never Blackwell; warp-role branches alone do not make it so", () => {
@@ -93,7 +100,11 @@ test("fitModel: no pipeline op, no loads, no MMA, several pipelines, one non-spe
     [{ functions: [{ name: "f", role: "other", ops: [] }] }, /no pipeline operation/],
     [mainloop({ kind: "kernel_layer" }), /only a kernel layer/],
     [mainloop({ functions: [mainloop().functions[1]] }), /no producer function loads/],
-    [mainloop({ functions: [mainloop().functions[0], { name: "store", role: "consumer", ops: [op("consumer_wait", 30)] }] }), /no consumer function issues an MMA/],
+    [mainloop({ functions: [mainloop().functions[0], { name: "store", role: "consumer", ops: [op("consumer_wait", 30)] }] }), /no MMA was parsed/],
+    // MMAs in a helper no consumer role is seen to call: said, with the helper's name and line.
+    [mainloop({ functions: [mainloop().functions[0], { name: "store", role: "consumer", ops: [op("consumer_wait", 30)] },
+      { name: "gemm_helper", role: "other", line: 40, ops: [op("mma", 41)] }] }), /no consumer-role function issues an MMA \(MMAs were parsed in gemm_helper\(\) at line 40/],
+    [mainloop({ functions: [mainloop().functions[0], { name: "store", role: "consumer", ops: [op("tma_store", 30)] }] }), /an epilogue collective \(TMA stores, no MMA\)/],
     [mainloop({ functions: [mainloop().functions[0], { name: "mma", role: "consumer", ops: [
       op("consumer_wait", 21, { pipeline: "MainloopPipeline" }), op("consumer_wait", 24, { pipeline: "PipelineDO" }), op("mma", 25)] }] }), /2 pipelines/],
     [mainloop({ functions: [{ name: "operator()", role: "both", ops: [op("tma_load", 3, { pipeline: "P" }), op("consumer_wait", 4, { pipeline: "P" }), op("mma", 5)] }] }),
@@ -221,5 +232,5 @@ test("schema v2 and cute-dsl structures: pipeline identity is op.object || op.pi
   // Two objects of one alias are two pipelines for the fit (the identity is the object).
   const two = JSON.parse(JSON.stringify(dsl));
   two.functions[1].ops[0].object = "other_pipeline";
-  assert.match(KS.fitModel(two).reason, /2 pipelines \(ab_pipeline, other_pipeline\)/);
+  assert.match(KS.fitModel(two).reason, /2 pipelines \(ab_pipeline[^;]*; other_pipeline/);
 });
