@@ -1,0 +1,74 @@
+// How well the steady-state bound of sim/perf.js predicts: for public results (each with its
+// source), print the predicted TFLOPS, the reported TFLOPS and their ratio. The bound is computed
+// from single-operation figures only (sim/gpus.json); nothing here is fitted to these results.
+// Usage: node bench/bench_predict.js [--json]   (not part of the test suite; no timing)
+"use strict";
+
+const path = require("node:path");
+const fs = require("node:fs");
+const KP = require(path.join(__dirname, "..", "sim", "perf.js"));
+
+const TABLE = JSON.parse(fs.readFileSync(path.join(__dirname, "..", "sim", "gpus.json"), "utf8"));
+
+/** The FA3 paper's forward benchmark shapes: batch x seqlen = 16k and heads x headdim = 2048. */
+function fa3Shape(headdim, seqlen) {
+  return { batch: 16384 / seqlen, heads: 2048 / headdim, seqlen: seqlen, headdim: headdim, blockM: 128, blockN: 128, dtype: "bf16" };
+}
+
+const FA3_FIGURE = "FlashAttention-3 (Shah et al., arXiv 2407.08608), figure 'Attention forward speed, head dim D (H100 80GB SXM5)', FA3 bar at 16k, as transcribed by subtext.edge.nugit.net";
+
+/**
+ * Public results. kind: "attention" (predictAttention) or "gemm" (predictGemm). `caveat` says how
+ * far the configuration is known.
+ */
+const CASES = [
+  { label: "FA3 fwd BF16 hdim 128, seqlen 16k (H100 SXM)", kind: "attention", gpu: "h100-sxm", config: fa3Shape(128, 16384), reported: 648,
+    source: FA3_FIGURE.replace("D", "128"), caveat: "mask not stated in the transcription (taken as the non-causal panel); FA3's own block shape differs from the 128x128 used here" },
+  { label: "FA3 fwd BF16 hdim 128, seqlen 16k (H100, pytorch/benchmark)", kind: "attention", gpu: "h100-sxm", config: fa3Shape(128, 16384), reported: 620.73,
+    source: "pytorch/benchmark commit ff65cb6 ('Fix dimension order for FlashAttention-3'), flash_v3-tflops for (1, 16, 16384, 128)", caveat: "H100 variant (SXM or PCIe) not stated in the commit message; taken as SXM" },
+  { label: "FA3 fwd BF16 hdim 64, seqlen 16k (H100 SXM)", kind: "attention", gpu: "h100-sxm", config: fa3Shape(64, 16384), reported: 497,
+    source: FA3_FIGURE.replace("D", "64"), caveat: "as for hdim 128" },
+  { label: "FA3 fwd BF16 hdim 256, seqlen 16k (H100 SXM)", kind: "attention", gpu: "h100-sxm", config: fa3Shape(256, 16384), reported: 642,
+    source: FA3_FIGURE.replace("D", "256"), caveat: "as for hdim 128" },
+  { label: "FA4 fwd BF16 'up to' (B200)", kind: "attention", gpu: "b200", config: fa3Shape(128, 16384), reported: 1605,
+    source: "Together AI, 'FlashAttention-4' blog post: 'On B200 with BF16, it reaches up to 1605 TFLOPs/s (71% utilization)'", caveat: "configuration of the peak not stated in the stored excerpt; compared against hdim 128, seqlen 16k" }
+];
+
+/** Predicted TFLOPS of one case: {bound, serial?, bottleneck}. */
+function predict(c) {
+  const gpu = KP.gpuFrom(TABLE, c.gpu);
+  if (c.kind === "gemm") {
+    const p = KP.predictGemm(c.config, gpu);
+    return { bound: p.tflops, serial: null, bottleneck: p.bottleneck };
+  }
+  const a = KP.predictAttention(c.config, gpu);
+  return { bound: a.overlapped.tflops, serial: a.serial.tflops, bottleneck: a.bottleneck };
+}
+
+function fmt(x, digits) { return x === null ? "-" : x.toFixed(digits); }
+
+function main(argv) {
+  const rows = CASES.map((c) => {
+    const p = predict(c);
+    return {
+      label: c.label, reported: c.reported,
+      predicted: p.bound, ratio: p.bound / c.reported,
+      predictedSerial: p.serial, ratioSerial: p.serial === null ? null : p.serial / c.reported,
+      bottleneck: p.bottleneck, source: c.source, caveat: c.caveat
+    };
+  });
+  if (argv.indexOf("--json") >= 0) {
+    process.stdout.write(JSON.stringify(rows, null, 2) + "\n");
+    return 0;
+  }
+  const lines = ["| configuration | reported TFLOPS | bound (overlapped) | ratio | bound (serial softmax) | ratio | bottleneck |", "|---|---|---|---|---|---|---|"];
+  rows.forEach((r) => {
+    lines.push("| " + [r.label, fmt(r.reported, 1), fmt(r.predicted, 1), fmt(r.ratio, 2), fmt(r.predictedSerial, 1), fmt(r.ratioSerial, 2), r.bottleneck].join(" | ") + " |");
+  });
+  lines.push("");
+  rows.forEach((r, i) => lines.push((i + 1) + ". " + r.label + ": " + r.source + ". Caveat: " + r.caveat + "."));
+  process.stdout.write(lines.join("\n") + "\n");
+  return 0;
+}
+
+process.exitCode = main(process.argv.slice(2));

@@ -1,0 +1,472 @@
+/*
+ * sim/perf.js: cycles, microseconds and TFLOPs from a kernel's tile shape and a GPU's published
+ * figures (issue 21, parts 1, 3 and the formula half of 4/5).
+ *
+ * Pure and DOM-free, plain ES2017, ASCII only, no module syntax (the page will inline it as a
+ * classic script, which makes KernelPerf a global; Node gets it through module.exports). Every
+ * formula is documented in docs/performance.md with its inputs, source and what it ignores.
+ *
+ * Two layers:
+ *   resolveGpu(entry, {clockMHz}) flattens one sim/gpus.json preset into plain numbers per clock
+ *   per SM (the only shape the formulas read, so tests can hand-make one);
+ *   mmaCycles / tmaCycles / softmaxCycles / epilogueCycles / problemTime are the per-op formulas;
+ *   predictGemm / predictAttention combine them into the steady-state bound (not the schedule
+ *   simulation: schedule.js will take these per-op cycles as its latencies later).
+ */
+var KernelPerf = (function () {
+  "use strict";
+
+  /** Bytes per element of each dtype the presets name (fp4: two elements per byte). */
+  var DTYPE_BYTES = { bf16: 2, fp16: 2, fp8: 1, tf32: 4, fp4: 0.5, fp32: 4 };
+
+  /** Dtypes with a tensor-core rate in sim/gpus.json (fp4 only on SM100). */
+  var TENSOR_DTYPES = ["bf16", "fp16", "fp8", "tf32", "fp4"];
+
+  /**
+   * FP32-pipe operations per softmax element, FA3-style: one FFMA for x * scale - rowmax * scale
+   * and one FADD into the row sum (the row max is an FMNMX on the ALU pipe and is not counted).
+   */
+  var SOFTMAX_FMA_PER_ELEMENT = 2;
+
+  /** Accumulator bytes per output element (FP32 accumulation, as every preset's tensor peak). */
+  var ACCUMULATOR_BYTES = 4;
+
+  /** One PerfError type: bad input to the formulas or the CLI; its message is one line. */
+  function PerfError(message) {
+    this.name = "PerfError";
+    this.message = message;
+  }
+  PerfError.prototype = Object.create(Error.prototype);
+  PerfError.prototype.constructor = PerfError;
+
+  function fail(message) { throw new PerfError(message); }
+
+  /** The value of a sim/gpus.json figure ({value, ...}), or null. */
+  function figure(f) { return f && typeof f.value === "number" ? f.value : null; }
+
+  function positive(x, what) {
+    if (typeof x !== "number" || !isFinite(x) || x <= 0) fail(what + " must be a positive number, got " + JSON.stringify(x));
+    return x;
+  }
+
+  function dtypeBytes(dtype) {
+    if (!Object.prototype.hasOwnProperty.call(DTYPE_BYTES, dtype)) fail("unknown dtype " + JSON.stringify(dtype) + " (one of " + Object.keys(DTYPE_BYTES).join(", ") + ")");
+    return DTYPE_BYTES[dtype];
+  }
+
+  /**
+   * Flatten a gpus.json preset into numbers per clock per SM at clockMHz (default: the preset's
+   * tensor clock). Tensor rates come from the preset; where a rate is null but the datasheet TFLOPS
+   * is known, rate = TFLOPS / (SMs x clock) (marked in derivedRates). Bandwidths become bytes per
+   * clock per SM: GB/s / SMs / clock. Null figures stay null.
+   */
+  function resolveGpu(entry, opts) {
+    if (!entry || typeof entry !== "object") fail("no GPU preset given");
+    var sms = figure(entry.sms);
+    if (sms === null) fail((entry.name || "GPU") + " has no SM count");
+    var clockMHz = opts && opts.clockMHz !== undefined && opts.clockMHz !== null ? positive(opts.clockMHz, "clockMHz") : figure(entry.clockMHz);
+    if (clockMHz === null) fail((entry.name || "GPU") + " has no published tensor clock: pass a clock (--clock-mhz N)");
+    var rates = {};
+    var derived = [];
+    var table = entry.tensorFlopPerClockPerSm || {};
+    TENSOR_DTYPES.forEach(function (dt) {
+      var f = table[dt];
+      if (!f) { rates[dt] = null; return; }
+      if (figure(f) !== null) rates[dt] = f.value;
+      else if (typeof f.datasheetTflops === "number") {
+        rates[dt] = f.datasheetTflops * 1e12 / (sms * clockMHz * 1e6);
+        derived.push(dt);
+      } else rates[dt] = null;
+    });
+    var perSmPerClock = function (gbs) { return gbs === null ? null : gbs * 1e9 / sms / (clockMHz * 1e6); };
+    var lat = entry.latencyCycles || {};
+    return {
+      name: entry.name || "",
+      arch: entry.arch || "",
+      sms: sms,
+      clockMHz: clockMHz,
+      tensorFlopPerClockPerSm: rates,
+      derivedRates: derived,
+      fp32FmaPerClockPerSm: figure(entry.fp32FmaPerClockPerSm),
+      mufuEx2PerClockPerSm: figure(entry.mufuEx2PerClockPerSm),
+      smemBytesPerClockPerSm: figure(entry.smemBytesPerClockPerSm),
+      hbmBytesPerClockPerSm: perSmPerClock(figure(entry.hbmBandwidthGBs)),
+      l2BytesPerClockPerSm: perSmPerClock(figure(entry.l2BandwidthGBs)),
+      l2SizeBytes: figure(entry.l2SizeMB) === null ? null : entry.l2SizeMB.value * 1e6,
+      smemPerCtaBytes: figure(entry.smemPerCtaKB) === null ? null : entry.smemPerCtaKB.value * 1024,
+      tmemPerSmBytes: figure(entry.tmemPerSmKB) === null ? null : entry.tmemPerSmKB.value * 1024,
+      latencyCycles: { unloaded: figure(lat.unloaded), loaded: figure(lat.loaded) },
+      ummaIssueIntervalCycles: figure(entry.ummaIssueIntervalCycles)
+    };
+  }
+
+  /** The preset `name` of a parsed gpus.json, resolved (see resolveGpu). */
+  function gpuFrom(table, name, opts) {
+    var gpus = table && table.gpus;
+    if (!gpus || !Object.prototype.hasOwnProperty.call(gpus, name)) fail("unknown GPU " + JSON.stringify(name) + (gpus ? " (one of " + Object.keys(gpus).join(", ") + ")" : ""));
+    return resolveGpu(gpus[name], opts);
+  }
+
+  /** Dense tensor FLOP per clock per SM for dtype, or a PerfError when the preset has none. */
+  function tensorRate(gpu, dtype) {
+    dtypeBytes(dtype);
+    var r = gpu.tensorFlopPerClockPerSm && gpu.tensorFlopPerClockPerSm[dtype];
+    if (typeof r !== "number" || !(r > 0)) fail((gpu.name || "this GPU") + " has no " + dtype + " tensor rate");
+    return r;
+  }
+
+  /**
+   * Cycles of one m x n x k MMA (WGMMA on SM90, UMMA on SM100): 2mnk FLOPs over the SM's dense
+   * tensor rate. With `sharers` warpgroups issuing at once the tensor core is shared, so each MMA
+   * takes sharers times as long (the SM's throughput is unchanged). Ignores issue overhead, operand
+   * fetch from shared memory, and the pipeline fill of the first MMA.
+   */
+  function mmaCycles(shape, gpu, opts) {
+    var m = positive(shape.m, "m"), n = positive(shape.n, "n"), k = positive(shape.k, "k");
+    var sharers = opts && opts.sharers !== undefined ? positive(opts.sharers, "sharers") : 1;
+    return 2 * m * n * k / tensorRate(gpu, shape.dtype) * sharers;
+  }
+
+  /**
+   * Cycles of one TMA load of `bytes` into one SM: latency + transfer. Transfer charges the bytes
+   * that miss L2, (1 - reuse) * bytes, to this SM's share of HBM (HBM GB/s / SMs, per clock), and
+   * the bytes that hit, reuse * bytes, to its share of L2 bandwidth when the preset has one (else
+   * they cost nothing, reported as l2Known: false). latency: opts.latencyCycles, else the preset's
+   * loaded/unloaded figure (opts.loaded), else null (cycles then exclude it: latencyKnown false).
+   */
+  function tmaCycles(load, gpu, opts) {
+    var bytes = load.bytes;
+    if (typeof bytes !== "number" || !isFinite(bytes) || bytes < 0) fail("bytes must be a number >= 0, got " + JSON.stringify(bytes));
+    var o = opts || {};
+    var reuse = o.reuse === undefined || o.reuse === null ? 0 : o.reuse;
+    if (typeof reuse !== "number" || !(reuse >= 0 && reuse <= 1)) fail("reuse must be in [0, 1], got " + JSON.stringify(o.reuse));
+    if (gpu.hbmBytesPerClockPerSm === null) fail((gpu.name || "this GPU") + " has no HBM bandwidth");
+    var hbmBytes = bytes * (1 - reuse);
+    var l2Bytes = bytes * reuse;
+    var l2Known = gpu.l2BytesPerClockPerSm !== null;
+    var transfer = hbmBytes / gpu.hbmBytesPerClockPerSm + (l2Known ? l2Bytes / gpu.l2BytesPerClockPerSm : 0);
+    var latency = null;
+    if (o.latencyCycles !== undefined && o.latencyCycles !== null) {
+      latency = o.latencyCycles;
+      if (typeof latency !== "number" || !isFinite(latency) || latency < 0) fail("latencyCycles must be a number >= 0, got " + JSON.stringify(latency));
+    } else latency = gpu.latencyCycles[o.loaded ? "loaded" : "unloaded"];
+    return {
+      cycles: (latency === null ? 0 : latency) + transfer,
+      transfer: transfer,
+      latency: latency,
+      latencyKnown: latency !== null,
+      hbmBytes: hbmBytes,
+      l2Bytes: l2Bytes,
+      l2Known: l2Known
+    };
+  }
+
+  /**
+   * The default L2 reuse of a GEMM mainloop load: the share of one wave's A and B k-slices that
+   * another CTA of the same wave already fetched. A wave is the first min(tiles, SMs) output tiles
+   * in raster order along N (CUTLASS's default rasterization); it touches `rows` distinct M tiles
+   * and `cols` distinct N tiles, so it fetches rows + cols distinct slices out of 2 x waveCtas
+   * requested: reuse = 1 - (rows + cols) / (2 x waveCtas). Assumes the wave's CTAs move through
+   * k together and that one k-step's slices fit in L2 (they are KBs against tens of MB); ignores
+   * swizzled rasterization, cluster multicast and the second wave onward.
+   */
+  function gemmWaveReuse(problem, tile, sms) {
+    var tilesM = Math.ceil(problem.m / tile.m), tilesN = Math.ceil(problem.n / tile.n);
+    var ctas = Math.min(tilesM * tilesN, sms);
+    var rows = Math.ceil(ctas / tilesN);
+    var cols = Math.min(ctas, tilesN);
+    return 1 - (rows + cols) / (2 * ctas);
+  }
+
+  /**
+   * Cycles of the softmax of a rows x cols block on one SM: rows*cols exponentials over the MUFU
+   * ex2 rate and SOFTMAX_FMA_PER_ELEMENT FP32 ops per element over the FMA rate. The two pipes
+   * issue independently, so cycles = max(exp, fma); both are returned. Ignores the row max, the
+   * conversion to the MMA dtype, the O rescale and register-pressure stalls.
+   */
+  function softmaxCycles(block, gpu, opts) {
+    var rows = positive(block.rows, "rows"), cols = positive(block.cols, "cols");
+    var perElement = opts && opts.fmaPerElement !== undefined ? opts.fmaPerElement : SOFTMAX_FMA_PER_ELEMENT;
+    if (gpu.mufuEx2PerClockPerSm === null) fail((gpu.name || "this GPU") + " has no MUFU rate");
+    var exp = rows * cols / gpu.mufuEx2PerClockPerSm;
+    var fma = gpu.fp32FmaPerClockPerSm === null ? null : rows * cols * perElement / gpu.fp32FmaPerClockPerSm;
+    return { cycles: fma === null ? exp : Math.max(exp, fma), exp: exp, fma: fma, fmaKnown: fma !== null };
+  }
+
+  /**
+   * Cycles of one output tile's epilogue: write the m x n output (outDtype) to shared memory at the
+   * SM's shared-memory bandwidth, then TMA-store it at this SM's HBM share; the two are summed (no
+   * overlap between tiles). The accumulator read is free on SM90 (registers); on SM100 it is a TMEM
+   * -> register copy whose bandwidth has no source here, so it is not charged (tmemReadKnown false).
+   * Ignores bias/activation math, a source C read, and overlap with the next tile's mainloop.
+   */
+  function epilogueCycles(tile, gpu) {
+    var m = positive(tile.m, "m"), n = positive(tile.n, "n");
+    var outBytes = m * n * dtypeBytes(tile.outDtype || "bf16");
+    if (gpu.smemBytesPerClockPerSm === null) fail((gpu.name || "this GPU") + " has no shared-memory bandwidth");
+    if (gpu.hbmBytesPerClockPerSm === null) fail((gpu.name || "this GPU") + " has no HBM bandwidth");
+    var smemStore = outBytes / gpu.smemBytesPerClockPerSm;
+    var tmaStore = outBytes / gpu.hbmBytesPerClockPerSm;
+    return {
+      cycles: smemStore + tmaStore,
+      accumulatorRead: 0,
+      accumulatorBytes: m * n * ACCUMULATOR_BYTES,
+      tmemReadKnown: gpu.arch !== "sm100",
+      smemStore: smemStore,
+      tmaStore: tmaStore,
+      outBytes: outBytes
+    };
+  }
+
+  /**
+   * Whole-problem time from one tile's cycles: tiles run in waves of `sms` (one CTA per SM), the
+   * last wave partial (tile quantization): cycles = ceil(tiles / sms) x tileCycles. With flops and
+   * peakTflops, also TFLOPS and the share of peak. Ignores launch overhead, persistent-kernel
+   * load balancing (a partial wave is charged as a full one) and clock drops under load.
+   */
+  function problemTime(p) {
+    var tileCycles = positive(p.tileCycles, "tileCycles");
+    var tiles = positive(p.tiles, "tiles"), sms = positive(p.sms, "sms");
+    var clockMHz = positive(p.clockMHz, "clockMHz");
+    var waves = Math.ceil(tiles / sms);
+    var cycles = waves * tileCycles;
+    var us = cycles / clockMHz;
+    var tflops = typeof p.flops === "number" ? p.flops / (us * 1e-6) / 1e12 : null;
+    return {
+      cycles: cycles,
+      us: us,
+      waves: waves,
+      lastWaveTiles: tiles - (waves - 1) * sms,
+      waveEfficiency: tiles / (waves * sms),
+      tflops: tflops,
+      peakFraction: tflops !== null && typeof p.peakTflops === "number" ? tflops / p.peakTflops : null
+    };
+  }
+
+  /** Dense tensor peak of the whole GPU in TFLOPS at its resolved clock. */
+  function peakTflops(gpu, dtype) {
+    return tensorRate(gpu, dtype) * gpu.sms * gpu.clockMHz * 1e6 / 1e12;
+  }
+
+  /**
+   * Steady-state bound of a TMA-fed GEMM: per k-tile, the larger of the MMA cycles and the TMA
+   * transfer cycles (the stages hide the latency once the ring is full), times the k-tiles, plus the
+   * epilogue. Not the schedule simulation. When a TMA latency is known, also the stages needed to
+   * hide it: ceil((latency + transfer) / max(mma, transfer)); with fewer stages the bottleneck is
+   * "tma-latency" (the bound is then optimistic). stageRingFits: stages x (A + B k-tile bytes)
+   * against the per-CTA shared memory (the epilogue's buffer is not counted). c = {tile:{m,n,k}, problem:{m,n,k}, dtype,
+   * outDtype?, stages?, consumers?, reuse?, latencyCycles?, loaded?}.
+   */
+  function predictGemm(c, gpu) {
+    var tile = c.tile, problem = c.problem, dtype = c.dtype || "bf16";
+    ["m", "n", "k"].forEach(function (d) { positive(tile[d], "tile " + d); positive(problem[d], "problem " + d); });
+    var consumers = c.consumers === undefined ? 1 : positive(c.consumers, "consumers");
+    var bytes = dtypeBytes(dtype);
+    var reuse = c.reuse === undefined || c.reuse === null ? gemmWaveReuse(problem, tile, gpu.sms) : c.reuse;
+    var mma = mmaCycles({ m: tile.m, n: tile.n, k: tile.k, dtype: dtype }, gpu);
+    var tma = tmaCycles({ bytes: (tile.m + tile.n) * tile.k * bytes }, gpu, { reuse: reuse, latencyCycles: c.latencyCycles, loaded: c.loaded });
+    var epi = epilogueCycles({ m: tile.m, n: tile.n, outDtype: c.outDtype || dtype }, gpu);
+    var kTiles = Math.ceil(problem.k / tile.k);
+    var perKTile = Math.max(mma, tma.transfer);
+    var tileCycles = perKTile * kTiles + epi.cycles;
+    var stagesNeeded = tma.latencyKnown ? Math.ceil((tma.latency + tma.transfer) / perKTile) : null;
+    var tiles = Math.ceil(problem.m / tile.m) * Math.ceil(problem.n / tile.n);
+    var flops = 2 * problem.m * problem.n * problem.k;
+    var time = problemTime({ tileCycles: tileCycles, tiles: tiles, sms: gpu.sms, clockMHz: gpu.clockMHz, flops: flops, peakTflops: peakTflops(gpu, dtype) });
+    var bottleneck;
+    if (stagesNeeded !== null && c.stages !== undefined && c.stages < stagesNeeded) bottleneck = "tma-latency";
+    else if (epi.cycles > perKTile * kTiles) bottleneck = "epilogue";
+    else bottleneck = mma >= tma.transfer ? "tensor-core" : "tma-bandwidth";
+    return {
+      gpu: gpu.name,
+      clockMHz: gpu.clockMHz,
+      dtype: dtype,
+      tile: { m: tile.m, n: tile.n, k: tile.k },
+      problem: { m: problem.m, n: problem.n, k: problem.k },
+      stages: c.stages === undefined ? null : c.stages,
+      kTileCycles: {
+        mma: mma,
+        mmaPerConsumer: mma * consumers,
+        tmaTransfer: tma.transfer,
+        tmaLatency: tma.latency,
+        tmaBytes: (tile.m + tile.n) * tile.k * bytes,
+        tmaHbmBytes: tma.hbmBytes,
+        l2Reuse: reuse,
+        l2BandwidthKnown: tma.l2Known
+      },
+      epilogueCycles: epi.cycles,
+      kTiles: kTiles,
+      tileCycles: tileCycles,
+      stagesNeeded: stagesNeeded,
+      stageRingBytes: c.stages === undefined ? null : c.stages * (tile.m + tile.n) * tile.k * bytes,
+      stageRingFits: c.stages === undefined || gpu.smemPerCtaBytes === null ? null : c.stages * (tile.m + tile.n) * tile.k * bytes <= gpu.smemPerCtaBytes,
+      tiles: tiles,
+      waves: time.waves,
+      waveEfficiency: time.waveEfficiency,
+      time: { cycles: time.cycles, us: time.us },
+      tflops: time.tflops,
+      peakTflops: peakTflops(gpu, dtype),
+      peakFraction: time.peakFraction,
+      bottleneck: bottleneck,
+      model: "steady-state bound (max of MMA and TMA throughput per k-tile x k-tiles + epilogue), not the schedule simulation"
+    };
+  }
+
+  /**
+   * Steady-state bound of a FlashAttention-style forward pass: one CTA per (batch, head, blockM
+   * rows of Q); per KV block two MMAs (S = Q K^T and O = P V, 4 * blockM * blockN * headdim FLOPs),
+   * the K and V tile loads, and the softmax of the blockM x blockN scores. `overlapped`: per KV block
+   * max(mma, softmax, tma) (softmax hidden behind the other warpgroup's MMAs, as FA3's pingpong
+   * aims for); `serial`: mma + softmax, max'ed with tma (no softmax overlap). Causal halves the KV
+   * blocks and FLOPs. K/V reuse defaults to 1 - 1/(CTAs of a wave sharing one head). Ignores the Q
+   * load, the O rescale and the epilogue (charged once per tile below), and masking cost.
+   */
+  function predictAttention(c, gpu) {
+    var dtype = c.dtype || "bf16";
+    var bm = positive(c.blockM, "blockM"), bn = positive(c.blockN, "blockN"), d = positive(c.headdim, "headdim");
+    var batch = positive(c.batch, "batch"), heads = positive(c.heads, "heads"), seqlen = positive(c.seqlen, "seqlen");
+    var ctasPerHead = Math.ceil(seqlen / bm);
+    var reuse = c.reuse === undefined || c.reuse === null ? 1 - 1 / Math.min(ctasPerHead, gpu.sms) : c.reuse;
+    var mma = mmaCycles({ m: bm, n: bn, k: d, dtype: dtype }, gpu) * 2;
+    var tma = tmaCycles({ bytes: 2 * bn * d * dtypeBytes(dtype) }, gpu, { reuse: reuse, latencyCycles: c.latencyCycles });
+    var sm = softmaxCycles({ rows: bm, cols: bn }, gpu);
+    var kvBlocks = Math.ceil(seqlen / bn) * (c.causal ? 0.5 : 1);
+    var epi = epilogueCycles({ m: bm, n: d, outDtype: dtype }, gpu);
+    var tiles = batch * heads * ctasPerHead;
+    var flops = 4 * batch * heads * seqlen * seqlen * d * (c.causal ? 0.5 : 1);
+    var peak = peakTflops(gpu, dtype);
+    var variant = function (perBlock) {
+      var t = problemTime({ tileCycles: perBlock * kvBlocks + epi.cycles, tiles: tiles, sms: gpu.sms, clockMHz: gpu.clockMHz, flops: flops, peakTflops: peak });
+      return { kvBlockCycles: perBlock, time: { cycles: t.cycles, us: t.us }, tflops: t.tflops, peakFraction: t.peakFraction };
+    };
+    var over = Math.max(mma, sm.cycles, tma.transfer);
+    return {
+      gpu: gpu.name,
+      clockMHz: gpu.clockMHz,
+      kvBlockCycles: { mma: mma, softmax: sm.cycles, exp: sm.exp, fma: sm.fma, tmaTransfer: tma.transfer, kvReuse: reuse },
+      kvBlocks: kvBlocks,
+      tiles: tiles,
+      overlapped: variant(over),
+      serial: variant(Math.max(mma + sm.cycles, tma.transfer)),
+      bottleneck: over === mma ? "tensor-core" : over === sm.cycles ? "softmax" : "tma-bandwidth",
+      peakTflops: peak
+    };
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // Command line: node sim/perf.js predict --gpu NAME --tile MxNxK --dtype D --problem MxNxK ...
+
+  var USAGE = "usage: node sim/perf.js predict --gpu NAME [--gpu-file gpus.json] [--clock-mhz N] --tile MxNxK " +
+    "[--dtype bf16|fp16|fp8|tf32|fp4] [--stages N] [--consumers N] [--reuse R] [--tma-latency CYCLES] --problem MxNxK";
+
+  /** Parse "MxNxK" into {m, n, k} of positive integers, or throw PerfError naming the flag. */
+  function parseShape(text, flag) {
+    var mt = /^([1-9][0-9]*)x([1-9][0-9]*)x([1-9][0-9]*)$/.exec(String(text));
+    if (!mt) fail(flag + " expects MxNxK of positive integers, got " + JSON.stringify(text));
+    return { m: Number(mt[1]), n: Number(mt[2]), k: Number(mt[3]) };
+  }
+
+  function parseNumber(text, flag, min) {
+    var v = Number(text);
+    if (text === "" || !isFinite(v) || v < min) fail(flag + " expects a number >= " + min + ", got " + JSON.stringify(text));
+    return v;
+  }
+
+  /** Parse predict's flags into options, or throw PerfError. */
+  function parseArgs(argv) {
+    var o = { gpu: null, gpuFile: null, clockMHz: null, tile: null, dtype: "bf16", stages: undefined, consumers: undefined, reuse: null, latencyCycles: null, problem: null, help: false };
+    var takes = { "--gpu": 1, "--gpu-file": 1, "--clock-mhz": 1, "--tile": 1, "--dtype": 1, "--stages": 1, "--consumers": 1, "--reuse": 1, "--tma-latency": 1, "--problem": 1 };
+    for (var i = 0; i < argv.length; i++) {
+      var arg = argv[i];
+      var eq = arg.indexOf("=");
+      var name = arg.slice(0, 2) === "--" && eq > 0 ? arg.slice(0, eq) : arg;
+      if (name === "-h" || name === "--help") { o.help = true; continue; }
+      if (!takes[name]) fail("unknown argument " + JSON.stringify(arg));
+      var value;
+      if (eq > 0 && name !== arg) value = arg.slice(eq + 1);
+      else {
+        if (i + 1 >= argv.length) fail(name + " needs a value");
+        value = argv[++i];
+      }
+      if (name === "--gpu") o.gpu = value;
+      else if (name === "--gpu-file") o.gpuFile = value;
+      else if (name === "--clock-mhz") o.clockMHz = parseNumber(value, name, 1);
+      else if (name === "--tile") o.tile = parseShape(value, name);
+      else if (name === "--problem") o.problem = parseShape(value, name);
+      else if (name === "--dtype") { dtypeBytes(value); o.dtype = value; }
+      else if (name === "--stages") o.stages = parseNumber(value, name, 1);
+      else if (name === "--consumers") o.consumers = parseNumber(value, name, 1);
+      else if (name === "--reuse") { o.reuse = parseNumber(value, name, 0); if (o.reuse > 1) fail("--reuse expects a number in [0, 1], got " + JSON.stringify(value)); }
+      else if (name === "--tma-latency") o.latencyCycles = parseNumber(value, name, 0);
+    }
+    if (o.help) return o;
+    if (!o.gpu) fail("--gpu NAME is required");
+    if (!o.tile) fail("--tile MxNxK is required");
+    if (!o.problem) fail("--problem MxNxK is required");
+    return o;
+  }
+
+  /**
+   * Run the command line: argv without "node" and the script; io = {readFile(path), write(text),
+   * error(line), defaultGpuFile}. Returns 0, or 2 with one line on stderr for any bad input.
+   */
+  function main(argv, io) {
+    var args = argv || [];
+    if (args[0] !== "predict") { io.error("perf: the only command is predict; " + USAGE); return 2; }
+    try {
+      var o = parseArgs(args.slice(1));
+      if (o.help) { io.write(USAGE + "\n"); return 0; }
+      var path = o.gpuFile || io.defaultGpuFile;
+      var table;
+      try {
+        table = JSON.parse(io.readFile(path));
+      } catch (e) {
+        fail("cannot read " + path + ": " + String(e.message).split("\n")[0]);
+      }
+      var gpu = gpuFrom(table, o.gpu, { clockMHz: o.clockMHz });
+      var result = predictGemm({ tile: o.tile, problem: o.problem, dtype: o.dtype, stages: o.stages, consumers: o.consumers, reuse: o.reuse, latencyCycles: o.latencyCycles }, gpu);
+      io.write(JSON.stringify(result, null, 2) + "\n");
+      return 0;
+    } catch (e) {
+      if (!(e instanceof PerfError)) throw e;
+      io.error("perf: " + e.message);
+      return 2;
+    }
+  }
+
+  return {
+    DTYPE_BYTES: DTYPE_BYTES,
+    TENSOR_DTYPES: TENSOR_DTYPES.slice(),
+    SOFTMAX_FMA_PER_ELEMENT: SOFTMAX_FMA_PER_ELEMENT,
+    PerfError: PerfError,
+    resolveGpu: resolveGpu,
+    gpuFrom: gpuFrom,
+    tensorRate: tensorRate,
+    peakTflops: peakTflops,
+    mmaCycles: mmaCycles,
+    tmaCycles: tmaCycles,
+    gemmWaveReuse: gemmWaveReuse,
+    softmaxCycles: softmaxCycles,
+    epilogueCycles: epilogueCycles,
+    problemTime: problemTime,
+    predictGemm: predictGemm,
+    predictAttention: predictAttention,
+    parseArgs: parseArgs,
+    main: main,
+    USAGE: USAGE
+  };
+})();
+
+if (typeof module !== "undefined" && module.exports) {
+  module.exports = KernelPerf;
+  if (typeof require !== "undefined" && require.main === module) {
+    var perfPath = require("path");
+    var perfFs = require("fs");
+    process.exitCode = KernelPerf.main(process.argv.slice(2), {
+      readFile: function (p) { return perfFs.readFileSync(p, "utf8"); },
+      write: function (text) { process.stdout.write(text); },
+      error: function (line) { process.stderr.write(line + "\n"); },
+      defaultGpuFile: perfPath.join(__dirname, "gpus.json")
+    });
+  }
+}
