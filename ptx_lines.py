@@ -14,6 +14,7 @@ class, its statement text, its PTX line, the entry it lies in and its chain of (
 Listing.first_frame(instruction, files) maps a chain to its innermost frame in a set of files.
 """
 
+import posixpath
 import re
 from dataclasses import dataclass, field
 
@@ -155,7 +156,8 @@ def read_ptx(text):
         if stripped.startswith(".file"):
             m = RE_FILE.match(line)
             if m:
-                listing.files[int(m.group("index"))] = m.group("path")
+                # normalised: a header included as "../collective/x.hpp" is named with the `..`
+                listing.files[int(m.group("index"))] = posixpath.normpath(m.group("path"))
             continue
         if stripped.startswith((".visible", ".entry", ".func", ".weak", ".extern")):
             m = RE_ENTRY.match(line)
