@@ -19,7 +19,7 @@ import re
 from dataclasses import dataclass, field
 
 # An inline chain longer than this is cut (a cycle in the links, or pathological input): no real
-# CUTLASS instantiation measured here nests deeper than 40 (see docs/compiled-truth.md).
+# CUTLASS instantiation measured here nests deeper than 15 (see docs/compiled-truth.md).
 MAX_CHAIN_DEPTH = 256
 
 # .file 3 "/path/to/cutlass.h"[, timestamp, size]
