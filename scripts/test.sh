@@ -34,6 +34,7 @@ fi
 #    FlashAttention-4's CuTe DSL kernels for the DSL front end's tests (test only, never a runtime
 #    dependency): --no-deps, its torch / nvidia-cutlass-dsl requirements are never imported.
 .venv/bin/python -m pip install -q --disable-pip-version-check --no-deps 'flash-attn-4==4.0.0b36'
+bash scripts/install_nvcc.sh   # nvcc (PyPI wheels when missing) for tests/test_compiled_truth.py
 
 # 3. npm test dependencies (package-lock.json): speedscope, whose built page reads the Chrome
 #    trace export in the browser tests.

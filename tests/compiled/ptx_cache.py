@@ -1,0 +1,212 @@
+"""Compile the translation units of tests/compiled/ to PTX with nvcc, cached by a hash of the inputs.
+
+The cache key hashes everything the PTX depends on: the TU's text and the shared headers of this
+folder, nvcc's `--version` output, the full flag list (which holds the absolute CUTLASS include
+paths, so the PTX's .file paths match the headers the parser reads) and the CUTLASS version
+(include/cutlass/version.h and the installed nvidia-cutlass distribution's version). The cache
+lives outside the repository: $KLV_PTX_CACHE, else $XDG_CACHE_HOME (or ~/.cache)
+/kernel_logical_visualizer/ptx. A cached entry is `<key>.ptx` plus `<key>.json` (TU name, flags,
+compile seconds); writes go through a temporary file and os.replace, so a killed compile never
+leaves a half-written PTX behind.
+
+    python tests/compiled/ptx_cache.py [--jobs 2] [TU ...]   # build (or reuse) and print times
+"""
+
+import argparse
+import hashlib
+import json
+import os
+import shutil
+import subprocess
+import sys
+import time
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+NVCC_FLAGS = ("-std=c++17", "-lineinfo", "-ptx", "--expt-relaxed-constexpr")
+# A TU that takes longer than this is treated as hung (a generous bound, never a timing check:
+# the slowest TU takes about a minute on the project's 2-core machine).
+COMPILE_TIMEOUT_S = 900
+DEFAULT_JOBS = 2
+
+
+class CompileError(RuntimeError):
+    """nvcc failed on a TU (the message holds the tail of its output)."""
+
+
+@dataclass(frozen=True)
+class Unit:
+    """One translation unit: its file, target and the extra include folders (under the root)."""
+    name: str
+    arch: str                 # sm_90a / sm_100a
+    includes: tuple = ()      # folders under the CUTLASS source root, besides include/
+
+    @property
+    def path(self):
+        """The .cu file."""
+        return HERE / f"{self.name}.cu"
+
+
+UNITS = (
+    Unit("sm90_gemm_pingpong", "sm_90a"),
+    Unit("sm90_gemm_cooperative", "sm_90a"),
+    Unit("sm90_gemm_warpspecialized", "sm_90a"),
+    Unit("sm90_gemm_cpasync", "sm_90a"),
+    Unit("sm100_gemm_1sm", "sm_100a"),
+    Unit("sm100_gemm_2sm", "sm_100a"),
+    Unit("sm100_gemm_blockscaled", "sm_100a"),
+    Unit("sm90_fmha_fwd", "sm_90a", ("examples/88_hopper_fmha",)),
+    Unit("sm100_fmha_fwd", "sm_100a", ("examples/77_blackwell_fmha",)),
+)
+UNITS_BY_NAME = {u.name: u for u in UNITS}
+
+
+def find_nvcc():
+    """The nvcc to use: $KLV_NVCC, nvcc on PATH, /usr/local/cuda/bin, or the venv's PyPI wheel."""
+    env = os.environ.get("KLV_NVCC")
+    if env:
+        return env if Path(env).is_file() else None
+    found = shutil.which("nvcc")
+    if found:
+        return found
+    candidates = [Path("/usr/local/cuda/bin/nvcc")]
+    # The nvidia-cuda-nvcc wheel (scripts/install_nvcc.sh) puts it under site-packages/nvidia/.
+    for base in {Path(sys.prefix), Path(sys.executable).resolve().parent.parent}:
+        candidates += sorted(base.glob("lib/python3*/site-packages/nvidia/cu*/bin/nvcc"))
+        candidates += sorted(base.glob("lib/python3*/site-packages/nvidia/cuda_nvcc/bin/nvcc"))
+    for c in candidates:
+        if c.is_file() and os.access(c, os.X_OK):
+            return str(c)
+    return None
+
+
+def cache_dir():
+    """The PTX cache folder (created on first use)."""
+    env = os.environ.get("KLV_PTX_CACHE")
+    if env:
+        d = Path(env)
+    else:
+        base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+        d = Path(base) / "kernel_logical_visualizer" / "ptx"
+    d.mkdir(parents=True, exist_ok=True)
+    return d
+
+
+def cutlass_version(root):
+    """CUTLASS's version: version.h's MAJOR.MINOR.PATCH and the installed distribution's version."""
+    text = (root / "include" / "cutlass" / "version.h").read_text(errors="replace")
+    parts = []
+    for name in ("CUTLASS_MAJOR", "CUTLASS_MINOR", "CUTLASS_PATCH"):
+        for line in text.splitlines():
+            words = line.split()
+            if len(words) >= 3 and words[0] == "#define" and words[1] == name:
+                parts.append(words[2])
+    try:
+        from importlib.metadata import version
+        dist = version("nvidia-cutlass")
+    except Exception:   # not installed as a distribution ($CUTLASS_PATH checkout): version.h only
+        dist = "none"
+    return ".".join(parts) + "+" + dist
+
+
+def nvcc_version(nvcc):
+    """nvcc --version's output (part of the cache key)."""
+    return subprocess.run([nvcc, "--version"], capture_output=True, text=True, check=True).stdout
+
+
+def flags(unit, root):
+    """The full nvcc argument list (after the nvcc path) for one unit."""
+    incs = [f"-I{root / 'include'}", f"-I{HERE}"] + [f"-I{root / sub}" for sub in unit.includes]
+    return [*NVCC_FLAGS, f"-arch={unit.arch}", *incs]
+
+
+def cache_key(unit, root, nvcc_ver):
+    """sha256 of the TU text, this folder's headers, nvcc's version, the flags and CUTLASS's version."""
+    h = hashlib.sha256()
+    for part in (unit.path.read_bytes(),
+                 *(p.read_bytes() for p in sorted(HERE.glob("*.cuh"))),
+                 nvcc_ver.encode(), "\0".join(flags(unit, root)).encode(),
+                 cutlass_version(root).encode()):
+        h.update(hashlib.sha256(part).digest())
+    return h.hexdigest()[:32]
+
+
+def build(unit, root, nvcc, nvcc_ver=None):
+    """The unit's PTX path, compiling it unless cached; returns (path, seconds, cached)."""
+    nvcc_ver = nvcc_ver or nvcc_version(nvcc)
+    key = cache_key(unit, root, nvcc_ver)
+    out = cache_dir() / f"{unit.name}-{key}.ptx"
+    meta = out.with_suffix(".json")
+    if out.is_file() and meta.is_file():
+        return out, json.loads(meta.read_text()).get("compile_seconds"), True
+    tmp = out.with_suffix(f".tmp{os.getpid()}")
+    cmd = [nvcc, *flags(unit, root), str(unit.path), "-o", str(tmp)]
+    start = time.monotonic()
+    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=COMPILE_TIMEOUT_S)
+    seconds = round(time.monotonic() - start, 1)
+    if proc.returncode != 0 or not tmp.is_file():
+        tmp.unlink(missing_ok=True)
+        tail = "\n".join((proc.stdout + proc.stderr).splitlines()[-30:])
+        raise CompileError(f"nvcc failed on {unit.path.name} ({proc.returncode}):\n{tail}")
+    os.replace(tmp, out)
+    meta.write_text(json.dumps({"unit": unit.name, "flags": flags(unit, root),
+                                "compile_seconds": seconds, "nvcc": nvcc_ver.strip().splitlines()[-1]},
+                               indent=1, sort_keys=True))
+    return out, seconds, False
+
+
+def build_all(units, root, nvcc, jobs=DEFAULT_JOBS):
+    """{name: (path or CompileError, seconds, cached)} for the units, `jobs` nvcc at a time."""
+    nvcc_ver = nvcc_version(nvcc)
+
+    def one(unit):
+        try:
+            return unit.name, build(unit, root, nvcc, nvcc_ver)
+        except (CompileError, subprocess.TimeoutExpired) as err:
+            return unit.name, (err, None, False)
+    with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
+        return dict(pool.map(one, units))
+
+
+def cutlass_root():
+    """The CUTLASS source root (include/ and examples/) of parse_cutlass.cutlass_roots(), or None."""
+    sys.path.insert(0, str(HERE.parent.parent))
+    import parse_cutlass
+    for root in parse_cutlass.cutlass_roots():
+        if (root / "include" / "cutlass" / "version.h").is_file():
+            return root
+    return None
+
+
+def main(argv=None):
+    """Build the named units (default: all) and print one line per unit."""
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("units", nargs="*", metavar="TU", help=", ".join(UNITS_BY_NAME))
+    ap.add_argument("--jobs", type=int, default=DEFAULT_JOBS)
+    args = ap.parse_args(argv)
+    unknown = [n for n in args.units if n not in UNITS_BY_NAME]
+    if unknown:
+        print(f"ptx_cache: unknown TU {unknown[0]} (known: {', '.join(UNITS_BY_NAME)})", file=sys.stderr)
+        return 2
+    nvcc, root = find_nvcc(), cutlass_root()
+    if nvcc is None or root is None:
+        print(f"ptx_cache: {'no nvcc' if nvcc is None else 'no CUTLASS headers'}", file=sys.stderr)
+        return 2
+    units = [UNITS_BY_NAME[n] for n in args.units] or list(UNITS)
+    start = time.monotonic()
+    results = build_all(units, root, nvcc, args.jobs)
+    failed = 0
+    for name, (path, seconds, cached) in results.items():
+        if isinstance(path, Exception):
+            failed += 1
+            print(f"{name}\tFAILED\t{path}")
+        else:
+            print(f"{name}\t{seconds}s\t{'cached' if cached else 'compiled'}\t{path.stat().st_size}B\t{path}")
+    print(f"total wall {time.monotonic() - start:.1f}s, jobs {args.jobs}")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
