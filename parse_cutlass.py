@@ -1618,6 +1618,9 @@ def find_function_ops(src, fn, ctx, buffers, unit, budget):
             for spos, skey, sparen, sclose in sites[lo_k:hi_k]:
                 if skey != key and budget[0] > 0:
                     inner.extend(expand(skey, spos, sparen, sclose, depth + 1, lam["params"]))
+        # Each parameter's name -> the identifiers of the argument the call passes for it.
+        binds = {p: frozenset(RE_PLAIN_IDENT.findall(args[i])) if i < len(args) else frozenset()
+                 for i, p in enumerate(lam["params"])}
         out = []
         for o in sorted(lam_ops[key] + inner, key=lambda x: x["_key"]):
             if budget[0] <= 0:
@@ -1633,6 +1636,10 @@ def find_function_ops(src, fn, ctx, buffers, unit, budget):
                 else:
                     _set_res(o, ctx.resolve(recv))
             o["_key"] = (pos,) + o["_key"]
+            # The call's arguments stand for the lambda's parameters: a name the body spells as a
+            # parameter (smem_pipe_read in `pipeline.consumer_wait(smem_pipe_read, ...)`) is the
+            # call site's argument instead (FA3 bwd: consumer_wait(pipeline_do, smem_pipe_read_do_cur)).
+            o["_shadows"] = o.get("_shadows", ()) + ((len(o["_args"]), binds),)
             o["_args"] = o["_args"] + [(paren + 1, close)]
             o.setdefault("via", {"lambda": lam["name"], "line": src.line(pos)})
             out.append(o)
@@ -1758,10 +1765,22 @@ def _take_wait(op, waited):
 
 
 def _arg_names(code, op):
-    """Plain identifiers in the first MAX_ARG_CHARS characters of an op's call arguments."""
+    """Plain identifiers in the first MAX_ARG_CHARS characters of an op's call arguments.
+
+    Spans run from the op's own call outwards through the lambda calls that expanded it; at such
+    a call site each of the lambda's parameter names gathered so far is replaced by the names of
+    the argument the call passes for it (the call's other arguments are not the op's).
+    """
     names = set()
-    for start, end in op["_args"]:
-        names.update(RE_PLAIN_IDENT.findall(code, start, min(end, start + MAX_ARG_CHARS)))
+    shadows = dict(op.get("_shadows", ()))
+    for i, (start, end) in enumerate(op["_args"]):
+        binds = shadows.get(i)
+        if binds is None:
+            names.update(RE_PLAIN_IDENT.findall(code, start, min(end, start + MAX_ARG_CHARS)))
+            continue
+        for param in names & binds.keys():
+            names.discard(param)
+            names |= binds[param]
     return names
 
 
@@ -2099,7 +2118,7 @@ def _dedupe(items):
     return out
 
 
-PRIVATE_OP_FIELDS = ("_pos", "_key", "_args", "_res", "_lo")
+PRIVATE_OP_FIELDS = ("_pos", "_key", "_args", "_res", "_lo", "_shadows")
 
 
 def _public(op):

@@ -281,6 +281,15 @@ var KernelSchedule = (function () {
 
   /** Sort refs by line, unknown lines last, keeping source order on ties; freeze for sharing. */
   function sortRefs(refs) {
+    // One ref per path, line and op: an op the parser expanded at several call sites (a lambda,
+    // a helper) is one source line to cite.
+    var seen = {};
+    refs = refs.filter(function (ref) {
+      var key = ref.path + ":" + ref.line + ":" + ref.op;
+      if (seen[key] === true) return false;
+      seen[key] = true;
+      return true;
+    });
     var keyed = refs.map(function (ref, index) { return { ref: ref, index: index }; });
     keyed.sort(function (a, b) {
       var la = a.ref.line === null ? Infinity : a.ref.line;
@@ -2257,17 +2266,9 @@ var KernelSchedule = (function () {
     return sortRefs(ops.map(function (op) { return makeRef(path, op.line, op.end_line, op.op, op.text); }));
   }
 
-  /** Frozen union of ref lists (one ref per path, line and op), sorted by line. */
+  /** Frozen union of ref lists (one ref per path, line and op: sortRefs), sorted by line. */
   function unionRefs(lists) {
-    var seen = {};
-    var out = [];
-    lists.forEach(function (list) {
-      list.forEach(function (ref) {
-        var key = ref.path + ":" + ref.line + ":" + ref.op;
-        if (!seen[key]) { seen[key] = true; out.push(ref); }
-      });
-    });
-    return sortRefs(out);
+    return sortRefs([].concat.apply([], lists));
   }
 
   /**

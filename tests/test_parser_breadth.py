@@ -273,3 +273,40 @@ def test_every_op_kind_and_field_is_documented():
     assert f'"schema_version": {parse_cutlass.SCHEMA_VERSION}' in json_section
     for kind in schema["$defs"]["pipeline_object"]["properties"]["kind"]["enum"]:
         assert f'"{kind}"' in json_section, kind
+
+
+# FA3's backward (2026 revisions) waits through one lambda for both rings; each MMA must read the
+# stage of the call whose state argument it indexes, not the nearest expansion of the lambda.
+LAMBDA_STATE_SOURCE = """
+#include <cutlass/pipeline/pipeline.hpp>
+template <class MainloopPipeline, class MainloopPipeline_dO>
+struct Bwd {
+  CUTLASS_DEVICE void mma(MainloopPipeline pipeline_q, MainloopPipeline_dO pipeline_do,
+                          PipelineState& smem_pipe_read, PipelineState& smem_pipe_read_do) {
+    auto consumer_wait = [](auto& pipeline, auto& smem_pipe_read) {
+      auto barrier_token = pipeline.consumer_try_wait(smem_pipe_read);
+      pipeline.consumer_wait(smem_pipe_read, barrier_token);
+    };
+    auto bwd_step = [&](int m_block, auto mask_fn) {
+      consumer_wait(pipeline_q, smem_pipe_read);
+      cute::gemm(tiled_mma_SdP, tSrQ(_, _, _, smem_pipe_read.index()), tSrK, tSrS);
+      consumer_wait(pipeline_do, smem_pipe_read_do);
+      cute::gemm(tiled_mma_dKV, tdVrP, tdVrdO(_, _, _, smem_pipe_read_do.index()), tdVrdV);
+      cute::gemm(tiled_mma_dKV, tdKrdS, tdKrQ(_, _, _, smem_pipe_read.index()), tdKrdK);
+      pipeline_q.consumer_release(smem_pipe_read);
+      pipeline_do.consumer_release(smem_pipe_read_do);
+    };
+    for (int m_block = 0; m_block < 4; ++m_block) { bwd_step(m_block, mask); }
+  }
+};
+"""
+
+
+def test_lambda_parameters_stand_for_each_calls_arguments(tmp_path, validate):
+    path = tmp_path / "bwd_lambda_waits.hpp"
+    path.write_text(LAMBDA_STATE_SOURCE, encoding="utf-8")
+    m = validate(parse_cutlass.parse_file(path))
+    operand = lambda text: next(name for name in ("tSrQ", "tdVrdO", "tdKrQ") if name + "(" in text)  # noqa: E731
+    gemms = {operand(o["text"]): o["pipeline"] for o in fn(m, "mma")["ops"] if o["op"] == "mma"}
+    # dK += dS^T Q reads Q's stage although the dO wait is nearer; dV += P^T dO reads dO's.
+    assert gemms == {"tSrQ": "MainloopPipeline", "tdVrdO": "MainloopPipeline_dO", "tdKrQ": "MainloopPipeline"}
