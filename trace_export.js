@@ -458,6 +458,8 @@ var KernelExport = (function () {
     var meta = metadata(result, options, split);
     meta.threads = split.threads.map(function (t, i) { return { tid: FIRST_TID + i, lane: t.lane.id, name: t.name, sub: t.sub }; });
     meta.flows = flows;
+    meta.lines = typeof options.codePath === "function" ? "the code path the page's details panel shows (codePathLines), once per file:line"
+      : "every line the block may come from, once per file:line";
     meta.sources = sources;
     meta.barrierList = hasBarriers(result) ? result.barriers : null;
     emit("\n],\"otherData\":" + JSON.stringify(meta) + "}\n");

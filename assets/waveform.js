@@ -56,8 +56,10 @@ var KVWave = (function () {
   // A numeric knob with at most this many values (consumer WGs: 1 or 2) is a select, not a slider.
   var SELECT_MAX_VALUES = 2;
   var EXPORT_FAILED = "Export failed";  // the notice line of a failed download starts with this
-  // Wait blocks are hatched: a tile of the wait colour crossed by these diagonal strokes
-  // ([x0, y0, x1, y1] in tile pixels), on the canvas (readTheme's pattern) and in SVG / PNG.
+  // Wait blocks are hatched: the wait colour crossed by the lines x + y = n * WAIT_HATCH_TILE_PX
+  // (CSS px from the canvas origin), WAIT_HATCH_LINE_PX wide. The canvas repeats a tile holding
+  // the pieces of x + y = 0, 8, 16 that cross it ([x0, y0, x1, y1], readTheme's pattern); the
+  // SVG / PNG export draws the same lines as bands clipped to each block (hatchBands).
   var WAIT_HATCH_TILE_PX = 8, WAIT_HATCH_LINE_PX = 2;
   var WAIT_HATCH_STROKES = [[-2, 2, 2, -2], [0, 8, 8, 0], [6, 10, 10, 6]];
   // SVG / PNG legend: rows as tall as this, swatches this wide (and this far apart), items this far apart.
@@ -622,6 +624,35 @@ var KVWave = (function () {
   }
 
   /**
+   * SVG path data of the wait hatching inside the rectangle (x, y, w, h): for each line
+   * x + y = n * WAIT_HATCH_TILE_PX that crosses it, the band of WAIT_HATCH_LINE_PX around the line
+   * clipped to the rectangle (a convex polygon: the rectangle cut by the band's two half-planes).
+   * Exact to the rectangle's edges, as the canvas pattern is; no pattern element is needed.
+   */
+  function hatchBands(x, y, w, h) {
+    if (!(w > 0 && h > 0)) return "";
+    var half = WAIT_HATCH_LINE_PX / 2 * Math.SQRT2;  // half the band's width along x + y
+    var tile = WAIT_HATCH_TILE_PX, out = [];
+    var cut = function (poly, keep) {  // Sutherland-Hodgman against keep(p) >= 0
+      var res = [];
+      for (var i = 0; i < poly.length; i++) {
+        var a = poly[i], b = poly[(i + 1) % poly.length], ka = keep(a), kb = keep(b);
+        if (ka >= 0) res.push(a);
+        if ((ka >= 0) !== (kb >= 0)) { var t = ka / (ka - kb); res.push([a[0] + t * (b[0] - a[0]), a[1] + t * (b[1] - a[1])]); }
+      }
+      return res;
+    };
+    var rect = [[x, y], [x + w, y], [x + w, y + h], [x, y + h]];
+    for (var n = Math.ceil((x + y - half) / tile); n * tile <= x + w + y + h + half; n++) {
+      var c = n * tile;
+      var poly = cut(cut(rect, function (p) { return p[0] + p[1] - (c - half); }), function (p) { return c + half - p[0] - p[1]; });
+      if (poly.length < 3) continue;
+      out.push("M" + poly.map(function (p) { return p[0].toFixed(1) + " " + p[1].toFixed(1); }).join("L") + "z");
+    }
+    return out.join("");
+  }
+
+  /**
    * Where the SVG / PNG legend puts its items: left to right from x0, a new row whenever the next
    * item would pass x1 (an item wider than a whole row gets a row of its own). widths: each
    * item's width in px. Returns {at: [{x, row}], rows}.
@@ -637,7 +668,7 @@ var KVWave = (function () {
   }
 
   var pure = {
-    legendLayout: legendLayout,
+    legendLayout: legendLayout, hatchBands: hatchBands,
     packResult: packResult, packEvents: packEvents, unpackResult: unpackResult, percentText: percentText, barrierStateAt: barrierStateAt, barrierEventStep: barrierEventStep, codePathLines: codePathLines,
     TimeScale: TimeScale, laneIndexOf: laneIndexOf, visibleRange: visibleRange, niceTickStep: niceTickStep,
     buildFillSummary: buildFillSummary, fillMaskIn: fillMaskIn, dependentsOfColumns: dependentsOfColumns, laneEdge: laneEdge,
@@ -2494,9 +2525,10 @@ var KVWave = (function () {
     /**
      * The SVG legend: the view's entries for kinds with blocks on the lanes drawn (not those only
      * on hidden lanes), then the view's note, wrapped onto as many rows as the width needs (each
-     * row LEGEND_ROW_PX). Returns {height, svg: [element texts]} for a legend whose top is y0.
+     * row LEGEND_ROW_PX). Returns {height, svg: [element texts]} for a legend whose top is y0;
+     * swatch(fillKey, x, y, w, h) gives a swatch's SVG.
      */
-    function svgLegend(w, y0, fillOf) {
+    function svgLegend(w, y0, swatch) {
       var kinds = visibleKinds();
       var plain = function (parts) { return parts.map(function (p) { return Array.isArray(p) ? p[0] : p; }).join(""); };
       var items = (currentView && currentView.legend ? currentView.legend : []).filter(function (entry) { return kinds[entry.kind]; })
@@ -2508,7 +2540,7 @@ var KVWave = (function () {
       items.forEach(function (it, i) {
         var x = layout.at[i].x, mid = y0 + layout.at[i].row * LEGEND_ROW_PX + LEGEND_ROW_PX / 2;
         it.fills.forEach(function (key) {
-          out.push('<rect x="' + x + '" y="' + (mid - 5) + '" width="' + LEGEND_SWATCH_PX + '" height="10" fill="' + fillOf(key) + '" data-kind="' + key + '"/>');
+          out.push(swatch(key, x, mid - 5, LEGEND_SWATCH_PX, 10));
           x += swatchW;
         });
         out.push('<text x="' + x.toFixed(1) + '" y="' + mid + '" fill="' + (it.muted ? colours.muted : colours.fg) + '" dominant-baseline="middle">' + xmlText(it.text) + "</text>");
@@ -2523,25 +2555,27 @@ var KVWave = (function () {
       flush();
       var scale = state.scale, w = Math.round(canvas.clientWidth || 800), rowsH = state.rowsBottom;
       useFont(LABEL_FONT_PX + "px " + uiFont);
-      var hatchId = "kv-wait-hatch";
-      var fillOf = function (key) { return key === "wait" ? "url(#" + hatchId + ")" : colours[key]; };
-      var legend = svgLegend(w, rowsH + 2, fillOf);
+      // A swatch: a rectangle of the fill, hatched for waits as the blocks are.
+      var swatch = function (key, x, y, sw, sh) {
+        return '<rect x="' + x + '" y="' + y + '" width="' + sw + '" height="' + sh + '" fill="' + colours[key] + '" data-kind="' + key + '"/>' +
+          (key === "wait" ? '<path fill="' + colours["kind-wait-hatch"] + '" data-kind="wait-hatch" d="' + hatchBands(x, y, sw, sh) + '"/>' : "");
+      };
+      var legend = svgLegend(w, rowsH + 2, swatch);
       var h = rowsH + 2 + legend.height;
       var out = ['<svg xmlns="http://www.w3.org/2000/svg" width="' + w + '" height="' + h + '" viewBox="0 0 ' + w + " " + h +
         '" font-family="' + xmlText(uiFont) + '" font-size="' + LABEL_FONT_PX + '">'];
-      // The canvas's wait pattern, tile for tile (same size, strokes and colours).
-      var t = WAIT_HATCH_TILE_PX;
-      out.push('<defs><pattern id="' + hatchId + '" width="' + t + '" height="' + t + '" patternUnits="userSpaceOnUse">' +
-        '<rect width="' + t + '" height="' + t + '" fill="' + colours.wait + '"/><path d="' +
-        WAIT_HATCH_STROKES.map(function (l) { return "M" + l[0] + " " + l[1] + "L" + l[2] + " " + l[3]; }).join("") +
-        '" stroke="' + colours["kind-wait-hatch"] + '" stroke-width="' + WAIT_HATCH_LINE_PX + '"/></pattern></defs>');
       out.push('<rect width="' + w + '" height="' + h + '" fill="' + colours.bg + '"/>');
       var rects = state.lastRects || {}, labels = state.lastLabels || {};
       paintOrder(rects).forEach(function (key) {
         var list = rects[key], base = key.replace(/[\^~]/g, ""), dimmed = key.indexOf("~") >= 0;
-        var d = [];
-        for (var r = 0; r < list.length; r += 4) d.push("M" + list[r].toFixed(1) + " " + list[r + 1] + "h" + list[r + 2].toFixed(1) + "v" + list[r + 3] + "h" + (-list[r + 2]).toFixed(1) + "z");
-        out.push('<path fill="' + fillOf(base) + '"' + (dimmed ? ' fill-opacity="' + DIM_ALPHA + '"' : "") + ' data-kind="' + base + '" d="' + d.join("") + '"/>');
+        var d = [], hatch = [], opacity = dimmed ? ' fill-opacity="' + DIM_ALPHA + '"' : "";
+        for (var r = 0; r < list.length; r += 4) {
+          d.push("M" + list[r].toFixed(1) + " " + list[r + 1] + "h" + list[r + 2].toFixed(1) + "v" + list[r + 3] + "h" + (-list[r + 2]).toFixed(1) + "z");
+          if (base === "wait") hatch.push(hatchBands(list[r], list[r + 1], list[r + 2], list[r + 3]));
+        }
+        out.push('<path fill="' + colours[base] + '"' + opacity + ' data-kind="' + base + '" d="' + d.join("") + '"/>');
+        // Wait blocks: the canvas pattern's hatching, drawn over the fill (hatchBands).
+        if (hatch.length) out.push('<path fill="' + colours["kind-wait-hatch"] + '"' + opacity + ' data-kind="wait-hatch" d="' + hatch.join("") + '"/>');
       });
       FILL_KEYS.forEach(function (key) {
         var group = labels[key];

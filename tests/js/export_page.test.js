@@ -22,3 +22,19 @@ test("legendLayout wraps items onto new rows at the right edge, never past it wh
   });
   assert.deepEqual(W.legendLayout([], 8, 300), { at: [], rows: 0 });
 });
+
+test("hatchBands: the bands of x + y = 8n, 2 px wide, clipped to the block exactly", () => {
+  const [x, y, w, h] = [13.5, 40, 37, 18];
+  const polys = W.hatchBands(x, y, w, h).split("z").filter(Boolean).map((d) =>
+    d.slice(1).split("L").map((p) => p.split(" ").map(Number)));
+  // Lines x + y = 8n for 8n from x + y - 1.41 to x + w + y + h + 1.41: n = 7 .. 13.
+  assert.equal(polys.length, 7);
+  polys.forEach((poly, i) => {
+    poly.forEach(([px, py]) => assert.ok(px >= x - 0.05 && px <= x + w + 0.05 && py >= y - 0.05 && py <= y + h + 0.05, JSON.stringify(poly)));
+    const sums = poly.map(([px, py]) => px + py);
+    const c = (Math.min(...sums) + Math.max(...sums)) / 2;
+    assert.ok(Math.abs(Math.max(...sums) - Math.min(...sums) - 2 * Math.SQRT2) < 0.2 || i === 0 || i === polys.length - 1, JSON.stringify(sums));
+    assert.ok(Math.abs(Math.round(c / 8) * 8 - c) < 1.5, c);
+  });
+  assert.equal(W.hatchBands(0, 0, 0, 10), "");
+});
