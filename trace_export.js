@@ -35,6 +35,8 @@ var KernelExport = (function () {
   var VCD_ID_BASE = 94;
   /** Events per text chunk of the Chrome trace. */
   var CHUNK_EVENTS = 4096;
+  /** Name of the thread that holds the barrier counters in the Chrome trace. */
+  var COUNTER_THREAD = "barriers";
   var NO_BARRIERS = "the simulator result has no barriers/barrierEvents: barrier phase bits are not exported";
 
   // ---------------------------------------------------------------------------------------------
@@ -57,18 +59,86 @@ var KernelExport = (function () {
     return stem || "kernel";
   }
 
-  /** Download / output file name: <kernel>[_<knob>-<value>...]<ext>, safe on every file system. */
-  function exportFileName(name, knobs, format) {
-    var parts = [String(name || "kernel")];
+  /** Longest export file name, in characters (ASCII only, so also bytes): well under the 255-byte
+   *  limit of ext4, NTFS and APFS, below which Chromium writes the file, above which it writes nothing. */
+  var MAX_FILE_NAME_CHARS = 120;
+  /** Longest kernel stem kept at the start of a file name. */
+  var MAX_STEM_CHARS = 48;
+  /** Marks a file name that left out some changed knobs for lack of room (the hash still tells them apart). */
+  var MORE_KNOBS = "etc";
+  /** Characters a file name part may keep; any run of others becomes one "-". */
+  var UNSAFE_NAME_CHARS = /[^A-Za-z0-9._-]+/g;
+
+  /** A file name part: safe characters only, no leading dot (a hidden file on Unix). */
+  function safePart(text) {
+    return String(text).replace(UNSAFE_NAME_CHARS, "-").replace(/^\.+/, "-");
+  }
+
+  /** A knob value as the URL hash spells it: on/off for booleans, else the value's text. */
+  function knobText(v) {
+    return typeof v === "boolean" ? (v ? "on" : "off") : String(v);
+  }
+
+  /** Whether v is a knob value (number, string or boolean), not an object, array or nothing. */
+  function isKnobValue(v) {
+    return typeof v === "number" || typeof v === "string" || typeof v === "boolean";
+  }
+
+  /**
+   * Eight hex digits of the 32-bit FNV-1a hash of the whole knob set ("name=value;" in name order):
+   * the same knobs give the same digits on every run and machine, different ones almost never do.
+   */
+  function knobHash(knobs) {
+    var text = "";
     if (isObject(knobs)) {
       Object.keys(knobs).sort().forEach(function (key) {
-        var v = knobs[key];
-        if (v === null || v === undefined || isObject(v) || Array.isArray(v)) return;
-        parts.push(key + "-" + String(v));
+        if (isKnobValue(knobs[key])) text += key + "=" + knobText(knobs[key]) + ";";
       });
     }
-    var stem = parts.join("_").replace(/[^A-Za-z0-9._-]+/g, "-");
-    return stem + (EXTENSIONS[format] || "." + format);
+    var h = 0x811c9dc5;
+    for (var i = 0; i < text.length; i++) {
+      h ^= text.charCodeAt(i) & 0xff;
+      h = Math.imul(h, 0x01000193) >>> 0;
+    }
+    return ("0000000" + h.toString(16)).slice(-8);
+  }
+
+  /**
+   * Download file name: <kernel>[_<key>-<value>...]_<hash>[_view-<t0>-<t1>]<ext>. Only knobs that
+   * differ from options.defaults are spelled, each by its URL-hash key (options.keys: the page's
+   * [[hashKey, knobName], ...], whose order they follow; knobs without a key use their name, after
+   * them in name order); <hash> is knobHash of every knob, so two settings never share a name even
+   * when the changed knobs do not all fit. options.view [t0, t1]: the SVG/PNG view's steps. Never
+   * longer than MAX_FILE_NAME_CHARS, only [A-Za-z0-9._-]: knobs that do not fit are left out and
+   * "_etc" says so. Throws an Error when no such name can be made (an unknown format).
+   */
+  function exportFileName(name, knobs, format, options) {
+    options = options || {};
+    var ext = EXTENSIONS[format] || (/^[a-z0-9]{1,8}$/.test(String(format)) ? "." + format : null);
+    if (!ext) throw new Error("no file name for the export format " + JSON.stringify(String(format)));
+    var stem = safePart(name || "kernel").slice(0, MAX_STEM_CHARS) || "kernel";
+    var defaults = isObject(options.defaults) ? options.defaults : {};
+    var list = isObject(knobs) ? knobs : {};
+    var order = [], keyOf = {};
+    (Array.isArray(options.keys) ? options.keys : []).forEach(function (pair) {
+      if (Array.isArray(pair) && !keyOf.hasOwnProperty(pair[1])) { keyOf[pair[1]] = String(pair[0]); order.push(pair[1]); }
+    });
+    Object.keys(list).sort().forEach(function (knob) { if (!keyOf.hasOwnProperty(knob)) { keyOf[knob] = knob; order.push(knob); } });
+    var parts = [];
+    order.forEach(function (knob) {
+      var v = list[knob];
+      if (!Object.prototype.hasOwnProperty.call(list, knob) || !isKnobValue(v) || v === defaults[knob]) return;
+      parts.push(safePart(keyOf[knob] + "-" + knobText(v)));
+    });
+    var view = Array.isArray(options.view) && options.view.length === 2 && isFiniteNumber(options.view[0]) && isFiniteNumber(options.view[1])
+      ? "_view-" + Math.round(options.view[0]) + "-" + Math.round(options.view[1]) : "";
+    var tail = "_" + knobHash(list) + safePart(view) + ext;
+    var out = stem, room = MAX_FILE_NAME_CHARS - tail.length - ("_" + MORE_KNOBS).length;
+    for (var i = 0; i < parts.length; i++) {
+      if (out.length + 1 + parts[i].length > room) { out += "_" + MORE_KNOBS; break; }
+      out += "_" + parts[i];
+    }
+    return out + tail;
   }
 
   /** Label of a block's tile and k-tile: "2.3", or "2" when it has no k. */
@@ -76,6 +146,12 @@ var KernelExport = (function () {
     var t = block.tile === null || block.tile === undefined ? "" : String(block.tile);
     if (block.k === null || block.k === undefined) return t;
     return (t === "" ? "?" : t) + "." + block.k;
+  }
+
+  /** A block's Chrome trace name, the same for every block of a kind and wait reason: "wgmma", "wait tma". */
+  function frameName(block) {
+    var reason = block.reason === null || block.reason === undefined ? "" : " " + block.reason;
+    return String(block.kind) + reason;
   }
 
   /**
@@ -139,6 +215,40 @@ var KernelExport = (function () {
     return Array.isArray(result.barriers) && Array.isArray(result.barrierEvents);
   }
 
+  /**
+   * Each barrier's state over time, replayed from result.barrierEvents (in time order per the
+   * contract): [{barrier, times: [t], values: [[phase, arrivals, waiters]]}], starting at
+   * [0, [0, 0, 0]]. arrivals count the arrives since the last phase completion, waiters the lanes
+   * between wait_begin and wait_end. time(t) maps an event's step (the VCD rounds to its ticks);
+   * an event earlier than the previous change is applied at that change's time; changes at one
+   * time fold into the last. [] without barriers. Shared by the VCD signals and the Chrome counters.
+   */
+  function barrierSeries(result, time) {
+    if (!hasBarriers(result)) return [];
+    var index = {};
+    var out = result.barriers.map(function (bar, i) {
+      index[bar.id] = i;
+      return { barrier: bar, times: [0], values: [[0, 0, 0]] };
+    });
+    var arrivals = out.map(function () { return 0; });
+    var waiters = out.map(function () { return 0; });
+    var phase = out.map(function () { return 0; });
+    result.barrierEvents.forEach(function (ev) {
+      if (!isObject(ev) || !index.hasOwnProperty(ev.barrier) || !isFiniteNumber(ev.t)) return;
+      var i = index[ev.barrier], s = out[i];
+      if (ev.type === "arrive") arrivals[i]++;
+      else if (ev.type === "complete") arrivals[i] = 0;
+      else if (ev.type === "wait_begin") waiters[i]++;
+      else if (ev.type === "wait_end") waiters[i] = Math.max(0, waiters[i] - 1);
+      if (ev.phase === 0 || ev.phase === 1) phase[i] = ev.phase;
+      var t = Math.max(time ? time(ev.t) : ev.t, s.times[s.times.length - 1]);
+      var value = [phase[i], arrivals[i], waiters[i]];
+      if (s.times[s.times.length - 1] === t) s.values[s.values.length - 1] = value;
+      else { s.times.push(t); s.values.push(value); }
+    });
+    return out;
+  }
+
   /** Checks shared by both exporters; returns an error message or null. */
   function checkResult(result) {
     if (!isObject(result)) return "not a simulator result (expected an object)";
@@ -179,7 +289,8 @@ var KernelExport = (function () {
 
   /**
    * Call emit(text) with the JSON text of every trace event of a result, in this order: metadata
-   * (M), blocks (X), markers and the deadlock (i), flow starts and ends (s/f). Event texts are
+   * (M), blocks (B and E; X for a zero-length one), barrier counters (C), markers and the
+   * deadlock (i), flow starts and ends (s/f). Event texts are
    * built by hand with cached pieces (kind names, source-line lists): JSON.stringify per event
    * costs several times more at a million blocks. Returns the flow count.
    */
@@ -197,6 +308,11 @@ var KernelExport = (function () {
       emit(json({ ph: "M", pid: pidOf[ti], tid: FIRST_TID + ti, name: "thread_name", args: { name: t.name } }));
       emit(json({ ph: "M", pid: pidOf[ti], tid: FIRST_TID + ti, name: "thread_sort_index", args: { sort_index: ti } }));
     });
+    var counterTid = hasBarriers(result) && result.barriers.length ? FIRST_TID + split.threads.length : null;
+    if (counterTid !== null) {
+      emit(json({ ph: "M", pid: pids[0] || 1, tid: counterTid, name: "thread_name", args: { name: COUNTER_THREAD } }));
+      emit(json({ ph: "M", pid: pids[0] || 1, tid: counterTid, name: "thread_sort_index", args: { sort_index: split.threads.length } }));
+    }
     // "pid":P,"tid":T of each thread, the JSON of each value seen (kinds, reasons), and the JSON
     // array of "file:line" keys of each lines array (blocks of one op share one array).
     var where = split.threads.map(function (t, ti) { return "\"pid\":" + pidOf[ti] + ",\"tid\":" + (FIRST_TID + ti); });
@@ -209,39 +325,71 @@ var KernelExport = (function () {
       if (out === undefined) { out = json(v); valueJson.set(v, out); }
       return out;
     };
-    // The name "kind tile.k": the kind's JSON without its closing quote, then digits and dots.
-    var namePrefix = function (kind) { var t = text(String(kind)); return t.slice(0, -1); };
+    // args.lines: each block's source lines, once per "file:line" (a line holding both a try_wait
+    // and a wait is listed once), restricted by options.codePath(block) -> lines to the code path
+    // the page's details panel shows for the block (the page and the command line pass its
+    // codePathLines); without it, every line the block may come from. Blocks of one op share one
+    // lines array, so the JSON of a lines array is cached by the array and by its keys.
     var linesCache = typeof Map === "function" ? new Map() : null;
+    var keysCache = typeof Map === "function" ? new Map() : null;
     var linesJson = function (refs) {
       if (!Array.isArray(refs)) return "[]";
       var cached = linesCache && linesCache.get(refs);
       if (cached) return cached;
-      var keys = [];
+      var keys = [], seen = {};
       for (var r = 0; r < refs.length; r++) {
         if (!isObject(refs[r])) continue;
         var key = lineKey(refs[r]);
         if (!sources.hasOwnProperty(key)) {
           sources[key] = { path: String(refs[r].path || ""), op: refs[r].op || null, text: refs[r].text || "" };
         }
+        if (seen.hasOwnProperty(key)) continue;
+        seen[key] = true;
         keys.push(key);
       }
-      var out = json(keys);
+      var joined = keys.join("\n");
+      var out = keysCache && keysCache.get(joined);
+      if (!out) { out = json(keys); if (keysCache) keysCache.set(joined, out); }
       if (linesCache) linesCache.set(refs, out);
       return out;
     };
+    var codePath = typeof options.codePath === "function" ? options.codePath : null;
+    // Slices: a B event (name and category only) at the block's start and an E event with the
+    // block's args at its end. speedscope names a frame by the name plus the JSON of its B
+    // event's args, so with the args on the E event its frames are the names "kind reason" and
+    // aggregate ("wait tma" over every such bubble); Perfetto and chrome://tracing merge the E
+    // event's args into the slice (the trace-event format's rule). A zero-length block is one
+    // X event with its args (a B and an E at one time would be read in either order).
     for (var ti = 0; ti < split.threads.length; ti++) {
       var thread = split.threads[ti];
       for (var j = 0; j < thread.blocks.length; j++) {
         var bi = thread.blocks[j];
         var b = blocks[bi];
-        var tt = tileText(b);
-        var name = /^[0-9.?-]*$/.test(tt) ? namePrefix(b.kind) + (tt ? " " + tt : "") + "\"" : text(b.kind + " " + tt);
-        emit("{\"ph\":\"X\"," + where[ti] + ",\"ts\":" + b.start * US_PER_STEP + ",\"dur\":" + (b.end - b.start) * US_PER_STEP +
-          ",\"name\":" + name + ",\"cat\":" + text(String(b.kind)) +
-          ",\"args\":{\"block\":" + bi + ",\"kind\":" + text(b.kind) + ",\"tile\":" + text(b.tile) +
+        var name = frameName(b);
+        var head = where[ti] + ",\"name\":" + text(name) + ",\"cat\":" + text(String(b.kind));
+        var args = ",\"args\":{\"block\":" + bi + ",\"kind\":" + text(b.kind) + ",\"tile\":" + text(b.tile) +
           ",\"k\":" + text(b.k) + ",\"stage\":" + text(b.stage) + ",\"reason\":" + text(b.reason) +
-          ",\"lines\":" + linesJson(b.lines) + ",\"step\":" + text(b.start) + "}}");
+          ",\"lines\":" + linesJson(codePath ? codePath(b) : b.lines) + ",\"step\":" + text(b.start) + "}}";
+        if (b.end > b.start) {
+          emit("{\"ph\":\"B\"," + head + ",\"ts\":" + b.start * US_PER_STEP + "}");
+          emit("{\"ph\":\"E\"," + head + ",\"ts\":" + b.end * US_PER_STEP + args);
+        } else {
+          emit("{\"ph\":\"X\"," + head + ",\"ts\":" + b.start * US_PER_STEP + ",\"dur\":0" + args);
+        }
       }
+    }
+    // Counters: per barrier one "C" event per change of its state (barrierSeries), with the
+    // series phase, arrivals and waiters (Perfetto draws one track per series, named
+    // "<barrier> phase" and so on), on the thread "barriers" of the first CTA's process.
+    if (counterTid !== null) {
+      barrierSeries(result, null).forEach(function (sr, i) {
+        var cname = text(String(sr.barrier.name || sr.barrier.id || "barrier " + i));
+        for (var c = 0; c < sr.times.length; c++) {
+          var v = sr.values[c];
+          emit("{\"ph\":\"C\",\"pid\":" + (pids[0] || 1) + ",\"tid\":" + counterTid + ",\"ts\":" + sr.times[c] * US_PER_STEP +
+            ",\"name\":" + cname + ",\"cat\":\"barrier\",\"args\":{\"phase\":" + v[0] + ",\"arrivals\":" + v[1] + ",\"waiters\":" + v[2] + "}}");
+        }
+      });
     }
     (options.markers || []).forEach(function (m) {
       if (!isObject(m) || !isFiniteNumber(m.step)) return;
@@ -310,6 +458,8 @@ var KernelExport = (function () {
     var meta = metadata(result, options, split);
     meta.threads = split.threads.map(function (t, i) { return { tid: FIRST_TID + i, lane: t.lane.id, name: t.name, sub: t.sub }; });
     meta.flows = flows;
+    meta.lines = typeof options.codePath === "function" ? "the code path the page's details panel shows (codePathLines), once per file:line"
+      : "every line the block may come from, once per file:line";
     meta.sources = sources;
     meta.barrierList = hasBarriers(result) ? result.barriers : null;
     emit("\n],\"otherData\":" + JSON.stringify(meta) + "}\n");
@@ -468,29 +618,9 @@ var KernelExport = (function () {
       laneTimes.push(times);
       laneValues.push(values);
     });
-    // Barriers: phase after each event; arrivals reset when the phase completes (events are in
-    // time order per the contract; an event out of order is applied at the current tick).
+    // Barriers: phase, arrivals and waiters after each event, at the event's tick (barrierSeries).
     var barTimes = [], barValues = [];
-    if (hasBarriers(result)) {
-      var index = {};
-      result.barriers.forEach(function (bar, i) { index[bar.id] = i; barTimes.push([0]); barValues.push([[0, 0, 0]]); });
-      var arrivals = result.barriers.map(function () { return 0; });
-      var waiters = result.barriers.map(function () { return 0; });
-      var phase = result.barriers.map(function () { return 0; });
-      result.barrierEvents.forEach(function (ev) {
-        if (!isObject(ev) || !index.hasOwnProperty(ev.barrier) || !isFiniteNumber(ev.t)) return;
-        var i = index[ev.barrier];
-        if (ev.type === "arrive") arrivals[i]++;
-        else if (ev.type === "complete") arrivals[i] = 0;
-        else if (ev.type === "wait_begin") waiters[i]++;
-        else if (ev.type === "wait_end") waiters[i] = Math.max(0, waiters[i] - 1);
-        if (ev.phase === 0 || ev.phase === 1) phase[i] = ev.phase;
-        var t = Math.max(Math.round(ev.t), barTimes[i][barTimes[i].length - 1]);
-        var value = [phase[i], arrivals[i], waiters[i]];
-        if (barTimes[i][barTimes[i].length - 1] === t) barValues[i][barValues[i].length - 1] = value;
-        else { barTimes[i].push(t); barValues[i].push(value); }
-      });
-    }
+    barrierSeries(result, Math.round).forEach(function (sr) { barTimes.push(sr.times); barValues.push(sr.values); });
     var barText = function (ids, v) {
       return v[0] + ids.phase + "\nb" + vcdBits(v[1]) + " " + ids.arrivals + "\nb" + vcdBits(v[2]) + " " + ids.waiters;
     };
@@ -545,6 +675,35 @@ var KernelExport = (function () {
   // ---------------------------------------------------------------------------------------------
   // Command line
 
+  /**
+   * The first knob of knobs that the simulator's validator (KernelSchedule.normalizeKnobs) would
+   * not take as given, as "refused --knob name=value (simulator: <its message>)", or null. A knob is
+   * refused when it is unknown to the model or when putting the validated value in its place
+   * silences a message: the validator replaced it (not a number, out of range, not one of the
+   * words). Messages that stay (K_PIPE_MMAS >= stages: a deadlock asked for) are not refusals.
+   */
+  function knobProblem(knobs, structure, normalizeKnobs) {
+    var norm = normalizeKnobs(knobs, structure);
+    if (norm.error) return norm.error;
+    var names = Object.keys(knobs).sort();
+    for (var i = 0; i < names.length; i++) {
+      var name = names[i], given = "refused --knob " + name + "=" + knobText(knobs[name]);
+      if (!Object.prototype.hasOwnProperty.call(norm.knobs, name)) {
+        var unknown = norm.messages.filter(function (m) { return m.indexOf(JSON.stringify(name)) >= 0; })[0];
+        return given + " (simulator: " + (unknown || "unknown knob") + "; knobs of the " + norm.knobs.model + " model: " +
+          Object.keys(norm.knobs).filter(function (k) { return k !== "model"; }).join(", ") + ")";
+      }
+      if (norm.knobs[name] === knobs[name]) continue;
+      var fixed = {};
+      Object.keys(knobs).forEach(function (k) { fixed[k] = knobs[k]; });
+      fixed[name] = norm.knobs[name];
+      var after = normalizeKnobs(fixed, structure).messages;
+      var gone = norm.messages.filter(function (m) { return after.indexOf(m) < 0; });
+      if (gone.length) return given + " (simulator: " + gone[0] + ")";
+    }
+    return null;
+  }
+
   var USAGE = "usage: node trace_export.js --format chrome|vcd --structure parsed.json [--knob name=value ...] " +
     "[--marker name=step ...] [--vcd-integers] > out";
 
@@ -597,7 +756,8 @@ var KernelExport = (function () {
 
   /**
    * Run the command line: argv without "node" and the script name; io = {readFile(path) -> text,
-   * write(text), error(line), simulate(structure, knobs)}, defaulting to Node's fs/stdout/stderr
+   * write(text), error(line), simulate(structure, knobs), normalizeKnobs(knobs, structure),
+   * codePathLines(block, kPipeMmas) (optional)}, defaulting to Node's fs/stdout/stderr
    * and ./schedule.js. Returns the exit code: 0, or 2 with one line on stderr for any bad input.
    */
   function main(argv, io) {
@@ -621,12 +781,21 @@ var KernelExport = (function () {
       return 2;
     }
     if (!isObject(structure)) { io.error("trace_export: " + opts.structure + " is not a parsed structure (a JSON object)"); return 2; }
+    // A knob the simulator would replace (with a message the page shows) is refused here, as
+    // viz.py's argparse refuses a bad knob value: one line, exit 2, no output.
+    var problem = knobProblem(opts.knobs, structure, io.normalizeKnobs);
+    if (problem) { io.error("trace_export: " + problem); return 2; }
     var result = io.simulate(structure, opts.knobs);
     if (!isObject(result) || result.error) {
       io.error("trace_export: " + (isObject(result) ? result.error : "the simulator returned nothing"));
       return 2;
     }
     var options = { kernel: kernelName(structure), markers: opts.markers, strings: opts.strings };
+    // args.lines follow the code path the page's details panel shows (its codePathLines).
+    if (io.codePathLines) {
+      var kPipe = isObject(result.knobs) ? result.knobs.kPipeMmas : undefined;
+      options.codePath = function (b) { return io.codePathLines(b, kPipe).lines; };
+    }
     try {
       if (opts.format === "chrome") chromeTraceChunks(result, options, io.write);
       else vcdChunks(result, options, io.write);
@@ -664,6 +833,14 @@ var KernelExport = (function () {
       error: function (line) { process.stderr.write(line + "\n"); },
       simulate: function (structure, knobs) {
         return require(path.join(__dirname, "schedule.js")).simulate(structure, knobs);
+      },
+      normalizeKnobs: function (knobs, structure) {
+        return require(path.join(__dirname, "schedule.js")).normalizeKnobs(knobs, structure);
+      },
+      // The page's choice of a block's code path (assets/waveform.js loads under Node: its page
+      // code runs only in a browser).
+      codePathLines: function (block, kPipeMmas) {
+        return require(path.join(__dirname, "assets", "waveform.js")).codePathLines(block, kPipeMmas);
       }
     };
   }
@@ -688,8 +865,13 @@ var KernelExport = (function () {
     vcdChunks: vcdChunks,
     splitThreads: splitThreads,
     exportFileName: exportFileName,
+    knobHash: knobHash,
+    MAX_FILE_NAME_CHARS: MAX_FILE_NAME_CHARS,
     kernelName: kernelName,
     parseArgs: parseArgs,
+    knobProblem: knobProblem,
+    frameName: frameName,
+    barrierSeries: barrierSeries,
     main: main,
     cli: cli,
     FORMATS: FORMATS.slice(),

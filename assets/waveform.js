@@ -55,6 +55,15 @@ var KVWave = (function () {
   // Knob widgets (short labels, slider ends, source lines) come from KernelSchedule.knobsFor.
   // A numeric knob with at most this many values (consumer WGs: 1 or 2) is a select, not a slider.
   var SELECT_MAX_VALUES = 2;
+  var EXPORT_FAILED = "Export failed";  // the notice line of a failed download starts with this
+  // Wait blocks are hatched: the wait colour crossed by the lines x + y = n * WAIT_HATCH_TILE_PX
+  // (CSS px from the canvas origin), WAIT_HATCH_LINE_PX wide. The canvas repeats a tile holding
+  // the pieces of x + y = 0, 8, 16 that cross it ([x0, y0, x1, y1], readTheme's pattern); the
+  // SVG / PNG export draws the same lines as bands clipped to each block (hatchBands).
+  var WAIT_HATCH_TILE_PX = 8, WAIT_HATCH_LINE_PX = 2;
+  var WAIT_HATCH_STROKES = [[-2, 2, 2, -2], [0, 8, 8, 0], [6, 10, 10, 6]];
+  // SVG / PNG legend: rows as tall as this, swatches this wide (and this far apart), items this far apart.
+  var LEGEND_ROW_PX = 18, LEGEND_SWATCH_PX = 16, LEGEND_SWATCH_GAP_PX = 2, LEGEND_ITEM_GAP_PX = 14;
 
   // Fill keys in drawing order; each maps to a theme variable (wait is a hatched pattern).
   var FILL_KEYS = ["issue", "transpose", "filling", "full", "mma-a", "mma-b", "gemm0", "softmax", "gemm1", "epilogue", "wait"];
@@ -615,7 +624,52 @@ var KVWave = (function () {
     return r;
   }
 
+  /**
+   * SVG path data of the wait hatching inside the rectangle (x, y, w, h): for each line
+   * x + y = n * WAIT_HATCH_TILE_PX that crosses it, the band of WAIT_HATCH_LINE_PX around the line
+   * clipped to the rectangle (a convex polygon: the rectangle cut by the band's two half-planes).
+   * Exact to the rectangle's edges, as the canvas pattern is; no pattern element is needed.
+   */
+  function hatchBands(x, y, w, h) {
+    if (!(w > 0 && h > 0)) return "";
+    var half = WAIT_HATCH_LINE_PX / 2 * Math.SQRT2;  // half the band's width along x + y
+    var tile = WAIT_HATCH_TILE_PX, out = [];
+    var cut = function (poly, keep) {  // Sutherland-Hodgman against keep(p) >= 0
+      var res = [];
+      for (var i = 0; i < poly.length; i++) {
+        var a = poly[i], b = poly[(i + 1) % poly.length], ka = keep(a), kb = keep(b);
+        if (ka >= 0) res.push(a);
+        if ((ka >= 0) !== (kb >= 0)) { var t = ka / (ka - kb); res.push([a[0] + t * (b[0] - a[0]), a[1] + t * (b[1] - a[1])]); }
+      }
+      return res;
+    };
+    var rect = [[x, y], [x + w, y], [x + w, y + h], [x, y + h]];
+    for (var n = Math.ceil((x + y - half) / tile); n * tile <= x + w + y + h + half; n++) {
+      var c = n * tile;
+      var poly = cut(cut(rect, function (p) { return p[0] + p[1] - (c - half); }), function (p) { return c + half - p[0] - p[1]; });
+      if (poly.length < 3) continue;
+      out.push("M" + poly.map(function (p) { return p[0].toFixed(1) + " " + p[1].toFixed(1); }).join("L") + "z");
+    }
+    return out.join("");
+  }
+
+  /**
+   * Where the SVG / PNG legend puts its items: left to right from x0, a new row whenever the next
+   * item would pass x1 (an item wider than a whole row gets a row of its own). widths: each
+   * item's width in px. Returns {at: [{x, row}], rows}.
+   */
+  function legendLayout(widths, x0, x1) {
+    var at = [], row = 0, x = x0;
+    widths.forEach(function (w) {
+      if (x > x0 && x + w > x1) { row++; x = x0; }
+      at.push({x: x, row: row});
+      x += w + LEGEND_ITEM_GAP_PX;
+    });
+    return {at: at, rows: widths.length ? row + 1 : 0};
+  }
+
   var pure = {
+    legendLayout: legendLayout, hatchBands: hatchBands,
     packResult: packResult, packEvents: packEvents, unpackResult: unpackResult, percentText: percentText, barrierStateAt: barrierStateAt, barrierEventStep: barrierEventStep, codePathLines: codePathLines,
     TimeScale: TimeScale, laneIndexOf: laneIndexOf, visibleRange: visibleRange, niceTickStep: niceTickStep,
     buildFillSummary: buildFillSummary, fillMaskIn: fillMaskIn, dependentsOfColumns: dependentsOfColumns, laneEdge: laneEdge,
@@ -1463,16 +1517,14 @@ var KVWave = (function () {
         .forEach(function (k) { colours[k] = v("--" + k, "#888"); });
       uiFont = v("--font-ui", "sans-serif");
       var tile = document.createElement("canvas");
-      tile.width = tile.height = 8;
+      tile.width = tile.height = WAIT_HATCH_TILE_PX;
       var tctx = tile.getContext("2d");
       tctx.fillStyle = colours.wait;
-      tctx.fillRect(0, 0, 8, 8);
+      tctx.fillRect(0, 0, WAIT_HATCH_TILE_PX, WAIT_HATCH_TILE_PX);
       tctx.strokeStyle = colours["kind-wait-hatch"];
-      tctx.lineWidth = 2;
+      tctx.lineWidth = WAIT_HATCH_LINE_PX;
       tctx.beginPath();
-      tctx.moveTo(-2, 2); tctx.lineTo(2, -2);
-      tctx.moveTo(0, 8); tctx.lineTo(8, 0);
-      tctx.moveTo(6, 10); tctx.lineTo(10, 6);
+      WAIT_HATCH_STROKES.forEach(function (l) { tctx.moveTo(l[0], l[1]); tctx.lineTo(l[2], l[3]); });
       tctx.stroke();
       waitPattern = ctx.createPattern(tile, "repeat");
       clearTextCaches();
@@ -2340,28 +2392,54 @@ var KVWave = (function () {
     document.addEventListener("mousedown", function (ev) {
       if (!menu.hidden && !menu.contains(ev.target) && ev.target !== menuButton) { menu.hidden = true; menuButton.setAttribute("aria-expanded", "false"); }
     });
+    /**
+     * The download's file name (KernelExport.exportFileName): the kernel, the knobs that differ
+     * from the model's defaults for this structure (by their URL-hash keys), a hash of every knob,
+     * and for SVG / PNG the view's steps. Throws when it cannot be made (no exporter).
+     */
     function exportName(format) {
       var KE = window.KernelExport;
-      var knobs = Object.assign({}, state.knobs);
-      var name = KE ? KE.exportFileName(KE.kernelName(parsed), knobs, format) : "schedule." + format;
-      return format === "svg" || format === "png" ? name.replace(/\.(svg|png)$/, "") + "_view-" + Math.round(state.view.t0Step) + "-" + Math.round(state.view.t1Step) + "." + format : name;
+      if (!KE || typeof KE.exportFileName !== "function") throw new Error("no file name: the exporter (KernelExport) is missing");
+      var model = state.knobs.model, defaults = {model: KS.defaultModel(parsed)};
+      KS.knobsFor(model, parsed).forEach(function (spec) { defaults[spec.name] = spec["default"]; });
+      var view = format === "svg" || format === "png" ? [state.view.t0Step, state.view.t1Step] : null;
+      return KE.exportFileName(KE.kernelName(parsed), Object.assign({}, state.knobs), format, {defaults: defaults, keys: hashKeys, view: view});
     }
-    function download(name, blob) {
-      var url = URL.createObjectURL(blob);
-      var a = document.createElement("a");
-      a.href = url;
-      a.download = name;
-      document.body.appendChild(a);
-      a.click();
-      document.body.removeChild(a);
-      setTimeout(function () { URL.revokeObjectURL(url); }, 10000);
+    /** Say on the page that an export failed (the notices list), replacing an earlier failure's line. */
+    function exportFailed(format, e) {
+      state.hashMessages = state.hashMessages.filter(function (m) { return String(m).indexOf(EXPORT_FAILED) !== 0; })
+        .concat([EXPORT_FAILED + " (" + format + "): " + (e && e.message ? e.message : String(e)) + "; no file was written."]);
+      renderNotices();
+    }
+    /** Hand blob to the browser as a download named name; a failed hand-off is said on the page. */
+    function download(format, name, blob) {
+      try {
+        if (!blob) throw new Error("the " + format + " data could not be made");
+        if (!name) throw new Error("no file name could be made");
+        var url = URL.createObjectURL(blob);
+        var a = document.createElement("a");
+        a.href = url;
+        a.download = name;
+        document.body.appendChild(a);
+        a.click();
+        document.body.removeChild(a);
+        setTimeout(function () { URL.revokeObjectURL(url); }, 10000);
+      } catch (e) {
+        exportFailed(format, e);
+        return;
+      }
       state.lastExport = name;
+      // A download that went out clears the line of an earlier failure.
+      var before = state.hashMessages.length;
+      state.hashMessages = state.hashMessages.filter(function (m) { return String(m).indexOf(EXPORT_FAILED) !== 0; });
+      if (state.hashMessages.length !== before) renderNotices();
     }
     function exportAs(format) {
       var KE = window.KernelExport, r = state.result;
       try {
+        // The name first: an export whose name cannot be made stops before any work.
+        var name = exportName(format);
         if (format === "chrome" || format === "vcd") {
-          if (!KE) throw new Error("the exporter (KernelExport) is missing");
           // Barrier events still on their way from the Worker: export when they arrive.
           if (r && r.eventsPending) { pendingExport = format; return; }
           // An explicit user action: the exporter reads result.blocks (built once, here).
@@ -2369,17 +2447,21 @@ var KVWave = (function () {
           var markers = [];
           if (state.markerA !== null) markers.push({name: "A", step: state.markerA});
           if (state.markerB !== null) markers.push({name: "B", step: state.markerB});
-          var options = {kernel: KE.kernelName(parsed), markers: markers, strings: true};
+          // args.lines: the code path the details panel shows for each block (codePathLines).
+          var kPipe = state.knobs.kPipeMmas;
+          var options = {kernel: KE.kernelName(parsed), markers: markers, strings: true,
+                         codePath: function (b) { return codePathLines(b, kPipe).lines; }};
           var text = format === "chrome" ? KE.chromeTraceText(r, options) : KE.vcd(r, options);
-          download(exportName(format), new Blob([text], {type: format === "chrome" ? "application/json" : "text/plain"}));
+          download(format, name, new Blob([text], {type: format === "chrome" ? "application/json" : "text/plain"}));
         } else if (format === "svg") {
-          download(exportName("svg"), new Blob([viewSvg()], {type: "image/svg+xml"}));
+          download(format, name, new Blob([viewSvg()], {type: "image/svg+xml"}));
         } else if (format === "png") {
-          viewPng(function (blob) { download(exportName("png"), blob); });
+          viewPng(function (blob) { download(format, name, blob); }, function (e) { exportFailed(format, e); });
+        } else {
+          throw new Error("unknown export format");
         }
       } catch (e) {
-        state.hashMessages = state.hashMessages.concat(["Export failed: " + (e && e.message ? e.message : String(e))]);
-        renderNotices();
+        exportFailed(format, e);
       }
     }
 
@@ -2454,23 +2536,68 @@ var KVWave = (function () {
 
     // -- SVG and PNG of the current view (what is on screen, at its zoom, with ruler and legend)
     function xmlText(s) { return String(s).replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;"); }
-    /** The current view as SVG text: the rectangles and labels the last frame drew, lane names, ruler, lines, legend. */
+    /** Kind names of the blocks on the lanes drawn (hidden and filtered-out lanes left out). */
+    function visibleKinds() {
+      var c = state.columns, codes = new Uint8Array(c.kinds.length), out = {};
+      state.laneIndex.forEach(function (index) { for (var id = index.lo; id < index.hi; id++) codes[c.kind[id]] = 1; });
+      c.kinds.forEach(function (kind, i) { if (codes[i]) out[kind] = true; });
+      return out;
+    }
+    /**
+     * The SVG legend: the view's entries for kinds with blocks on the lanes drawn (not those only
+     * on hidden lanes), then the view's note, wrapped onto as many rows as the width needs (each
+     * row LEGEND_ROW_PX). Returns {height, svg: [element texts]} for a legend whose top is y0;
+     * swatch(fillKey, x, y, w, h) gives a swatch's SVG.
+     */
+    function svgLegend(w, y0, swatch) {
+      var kinds = visibleKinds();
+      var plain = function (parts) { return parts.map(function (p) { return Array.isArray(p) ? p[0] : p; }).join(""); };
+      var items = (currentView && currentView.legend ? currentView.legend : []).filter(function (entry) { return kinds[entry.kind]; })
+        .map(function (entry) { return {fills: entry.fills, text: plain(entry.text), muted: false}; });
+      if (currentView && currentView.note) items.push({fills: [], text: plain(currentView.note), muted: true});
+      var swatchW = LEGEND_SWATCH_PX + LEGEND_SWATCH_GAP_PX;
+      var layout = legendLayout(items.map(function (it) { return it.fills.length * swatchW + textWidth(it.text); }), GUTTER_PAD_PX, w - GUTTER_PAD_PX);
+      var out = [];
+      items.forEach(function (it, i) {
+        var x = layout.at[i].x, mid = y0 + layout.at[i].row * LEGEND_ROW_PX + LEGEND_ROW_PX / 2;
+        it.fills.forEach(function (key) {
+          out.push(swatch(key, x, mid - 5, LEGEND_SWATCH_PX, 10));
+          x += swatchW;
+        });
+        out.push('<text x="' + x.toFixed(1) + '" y="' + mid + '" fill="' + (it.muted ? colours.muted : colours.fg) + '" dominant-baseline="middle">' + xmlText(it.text) + "</text>");
+      });
+      return {height: layout.rows * LEGEND_ROW_PX + (layout.rows ? 4 : 0), svg: out};
+    }
+    /**
+     * The current view as SVG text: the rectangles and labels the last frame drew (wait blocks
+     * hatched as on the canvas), lane names, ruler, cursor and marker lines, legend (svgLegend).
+     */
     function viewSvg() {
       flush();
       var scale = state.scale, w = Math.round(canvas.clientWidth || 800), rowsH = state.rowsBottom;
-      var legend = currentView && currentView.legend ? currentView.legend : [];
-      var legendH = 22, h = rowsH + legendH;
+      useFont(LABEL_FONT_PX + "px " + uiFont);
+      // A swatch: a rectangle of the fill, hatched for waits as the blocks are.
+      var swatch = function (key, x, y, sw, sh) {
+        return '<rect x="' + x + '" y="' + y + '" width="' + sw + '" height="' + sh + '" fill="' + colours[key] + '" data-kind="' + key + '"/>' +
+          (key === "wait" ? '<path fill="' + colours["kind-wait-hatch"] + '" data-kind="wait-hatch" d="' + hatchBands(x, y, sw, sh) + '"/>' : "");
+      };
+      var legend = svgLegend(w, rowsH + 2, swatch);
+      var h = rowsH + 2 + legend.height;
       var out = ['<svg xmlns="http://www.w3.org/2000/svg" width="' + w + '" height="' + h + '" viewBox="0 0 ' + w + " " + h +
         '" font-family="' + xmlText(uiFont) + '" font-size="' + LABEL_FONT_PX + '">'];
       out.push('<rect width="' + w + '" height="' + h + '" fill="' + colours.bg + '"/>');
       var rects = state.lastRects || {}, labels = state.lastLabels || {};
       paintOrder(rects).forEach(function (key) {
         var list = rects[key], base = key.replace(/[\^~]/g, ""), dimmed = key.indexOf("~") >= 0;
-        var d = [];
-        for (var r = 0; r < list.length; r += 4) d.push("M" + list[r].toFixed(1) + " " + list[r + 1] + "h" + list[r + 2].toFixed(1) + "v" + list[r + 3] + "h" + (-list[r + 2]).toFixed(1) + "z");
-        out.push('<path fill="' + colours[base] + '"' + (dimmed ? ' fill-opacity="' + DIM_ALPHA + '"' : "") + ' data-kind="' + base + '" d="' + d.join("") + '"/>');
+        var d = [], hatch = [], opacity = dimmed ? ' fill-opacity="' + DIM_ALPHA + '"' : "";
+        for (var r = 0; r < list.length; r += 4) {
+          d.push("M" + list[r].toFixed(1) + " " + list[r + 1] + "h" + list[r + 2].toFixed(1) + "v" + list[r + 3] + "h" + (-list[r + 2]).toFixed(1) + "z");
+          if (base === "wait") hatch.push(hatchBands(list[r], list[r + 1], list[r + 2], list[r + 3]));
+        }
+        out.push('<path fill="' + colours[base] + '"' + opacity + ' data-kind="' + base + '" d="' + d.join("") + '"/>');
+        // Wait blocks: the canvas pattern's hatching, drawn over the fill (hatchBands).
+        if (hatch.length) out.push('<path fill="' + colours["kind-wait-hatch"] + '"' + opacity + ' data-kind="wait-hatch" d="' + hatch.join("") + '"/>');
       });
-      useFont(LABEL_FONT_PX + "px " + uiFont);
       FILL_KEYS.forEach(function (key) {
         var group = labels[key];
         if (!group) return;
@@ -2495,37 +2622,37 @@ var KVWave = (function () {
         out.push('<text x="' + GUTTER_PAD_PX + '" y="' + (state.rowTop[row] + state.rowHeight[row] / 2) + '" fill="' + colours.fg +
           '" font-size="' + LANE_FONT_PX + '" dominant-baseline="middle">' + xmlText(laneName(lane)) + "</text>");
       });
-      var lx = GUTTER_PAD_PX;
-      legend.forEach(function (entry) {
-        var text = entry.text.map(function (p) { return Array.isArray(p) ? p[0] : p; }).join("");
-        entry.fills.forEach(function (key) {
-          out.push('<rect x="' + lx + '" y="' + (rowsH + 6) + '" width="16" height="10" fill="' + colours[key] + '"/>');
-          lx += 18;
-        });
-        out.push('<text x="' + lx + '" y="' + (rowsH + 11) + '" fill="' + colours.fg + '" dominant-baseline="middle">' + xmlText(text) + "</text>");
-        lx += textWidth(text) + 14;
-      });
+      out.push('<g class="kv-svg-legend">');
+      out.push.apply(out, legend.svg);
+      out.push("</g>");
       out.push("</svg>");
       return out.join("\n");
     }
-    /** The current view as PNG (the SVG drawn on a canvas at the device pixel ratio); callback(blob). */
-    function viewPng(callback) {
+    /**
+     * The current view as PNG (the SVG drawn on a canvas at the device pixel ratio): callback(blob),
+     * or fail(error) when the SVG cannot be drawn or the canvas gives no PNG (too large a canvas).
+     */
+    function viewPng(callback, fail) {
       var svg = viewSvg(), dpr = window.devicePixelRatio || 1;
       // A data: URL (not a Blob URL): the image is decoded from the page's own text, no request.
       var img = new Image(), url = "data:image/svg+xml;charset=utf-8," + encodeURIComponent(svg);
       img.onload = function () {
-        var c = document.createElement("canvas");
-        c.width = Math.round(img.width * dpr);
-        c.height = Math.round(img.height * dpr);
-        var cx = c.getContext("2d");
-        cx.scale(dpr, dpr);
-        cx.drawImage(img, 0, 0);
-        c.toBlob(function (blob) { callback(blob); }, "image/png");
+        try {
+          var c = document.createElement("canvas");
+          c.width = Math.round(img.width * dpr);
+          c.height = Math.round(img.height * dpr);
+          var cx = c.getContext("2d");
+          cx.scale(dpr, dpr);
+          cx.drawImage(img, 0, 0);
+          c.toBlob(function (blob) {
+            if (blob) callback(blob);
+            else fail(new Error("the browser made no PNG of a " + c.width + " x " + c.height + " px canvas"));
+          }, "image/png");
+        } catch (e) {
+          fail(e);
+        }
       };
-      img.onerror = function () {
-        // Fallback: the canvas as it is (no legend).
-        canvas.toBlob(function (blob) { callback(blob); }, "image/png");
-      };
+      img.onerror = function () { fail(new Error("the view's SVG could not be drawn as an image")); };
       img.src = url;
     }
 

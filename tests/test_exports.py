@@ -144,7 +144,53 @@ def test_chrome_trace_follows_trace_event_rules(tmp_path, example, extra):
     assert proc.returncode == 0, proc.stdout + proc.stderr
     trace = json.loads(path.read_text())
     result = simulate(example, knobs_of(extra))
-    assert sum(1 for e in trace["traceEvents"] if e["ph"] == "X") == len(result["blocks"])
+    # One slice per block: a B/E pair, or an X event for a zero-length block.
+    assert sum(1 for e in trace["traceEvents"] if e["ph"] in ("B", "X")) == len(result["blocks"])
+    assert sum(1 for e in trace["traceEvents"] if e["ph"] == "E") == sum(1 for e in trace["traceEvents"] if e["ph"] == "B")
+
+
+def counter_states(trace):
+    """{barrier name: [(time, (phase, arrivals, waiters))]} from the trace's counter (C) events."""
+    out = {}
+    for e in trace["traceEvents"]:
+        if e["ph"] == "C":
+            a = e["args"]
+            out.setdefault(e["name"], []).append((e["ts"], (a["phase"], a["arrivals"], a["waiters"])))
+    return out
+
+
+def value_at(changes, t):
+    """The value of a change list [(time, value)] at time t."""
+    v = None
+    for time, value in changes:
+        if time > t:
+            break
+        v = value
+    return v
+
+
+@pytest.mark.parametrize("example,extra", CASES)
+def test_chrome_barrier_counters_match_the_vcd_signals_read_by_pywellen(tmp_path, example, extra):
+    """The Chrome trace's barrier counters hold, at every step, the phase, arrivals and waiters
+    that pywellen reads from the VCD of the same run."""
+    trace = json.loads(export(tmp_path, example, "chrome", extra).read_text())
+    signals = wellen_signals(export(tmp_path, example, "vcd", extra))
+    result = simulate(example, knobs_of(extra))
+    kernel = {"fa3_fwd": "mainloop_fwd_sm90_tma_gmma_ws"}.get(example, "sm90_mma_tma_gmma_ss_warpspecialized")
+    counters = counter_states(trace)
+    assert sorted(counters) == sorted(b["name"] for b in result["barriers"]) and counters
+    checked = 0
+    for bar in result["barriers"]:
+        scope = f"{kernel}.barriers." + "".join(c if c.isalnum() or c in "_.[]-" else "_" for c in bar["name"])
+        for t in range(result["total"] + 1):
+            phase, arrivals, waiters = value_at(counters[bar["name"]], t)
+            assert int(value_at(signals[scope + ".phase"], t)) == phase, (bar["name"], t)
+            assert int(value_at(signals[scope + ".arrivals"], t)) == arrivals, (bar["name"], t)
+            assert int(value_at(signals[scope + ".waiters"], t)) == waiters, (bar["name"], t)
+            checked += 1
+    # Some barrier has a waiter at some step: the counters are not all zero.
+    assert any(v[2] > 0 for changes in counters.values() for _t, v in changes)
+    assert checked > 0
 
 
 def test_chrome_trace_rule_checker_catches_overlap_and_unpaired_flow(tmp_path):
@@ -192,6 +238,12 @@ def test_chrome_trace_loaded_by_speedscope_offline(browser, tmp_path, example, e
     finally:
         context.close()
     assert not errors and not foreign, errors + foreign
+    # Frames are named "kind reason" (no args JSON), so speedscope aggregates them: one frame per
+    # kind and wait reason, not one per block.
+    frames = [f["name"] for f in data["shared"]["frames"]]
+    want = {b["kind"] + (" " + b["reason"] if b["reason"] else "") for b in result["blocks"]}
+    assert set(frames) == want, frames
+    assert any(name.startswith("wait ") for name in frames)
     profiles = data["profiles"]
     assert [p["name"].split(", ", 1)[1].rsplit(" (tid", 1)[0] for p in profiles] == [l["label"] for l in result["lanes"]]
     for profile, lane in zip(profiles, result["lanes"]):

@@ -11,11 +11,27 @@ const { traceProblems } = require("./trace_rules.js");
 const ROOT = path.join(__dirname, "..", "..");
 const KS = require(path.join(ROOT, "schedule.js"));
 const KE = require(path.join(ROOT, "trace_export.js"));
+const W = require(path.join(ROOT, "assets", "waveform.js"));
 const EXAMPLES = ["sm90_gemm_pingpong", "sm90_gemm_cooperative", "fa3_fwd"];
 
 function structure(name) { return require(path.join(ROOT, "examples", name + ".json")); }
 
-function xEvents(trace) { return trace.traceEvents.filter((e) => e.ph === "X"); }
+/**
+ * The block slices of a trace, one per block in file order of their ends: each B/E pair on a
+ * thread (the B's name, cat and ts, the E's args; dur from the two) and each X event.
+ */
+function xEvents(trace) {
+  const open = new Map(), out = [];
+  trace.traceEvents.forEach((e) => {
+    const key = e.pid + ":" + e.tid;
+    if (e.ph === "B") { if (!open.has(key)) open.set(key, []); open.get(key).push(e); }
+    else if (e.ph === "E") {
+      const b = open.get(key).pop();
+      out.push({ ph: "X", pid: e.pid, tid: e.tid, ts: b.ts, dur: e.ts - b.ts, name: b.name, cat: b.cat, args: e.args, bArgs: b.args });
+    } else if (e.ph === "X") out.push(e);
+  });
+  return out;
+}
 
 function threadNames(trace) {
   const names = {};
@@ -104,7 +120,9 @@ test("chrome trace of each example follows the trace-event rules, one thread per
     const trace = KE.chromeTrace(result, { kernel: name });
     assert.deepEqual(traceProblems(trace), [], name);
     assert.equal(xEvents(trace).length, result.blocks.length, name);
-    assert.deepEqual(Object.values(threadNames(trace)), result.lanes.map((l) => l.label), name);
+    // One thread per lane, then the barrier counters' thread.
+    assert.ok(result.barriers.length > 0, name);
+    assert.deepEqual(Object.values(threadNames(trace)), result.lanes.map((l) => l.label).concat(["barriers"]), name);
     const deps = result.blocks.reduce((n, b) => n + b.after.length, 0);
     assert.equal(trace.traceEvents.filter((e) => e.ph === "s").length, deps, name);
     assert.equal(trace.traceEvents.filter((e) => e.ph === "f").length, deps, name);
@@ -126,7 +144,8 @@ test("chrome X events carry the block: 1 step = 1 us, args with kind, tile, k, s
     assert.equal(ev.args.k, b.k);
     assert.equal(ev.args.stage, b.stage);
     assert.equal(ev.args.reason, b.reason);
-    assert.deepEqual(ev.args.lines, b.lines.map((r) => r.path.split("/").pop() + ":" + r.line));
+    const keys = b.lines.map((r) => r.path.split("/").pop() + ":" + r.line);
+    assert.deepEqual(ev.args.lines, keys.filter((key, i) => keys.indexOf(key) === i));
     assert.equal(names[ev.tid], result.lanes.find((l) => l.id === b.lane).label);
     ev.args.lines.forEach((key) => assert.ok(trace.otherData.sources[key].text, key));
   });
@@ -151,7 +170,7 @@ test("overlapping blocks on a lane go on numbered sub-threads, never on one thre
   const result = handResult();
   const trace = KE.chromeTrace(result, {});
   assert.deepEqual(traceProblems(trace), []);
-  assert.deepEqual(Object.values(threadNames(trace)), ["producer", "producer (2)", "consumer WG0"]);
+  assert.deepEqual(Object.values(threadNames(trace)), ["producer", "producer (2)", "consumer WG0", "barriers"]);
   assert.match(trace.otherData.notes.join(" "), /sub-threads on: producer/);
 });
 
@@ -286,6 +305,8 @@ function fakeIo(files) {
   io.write = (t) => io.out.push(t);
   io.error = (l) => io.err.push(l);
   io.simulate = KS.simulate;
+  io.normalizeKnobs = KS.normalizeKnobs;
+  io.codePathLines = W.codePathLines;
   return io;
 }
 
@@ -322,8 +343,9 @@ test("main: knobs reach the simulator; the output is the exporter's text", () =>
   assert.equal(trace.otherData.knobs.schedule, "cooperative");
   assert.equal(trace.otherData.kernel, "sm90_mma_tma_gmma_ss_warpspecialized");
   assert.deepEqual(traceProblems(trace), []);
-  const expected = KE.chromeTraceText(KS.simulate(structure("sm90_gemm_pingpong"), { stages: 2, schedule: "cooperative" }),
-    { kernel: "sm90_mma_tma_gmma_ss_warpspecialized", markers: [{ name: "A", step: 3 }] });
+  const result = KS.simulate(structure("sm90_gemm_pingpong"), { stages: 2, schedule: "cooperative" });
+  const expected = KE.chromeTraceText(result, { kernel: "sm90_mma_tma_gmma_ss_warpspecialized", markers: [{ name: "A", step: 3 }],
+    codePath: (b) => W.codePathLines(b, result.knobs.kPipeMmas).lines });
   assert.equal(io.out.join(""), expected);
 });
 
@@ -340,8 +362,143 @@ test("node trace_export.js runs as a command (exit 0 with output, exit 2 with on
   assert.match(bad.stderr, /^trace_export: --structure parsed.json is required\nusage: /);
 });
 
-test("export file names: kernel and knobs, safe characters, one extension per format", () => {
-  assert.equal(KE.exportFileName("sm90 gemm", { stages: 4, schedule: "pingpong", model: "gemm" }, "chrome"),
-    "sm90-gemm_model-gemm_schedule-pingpong_stages-4.trace.json");
-  assert.equal(KE.exportFileName("k/../x", {}, "vcd"), "k-..-x.vcd");
+test("export file names: kernel, changed knobs by hash key, a hash of all knobs, safe characters", () => {
+  const keys = KS.KNOB_TABLE.knobs.map((k) => [k.flag.slice(2), k.name]);
+  const fa3 = structure("fa3_fwd");
+  const defaults = KS.simulate(fa3, {}).knobs;
+  const kernel = KE.kernelName(fa3);
+  const name = (knobs, format, view) => KE.exportFileName(kernel, Object.assign({}, defaults, knobs), format, { defaults, keys, view });
+  // The issue's case: FA3 with TMA latency 100; the old name spelled all 17 knobs (243+ characters).
+  const tma = name({ tmaLatency: 100 }, "png", [0, 812]);
+  assert.match(tma, /^mainloop_fwd_sm90_tma_gmma_ws_tma-100_[0-9a-f]{8}_view-0-812\.png$/);
+  assert.equal(name({}, "chrome"), kernel + "_" + KE.knobHash(defaults) + ".trace.json");
+  // Stable: the same knobs give the same name, in any key order; another value, another hash.
+  const shuffled = {};
+  Object.keys(defaults).reverse().forEach((k) => { shuffled[k] = defaults[k]; });
+  shuffled.tmaLatency = 100;
+  assert.equal(KE.exportFileName(kernel, shuffled, "png", { defaults, keys, view: [0, 812] }), tma);
+  assert.notEqual(name({ tmaLatency: 101 }, "png", [0, 812]).slice(-25), tma.slice(-25));
+  assert.equal(KE.knobHash({ a: 1, b: true }), KE.knobHash({ b: true, a: 1 }));
+  assert.notEqual(KE.knobHash({ a: 1 }), KE.knobHash({ a: 2 }));
+  // Booleans as the hash spells them; knobs in the hash's order.
+  assert.match(name({ transposeV: !defaults.transposeV, stages: 3 }, "svg", [1, 2]),
+    new RegExp("_stages-3_transpose-v-" + (defaults.transposeV ? "off" : "on") + "_[0-9a-f]{8}_view-1-2\\.svg$"));
+  // Every knob changed, a 300-character kernel name, the widest view: still short and safe.
+  const all = {};
+  KS.knobsFor("attention", fa3).forEach((spec) => {
+    all[spec.name] = spec.type === "range" ? spec.max : spec.type === "flag" ? !spec.default : spec.choices[spec.choices.length - 1];
+  });
+  for (const format of ["chrome", "vcd", "svg", "png"]) {
+    const long = KE.exportFileName("k/../" + "x".repeat(300) + " \u00e9\"<>|?*:", all, format, { defaults, keys, view: [1e9, 1e9] });
+    assert.ok(long.length <= KE.MAX_FILE_NAME_CHARS && KE.MAX_FILE_NAME_CHARS <= 120, long.length + " " + long);
+    assert.match(long, /^[A-Za-z0-9][A-Za-z0-9._-]*$/, long);
+    assert.match(long, /_etc_[0-9a-f]{8}/, long);
+    assert.ok(long.endsWith(KE.EXTENSIONS[format] || "." + format), long);
+  }
+  assert.equal(KE.exportFileName("..", {}, "vcd"), "-_" + KE.knobHash({}) + ".vcd");
+  assert.throws(() => KE.exportFileName("k", {}, "../x"), /no file name for the export format/);
+});
+
+test("chrome slices are named by kind and wait reason only, so speedscope aggregates them", () => {
+  const result = KS.simulate(structure("fa3_fwd"), {});
+  const trace = KE.chromeTrace(result, {});
+  const slices = xEvents(trace);
+  assert.equal(slices.length, result.blocks.length);
+  slices.forEach((ev) => {
+    const b = result.blocks[ev.args.block];
+    assert.equal(ev.name, b.reason ? b.kind + " " + b.reason : b.kind);
+    // The B event carries no args: speedscope's frame key is the name plus the B event's args.
+    assert.equal(ev.bArgs, undefined);
+  });
+  const names = new Set(slices.map((ev) => ev.name));
+  assert.ok(names.has("wait k") || names.has("wait q"), [...names].join(", "));
+  assert.ok(names.size < 20 && names.size < result.blocks.length / 5, [...names].join(", "));
+});
+
+test("args.lines: once per file:line, on the code path the page's details panel shows", () => {
+  // FA3's FULL blocks list a consumer_try_wait and a consumer_wait on one line.
+  const fa3 = KS.simulate(structure("fa3_fwd"), {});
+  const dup = fa3.blocks.find((b) => new Set(b.lines.map((l) => l.line)).size < b.lines.length);
+  assert.ok(dup, "an FA3 block with a repeated line");
+  xEvents(KE.chromeTrace(fa3, {})).forEach((ev) => assert.equal(new Set(ev.args.lines).size, ev.args.lines.length));
+  // GEMM WGMMA blocks hold the first-iteration, prologue and steady-state MMA statements; the
+  // trace keeps the ones codePathLines picks for the block's k-tile.
+  const result = KS.simulate(structure("sm90_gemm_pingpong"), {});
+  const codePath = (b) => W.codePathLines(b, result.knobs.kPipeMmas).lines;
+  const key = (r) => r.path.split("/").pop() + ":" + r.line;
+  let narrowed = 0;
+  xEvents(KE.chromeTrace(result, { codePath })).forEach((ev) => {
+    const b = result.blocks[ev.args.block];
+    const want = codePath(b).map(key).filter((k, i, a) => a.indexOf(k) === i);
+    assert.deepEqual(ev.args.lines, want, b.kind + " " + b.k);
+    if (want.length < new Set(b.lines.map(key)).size) narrowed++;
+  });
+  assert.ok(narrowed > 0, "some WGMMA block ran only one of its MMA statements");
+});
+
+test("barrier phase, arrivals and waiters are counter events replaying barrierEvents", () => {
+  const trace = KE.chromeTrace(handResult(), {});
+  assert.deepEqual(traceProblems(trace), []);
+  const counters = trace.traceEvents.filter((e) => e.ph === "C");
+  const at = (name, t) => counters.filter((e) => e.name === name && e.ts <= t).pop().args;
+  assert.deepEqual(at("full_stage0", 2), { phase: 0, arrivals: 0, waiters: 1 });
+  // At step 3 the producer arrives, the phase completes (arrivals reset) and the waiter leaves.
+  assert.deepEqual(at("full_stage0", 3), { phase: 1, arrivals: 0, waiters: 0 });
+  assert.deepEqual(at("empty_stage0", 0), { phase: 1, arrivals: 0, waiters: 0 });
+  assert.deepEqual(at("empty_stage0", 6), { phase: 0, arrivals: 0, waiters: 0 });
+  const tids = new Set(counters.map((e) => e.pid + ":" + e.tid));
+  assert.equal(tids.size, 1);
+  assert.equal(threadNames(trace)[counters[0].tid], "barriers");
+  // The engine's barriers: the counters hold at every step what the VCD's signals hold.
+  for (const name of ["sm90_gemm_pingpong", "fa3_fwd"]) {
+    const result = KS.simulate(structure(name), {});
+    const cs = KE.chromeTrace(result, {}).traceEvents.filter((e) => e.ph === "C");
+    const vcd = readVcd(KE.vcd(result, { kernel: "k" }));
+    assert.equal(new Set(cs.map((e) => e.name)).size, result.barriers.length, name);
+    result.barriers.forEach((bar) => {
+      const scope = "k.barriers." + bar.name.replace(/[^A-Za-z0-9_.\[\]-]+/g, "_") + ".";
+      const mine = cs.filter((e) => e.name === bar.name);
+      for (let t = 0; t <= result.total; t++) {
+        const v = mine.filter((e) => e.ts <= t).pop().args;
+        assert.equal(String(v.phase), valueAt(vcd.changes[scope + "phase"], t), bar.name + " phase at " + t);
+        assert.equal(v.arrivals.toString(2), valueAt(vcd.changes[scope + "arrivals"], t), bar.name + " arrivals at " + t);
+        assert.equal(v.waiters.toString(2), valueAt(vcd.changes[scope + "waiters"], t), bar.name + " waiters at " + t);
+      }
+    });
+  }
+});
+
+test("the command lines refuse a bad knob with one stderr line and exit 2, as viz.py does", () => {
+  const gemm = path.join(ROOT, "examples", "sm90_gemm_pingpong.json");
+  const fa3 = path.join(ROOT, "examples", "fa3_fwd.json");
+  const cases = [
+    [gemm, "stages=abc", /^trace_export: refused --knob stages=abc \(simulator: stages: "abc" is not a number/],
+    [gemm, "bogus=3", /^trace_export: refused --knob bogus=3 \(simulator: unknown knob "bogus".*knobs of the gemm model: stages, /],
+    [gemm, "kvBlocks=3", /^trace_export: refused --knob kvBlocks=3 .*unknown knob/],
+    [gemm, "stages=65", /^trace_export: refused --knob stages=65 \(simulator: stages: 65 is above the maximum/],
+    [gemm, "tmaLatency=-1", /^trace_export: refused --knob tmaLatency=-1 \(simulator: tmaLatency: -1 is below the minimum/],
+    [gemm, "stages=2.5", /rounded to 3/],
+    [gemm, "schedule=zigzag", /is not one of pingpong, cooperative/],
+    [fa3, "transposeV=maybe", /^trace_export: refused --knob transposeV=maybe \(simulator: transposeV: "maybe" is not on\/off/]
+  ];
+  for (const script of [["trace_export.js"], ["schedule.js", "export"]]) {
+    for (const [file, knob, message] of cases) {
+      for (const format of ["chrome", "vcd"]) {
+        const run = childProcess.spawnSync(process.execPath, [path.join(ROOT, script[0])].concat(script.slice(1),
+          ["--format", format, "--structure", file, "--knob", knob]), { encoding: "utf8" });
+        const what = script.join(" ") + " " + format + " " + knob;
+        assert.equal(run.status, 2, what + ": " + run.stderr);
+        assert.equal(run.stdout, "", what);
+        assert.equal(run.stderr.split("\n").filter(Boolean).length, 1, what + ": " + run.stderr);
+        assert.match(run.stderr, message, what);
+      }
+    }
+  }
+  // Accepted as given: a deadlock asked for (K_PIPE_MMAS >= stages), a word in capitals, on/off.
+  for (const [file, knobs] of [[gemm, ["kPipeMmas=4", "stages=4"]], [gemm, ["schedule=Cooperative"]], [fa3, ["transposeV=off"]]]) {
+    const io = fakeIo({ "s.json": require("node:fs").readFileSync(file, "utf8") });
+    const argv = ["--format", "vcd", "--structure", "s.json"];
+    knobs.forEach((k) => argv.push("--knob", k));
+    assert.equal(KE.main(argv, io), 0, knobs.join(" ") + ": " + io.err.join(" "));
+  }
 });

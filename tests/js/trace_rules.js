@@ -8,7 +8,9 @@
  *  - the JSON object form: traceEvents array, displayTimeUnit "ns";
  *  - every event has ph, pid, tid and (but M) a finite ts >= 0; X has dur >= 0;
  *  - every (pid, tid) that carries events is named by a thread_name M event, and sorted;
- *  - no two X events of one thread overlap (b.ts >= a.ts + a.dur when a starts first);
+ *  - every E event closes the B event open on its thread, with the same name and cat, at a ts
+ *    not before it; no B event is left open; each B/E pair is a slice like an X event;
+ *  - no two slices (X events, B/E pairs) of one thread overlap (b.ts >= a.ts + a.dur when a starts first);
  *  - every flow id has exactly one "s" and one "f" with the same name and cat, f has bp "e",
  *    s.ts <= f.ts, and each end lies inside an X slice of its own thread.
  */
@@ -19,6 +21,7 @@ function traceProblems(trace) {
   const named = new Set(), sorted = new Set(), used = new Set();
   const slices = new Map();
   const flows = new Map();
+  const open = new Map();  // thread -> stack of open B events
   trace.traceEvents.forEach((ev, i) => {
     if (typeof ev.ph !== "string" || !Number.isInteger(ev.pid) || !Number.isInteger(ev.tid)) {
       problems.push("event " + i + " lacks ph/pid/tid");
@@ -36,11 +39,24 @@ function traceProblems(trace) {
       if (!(typeof ev.dur === "number" && ev.dur >= 0)) problems.push("X event " + i + " has a bad dur");
       if (!slices.has(key)) slices.set(key, []);
       slices.get(key).push(ev);
+    } else if (ev.ph === "B") {
+      if (!open.has(key)) open.set(key, []);
+      open.get(key).push(ev);
+    } else if (ev.ph === "E") {
+      const b = (open.get(key) || []).pop();
+      if (!b) problems.push("E event " + i + " on thread " + key + " closes nothing");
+      else if (b.name !== ev.name || b.cat !== ev.cat) problems.push("E event " + i + " (" + ev.name + ") closes B " + b.name);
+      else if (ev.ts < b.ts) problems.push("E event " + i + " ends before its B");
+      else {
+        if (!slices.has(key)) slices.set(key, []);
+        slices.get(key).push({ name: b.name, ts: b.ts, dur: ev.ts - b.ts });
+      }
     } else if (ev.ph === "s" || ev.ph === "f") {
       if (!flows.has(ev.id)) flows.set(ev.id, []);
       flows.get(ev.id).push(ev);
     }
   });
+  open.forEach((stack, key) => { if (stack.length) problems.push(stack.length + " B events left open on thread " + key); });
   used.forEach((key) => {
     if (!named.has(key)) problems.push("thread " + key + " has no thread_name");
     if (!sorted.has(key)) problems.push("thread " + key + " has no thread_sort_index");
