@@ -416,8 +416,14 @@ test("chrome slices are named by kind and wait reason only, so speedscope aggreg
 });
 
 test("args.lines: once per file:line, on the code path the page's details panel shows", () => {
-  // FA3's FULL blocks list a consumer_try_wait and a consumer_wait on one line.
-  const fa3 = KS.simulate(structure("fa3_fwd"), {});
+  // A FULL block lists a consumer_try_wait and a consumer_wait on one line (as FA3's
+  // `pipeline_k.consumer_wait(smem_pipe_read, pipeline_k.consumer_try_wait(smem_pipe_read))` does).
+  const st = JSON.parse(JSON.stringify(structure("fa3_fwd")));
+  for (const fn of st.functions) {
+    const i = fn.ops.findIndex((o) => o.op === "consumer_wait");
+    if (i >= 0) fn.ops.splice(i, 0, Object.assign({}, fn.ops[i], { op: "consumer_try_wait" }));
+  }
+  const fa3 = KS.simulate(st, {});
   const dup = fa3.blocks.find((b) => new Set(b.lines.map((l) => l.line)).size < b.lines.length);
   assert.ok(dup, "an FA3 block with a repeated line");
   xEvents(KE.chromeTrace(fa3, {})).forEach((ev) => assert.equal(new Set(ev.args.lines).size, ev.args.lines.length));
