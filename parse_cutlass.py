@@ -2377,15 +2377,19 @@ RE_UMMA_HINT = re.compile(r"\btcgen05|\bUMMA\b|\bumma_arrive|\bSM100_MMA_")
 RE_WGMMA_HINT = re.compile(r"\bwarpgroup_arrive\b|\bGMMA\b|\bSM90_64x")
 
 # constexpr constants the schedule needs: K_PIPE_MMAS, stage counts
+# FlashAttention-3's compile-time protocol flags (hopper/mainloop_fwd_sm90_tma_gmma_ws.hpp): the
+# attention model derives Transpose_V and the scheduler barrier from them (docs/models/attention.md).
+FA3_BUILD_FLAGS = ("Is_FP8", "Transpose_V", "UseSchedulerBarrier", "NumMmaWarpGroups", "LargeHeadDimV",
+                   "RescaleOBeforeGemm")
 RE_CONSTANT = re.compile(rf"""
     constexpr(?<!\wconstexpr) \s+ (?:(?:static|const|inline)\s+)* {_QUALIFIED} \s+
-    (?P<name>K_PIPE_\w+|\w*Stages?|\w*StageCount\w*|\w*Stages[A-Z]\w*) \s* =(?!=) \s*
+    (?P<name>K_PIPE_\w+|\w*Stages?|\w*StageCount\w*|\w*Stages[A-Z]\w*|{"|".join(FA3_BUILD_FLAGS)}) \s* =(?!=) \s*
     (?P<value>[^;{{}}]{{1,200}}) ;
 """, re.VERBOSE)
 
 
 def find_constants(src):
-    """Literal (and, as text, other) constexpr values named K_PIPE_*, *Stages*, *StageCount*."""
+    """Literal (and, as text, other) constexpr values named K_PIPE_*, *Stages*, *StageCount*, or FA3_BUILD_FLAGS."""
     out = []
     seen = set()
     if "constexpr" not in src.code:

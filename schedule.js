@@ -120,7 +120,9 @@ var KernelSchedule = (function () {
       {"name": "storeLatency", "flag": "--store"},
       {"name": "clcLatency", "flag": "--clc"},
       {"name": "ctaPair", "flag": "--cta-pair", "onOff": true},
-      {"name": "loadC", "flag": "--load-c", "onOff": true}
+      {"name": "loadC", "flag": "--load-c", "onOff": true},
+      {"name": "dtype", "flag": "--dtype", "choices": ["bf16", "fp16", "fp8"]},
+      {"name": "headDim", "flag": "--headdim"}
     ]
   }/*KNOB_TABLE_JSON_END*/;
 
@@ -2110,13 +2112,13 @@ var KernelSchedule = (function () {
     softmaxLatency: { min: 1, max: 10000, label: "softmax latency (X)", doc: "steps of one WG's online softmax" },
     gemm1Latency: { min: 1, max: 10000, label: "GEMM1 latency (G1)", doc: "tensor-core steps of one WG's O += P V" },
     epilogueLatency: { min: 0, max: 10000, label: "epilogue latency (E)", doc: "steps of one tile's epilogue" },
-    consumerWGs: { min: 1, max: 2, label: "consumer WGs (C)", doc: "math warpgroups, each on its rows of every tile" }
+    consumerWGs: { min: 1, max: 3, label: "consumer WGs (C)", doc: "math warpgroups, each on its rows of every tile" }
   };
 
   /** On/off knobs of the attention model (refinements; off = the plain model). */
   var ATTENTION_KNOB_FLAGS = {
     intraWGOverlap: { label: "intra-WG overlap", doc: "issue GEMM0(j) before GEMM1(j-1): softmax(j) overlaps GEMM1(j-1)" },
-    interWGPingpong: { label: "inter-WG pingpong", doc: "named barrier alternates the WGs' GEMM phases (C = 2)" },
+    interWGPingpong: { label: "inter-WG pingpong", doc: "named barriers rotate the WGs' GEMM phases (WG1 -> WG2 (-> WG3) -> WG1; C >= 2)" },
     transposeV: { label: "Transpose_V", doc: "V arrives as Vt and the load warp transposes it into V (FP8); default: the structure has a Vt pipeline" }
   };
 
@@ -2160,7 +2162,106 @@ var KernelSchedule = (function () {
     return fallback;
   }
 
-  /** Validate a knob set for the attention model: returns {knobs, messages}; never throws. */
+  // ---------------------------------------------------------------------------------------------
+  // FlashAttention-3 as it is built (docs/models/attention.md "FA3 as built"): on FA3's own
+  // mainloop the compile-time inputs (dtype, head dimension, MMA warpgroups, IntraWGOverlap) are
+  // the knobs, and Transpose_V and the scheduler barrier are derived as FA3 derives them.
+
+  /** Element types of FA3's forward kernel: element size in bytes (tile_size_fwd_sm90's element_size). */
+  var FA3_DTYPES = { bf16: 2, fp16: 2, fp8: 1 };
+
+  /**
+   * hopper/tile_size.h tile_size_fwd_sm90 for headdim_v = headdim, not causal, not local, no
+   * paged KV, no softcap: per element size, rows [largest head dimension, kBlockM, kBlockN,
+   * MmaPV_is_RS, IntraWGOverlap] in the function's order (element_size 2: the `headdim <= 64`,
+   * `<= 96`, `<= 128`, `<= 192` and last branches; element_size 1 likewise).
+   */
+  var FA3_TILE_SM90 = {
+    2: [[64, 192, 192, false, true], [96, 192, 144, false, true], [128, 128, 176, true, true],
+      [192, 128, 112, true, true], [256, 128, 80, true, true]],
+    1: [[64, 192, 160, true, true], [96, 192, 128, true, true], [128, 128, 224, true, true],
+      [192, 128, 160, true, true], [256, 128, 128, true, true]]
+  };
+
+  /** The expressions of FA3's flags the derivation implements, whitespace-normalized (mainloop_fwd_sm90_tma_gmma_ws.hpp). */
+  var FA3_FLAG_TEXTS = {
+    Transpose_V: "Is_FP8 && !V_colmajor",
+    UseSchedulerBarrier: "(IntraWGOverlap ? (NumMmaWarpGroups >= 2) && (!Is_FP8 ? kHeadDim <= 128 : kHeadDim >= 128) : NumMmaWarpGroups == 2) && !LargeHeadDimV"
+  };
+
+  /**
+   * FA3's build facts in a structure: {Transpose_V: {line, text}, UseSchedulerBarrier: {...}} when
+   * its constants hold both flags with exactly the expressions the derivation implements; null
+   * otherwise (another kernel, or an FA3 revision whose rule changed: the knobs stay free).
+   */
+  function fa3Build(structure) {
+    var consts = isObject(structure) && Array.isArray(structure.constants) ? structure.constants.filter(isObject) : [];
+    var out = {};
+    for (var name in FA3_FLAG_TEXTS) {
+      var c = consts.filter(function (x) { return x.name === name; })[0];
+      if (!c || String(c.value).replace(/\s+/g, " ").trim() !== FA3_FLAG_TEXTS[name]) return null;
+      out[name] = { line: lineOrNull(c.line), text: FA3_FLAG_TEXTS[name] };
+    }
+    return out;
+  }
+
+  /** tile_size_fwd_sm90's row for a dtype and head dimension: {kBlockM, kBlockN, rs, intra}. */
+  function fa3Tile(dtype, headDim) {
+    var rows = FA3_TILE_SM90[FA3_DTYPES[dtype]];
+    for (var i = 0; i < rows.length - 1 && headDim > rows[i][0]; i++) { /* first row whose bound holds */ }
+    var r = rows[i];
+    return { kBlockM: r[1], kBlockN: r[2], rs: r[3], intra: r[4] };
+  }
+
+  /**
+   * FA3's derived flags for validated knobs: transposeV = Transpose_V (Is_FP8 && !V_colmajor; V is
+   * row-major here) and interWGPingpong = UseSchedulerBarrier (LargeHeadDimV is false: headdim_v
+   * = headdim <= 256).
+   */
+  function fa3Derived(knobs) {
+    var fp8 = knobs.dtype === "fp8", C = knobs.consumerWGs, d = knobs.headDim;
+    var sched = knobs.intraWGOverlap ? C >= 2 && (!fp8 ? d <= 128 : d >= 128) : C === 2;
+    return { transposeV: fp8, interWGPingpong: sched };
+  }
+
+  /** Normalize FA3's compile-time inputs and derive its flags (normalizeAttentionKnobs on FA3's mainloop). */
+  function normalizeFa3Knobs(raw, knobs, src, messages) {
+    var build = src.fa3;
+    var d = raw.dtype, text = typeof d === "string" ? d.trim().toLowerCase() : null;
+    if (d === undefined || d === null) knobs.dtype = FA3_DEFAULT_BUILD.dtype;
+    else if (text !== null && Object.prototype.hasOwnProperty.call(FA3_DTYPES, text)) knobs.dtype = text;
+    else {
+      messages.push("dtype: " + showValue(d) + " is not one of " + Object.keys(FA3_DTYPES).join(", ") + "; using the default " + FA3_DEFAULT_BUILD.dtype);
+      knobs.dtype = FA3_DEFAULT_BUILD.dtype;
+    }
+    knobs.headDim = normalizeNumber("headDim", raw.headDim, FA3_HEADDIM_RANGE, FA3_DEFAULT_BUILD.headDim, messages);
+    var tile = fa3Tile(knobs.dtype, knobs.headDim);
+    // MMA warpgroups = kBlockM / 64 (AtomLayoutQK, NumMmaWarpGroups) unless the kernel layer says
+    // a literal count; IntraWGOverlap from the tile rule.
+    if ((raw.consumerWGs === undefined || raw.consumerWGs === null) && !src.consumerWGs) knobs.consumerWGs = tile.kBlockM / 64;
+    if (raw.intraWGOverlap === undefined || raw.intraWGOverlap === null) knobs.intraWGOverlap = tile.intra;
+    var derived = fa3Derived(knobs);
+    for (var name in derived) {
+      var given = raw[name];
+      if (given !== undefined && given !== null && normalizeFlag(name, given, derived[name], []) !== derived[name]) {
+        var flag = name === "transposeV" ? "Transpose_V" : "UseSchedulerBarrier";
+        messages.push(name + ": FA3 derives it (" + flag + " = " + build[flag].text + ", line " + build[flag].line +
+          "): " + (derived[name] ? "on" : "off") + " for these knobs; the given " + showValue(given) + " is ignored");
+      }
+      knobs[name] = derived[name];
+    }
+  }
+
+  /** The common FA3 build (the default page): BF16, head dimension 128 (tile 128 x 176, 2 MMA WGs). */
+  var FA3_DEFAULT_BUILD = { dtype: "bf16", headDim: 128 };
+  /** Head dimensions FA3's forward kernel takes (tile_size_fwd_sm90's last branch covers up to 256). */
+  var FA3_HEADDIM_RANGE = { min: 8, max: 256, label: "head dimension (d)", doc: "kHeadDim: picks the tile (tile_size.h), MMA WGs and IntraWGOverlap" };
+
+  /**
+   * Validate a knob set for the attention model: returns {knobs, messages}; never throws. On
+   * FA3's own mainloop (sourceKnobs.fa3) dtype and headDim are knobs too, the WG count and
+   * IntraWGOverlap default to FA3's tile rule and Transpose_V / the scheduler barrier are derived.
+   */
   function normalizeAttentionKnobs(input, sourceKnobs) {
     var messages = [];
     var raw = knobObject(input, messages);
@@ -2175,6 +2276,7 @@ var KernelSchedule = (function () {
     for (name in ATTENTION_KNOB_FLAGS) {
       knobs[name] = normalizeFlag(name, raw[name], src[name] ? !!src[name].value : ATTENTION_DEFAULT_KNOBS[name], messages);
     }
+    if (src.fa3) normalizeFa3Knobs(raw, knobs, src, messages);
     reportUnknownKnobs(raw, knobs, messages);
     return { knobs: knobs, messages: messages };
   }
@@ -2468,8 +2570,8 @@ var KernelSchedule = (function () {
     var L = knobs.tmaLatency, X = knobs.softmaxLatency, E = knobs.epilogueLatency;
     var G0 = knobs.gemm0Latency, G1 = knobs.gemm1Latency;
     var intra = knobs.intraWGOverlap;
-    // UseSchedulerBarrier needs 2 (or 3) MMA WGs
-    var sched = C === 2 && knobs.interWGPingpong;
+    // UseSchedulerBarrier needs 2 or 3 MMA WGs
+    var sched = C >= 2 && knobs.interWGPingpong;
     var shape = refs.shape;
     var shared = shape.kv === "shared";
     var vt = knobs.transposeV && !shared;
@@ -2730,7 +2832,8 @@ var KernelSchedule = (function () {
             case C_SYNC_SCHED:
               return eng.sync(schedBars[c], "barrier", refs.barrier, t, j, null, null);
             case C_ARRIVE_SCHED:
-              return eng.arriveCmd(schedBars[1 - c]);
+              // warp_scheduler_barrier_arrive (926-928): the next WG, WG1 -> WG2 (-> WG3) -> WG1
+              return eng.arriveCmd(schedBars[(c + 1) % C]);
             case C_ARRIVE_OWN_SCHED:
               return eng.arriveCmd(schedBars[c]);
             case C_QUERY_EMPTY:
@@ -2857,6 +2960,12 @@ var KernelSchedule = (function () {
     var out = {};
     var wgs = isObject(st.kernel_layer) ? layerWarpgroups(st.kernel_layer) : null;
     if (wgs !== null) out.consumerWGs = wgs;
+    var build = fa3Build(st);
+    if (build !== null) {
+      // FA3 derives Transpose_V from the dtype (a Vt pipeline is declared in every build).
+      out.fa3 = build;
+      return out;
+    }
     var pipes = declaredPipelines(st);
     for (var i = 0; i < pipes.length; i++) {
       var alias = pipes[i].alias;
@@ -3482,6 +3591,7 @@ var KernelSchedule = (function () {
       emptyVerdict: { exposedSoftmaxSteps: 0, softmaxSteps: 0 },
       sizeKnobs: "outputTiles (O) or kvBlocks (J)",
       covers: attentionCovers,
+      adaptSpecs: attentionSpecs,
       fitReason: "K and V pipelines (or 88's shared K/V ring) with both GEMMs",
       assumptions: function (st) { return attentionAssumptions(st, isObject(st.kernel_layer) ? st.kernel_layer : null); },
       notModelled: attentionNotModelled
@@ -3536,7 +3646,35 @@ var KernelSchedule = (function () {
       if (src[key]) { spec["default"] = !!src[key].value; spec.source = sourceOf(src[key]); }
       specs.push(spec);
     });
-    return specs;
+    return model.adaptSpecs ? model.adaptSpecs(specs, structure, src) : specs;
+  }
+
+  /**
+   * The attention model's knob specs for a structure: on FA3's mainloop dtype and headDim join
+   * them, the WG count and IntraWGOverlap default to FA3's tile rule, and transposeV /
+   * interWGPingpong are `derived` (read-only: {rule, line}); elsewhere dtype and headDim are left
+   * out (they would change nothing). Without a structure, every knob (the knob table's test).
+   */
+  function attentionSpecs(specs, structure, src) {
+    if (structure === undefined) return specs.concat(fa3Specs());
+    if (!src.fa3) return specs;
+    var base = normalizeAttentionKnobs({}, src).knobs;
+    specs.forEach(function (spec) {
+      spec["default"] = base[spec.name];
+      if (spec.name === "transposeV" || spec.name === "interWGPingpong") {
+        var flag = spec.name === "transposeV" ? "Transpose_V" : "UseSchedulerBarrier";
+        spec.derived = { rule: flag + " = " + src.fa3[flag].text, line: src.fa3[flag].line };
+      }
+    });
+    return specs.concat(fa3Specs());
+  }
+
+  /** The specs of FA3's compile-time inputs dtype (choice) and headDim (range). */
+  function fa3Specs() {
+    var r = FA3_HEADDIM_RANGE;
+    return [widget({ name: "headDim", type: "range", label: r.label, doc: r.doc, min: r.min, max: r.max, "default": FA3_DEFAULT_BUILD.headDim }),
+      widget({ name: "dtype", type: "choice", label: "dtype", doc: "Element: bf16 / fp16 (element size 2) or fp8 (1; Is_FP8)",
+        choices: Object.keys(FA3_DTYPES), "default": FA3_DEFAULT_BUILD.dtype })];
   }
 
   // =============================================================================================
@@ -4366,7 +4504,7 @@ var KernelSchedule = (function () {
     attachColumns(result, columns);
     if (result.deadlock === undefined) result.deadlock = null;
     result.deadlockKnobs = result.deadlock !== null && estimate <= EVENT_BLOCK_LIMIT ?
-      deadlockKnobs(model, norm.knobs, refs, structure) : null;
+      deadlockKnobs(norm.knobs.model, norm.knobs, refs, structure) : null;
     if (result.barriers === undefined) result.barriers = [];
     if (result.barrierEvents === undefined) result.barrierEvents = [];
     if (typeof result.barrierEvents === "function") {
@@ -4402,18 +4540,21 @@ var KernelSchedule = (function () {
    * reset alone lets the run finish, as {knob, value, fine}; every differing knob when no single
    * reset does; [] when the source's own settings deadlock too (the code's protocol deadlocks).
    */
-  function deadlockKnobs(model, knobs, refs, structure) {
-    var base = model.normalize({}, model.sourceKnobs(structure)).knobs;
-    var differing = Object.keys(knobs).filter(function (k) { return k !== "model" && knobs[k] !== base[k]; }).sort();
+  function deadlockKnobs(name, knobs, refs, structure) {
+    var model = MODELS[name], src = model.sourceKnobs(structure);
+    var base = model.normalize({}, src).knobs;
+    // Knobs a user sets (not the ones the source derives from them), each reset on its own.
+    var free = knobsFor(name, structure).filter(function (spec) { return !spec.derived; }).map(function (spec) { return spec.name; });
+    var differing = free.filter(function (k) { return knobs[k] !== base[k]; }).sort();
     var saved = eventsWanted;
     eventsWanted = false;
     try {
       if (differing.length === 0 || deadlocks(base)) return [];
       var single = differing.filter(function (k) {
         var trial = {};
-        for (var key in knobs) trial[key] = knobs[key];
+        free.forEach(function (key) { trial[key] = knobs[key]; });
         trial[k] = base[k];
-        return !deadlocks(trial);
+        return !deadlocks(model.normalize(trial, src).knobs);
       });
       return (single.length ? single : differing).map(function (k) { return { knob: k, value: knobs[k], fine: base[k] }; });
     } finally {

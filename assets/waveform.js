@@ -373,6 +373,7 @@ var KVWave = (function () {
         if (name === "model") return;
         var range = ranges(name, model);
         if (!range) { out.messages.push("URL hash: ignored " + shown + " (not a knob of the " + model + " model)."); return; }
+        if (range.derived) { out.messages.push("URL hash: ignored " + shown + " (the source derives it from the other knobs)."); return; }
         if (range.flag) {
           var word = value.toLowerCase();
           if (!Object.prototype.hasOwnProperty.call(HASH_FLAG_WORDS, word)) {
@@ -734,6 +735,7 @@ var KVWave = (function () {
       for (var i = 0; i < specs.length; i++) {
         var spec = specs[i];
         if (spec.name !== name) continue;
+        if (spec.derived) return {derived: true};
         if (spec.type === "flag") return {flag: true};
         if (spec.type === "choice") return {options: spec.choices.slice()};
         return {min: spec.min, max: spec.max};
@@ -797,11 +799,21 @@ var KVWave = (function () {
     }
 
     var controls = {};
+    // Knobs the source derives from the others (FA3's Transpose_V, scheduler barrier): shown, not
+    // sent: the simulator derives them again from the knobs that are.
+    var derivedNames = {};
+    /** state.knobs without the derived knobs: what the page simulates, hashes and exports. */
+    function simKnobs() {
+      var out = {};
+      Object.keys(state.knobs).forEach(function (k) { if (!derivedNames[k]) out[k] = state.knobs[k]; });
+      return out;
+    }
     /** Build one labelled control per knob of the model that has a hash key (CLI flag): slider, select or checkbox. */
     function buildControls(modelName) {
       var holder = document.getElementById("knob-controls");
       holder.textContent = "";
       controls = {};
+      derivedNames = {};
       modelSelect.value = noFit ? "none" : modelName;
       KS.knobsFor(modelName, parsed).forEach(function (spec) {
         // Every knob has a CLI flag and hash key (KNOB_TABLE); one without would keep its default.
@@ -837,10 +849,16 @@ var KVWave = (function () {
           out.htmlFor = id;
           event = "input";
         }
+        if (spec.derived) {
+          // Derived by the source's build rule from other knobs: shown, never set.
+          el.disabled = true;
+          derivedNames[name] = true;
+        }
         el.id = id;
         el.setAttribute("data-knob", name);
         el.title = String(spec.label || name) + (spec.doc ? ": " + spec.doc : "") +
-          (spec.source ? " (the source says " + spec.source.value + (spec.source.line !== null ? " at line " + spec.source.line : "") + ")" : "");
+          (spec.source ? " (the source says " + spec.source.value + (spec.source.line !== null ? " at line " + spec.source.line : "") + ")" : "") +
+          (spec.derived ? " (derived: " + spec.derived.rule + (spec.derived.line !== null ? ", line " + spec.derived.line : "") + ")" : "");
         if (spec.source) label.setAttribute("data-source-line", String(spec.source.line));
         if (spec.type === "flag") { label.appendChild(el); label.appendChild(text); } else { label.appendChild(text); label.appendChild(el); }
         if (out) label.appendChild(out);
@@ -924,7 +942,7 @@ var KVWave = (function () {
       var result;
       try {
         // A structure no model fits gets the honest no-model result (structure only, no verdict).
-        result = noFit ? KS.simulate(parsed, {}) : KS.simulate(parsed, state.knobs);
+        result = noFit ? KS.simulate(parsed, {}) : KS.simulate(parsed, simKnobs());
       } catch (e) {
         result = {error: "simulation failed: " + (e && e.message ? e.message : String(e))};
       }
@@ -1054,13 +1072,13 @@ var KVWave = (function () {
     /** Simulate in the background when the settings are large; false when it must run here. */
     function simulateInBackground() {
       var estimate = 0;
-      try { estimate = noFit ? 0 : KS.estimateBlockCount(state.knobs, parsed); } catch (e) { estimate = 0; }
+      try { estimate = noFit ? 0 : KS.estimateBlockCount(simKnobs(), parsed); } catch (e) { estimate = 0; }
       if (!(estimate >= WORKER_MIN_BLOCKS) || estimate > KS.MAX_BLOCKS) return false;
       cancelBackground();
       worker = worker || makeWorker();
       if (!worker) return false;
       running = {id: ++runId, t0: performance.now(), estimate: estimate};
-      worker.postMessage({id: running.id, parsed: parsed, knobs: Object.assign({}, state.knobs)});
+      worker.postMessage({id: running.id, parsed: parsed, knobs: simKnobs()});
       showProgress(running);
       renderNotices();  // cleared hash messages go at once; the simulator's come with the result
       return true;
@@ -2403,7 +2421,7 @@ var KVWave = (function () {
       var model = state.knobs.model, defaults = {model: KS.defaultModel(parsed)};
       KS.knobsFor(model, parsed).forEach(function (spec) { defaults[spec.name] = spec["default"]; });
       var view = format === "svg" || format === "png" ? [state.view.t0Step, state.view.t1Step] : null;
-      return KE.exportFileName(KE.kernelName(parsed), Object.assign({}, state.knobs), format, {defaults: defaults, keys: hashKeys, view: view});
+      return KE.exportFileName(KE.kernelName(parsed), simKnobs(), format, {defaults: defaults, keys: hashKeys, view: view});
     }
     /** Say on the page that an export failed (the notices list), replacing an earlier failure's line. */
     function exportFailed(format, e) {
@@ -2662,7 +2680,7 @@ var KVWave = (function () {
       if (hashTimer) return;
       hashTimer = setTimeout(writeHash, HASH_WRITE_DELAY_MS);
     }
-    function currentHash() { return formatHash(state, hashKeys); }
+    function currentHash() { return formatHash(Object.assign({}, state, {knobs: simKnobs()}), hashKeys); }
     function writeHash() {
       hashTimer = 0;
       var h = currentHash();

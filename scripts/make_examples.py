@@ -42,13 +42,14 @@ EXAMPLE_KNOBS = {"stages": 4, "outputTiles": 4, "kTiles": 5}
 FA3_MAINLOOP = "hopper/mainloop_fwd_sm90_tma_gmma_ws.hpp"
 FA3_KERNEL = "hopper/flash_fwd_kernel_sm90.h"
 FA3_JSON = "fa3_fwd.json"
-# FA3's forward kernel as it runs: two math warpgroups with both refinements on (intra-warpgroup
-# GEMM/softmax overlap, inter-warpgroup pingpong), over 6 KV blocks per output tile. The page opens
-# in the attention model (KernelSchedule.defaultModel) with these.
-FA3_KNOBS = {"consumerWGs": 2, "kvBlocks": 6, "intraWGOverlap": True, "interWGPingpong": True}
+# FA3's forward kernel as it is built by default (schedule.js derives the rest from FA3's rules:
+# BF16, head dimension 128: two math warpgroups, IntraWGOverlap and the scheduler barrier on,
+# Transpose_V off), over 6 KV blocks per output tile. viz.py on the header starts the same way.
+FA3_KNOBS = {"kvBlocks": 6}
 FA4_JSON = "fa4_fwd_sm90.json"
-# FA4's SM90 forward kernel (CuTe DSL): the same two math warpgroups and refinements as FA3's.
-FA4_KNOBS = FA3_KNOBS
+# FA4's SM90 forward kernel (CuTe DSL): its refinements are constructor arguments the parse does
+# not read, so the page starts with FA3's common build (two math warpgroups, both refinements on).
+FA4_KNOBS = {"consumerWGs": 2, "kvBlocks": 6, "intraWGOverlap": True, "interWGPingpong": True}
 
 
 def fa4_model():

@@ -21,9 +21,10 @@ NODE_SCRIPT = r"""
 const KS = require(process.argv[1]);
 const structure = JSON.parse(require("fs").readFileSync(0, "utf8"));
 const stages = Number(process.argv[2]);
+const extra = JSON.parse(process.argv[3] || "{}");
 const out = { defaultModel: KS.defaultModel(structure), runs: [] };
 for (const [intra, ping] of [[false, false], [true, false], [false, true], [true, true]]) {
-  const r = KS.simulate(structure, { stages, kvBlocks: 6, outputTiles: 3, intraWGOverlap: intra, interWGPingpong: ping });
+  const r = KS.simulate(structure, Object.assign({ stages, kvBlocks: 6, outputTiles: 3, intraWGOverlap: intra, interWGPingpong: ping }, extra));
   const lines = {};
   for (const b of r.blocks) {
     const key = b.kind === "wait" ? "wait:" + b.reason : b.operand && b.kind !== "transpose" ? b.kind + ":" + b.operand : b.kind;
@@ -37,12 +38,13 @@ process.stdout.write(JSON.stringify(out));
 """
 
 
-def run_node(structure, stages):
+def run_node(structure, stages, extra=None):
     """Simulate a structure with schedule.js under Node; skips when Node is missing (not in CI)."""
     node = shutil.which("node")
     if node is None:
         pytest.skip("node is not installed")
-    proc = subprocess.run([node, "-e", NODE_SCRIPT, str(ROOT / "schedule.js"), str(stages)], input=json.dumps(structure),
+    proc = subprocess.run([node, "-e", NODE_SCRIPT, str(ROOT / "schedule.js"), str(stages), json.dumps(extra or {})],
+                          input=json.dumps(structure),
                           capture_output=True, text=True, timeout=60, check=True)
     return json.loads(proc.stdout)
 
@@ -84,8 +86,11 @@ def test_fmha88_collective_simulates_as_attention(cutlass):
 
 
 def test_fa3_forward_example_simulates_with_vt_lanes():
-    """The committed FA3 forward parse has K, V and Vt pipelines: vt_stage lanes and transposes."""
-    out = run_node(json.loads((ROOT / "examples/fa3_fwd.json").read_text()), 2)
+    """The committed FA3 forward parse has K, V and Vt pipelines: an FP8 build (Transpose_V =
+    Is_FP8 && !V_colmajor) draws vt_stage lanes and transposes; the BF16 default does not."""
+    fa3 = json.loads((ROOT / "examples/fa3_fwd.json").read_text())
+    assert all("vt_stage0" not in run["lanes"] for run in run_node(fa3, 2)["runs"])
+    out = run_node(fa3, 2, {"dtype": "fp8"})
     assert out["defaultModel"] == "attention"
     for run in out["runs"]:
         assert run["error"] is None

@@ -310,3 +310,30 @@ def test_lambda_parameters_stand_for_each_calls_arguments(tmp_path, validate):
     gemms = {operand(o["text"]): o["pipeline"] for o in fn(m, "mma")["ops"] if o["op"] == "mma"}
     # dK += dS^T Q reads Q's stage although the dO wait is nearer; dV += P^T dO reads dO's.
     assert gemms == {"tSrQ": "MainloopPipeline", "tdVrdO": "MainloopPipeline_dO", "tdKrQ": "MainloopPipeline"}
+
+
+FA3_FLAGS_SOURCE = """
+template <int Stages, bool IntraWGOverlap, bool V_colmajor_>
+struct Toy {
+  static constexpr bool Is_FP8 = cute::is_same_v<Element, cutlass::float_e4m3_t>;
+  static constexpr bool V_colmajor = V_colmajor_;
+  static constexpr bool Transpose_V = Is_FP8 && !V_colmajor;
+  static constexpr bool UseSchedulerBarrier = (IntraWGOverlap
+      ? (NumMmaWarpGroups >= 2) && (!Is_FP8 ? kHeadDim <= 128 : kHeadDim >= 128)
+      : NumMmaWarpGroups == 2)
+      && !LargeHeadDimV;
+  using MainloopPipelineK = cutlass::PipelineTmaAsync<Stages>;
+  CUTLASS_DEVICE void load(MainloopPipelineK pipeline_k, PipelineState& s) { pipeline_k.producer_acquire(s); }
+};
+"""
+
+
+def test_fa3_build_flags_are_constants_with_their_lines(tmp_path, validate):
+    # The attention model derives Transpose_V and the scheduler barrier from these (FA3_BUILD_FLAGS).
+    path = tmp_path / "fa3_flags.hpp"
+    path.write_text(FA3_FLAGS_SOURCE, encoding="utf-8")
+    consts = {c["name"]: (c["line"], c["value"]) for c in validate(parse_cutlass.parse_file(path))["constants"]}
+    assert consts["Transpose_V"] == (6, "Is_FP8 && !V_colmajor")
+    assert consts["UseSchedulerBarrier"] == (7, "(IntraWGOverlap ? (NumMmaWarpGroups >= 2) && (!Is_FP8 ? kHeadDim <= 128 "
+                                                ": kHeadDim >= 128) : NumMmaWarpGroups == 2) && !LargeHeadDimV")
+    assert "V_colmajor" not in consts   # only the flags the rules read

@@ -107,3 +107,32 @@ def test_committed_example_matches_this_checkout_when_same_source(fa3):
     if committed["source"]["lines"] != fa3["source"]["lines"]:
         pytest.skip("a different FlashAttention revision than the committed example")
     assert json.loads(json.dumps(fa3)) == committed
+
+
+# FA3's build rules the attention model implements (schedule.js FA3_TILE_SM90, fa3Derived; docs
+# models/attention.md "FA3 as built"): (file, line, text the line must contain). A FlashAttention
+# revision that changes one fails here, next to the rule to update.
+FA3_BUILD_RULE_LINES = [
+    ("hopper/tile_size.h", 25, "return {192, use_blockN_128 ? 128 : 192, use_blockN_128, true};"),
+    ("hopper/tile_size.h", 30, "return {192, is_local || paged_kv_non_TMA ? 128 : 144, false, true};"),
+    ("hopper/tile_size.h", 33, "return {128, use_blockN_128 ? 128 : 176, true, true};"),
+    ("hopper/tile_size.h", 37, "(headdim_v <= 128 ? 128 : 112), true, true};"),
+    ("hopper/tile_size.h", 39, "return {128, is_local ? 64 : 80, true, true};"),
+    ("hopper/tile_size.h", 43, "return {192, 160, true, true};"),
+    ("hopper/tile_size.h", 45, "return {192, 128, true, true};"),
+    ("hopper/tile_size.h", 47, "(v_colmajor || (softcap && is_local) ? 192 : 224), true, true};"),
+    ("hopper/tile_size.h", 49, "&& is_local ? 128 : 160, true, true};"),
+    ("hopper/tile_size.h", 51, "return {128, is_local ? 64 : 128, true, !paged_kv_non_TMA};"),
+    ("hopper/flash_fwd_launch_template.h", 47, "kStages = Arch >= 90 ? 2"),
+    ("hopper/mainloop_fwd_sm90_tma_gmma_ws.hpp", 55, "Transpose_V = Is_FP8 && !V_colmajor;"),
+    ("hopper/mainloop_fwd_sm90_tma_gmma_ws.hpp", 89, "AtomLayoutQK = Layout<Shape<Int<kBlockM / 64>, _1, _1>>;"),
+    ("hopper/mainloop_fwd_sm90_tma_gmma_ws.hpp", 124, "NumMmaWarpGroups = NumMmaThreads / cutlass::NumThreadsPerWarpGroup;"),
+    ("hopper/mainloop_fwd_sm90_tma_gmma_ws.hpp", 352, "UseSchedulerBarrier = (IntraWGOverlap"),
+    ("hopper/mainloop_fwd_sm90_tma_gmma_ws.hpp", 928, ": (cur_WG < NumMmaWarpGroups - 1 ? cur_WG + 1 : 0);"),
+]
+
+
+@pytest.mark.parametrize("rel, line, text", FA3_BUILD_RULE_LINES)
+def test_fa3_build_rule_lines_say_what_the_model_implements(rel, line, text):
+    lines = (Path(FA3) / rel).read_text(encoding="utf-8").splitlines()
+    assert text in lines[line - 1], f"{rel}:{line} is now {lines[line - 1].strip()!r}"

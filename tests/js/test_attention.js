@@ -336,7 +336,10 @@ test("randomized invariants (seeded): separate K/V, Transpose_V, and the real FA
   for (let run = 0; run < 250; run++) {
     const kn = randomKnobs(rand);
     const structure = run % 3 === 0 ? fa3 : run % 3 === 1 ? fa3Like() : null;
+    // On FA3's own structure Transpose_V and the scheduler barrier are derived (bf16: off / by
+    // UseSchedulerBarrier), whatever the knobs ask: the run's own knobs decide.
     const r = KS.simulate(structure, kn);
+    if (structure === fa3) Object.assign(kn, { transposeV: r.knobs.transposeV, interWGPingpong: r.knobs.interWGPingpong });
     if (kn.transposeV && kn.stages === 1 && kn.kvBlocks >= 2) {
       // Vt(j) is loaded before the transpose of Vt(j-1) frees its stage: one Vt stage deadlocks.
       assert.ok(r.deadlock && r.deadlock.waiting.some((w) => /Vt\.empty/.test(w.barrier)), JSON.stringify(kn));
@@ -446,13 +449,13 @@ test("defaultModel: GEMM-like -> gemm; K/V(/Vt) pipelines or 88's shared K/V -> 
 test("attention knob validation: clamps, rounds, flags, unknown knobs", () => {
   const { knobs: k, messages } = KS.normalizeKnobs({
     model: "attention", stages: 0, outputTiles: "3", kvBlocks: 1e9, tmaLatency: -2, gemm0Latency: 2.5,
-    softmaxLatency: "x", gemm1Latency: 0, epilogueLatency: null, consumerWGs: 3,
+    softmaxLatency: "x", gemm1Latency: 0, epilogueLatency: null, consumerWGs: 4,
     intraWGOverlap: "on", interWGPingpong: "maybe", kTiles: 4
   });
   assert.deepEqual(k, {
     model: "attention", stages: 1, outputTiles: 3, kvBlocks: 4096, tmaLatency: 0, gemm0Latency: 3,
     softmaxLatency: KS.ATTENTION_DEFAULT_KNOBS.softmaxLatency, gemm1Latency: 1,
-    epilogueLatency: KS.ATTENTION_DEFAULT_KNOBS.epilogueLatency, consumerWGs: 2,
+    epilogueLatency: KS.ATTENTION_DEFAULT_KNOBS.epilogueLatency, consumerWGs: 3,
     intraWGOverlap: true, interWGPingpong: false, transposeV: false
   });
   const text = messages.join("\n");
@@ -469,10 +472,13 @@ test("attention knob validation: clamps, rounds, flags, unknown knobs", () => {
 });
 
 test("knobsFor lists each model's knob specs in display order", () => {
+  // Without a structure every knob, FA3's compile-time inputs (headDim, dtype) included.
   const att = KS.knobsFor("attention");
   assert.deepEqual(att.map((s) => s.name), ["stages", "outputTiles", "kvBlocks", "tmaLatency", "gemm0Latency",
-    "softmaxLatency", "gemm1Latency", "epilogueLatency", "consumerWGs", "intraWGOverlap", "interWGPingpong", "transposeV"]);
-  for (const spec of att) {
+    "softmaxLatency", "gemm1Latency", "epilogueLatency", "consumerWGs", "intraWGOverlap", "interWGPingpong", "transposeV",
+    "headDim", "dtype"]);
+  assert.deepEqual(att.find((s) => s.name === "dtype").choices, ["bf16", "fp16", "fp8"]);
+  for (const spec of att.filter((s) => s.name !== "headDim" && s.name !== "dtype")) {
     assert.equal(spec.default, KS.ATTENTION_DEFAULT_KNOBS[spec.name]);
     assert.equal(typeof spec.label, "string");
     if (spec.type === "range") assert.ok(spec.min <= spec.default && spec.default <= spec.max, spec.name);
