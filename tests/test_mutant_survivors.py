@@ -90,3 +90,54 @@ def test_dsl_warp_index_bounds(line, warps):
     model = parse_dsl.parse_text(DSL_BRANCHES, "k.py", "k.py")
     roles = {r["line"]: r["warps"] for r in model["kernel_layer"]["warp_roles"]}
     assert roles[line] == warps, roles
+
+
+# ----------------------------------------------------------------------------------------------
+# Survivors of scripts/mutate.py's first run (docs/testing.md), killed here.
+# ----------------------------------------------------------------------------------------------
+
+
+def test_prefixed_char_literals_are_not_digit_separators():
+    # Kills: `and` -> `or` in _is_digit_separator (L'"' read as a separator: the `"` would open a
+    # string that blanks the rest of the line).
+    text = "auto c = L'\"'; auto d = u8'x'; p.producer_acquire(s); int n = 1'000;\n"
+    code, _ = parse_cutlass.blank_source(text)
+    assert code == "auto c = L' '; auto d = u8' '; p.producer_acquire(s); int n = 1'000;\n"
+
+
+@pytest.mark.parametrize("text, lines", [("", 0), ("a", 1), ("a\n", 1), ("a\nb", 2), ("\n\n", 2)])
+def test_line_count_as_wc_counts(text, lines):
+    # Kills: dropping `or not text` (an empty text would count one line).
+    assert parse_cutlass.LineIndex(text).count == lines
+
+
+STATEMENT_HEAD = "pipeline.producer_commit("
+
+
+@pytest.mark.parametrize("length, trimmed", [(159, False), (160, False), (161, True)])
+def test_statement_text_is_trimmed_only_beyond_the_limit(length, trimmed):
+    # Kills: `>` -> `>=` in Source.snippet (a text of exactly MAX_TEXT_CHARS would lose its end).
+    args = "a" * (length - len(STATEMENT_HEAD) - 2)
+    statement = f"{STATEMENT_HEAD}{args});"
+    assert len(statement) == length
+    text = f"struct M {{ using P = cutlass::PipelineAsync<2>;\n void f(P pipeline) {{ {statement} }} }};\n"
+    (op,) = parse_cutlass.parse_text(text, "t.hpp")["functions"][0]["ops"]
+    limit = parse_cutlass.MAX_TEXT_CHARS
+    assert limit == 160
+    if trimmed:
+        assert op["text"] == statement[:limit - 3] + "..."
+    else:
+        assert op["text"] == statement
+
+
+def test_a_python_file_of_exactly_the_size_limit_is_parsed(tmp_path):
+    # Kills: `>` -> `>=` in parse_dsl.parse_file's size check.
+    head = DSL_BRANCHES + "#"
+    path = tmp_path / "at_limit.py"
+    path.write_text(head + "x" * (parse_dsl.MAX_PYTHON_CHARS - len(head) - 1) + "\n")
+    assert len(path.read_text()) == parse_dsl.MAX_PYTHON_CHARS
+    model = parse_dsl.parse_file(path)
+    assert [r["line"] for r in model["kernel_layer"]["warp_roles"]] == [13, 15, 17, 19, 21]
+    path.write_text(head + "x" * (parse_dsl.MAX_PYTHON_CHARS - len(head)) + "\n")
+    with pytest.raises(parse_cutlass.InputError, match="Python file too large"):
+        parse_dsl.parse_file(path)
