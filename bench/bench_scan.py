@@ -65,8 +65,9 @@ def parallelism(jobs):
         for proc in procs:
             proc.wait()
         return time.perf_counter() - t0
-    one = statistics.median(batch(1) for _ in range(3))
-    many = statistics.median(batch(jobs) for _ in range(3))
+    # Best of three each: a disturbed one-process run would inflate the figure beyond J.
+    one = min(batch(1) for _ in range(3))
+    many = min(batch(jobs) for _ in range(3))
     return jobs * one / many
 
 
