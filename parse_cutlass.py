@@ -15,6 +15,7 @@ Nothing here renders anything; viz.py and the renderers read the dict that parse
 
 import argparse
 import bisect
+import contextlib
 import functools
 import itertools
 import json
@@ -2590,37 +2591,118 @@ def _file_kind(path):
     return Path(path).suffix.lstrip(".") or "none"
 
 
-def scan(directory):
-    """Yield one summary row per file under directory that a single parse accepts (parse_file
-    would print a model for it, with the same row), in sorted path order."""
-    base = Path(directory)
+def _scan_paths(base):
+    """The files a scan of base reads, in its output order (a sorted walk, SCAN_SUFFIXES only)."""
     for dirpath, dirnames, filenames in os.walk(base):
         dirnames.sort()
         for fname in sorted(filenames):
-            if not fname.endswith(SCAN_SUFFIXES):
-                continue
-            path = Path(dirpath) / fname
+            if fname.endswith(SCAN_SUFFIXES):
+                yield Path(dirpath) / fname
+
+
+def scan_file(base, path):
+    """The scan row of one file under base, or None when a single parse would not accept it.
+
+    Raises what the parse raises: a VizError from parse_text ends the scan with that one line,
+    as before the pool; anything else is a bug and keeps its traceback.
+    """
+    try:
+        text, warns = read_source(path)
+    except InputError:
+        return None
+    display = path.relative_to(base).as_posix()
+    if path.name.endswith(".py"):   # CuTe DSL kernels: the ast front end (parse_dsl.py)
+        sys.modules.setdefault("parse_cutlass", sys.modules[__name__])
+        import parse_dsl
+        model = parse_dsl.scan_model(text, path, display, warns)
+        if model is None:
+            return None
+    else:
+        if not RE_SCAN_PREFILTER.search(text):
+            return None
+        model = parse_text(text, path, display, warns)
+        try:
+            _check_accepted(path, model, text)
+        except VizError:
+            return None
+    if model["kind"] == "kernel_layer":
+        model["warnings"].append(f"{model['source']['path']}: {KERNEL_LAYER_AS_MAINLOOP}")
+    return scan_row(model)
+
+
+def default_jobs():
+    """Worker processes of a scan when --jobs is not given: one per core."""
+    return os.cpu_count() or 1
+
+
+def scan(directory, jobs=1):
+    """Yield one summary row per file under directory that a single parse accepts (parse_file
+    would print a model for it, with the same row), in sorted path order.
+
+    jobs > 1 parses the files in that many worker processes (_scan_pool); the rows, their order
+    and the errors are the same as with jobs=1, which parses in this process.
+    """
+    base = Path(directory)
+    paths = list(_scan_paths(base))
+    if jobs <= 1 or len(paths) < 2:
+        for path in paths:
+            row = scan_file(base, path)
+            if row is not None:
+                yield row
+        return
+    yield from _scan_pool(base, paths, min(jobs, len(paths)))
+
+
+def _ignore_sigint():
+    """Worker initializer: Ctrl-C reaches the whole process group, and only the parent handles it
+    (it stops the workers), so a worker never prints a KeyboardInterrupt traceback of its own."""
+    import signal
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+def _scan_pool(base, paths, jobs):
+    """scan()'s rows with the files parsed by `jobs` worker processes, yielded in paths' order.
+
+    Every file is submitted at once (one task each: the largest CUTLASS header parses in under
+    0.1 s, so tasks balance without chunking) and results are read back in submission order,
+    so the output is byte-identical to jobs=1. A file whose task fails for any reason (the parse
+    raised, a worker died and broke the pool) is parsed again here, in this process, so it gives
+    exactly the row, the one-line VizError or the traceback that jobs=1 gives; after a broken
+    pool that is every remaining file. If the scan ends early (Ctrl-C, a closed pipe, an error),
+    pending tasks are cancelled and the workers terminated and joined: none is left running.
+    """
+    # Imported here: multiprocessing is a noticeable part of a single-file parse's start-up.
+    from concurrent.futures import ProcessPoolExecutor
+    pool = ProcessPoolExecutor(max_workers=jobs, initializer=_ignore_sigint)
+    finished = False
+    try:
+        futures = [pool.submit(scan_file, base, path) for path in paths]
+        for path, future in zip(paths, futures):
             try:
-                text, warns = read_source(path)
-            except InputError:
-                continue
-            if fname.endswith(".py"):   # CuTe DSL kernels: the ast front end (parse_dsl.py)
-                sys.modules.setdefault("parse_cutlass", sys.modules[__name__])
-                import parse_dsl
-                model = parse_dsl.scan_model(text, path, path.relative_to(base).as_posix(), warns)
-                if model is None:
-                    continue
-            else:
-                if not RE_SCAN_PREFILTER.search(text):
-                    continue
-                model = parse_text(text, path, path.relative_to(base).as_posix(), warns)
-                try:
-                    _check_accepted(path, model, text)
-                except VizError:
-                    continue
-            if model["kind"] == "kernel_layer":
-                model["warnings"].append(f"{model['source']['path']}: {KERNEL_LAYER_AS_MAINLOOP}")
-            yield scan_row(model)
+                row = future.result()
+            except Exception:   # the worker's failure is redone here, where jobs=1 would see it
+                row = scan_file(base, path)
+            if row is not None:
+                yield row
+        finished = True
+    finally:
+        if finished:
+            pool.shutdown(wait=True)
+        else:
+            _stop_pool(pool)
+
+
+def _stop_pool(pool):
+    """Cancel a pool's pending tasks, terminate its workers and join them (an early end of a scan)."""
+    terminate = getattr(pool, "terminate_workers", None)   # Python 3.14+
+    if terminate is not None:
+        terminate()
+    else:
+        # Before 3.14 the executor has no public way to stop a running task; its worker table is
+        # the only handle (present, as a dict of multiprocessing.Process, since 3.2).
+        for proc in list((getattr(pool, "_processes", None) or {}).values()):
+            proc.terminate()
+    pool.shutdown(wait=True, cancel_futures=True)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -2633,6 +2715,7 @@ EPILOG = """examples:
       --kernel-layer sm90_gemm_tma_warpspecialized_pingpong.hpp
   %(prog)s --scan $CUTLASS_PATH/include
   %(prog)s --scan $CUTLASS_PATH/include --json
+  %(prog)s --scan $CUTLASS_PATH/include --jobs 1     # in this process, no workers
 
 A name that is not an existing path is looked up under $CUTLASS_PATH and the include tree of an
 installed nvidia-cutlass package. Exit status: 0 ok, 2 usage or input error (one line on stderr).
@@ -2650,8 +2733,22 @@ def build_arg_parser():
     ap.add_argument("--pretty", action="store_true", help="indent the JSON")
     ap.add_argument("--scan", metavar="DIR", help="summarise every header under DIR that uses the pipeline API")
     ap.add_argument("--json", action="store_true", help="with --scan: JSON lines instead of a table")
+    ap.add_argument("--jobs", type=_jobs_count, default=None, metavar="N",
+                    help="with --scan: parse in N worker processes (default: one per core; "
+                         "1 parses in this process); the output is the same for every N")
     ap.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     return ap
+
+
+def _jobs_count(text):
+    """argparse type of --jobs: a whole number >= 1."""
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a whole number >= 1, got {text!r}")
+    return value
 
 
 def dump_json(model, pretty=False):
@@ -2710,15 +2807,18 @@ def _main(ap, args):
         if not Path(args.scan).is_dir():
             raise InputError(args.scan, "not a directory")
         rows = 0
-        for row in scan(args.scan):
-            rows += 1
-            if args.json:
-                print(json.dumps(row, sort_keys=True))
-            else:
-                print(f"{row['path']}\t{row['file_kind']}\t{row['kind']}\t"
-                      f"{','.join(row['pipeline_classes']) or '-'}\t"
-                      f"producers={row['producers']}\tconsumers={row['consumers']}\t"
-                      f"ops={row['ops']}\twarnings={row['warnings']}")
+        jobs = args.jobs if args.jobs is not None else default_jobs()
+        # closing(): an early end (a closed pipe, Ctrl-C) stops the scan's workers right here.
+        with contextlib.closing(scan(args.scan, jobs)) as found:
+            for row in found:
+                rows += 1
+                if args.json:
+                    print(json.dumps(row, sort_keys=True))
+                else:
+                    print(f"{row['path']}\t{row['file_kind']}\t{row['kind']}\t"
+                          f"{','.join(row['pipeline_classes']) or '-'}\t"
+                          f"producers={row['producers']}\tconsumers={row['consumers']}\t"
+                          f"ops={row['ops']}\twarnings={row['warnings']}")
         if not args.json:
             print(f"{rows} files use the pipeline API", file=sys.stderr)
         return 0

@@ -44,4 +44,5 @@ npm ci --no-audit --no-fund --loglevel=error
 node --test tests/js/
 
 # 5. Everything else (parser on real headers, pages, headless Chromium, examples current).
-.venv/bin/python -m pytest -q "$@"
+#    -rs: every skipped test prints its reason (how to run it), e.g. the FlashAttention-3 tests.
+.venv/bin/python -m pytest -q -rs "$@"

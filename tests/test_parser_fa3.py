@@ -16,7 +16,10 @@ import parse_cutlass
 from conftest import ROOT
 
 FA3 = os.environ.get("FLASH_ATTENTION_PATH")
-pytestmark = pytest.mark.skipif(not FA3, reason="set FLASH_ATTENTION_PATH to a flash-attention checkout")
+pytestmark = pytest.mark.skipif(not FA3, reason=(
+    "FlashAttention-3 sources not given; run them with a flash-attention checkout: "
+    "FLASH_ATTENTION_PATH=/path/to/flash-attention bash scripts/test.sh -k fa3 "
+    "(or .venv/bin/python -m pytest tests/test_parser_fa3.py)"))
 MAINLOOP = "hopper/mainloop_fwd_sm90_tma_gmma_ws.hpp"
 KERNEL = "hopper/flash_fwd_kernel_sm90.h"
 
