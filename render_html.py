@@ -35,6 +35,13 @@ ACC_PIPELINE_CLASSES = ("PipelineUmmaAsync",)
 CLC_PIPELINE_CLASSES = ("PipelineCLCFetchAsync",)
 # warp_roles names (sm100 kernel layers' WarpCategory) of the zones they run in.
 WARP_ROLE_ZONE = {"MainloopLoad": "producer", "MMA": "consumer", "Epilogue": "epilogue", "Sched": "sched"}
+# Kernel-layer calls that tell the collectives apart (the parse records no receiver declarations or
+# types): the mainloop object is the receiver of mma calls (CUTLASS's collective_mainloop, FA3's
+# mainloop; `load` does not tell, SM100's collective_epilogue.load feeds C), the epilogue object
+# the receiver of store / store_tail calls that is not the mainloop (CUTLASS 4.2 collective_epilogue.store, sm90_gemm_tma_warpspecialized_pingpong.hpp and
+# sm100_gemm_tma_warpspecialized.hpp line 911; FA3's epilogue.store, flash_fwd_kernel_sm90.h).
+MAINLOOP_CALLS = frozenset(("mma",))
+EPILOGUE_CALLS = ("store", "store_tail")
 LOAD_OPS = frozenset(("tma_load", "cp_async"))
 # Parsed op kind -> the synchronisation node it is drawn as (try/test variants fold into one).
 SYNC_NODE_OP = {
@@ -180,7 +187,9 @@ class _Graph:
             self.buffer_by_operand.setdefault(self.buffers[name]["operand"], name)
         identities = self.identities = _object_identities(model)
         self.pipelines = _pipeline_identities(model, self.kpath, identities[0])
-        self.functions = [_resolve_choices(f, identities) for f in model.get("functions") or []
+        self.warp_roles = {r.get("name") for r in (self.layer or {}).get("warp_roles") or [] if isinstance(r, dict)}
+        self.functions = [dict(f, zone=_zone_of(f, self.warp_roles))
+                          for f in (_resolve_choices(f, identities) for f in model.get("functions") or [])
                           if f.get("role") in ("producer", "consumer", "both")]
         self.b = _Builder()
         self.buffer_pipes = {}    # buffer name -> pipelines (identities) whose loads write it
@@ -297,8 +306,21 @@ def _buffers_by_name(model, path):
     return buffers
 
 
-def _zone_of(fn):
-    """The zone a role function's nodes go in."""
+def _issues_umma(fn):
+    """True when a function issues UMMAs (tcgen05.mma: an `mma` op with unit "umma")."""
+    return any(op["op"] == "mma" and op.get("unit") == "umma" for op in fn.get("ops") or [])
+
+
+def _zone_of(fn, warp_roles=()):
+    """The zone a role function's nodes go in: producer for role producer or both, else consumer.
+
+    SM100: when the kernel layer declares an MMA warp (warp_roles, WarpCategory::MMA), a function
+    that issues UMMAs runs there, though its role is `both` (CUTLASS 4.2 sm100_mma_warpspecialized.hpp
+    mma() consumer_waits on the mainloop and producer_acquires the accumulator, line 675); only the
+    MMA warp issues tcgen05.mma (sm100_gemm_tma_warpspecialized.hpp calls collective_mainloop.mma
+    in its is_participant.mma branch, lines 725-769), never the MainloopLoad warp."""
+    if "MMA" in warp_roles and _issues_umma(fn):
+        return WARP_ROLE_ZONE["MMA"]
     return "producer" if fn["role"] in ("producer", "both") else "consumer"
 
 
@@ -378,7 +400,7 @@ def _sync_node(g, zone, op_kind, pipes):
         acquire = f"op:{zone}:producer_acquire:{key}"
         if acquire in g.b.nodes or any(o["op"] in ("producer_acquire", "producer_try_acquire")
                                        and "|".join(_pipes_of(o)) == key
-                                       for f in g.functions if _zone_of(f) == zone for o in f["ops"]):
+                                       for f in g.functions if f["zone"] == zone for o in f["ops"]):
             op_kind = "producer_acquire"
     return g.b.node(f"op:{zone}:{op_kind}:{key}", "sync", zone, op_kind, [_pipe_label(pipes)],
                     op=op_kind, pipelines=list(pipes))
@@ -479,7 +501,7 @@ def _add_mma(g, fn, zone, op, ref):
 
 def _add_function(g, fn):
     """Step 2: the nodes and edges of one role function's ops, then its program-order edges."""
-    zone = _zone_of(fn)
+    zone = fn["zone"]
     ops = sorted(fn["ops"], key=lambda o: (o["line"], o.get("end_line") or o["line"]))
     loads, syncs, mmas = [], [], []   # (op, node id, pipes) / (op, node id, op kind, pipes) / (op, node id, tokens)
     arrive_lines = {}
@@ -649,29 +671,49 @@ def _add_unloaded_buffers(g):
                      f"read after this consumer_wait on {ident} (the parse names no op that reads {name})")
 
 
+def _collective_receivers(layer):
+    """(mainloop receivers, epilogue receivers) of a kernel layer's calls, each sorted: see
+    MAINLOOP_CALLS and EPILOGUE_CALLS."""
+    calls = [c for c in (layer or {}).get("calls") or [] if isinstance(c, dict) and c.get("receiver")]
+    mainloops = sorted({c["receiver"] for c in calls if c.get("call") in MAINLOOP_CALLS})
+    epilogues = sorted({c["receiver"] for c in calls if c.get("call") in EPILOGUE_CALLS} - set(mainloops))
+    return mainloops, epilogues
+
+
 def _add_epilogue(g):
-    """Step 5: the epilogue node fed by the accumulators; returns the page notes."""
+    """Step 5: the epilogue node fed by the accumulators (the kernel layer's store / store_tail calls
+    on its epilogue object); returns the page notes."""
     layer = g.layer
+    mainloops, epilogues = _collective_receivers(layer)
     epilogue_calls = [c for c in (layer or {}).get("calls") or []
-                      if c.get("receiver") == "collective_epilogue" and c.get("call") in ("store", "store_tail")]
+                      if c.get("receiver") in epilogues and c.get("call") in EPILOGUE_CALLS
+                      and isinstance(c.get("line"), int)]
     if not epilogue_calls:
         if layer:
-            return ["the kernel layer has no collective_epilogue.store call: no epilogue node"]
+            return ["the kernel layer calls no store / store_tail on an epilogue object: no epilogue node"]
         return ["no kernel layer given: the epilogue is not drawn (no parsed source line names it)"]
-    epi = g.b.node("epilogue", "epilogue", "consumer", "epilogue", ["collective_epilogue.store"])
+    recv = epilogue_calls[0]["receiver"]
+    epi = g.b.node("epilogue", "epilogue", "consumer", "epilogue", [f"{recv}.store"], receiver=recv)
     epi["lines"].extend(_source_line(g.kpath, c["line"], c.get("end_line"), c["call"], c.get("text"))
                         for c in epilogue_calls)
     mma_calls = [_source_line(g.kpath, c["line"], c.get("end_line"), c["call"], c.get("text"))
                  for c in layer.get("calls") or []
-                 if c.get("receiver") == "collective_mainloop" and c.get("call") == "mma"]
+                 if c.get("receiver") in mainloops and c.get("call") == "mma" and isinstance(c.get("line"), int)]
     store = [_source_line(g.kpath, c["line"], c.get("end_line"), c["call"], c.get("text"))
              for c in epilogue_calls if c["call"] == "store"]
-    feeding = {e["source"] for e in g.b.edges.values() if e["kind"] == "data" and e["source"].startswith("acc:")
-               and g.b.nodes.get(e["target"], {}).get("kind") == "mma"}
-    for node_id in sorted(n for n in g.b.nodes if n.startswith("acc:") and n not in feeding):
+    # The accumulators the store call names (FA3: epilogue.store(params.epilogue, tOrO, ...), not
+    # tSrS, which softmax turns into the PV MMA's operand); when it names none (CUTLASS passes
+    # `accumulators`, the mainloop calls it `accum`), every accumulator no MMA reads.
+    accs = sorted(n for n in g.b.nodes if n.startswith("acc:"))
+    named = set(RE_IDENT.findall(" ".join(c.get("text") or "" for c in epilogue_calls if c["call"] == "store")))
+    fed = [n for n in accs if n[len("acc:"):] in named]
+    if not fed:
+        feeding = {e["source"] for e in g.b.edges.values() if e["kind"] == "data" and e["source"].startswith("acc:")
+                   and g.b.nodes.get(e["target"], {}).get("kind") == "mma"}
+        fed = [n for n in accs if n not in feeding]
+    for node_id in fed:
         g.b.edge("data", node_id, "epilogue", mma_calls + store,
-                 "the kernel passes the accumulators to collective_epilogue.store")
-    notes = []
+                 f"the kernel passes the accumulators to {recv}.store")
     tmem = sorted(n for n in g.b.nodes if n.startswith("tmem:"))
     if tmem:
         # SM100: the epilogue warps read the accumulators from TMEM (their own warps, own zone).
@@ -679,15 +721,56 @@ def _add_epilogue(g):
         for node_id in tmem:
             g.b.edge("data", node_id, "epilogue", store,
                      "the epilogue warps load the accumulator stage from TMEM (tcgen05.ld) and store the tile")
-        waits = [n for n, v in g.b.nodes.items() if v.get("zone") == "epilogue" and v.get("op") == "consumer_wait"]
-        if not waits:
-            notes.append("the epilogue's consumer_wait/consumer_release on the accumulator pipeline are in the "
-                         "epilogue collective, which this parse does not include")
+    return []
+
+
+# The four barrier operations of an accumulator pipeline: (barrier, edge direction, sync op kinds,
+# the side that runs them, the word its node's detail uses when none was parsed).
+ACC_BARRIER_SIDES = (
+    ("full", "in", ("producer_commit", "umma_arrive"), "MMA warp", "commit"),
+    ("full", "out", ("consumer_wait",), "epilogue", "wait"),
+    ("empty", "in", ("consumer_release",), "epilogue", "release"),
+    ("empty", "out", ("producer_acquire", "producer_tail"), "MMA warp", "acquire"),
+)
+
+
+def _add_accumulator_barriers(g):
+    """Step 6: every TMEM accumulator pipeline shows both its barriers next to the TMEM stages: full
+    (the MMA warp's producer_commit or umma_arrive -> the epilogue's consumer_wait) and empty (the
+    epilogue's consumer_release -> the MMA warp's producer_acquire). Signal edges come only from
+    parsed ops (role functions and kernel-layer calls); a side with none is named in the barrier's
+    detail and in a note (CUTLASS 4.2 commits in the kernel layer, sm100_gemm_tma_warpspecialized.hpp
+    line 770, on the pipeline object, a receiver the parse does not record; the epilogue's wait and
+    release are inside the epilogue collective's store, which is not parsed)."""
+    notes = []
+    for node_id in sorted(n for n in g.b.nodes if n.startswith("tmem:")):
+        p = g.b.nodes[node_id]["pipeline"]
+        barriers = {"full": _full_node(g, p), "empty": _empty_node(g, p)}
+        missing = {"full": [], "empty": []}
+        for barrier, direction, kinds, side, word in ACC_BARRIER_SIDES:
+            bid = barriers[barrier]["id"]
+            if not any(e["kind"] == barrier and e.get("pipeline") == p
+                       and (e["target"] if direction == "in" else e["source"]) == bid
+                       and g.b.nodes.get(e["source"] if direction == "in" else e["target"], {}).get("op") in kinds
+                       for e in g.b.edges.values()):
+                missing[barrier].append((word, side, kinds))
+        by_side = {}
+        for barrier, gaps in missing.items():
+            if gaps:
+                barriers[barrier]["detail"].append(" / ".join(w for w, _s, _k in gaps) + " not parsed")
+            for _word, side, kinds in gaps:
+                by_side.setdefault(side, []).extend(kinds)
+        if "MMA warp" in by_side:
+            notes.append(f"{p}: no {' / '.join(by_side['MMA warp'])} of the MMA warp on the accumulator's barriers "
+                         "was parsed (neither in its function nor among the kernel layer's calls)")
+        if "epilogue" in by_side:
+            notes.append(f"{p}: the epilogue's {' / '.join(by_side['epilogue'])} on the accumulator's barriers are "
+                         "in the epilogue collective, which this parse does not include")
     return notes
 
 
 def _finish(g, notes):
-    """Step 6: sorted nodes and edges with deduplicated lines, clusters and the pipeline list."""
+    """Step 7: sorted nodes and edges with deduplicated lines, clusters and the pipeline list."""
     declared = list(g.pipelines)
     g.used_pipes.sort(key=lambda p: (0, declared.index(p)) if p in g.pipelines else (1, p))
     clusters = _clusters(g.model, g.b, g.path, g.kpath, g.functions, g.pipelines, g.used_pipes, g.buffer_pipes)
@@ -730,6 +813,7 @@ def build_graph(model):
     _add_unloaded_buffers(g)
     _add_clc(g)
     notes = _add_epilogue(g)
+    notes += _add_accumulator_barriers(g)
     return _finish(g, notes)
 
 
@@ -818,16 +902,18 @@ def _clusters(model, b, path, kpath, functions, pipelines, used_pipes, buffer_pi
     members = {z: sorted(n for n, node in b.nodes.items() if node["zone"] == z) for z in ZONES}
     calls = (layer or {}).get("calls") or []
 
+    mainloops = _collective_receivers(layer)[0]
+
     def call_refs(names):
         return [_source_line(kpath, c["line"], c.get("end_line"), c["call"], c.get("text"))
-                for c in calls if c.get("receiver") == "collective_mainloop" and c.get("call") in names]
+                for c in calls if c.get("receiver") in mainloops and c.get("call") in names]
 
     def kline(key, op, text):
         line = (layer or {}).get(key)
         return [_source_line(kpath, line, line, op, text)] if isinstance(line, int) else []
 
-    prod_fns = [f for f in functions if f["role"] in ("producer", "both")]
-    cons_fns = [f for f in functions if f["role"] == "consumer"]
+    prod_fns = [f for f in functions if f["zone"] == "producer"]
+    cons_fns = [f for f in functions if f["zone"] == "consumer"]
     clusters = []
 
     def add(cid, kind, title, subtitle, nodes, lines, parent=None, zone=None, pipeline=None):

@@ -62,17 +62,27 @@ var KVCommon = (function () {
    * Place an absolutely positioned tooltip (a child of container) next to the pointer (clientX,
    * clientY): below-right, below-left, above-right or above-left, the first that stays inside the
    * container and covers none of the avoid rectangles (client coordinates, e.g. the highlighted
-   * nodes). When every place covers one, the tooltip is hidden: the highlight matters more.
-   * Returns whether it is shown.
+   * nodes). anchor (optional, a client rectangle: the hovered item's box) is avoided too; then
+   * places that clear it wherever the pointer is inside it are tried, each offset from the pointer
+   * by the anchor's own height or width so the tooltip keeps following the pointer (below, above,
+   * right of, left of it), and last the container's four corners. When every place covers one,
+   * the tooltip is hidden: the highlight matters more. Returns whether it is shown.
    */
-  function placeTooltip(tip, clientX, clientY, container, avoid) {
+  function placeTooltip(tip, clientX, clientY, container, avoid, anchor) {
     var box = container.getBoundingClientRect();
     tip.hidden = false;
     var w = tip.offsetWidth, h = tip.offsetHeight;
-    var xs = [clientX + TIP_OFFSET_PX, clientX - TIP_OFFSET_PX - w];
-    var ys = [clientY + TIP_OFFSET_PX, clientY - TIP_OFFSET_PX - h];
-    var candidates = [[xs[0], ys[0]], [xs[1], ys[0]], [xs[0], ys[1]], [xs[1], ys[1]]];
-    var fallback = null;
+    var right = clientX + TIP_OFFSET_PX, left = clientX - TIP_OFFSET_PX - w;
+    var below = clientY + TIP_OFFSET_PX, above = clientY - TIP_OFFSET_PX - h;
+    var candidates = [[right, below], [left, below], [right, above], [left, above]];
+    var blocked = (avoid || []).slice();
+    if (anchor) {
+      blocked.push(anchor);
+      var aw = anchor.right - anchor.left, ah = anchor.bottom - anchor.top;
+      candidates.push([right, below + ah], [left, below + ah], [right, above - ah], [left, above - ah],
+                      [right + aw, below], [right + aw, above], [left - aw, below], [left - aw, above],
+                      [box.left, box.top], [box.right - w, box.top], [box.left, box.bottom - h], [box.right - w, box.bottom - h]);
+    }
     for (var i = 0; i < candidates.length; i++) {
       var x = candidates[i][0], y = candidates[i][1];
       // Keep inside the container (shift back when a side would be cut).
@@ -81,9 +91,8 @@ var KVCommon = (function () {
       var r = {left: x, top: y, right: x + w, bottom: y + h};
       // Never under the pointer itself, so the pointer keeps what it hovers.
       if (clientX >= r.left && clientX <= r.right && clientY >= r.top && clientY <= r.bottom) continue;
-      if (fallback === null) fallback = r;
       var clear = true;
-      for (var j = 0; j < (avoid || []).length && clear; j++) if (intersects(r, avoid[j])) clear = false;
+      for (var j = 0; j < blocked.length && clear; j++) if (intersects(r, blocked[j])) clear = false;
       if (clear) {
         tip.style.left = (x - box.left) + "px";
         tip.style.top = (y - box.top) + "px";

@@ -97,7 +97,7 @@ var KVGraph = (function () {
   // ---- (3) The page ---------------------------------------------------------------------------
   var C = KVCommon;
   var state = {ready: false, view: {scale: 1, tx: 0, ty: 0}, selected: null, drag: null, hover: null,
-               nodeEls: {}, edgeEls: {}, graph: null, layout: null, incident: {}, details: ""};
+               nodeEls: {}, edgeEls: {}, edgeById: {}, graph: null, layout: null, incident: {}, details: ""};
 
   function el(name, attrs, parent) {
     var node = document.createElementNS(SVG_NS, name);
@@ -173,12 +173,12 @@ var KVGraph = (function () {
       });
       g.addEventListener("mouseenter", function (ev) {
         g.classList.add("kg-hover");
-        showTip(ev, n.label + "  (" + kindName(n.kind) + ")", n.detail.join(" | "), n.lines, g);
+        showTip(ev, n.label + "  (" + kindName(n.kind) + ")", n.detail.join(" | "), n.lines, g, n.id);
       });
       g.addEventListener("mousemove", moveTip);
       g.addEventListener("mouseleave", function () { g.classList.remove("kg-hover"); hideTip(); });
       g.addEventListener("keydown", function (ev) {
-        if (ev.key === "Enter" || ev.key === " ") { ev.preventDefault(); select(n.id); }
+        if (ev.key === "Enter" || ev.key === " ") { ev.preventDefault(); hideTip(); select(n.id); }
       });
       state.nodeEls[n.id] = g;
     });
@@ -198,33 +198,44 @@ var KVGraph = (function () {
     return id;
   }
 
-  function showTip(ev, title, desc, lines, owner) {
+  function showTip(ev, title, desc, lines, owner, nodeId) {
     var tip = document.getElementById("tooltip");
     tip.textContent = "";
     html("div", "kc-tip-title", title, tip);
     if (desc) html("div", "kc-tip-desc", desc, tip);
     C.sourceList(tip, lines || [], C.TIP_MAX_LINES, "click the node for all");
-    state.hover = {owner: owner};
+    state.hover = {owner: owner, nodeId: nodeId || null};
     moveTip(ev);
   }
 
-  /** The highlighted nodes (selection and neighbours) the tooltip must not cover, but the hovered one. */
-  function highlightedRects(owner) {
-    var out = [];
-    if (state.selected === null) return out;
-    Object.keys(state.nodeEls).forEach(function (id) {
-      var g = state.nodeEls[id];
-      if (g === owner || !(g.classList.contains("kg-selected") || g.classList.contains("kg-neighbour"))) return;
-      out.push(g.getBoundingClientRect());
+  /** The node ids a click on node id highlights: it first, then its neighbours. */
+  function clickHighlight(id) {
+    var keep = [id];
+    (state.incident[id] || []).forEach(function (eid) {
+      var e = state.edgeById[eid];
+      [e.source, e.target].forEach(function (n) { if (keep.indexOf(n) < 0) keep.push(n); });
     });
-    return out;
+    return keep;
+  }
+
+  /** What the tooltip must not cover: the highlighted nodes (selection and neighbours) and, over a
+   *  node, what a click on it would highlight (its neighbours here, itself as the anchor), so the
+   *  click never lands with the tooltip over its own highlight. */
+  function avoidRects(hover) {
+    var ids = {};
+    if (state.selected !== null) clickHighlight(state.selected).forEach(function (n) { ids[n] = true; });
+    if (hover.nodeId) clickHighlight(hover.nodeId).forEach(function (n) { ids[n] = true; });
+    delete ids[hover.nodeId];
+    return Object.keys(ids).sort().filter(function (n) { return state.nodeEls[n]; })
+      .map(function (n) { return state.nodeEls[n].getBoundingClientRect(); });
   }
 
   /** Follow the pointer; placed where it covers no highlighted node, else hidden. */
   function moveTip(ev) {
     if (!state.hover) return;
     var tip = document.getElementById("tooltip");
-    C.placeTooltip(tip, ev.clientX, ev.clientY, document.getElementById("graph-box"), highlightedRects(state.hover.owner));
+    var anchor = state.hover.nodeId ? state.nodeEls[state.hover.nodeId].getBoundingClientRect() : null;
+    C.placeTooltip(tip, ev.clientX, ev.clientY, document.getElementById("graph-box"), avoidRects(state.hover), anchor);
   }
 
   function hideTip() {
@@ -266,14 +277,9 @@ var KVGraph = (function () {
     if (!state.nodeEls[id]) return;
     state.selected = id;
     var keep = {};
-    keep[id] = true;
+    clickHighlight(id).forEach(function (n) { keep[n] = true; });
     var litEdges = {};
-    (state.incident[id] || []).forEach(function (eid) {
-      litEdges[eid] = true;
-      state.graph.edges.forEach(function (e) {
-        if (e.id === eid) { keep[e.source] = true; keep[e.target] = true; }
-      });
-    });
+    (state.incident[id] || []).forEach(function (eid) { litEdges[eid] = true; });
     Object.keys(state.nodeEls).forEach(function (nid) {
       var g = state.nodeEls[nid];
       if (nid === id) g.classList.add("kg-selected");
@@ -332,7 +338,7 @@ var KVGraph = (function () {
   }
 
   var MOUSE_HELP = [
-    "Hover a node or an edge: the source lines it comes from, with the statement text (the tooltip moves aside from highlighted nodes).",
+    "Hover a node or an edge: the source lines it comes from, with the statement text (the tooltip stays clear of the highlighted nodes and of what a click there would highlight; a click or the wheel closes it).",
     "Click a node: highlight its neighbours, dim the rest, and list its lines in the Details panel (Copy copies them); a click on the background clears.",
     "Drag: pan; wheel: zoom around the mouse.",
     "Edges run left to right in the direction data and signals flow; an arrow into a node's right side is a signal back to an earlier stage (release -> empty barrier -> acquire)."
@@ -346,6 +352,8 @@ var KVGraph = (function () {
   function wireInput() {
     var svg = document.getElementById("graph");
     svg.addEventListener("mousedown", function (ev) {
+      // A click closes the tooltip (it changes what is highlighted); it reopens on the next hover.
+      hideTip();
       if (ev.button !== 0) return;
       state.drag = {x: ev.clientX, y: ev.clientY, tx: state.view.tx, ty: state.view.ty, moved: false,
                     node: nodeIdAt(ev.target)};
@@ -371,6 +379,7 @@ var KVGraph = (function () {
     });
     svg.addEventListener("wheel", function (ev) {
       ev.preventDefault();
+      hideTip();  // the zoom moves the nodes the tooltip was placed beside
       var dy = ev.deltaMode === 1 ? ev.deltaY * WHEEL_LINE_PX : ev.deltaY;
       var box = svg.getBoundingClientRect();
       zoomBy(Math.exp(-dy * WHEEL_ZOOM_PER_PX), ev.clientX - box.left, ev.clientY - box.top);
@@ -422,6 +431,7 @@ var KVGraph = (function () {
       state.graph = model.graph;
       state.layout = model.layout;
       state.incident = incidence(model.graph);
+      model.graph.edges.forEach(function (e) { state.edgeById[e.id] = e; });
       if (!model.graph.nodes.length) C.showError("error", "Nothing to draw: the parser found no pipeline operations in this file.");
       draw();
       fitTextContrast();

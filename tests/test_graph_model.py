@@ -585,3 +585,120 @@ def test_two_objects_of_one_alias_are_two_pipelines():
                functions=[fn("load", "producer", [("producer_acquire", "pipeline_k")]),
                           fn("mma", "consumer", [("consumer_wait", "pipeline_k"), ("consumer_release", "pipeline_k")])])
     assert "cluster:pipe:MainloopPipeline" in [c["id"] for c in render_html.build_graph(one)["clusters"]]
+
+
+# ---- Issue 23 part 6: the MMA warp's zone, the accumulator's two barriers, FA3's epilogue -------
+
+SM100_MAINLOOP = "include/cutlass/gemm/collective/sm100_mma_warpspecialized.hpp"
+SM100_KERNEL = "include/cutlass/gemm/kernel/sm100_gemm_tma_warpspecialized.hpp"
+
+
+@pytest.fixture(scope="module")
+def sm100_models(cutlass):
+    """The committed SM100 example and a fresh parse of the installed CUTLASS 4.2 pair."""
+    return {"example": example("sm100_gemm"),
+            "fresh": parse_cutlass.parse_file(cutlass(SM100_MAINLOOP), cutlass(SM100_KERNEL))}
+
+
+@pytest.mark.parametrize("which", ["example", "fresh"])
+def test_sm100_the_mma_function_runs_in_the_mma_warp_zone_not_the_load_warps(sm100_models, which):
+    """mma() has role `both` (it consumer_waits on the mainloop and producer_acquires the
+    accumulator, C 675) but issues the UMMAs: it belongs to WarpCategory::MMA (K 236)."""
+    model = sm100_models[which]
+    assert [f["role"] for f in model["functions"] if f["name"] == "mma"] == ["both"]
+    graph = render_html.build_graph(model)
+    ids = nodes_by_id(graph)
+    mma_zone = cluster(graph, "cluster:consumer")
+    load_zone = cluster(graph, "cluster:producer")
+    assert mma_zone["title"] == "MMA warp (warp 0)" and lines(mma_zone) == [236]
+    assert load_zone["title"] == "MainloopLoad warp (warp 2)"
+    mma_ops = {"mma:tiled_mma", f"op:consumer:consumer_wait:{PIPE}", f"op:consumer:consumer_release:{PIPE}",
+               "op:consumer:producer_acquire:AccumulatorPipeline"}
+    assert mma_ops <= set(mma_zone["nodes"])
+    assert set(load_zone["nodes"]) == {"load:A", "load:B", f"op:producer:producer_acquire:{PIPE}"}
+    assert all(ids[n]["zone"] == "consumer" for n in mma_ops)
+    # The signals still run through shared memory: TMA -> full -> the MMA warp's wait.
+    assert lines(edge(graph, "full", f"full:{PIPE}", f"op:consumer:consumer_wait:{PIPE}")) == [668, 681, 693]
+    check_geometry(graph, render_html.layout_graph(graph))
+
+
+@pytest.mark.parametrize("which", ["example", "fresh"])
+def test_sm100_tmem_group_shows_the_accumulators_full_and_empty_barriers(sm100_models, which):
+    """The TMEM stages sit between the accumulator's two barriers; the parsed acquire (C 675)
+    signals the empty one; the sides the parse lacks are named on the node and in the notes."""
+    graph = render_html.build_graph(sm100_models[which])
+    ids = nodes_by_id(graph)
+    group = cluster(graph, "cluster:pipe:AccumulatorPipeline")
+    assert set(group["nodes"]) == {"full:AccumulatorPipeline", "empty:AccumulatorPipeline", "tmem:AccumulatorPipeline"}
+    assert group["parent"] == "cluster:tmem"
+    assert lines(edge(graph, "empty", "empty:AccumulatorPipeline",
+                      "op:consumer:producer_acquire:AccumulatorPipeline")) == [675]
+    # Nothing in the parse commits the stage (K 770 is a call on the pipeline object) or waits on
+    # it (the epilogue collective): said, not drawn.
+    assert ids["full:AccumulatorPipeline"]["detail"] == ["AccumulatorPipeline", "commit / wait not parsed"]
+    assert ids["empty:AccumulatorPipeline"]["detail"] == ["AccumulatorPipeline", "release not parsed"]
+    assert not [e for e in graph["edges"] if "full:AccumulatorPipeline" in (e["source"], e["target"])]
+    assert graph["notes"] == [
+        "AccumulatorPipeline: no producer_commit / umma_arrive of the MMA warp on the accumulator's barriers "
+        "was parsed (neither in its function nor among the kernel layer's calls)",
+        "AccumulatorPipeline: the epilogue's consumer_wait / consumer_release on the accumulator's barriers "
+        "are in the epilogue collective, which this parse does not include"]
+    check_traceable(graph)
+
+
+def test_sm100_accumulator_barriers_with_every_side_parsed():
+    """Given the commit (K 770) and the epilogue's wait and release as kernel-layer calls, both
+    barriers carry the two hand-offs and no note remains."""
+    model = sm100()
+    calls = model["kernel_layer"]["calls"]
+    calls += [{"call": "consumer_wait", "receiver": "accumulator_pipeline", "line": 2001, "end_line": 2001,
+               "text": "accumulator_pipeline.consumer_wait(acc_state);"},
+              {"call": "consumer_release", "receiver": "accumulator_pipeline", "line": 2002, "end_line": 2002,
+               "text": "accumulator_pipeline.consumer_release(acc_state);"}]
+    graph = render_html.build_graph(model)
+    ids = nodes_by_id(graph)
+    assert lines(edge(graph, "full", "op:consumer:producer_commit:AccumulatorPipeline", "full:AccumulatorPipeline")) == [770]
+    assert lines(edge(graph, "full", "full:AccumulatorPipeline", "op:epilogue:consumer_wait:AccumulatorPipeline")) == [2001]
+    assert lines(edge(graph, "empty", "op:epilogue:consumer_release:AccumulatorPipeline", "empty:AccumulatorPipeline")) == [2002]
+    assert ids["full:AccumulatorPipeline"]["detail"] == ids["empty:AccumulatorPipeline"]["detail"] == ["AccumulatorPipeline"]
+    assert graph["notes"] == []
+    check_geometry(graph, render_html.layout_graph(graph))
+
+
+def test_fa3_epilogue_is_drawn_from_the_kernels_epilogue_store():
+    """FA3's kernel calls epilogue.store / store_tail (not collective_epilogue): the epilogue is
+    drawn from exactly those calls, fed by the accumulator the store names (tOrO), and no note
+    says it is missing."""
+    model = example("fa3_fwd")
+    calls = model["kernel_layer"]["calls"]
+    stores = sorted(c["line"] for c in calls if c["call"] in ("store", "store_tail"))
+    assert stores and {c["receiver"] for c in calls if c["call"] in ("store", "store_tail")} == {"epilogue"}
+    graph = render_html.build_graph(model)
+    epi = nodes_by_id(graph)["epilogue"]
+    assert epi["detail"] == ["epilogue.store"] and epi["zone"] == "consumer"
+    assert lines(epi) == stores and all(r["path"] == model["kernel_layer"]["source"]["path"] for r in epi["lines"])
+    mma_lines = sorted(c["line"] for c in calls if c["call"] == "mma" and c["receiver"] == "mainloop")
+    store_line = [c["line"] for c in calls if c["call"] == "store"]
+    assert lines(edge(graph, "data", "acc:tOrO", "epilogue")) == sorted(mma_lines + store_line)
+    assert not [e for e in graph["edges"] if e["target"] == "epilogue" and e["source"] != "acc:tOrO"]
+    assert graph["notes"] == []
+    check_traceable(graph)
+    check_geometry(graph, render_html.layout_graph(graph))
+
+
+def test_epilogue_receiver_is_whatever_object_the_kernel_stores_through():
+    """The rule is the call, not a name: renaming the epilogue object keeps the epilogue; a store
+    on the mainloop object (the receiver of mma) is not an epilogue."""
+    model = example("sm90_gemm_pingpong")
+    for c in model["kernel_layer"]["calls"]:
+        if c["receiver"] == "collective_epilogue":
+            c["receiver"] = "epi_collective"
+    graph = render_html.build_graph(model)
+    assert nodes_by_id(graph)["epilogue"]["detail"] == ["epi_collective.store"]
+    assert edge(graph, "data", "acc:accum", "epilogue")
+    for c in model["kernel_layer"]["calls"]:
+        if c["receiver"] == "epi_collective":
+            c["receiver"] = "collective_mainloop"
+    graph = render_html.build_graph(model)
+    assert "epilogue" not in nodes_by_id(graph)
+    assert graph["notes"] == ["the kernel layer calls no store / store_tail on an epilogue object: no epilogue node"]
