@@ -35,7 +35,7 @@ def test_example_pages_are_small_and_offline():
     for path in sorted(EXAMPLES.glob("*.html")):
         data = path.read_bytes()
         # Budget: the page inlines the whole simulator (GEMM, attention and Blackwell models on one
-        # engine), the exports and the shared page module; README 'Benchmarks' gives the sizes.
+        # engine), the exports and the shared page module; docs/benchmarks.md gives the sizes.
         assert len(data) < 320 * 1024, (path.name, len(data))
         text = data.decode("ascii")   # write_atomic emits ASCII with character references
         for needle in ("http://", "https://", "<link ", "@import", "fetch(", "XMLHttpRequest"):

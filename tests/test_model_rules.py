@@ -1,5 +1,6 @@
-"""README's schedule rules cite source lines; this reads those lines in the real sources and fails
-when a cited line stops saying what the rule claims (or the README stops citing it)."""
+"""The models' pages (docs/models/*.md) cite source lines for their rules; this reads those lines in
+the real sources and fails when a cited line stops saying what the rule claims (or the page stops
+citing it)."""
 
 import os
 import re
@@ -7,14 +8,14 @@ from pathlib import Path
 
 import pytest
 
-from conftest import ROOT
+from docs_util import docs_page
 
 GEMM = {
     "C": "include/cutlass/gemm/collective/sm90_mma_tma_gmma_ss_warpspecialized.hpp",
     "P": "include/cutlass/gemm/kernel/sm90_gemm_tma_warpspecialized_pingpong.hpp",
     "S": "include/cutlass/pipeline/sm90_pipeline.hpp",
 }
-# (file key, line, text the line must contain): the GEMM model's rules in README "GEMM model".
+# (file key, line, text the line must contain): the GEMM model's rules in docs/models/gemm.md.
 GEMM_LINES = [
     ("C", 264, "K_PIPE_MMAS = 1;"),
     ("C", 374, "pipeline.producer_acquire(smem_pipe_write)"),
@@ -54,37 +55,37 @@ FA3_LINES = [
 ]
 
 
-def model_section():
-    text = (ROOT / "README.md").read_text(encoding="utf-8")
-    return text[text.index("<!-- section: model -->"):text.index("<!-- /section: model -->")]
+def model_section(page):
+    """The text of a model's page, e.g. docs/models/gemm.md."""
+    return docs_page(f"models/{page}.md")
 
 
 def cites(section, key, line):
-    """True when the README cites `key line` (alone, in a range start/end, or in a list after the key)."""
+    """True when the page cites `key line` (alone, in a range start/end, or in a list after the key)."""
     for m in re.finditer(r"\b%s ([0-9][0-9, ()a-zA-Z<>_-]*)" % key, section):
         if re.search(r"(?<![0-9])%d(?![0-9])" % line, m.group(1)):
             return True
     return False
 
 
-def test_gemm_rule_lines_say_what_the_readme_says(cutlass):
-    section = model_section()
+def test_gemm_rule_lines_say_what_the_docs_say(cutlass):
+    section = model_section("gemm")
     for key, line, text in GEMM_LINES:
         source = cutlass(GEMM[key]).read_text(encoding="utf-8").split("\n")
         assert text in source[line - 1], f"{GEMM[key]}:{line} no longer has {text!r}"
-        assert cites(section, key, line), f"README model section does not cite {key} {line}"
+        assert cites(section, key, line), f"the model page does not cite {key} {line}"
 
 
 @pytest.mark.skipif(not os.environ.get("FLASH_ATTENTION_PATH"), reason="set FLASH_ATTENTION_PATH to a flash-attention checkout")
-def test_fa3_rule_lines_say_what_the_readme_says():
+def test_fa3_rule_lines_say_what_the_docs_say():
     root = Path(os.environ["FLASH_ATTENTION_PATH"])
-    section = model_section()
+    section = model_section("attention")
     for key, line, text in FA3_LINES:
         source = (root / FA3[key]).read_text(encoding="utf-8").split("\n")
         assert text in source[line - 1], f"{FA3[key]}:{line} no longer has {text!r}"
-        assert cites(section, key, line), f"README model section does not cite {key} {line}"
+        assert cites(section, key, line), f"the model page does not cite {key} {line}"
 
 
-def test_the_readme_states_the_hand_case_and_steady_state():
-    section = model_section()
+def test_the_gemm_page_states_the_hand_case_and_steady_state():
+    section = model_section("gemm")
     assert "gives **27** steps" in section and "(1 + L)/(S − 1)" in section

@@ -5,6 +5,7 @@ import pytest
 
 import parse_cutlass
 from conftest import ROOT
+from docs_util import docs_section
 
 FIXTURES = ROOT / "tests" / "fixtures"
 
@@ -259,13 +260,12 @@ def test_real_sm100_collectives_resolve_every_named_receiver(cutlass_root, valid
 
 
 def test_every_op_kind_and_field_is_documented():
-    """Each op kind of the schema is named in README's json and parser sections, and each v2
-    top-level key in the json section; a new kind or key without its documentation fails."""
+    """Each op kind of the schema is named in the docs' parser section, and each v2 top-level key
+    in the json section; a new kind or key without its documentation fails."""
     import json
     schema = json.loads((ROOT / "schema" / "kernel_viz.schema.json").read_text())
-    readme = (ROOT / "README.md").read_text()
-    json_section = readme.split("<!-- section: json -->")[1].split("<!-- /section: json -->")[0]
-    parser_section = readme.split("<!-- section: parser -->")[1].split("<!-- /section: parser -->")[0]
+    json_section = docs_section("json")
+    parser_section = docs_section("parser")
     for kind in schema["$defs"]["op"]["properties"]["op"]["enum"]:
         assert f"`{kind}`" in parser_section, kind
     for key in schema["properties"]:

@@ -20,6 +20,7 @@ import parse_dsl
 import node_util  # noqa: E402
 import render_waveform
 from conftest import ROOT
+from docs_util import docs_section
 
 FIXTURES = ROOT / "tests" / "fixtures" / "dsl"
 FA4_VERSION = "4.0.0b36"
@@ -418,25 +419,17 @@ def test_nul_bytes_and_binary_are_refused(tmp_path):
 
 
 # ----------------------------------------------------------------------------------------------
-# README: every recognised name is documented in the DSL section
+# Docs: every recognised name is documented in the DSL section (docs/dsl.md)
 # ----------------------------------------------------------------------------------------------
 
 
-def readme_section():
-    """The README text between `<!-- section: dsl -->` and the next section marker."""
-    text = (ROOT / "README.md").read_text(encoding="utf-8")
-    start = text.index("<!-- section: dsl -->")
-    end = text.find("<!-- section:", start + 1)
-    return text[start:end if end >= 0 else len(text)]
-
-
-def test_readme_documents_every_recognised_name():
-    section = readme_section()
+def test_docs_name_every_recognised_name():
+    section = docs_section("dsl")
     names = set(parse_dsl.PIPELINE_METHODS) | set(parse_dsl.PRODUCER_PARTICIPANT_OPS) | \
         set(parse_dsl.CONSUMER_PARTICIPANT_OPS) | set(parse_dsl.NAMED_BARRIER_OPS) | \
         set(parse_dsl.ORDER_HELPERS) | {f"{a}.{b}" for a, b in parse_dsl.FREE_FUNCTION_OPS}
     missing = sorted(n for n in names if f"`{n}" not in section)
-    assert not missing, f"README section dsl does not name: {missing}"
+    assert not missing, f"docs section dsl does not name: {missing}"
     for kind in set(parse_dsl.FREE_FUNCTION_OPS.values()) | set(parse_dsl.TMA_STORE_METHODS.values()):
         assert f"`{kind}`" in section, kind
     for limit in (f"{parse_dsl.MAX_HELPER_DEPTH}", f"{parse_dsl.MAX_OPS_PER_FUNCTION}"):

@@ -10,11 +10,11 @@ costs one parse of the tree (about 30 s of CPU).
 import copy
 import signal
 import time
-from pathlib import Path
 
 import pytest
 
 import parse_cutlass
+from docs_util import docs_section
 
 SUFFIXES = parse_cutlass.SCAN_SUFFIXES
 PER_FILE_BOUND_S = 60     # a hang guard, not a speed assertion (the largest header takes ~3 s)
@@ -114,8 +114,8 @@ def test_cutlass2_pipelined_mma_is_not_a_pipeline(tree):
         assert model is None or not model["pipelines"], rel
 
 
-# The warnings the installed tree gives are genuine limits, each documented in README's parser
-# section (by kind name): a kernel layer parsed as the main file, pipeline types whose ops are in
+# The warnings the installed tree gives are genuine limits, each documented in the docs' parser
+# section (docs/parser.md, by kind name): a kernel layer parsed as the main file, pipeline types whose ops are in
 # another file, cp.async stages kept without a pipeline class.
 TREE_WARNING_KINDS = {"kernel-layer-as-main-file", "pipelines-without-ops", "cp-async-without-pipeline"}
 
@@ -127,12 +127,11 @@ def test_warnings_on_the_tree_are_the_documented_limits(tree):
     for w in warnings:
         kinds.setdefault(parse_cutlass.warning_kind(w), []).append(w)
     assert set(kinds) <= TREE_WARNING_KINDS, {k: v[:3] for k, v in kinds.items() if k not in TREE_WARNING_KINDS}
-    readme = (Path(parse_cutlass.__file__).parent / "README.md").read_text()
-    parser_section = readme.split("<!-- section: parser -->")[1].split("<!-- /section: parser -->")[0]
+    parser_section = docs_section("parser")
     for kind, _ in parse_cutlass.WARNING_KINDS:
         assert f"`{kind}`" in parser_section, kind
     counts = ", ".join(f"{len(kinds.get(k, []))} `{k}`" for k in sorted(TREE_WARNING_KINDS))
-    flat = " ".join(readme.split())
+    flat = " ".join(parser_section.split())
     assert f"{len(warnings)} warnings on the whole tree ({counts})" in flat, (len(warnings), counts)
     accepted = sum(m is not None for m in singles.values())
     assert f"{len(singles)} files, {accepted} accepted" in flat, (len(singles), accepted)

@@ -19,6 +19,7 @@ sys.path.insert(0, str(ROOT))
 import pagekit  # noqa: E402
 import node_util  # noqa: E402
 import render_waveform as rw  # noqa: E402
+from docs_util import docs_page  # noqa: E402
 
 # The canonical example; KV_EXAMPLE_JSON points the tests at another parsed structure.
 EXAMPLE = Path(os.environ.get("KV_EXAMPLE_JSON", ROOT / "examples" / "sm90_gemm_pingpong.json"))
@@ -397,12 +398,11 @@ def test_the_page_inlines_a_compacted_simulator_that_behaves_the_same(tmp_path, 
     assert rw.compact_js("a();\n  // c\n/* x\n * y */\n  /* z */ b();\n\n") == "a();\n/* z */ b();\n"
 
 
-def test_readme_code_path_rule_cites_the_parsed_mma_lines(parsed):
-    """The details panel's code-path rule (README waveform section) names CUTLASS's three MMA
+def test_docs_code_path_rule_cites_the_parsed_mma_lines(parsed):
+    """The details panel's code-path rule (docs/waveform.md) names CUTLASS's three MMA
     statements; they must be the example's parsed consumer MMA lines, in that order."""
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    section = readme.split("<!-- section: waveform -->", 1)[1].split("<!-- /section: waveform -->", 1)[0]
+    section = docs_page("waveform.md")
     m = re.search(r"first k-tile at `mma` (\d+), the K_PIPE_MMAS prologue loop\s+at (\d+), the steady-state loop at (\d+)", section)
-    assert m, "README waveform section no longer states the code-path rule"
+    assert m, "docs/waveform.md no longer states the code-path rule"
     mma_lines = [op["line"] for fn in parsed["functions"] if fn["role"] == "consumer" for op in fn["ops"] if op["op"] == "mma"]
     assert [int(x) for x in m.groups()] == mma_lines

@@ -1,5 +1,5 @@
-// Tests of the result columns (README "Result columns"): the layout the page draws from, the lazy
-// v1 blocks built from it, and the README table naming exactly the fields that exist.
+// Tests of the result columns (docs/simulator.md "Result columns"): the layout the page draws from,
+// the lazy v1 blocks built from it, and the docs' table naming exactly the fields that exist.
 "use strict";
 
 const test = require("node:test");
@@ -23,11 +23,14 @@ const CASES = [
   { model: "blackwell", ctaPair: true, accStages: 1 },
 ];
 
-/** The README's "Result columns" table: its field names, in order. */
+/** docs/simulator.md, where the result columns are documented. */
+const SIMULATOR_DOC = path.join(__dirname, "..", "..", "docs", "simulator.md");
+
+/** The docs' "Result columns" table: its field names, in order. */
 function documentedFields() {
-  const readme = fs.readFileSync(path.join(__dirname, "..", "..", "README.md"), "utf8");
-  const section = readme.split("#### Result columns")[1];
-  assert.ok(section, "README has a 'Result columns' section");
+  const doc = fs.readFileSync(SIMULATOR_DOC, "utf8");
+  const section = doc.split("### Result columns")[1];
+  assert.ok(section, "docs/simulator.md has a 'Result columns' section");
   const table = section.split("\n\n").find((part) => part.startsWith("| field |"));
   assert.ok(table, "the section has a field table");
   const names = [];
@@ -38,12 +41,11 @@ function documentedFields() {
   return names;
 }
 
-test("README's result-columns table names exactly the fields of result.columns", () => {
+test("the docs' result-columns table names exactly the fields of result.columns", () => {
   const r = KS.simulate(null, { model: "attention" });
   const documented = documentedFields();
   // withOperand is documented inside the operand row
-  const readme = fs.readFileSync(path.join(__dirname, "..", "..", "README.md"), "utf8");
-  assert.match(readme.split("#### Result columns")[1], /`withOperand`/);
+  assert.match(fs.readFileSync(SIMULATOR_DOC, "utf8").split("### Result columns")[1], /`withOperand`/);
   const tables = ["kinds", "reasons", "linesTable", "operands", "withOperand"];
   assert.deepEqual(new Set(Object.keys(r.columns)), new Set(documented.concat(tables)));
 });

@@ -120,7 +120,7 @@ test("hand case: S=2 O=2 K=2 L=1 U=2 T=1 St=1 CLC=0, one accumulator stage: 13 s
   assert.match(v.insight, /^1 accumulator stage: the tensor core idles 1 step waiting for epilogues/);
 });
 
-test("hand case at the defaults: 2 accumulator stages give 43 steps, 1 stage 52 (README)", () => {
+test("hand case at the defaults: 2 accumulator stages give 43 steps, 1 stage 52 (docs/models/blackwell.md)", () => {
   const two = KS.simulate(PAIR, knobs({}));
   assert.equal(two.total, 43); // 1 + L + O*K*U + T + St = 1 + 4 + 32 + 3 + 3
   assert.equal(two.verdict.accWaitSteps, 0);
@@ -139,7 +139,7 @@ test("hand case at the defaults: 2 accumulator stages give 43 steps, 1 stage 52 
 // ------------------------------------------------------------------------------------------------
 // Closed forms and the accumulator-stage rule
 
-/** Random knobs in the compute-bound regime of the closed form (README "Blackwell model"). */
+/** Random knobs in the compute-bound regime of the closed form (docs/models/blackwell.md). */
 function computeBound(rand, extra) {
   for (;;) {
     const kn = knobs(Object.assign({
@@ -501,21 +501,19 @@ test("kernel-layer ops: each role's CLC wait cites its own fetch_next_work; the 
 });
 
 // ------------------------------------------------------------------------------------------------
-// README: the documented knob table, figures and CUTLASS 4.2 source citations
+// docs/models/blackwell.md: the documented knob table, figures and CUTLASS 4.2 source citations
 
-const README = fs.readFileSync(path.join(ROOT, "README.md"), "utf8");
-
-/** The README's Blackwell subsection (### Blackwell model ... next ### at the same level or section end). */
-function blackwellReadme() {
-  const start = README.indexOf("### Blackwell model");
-  assert.ok(start >= 0, "README has a ### Blackwell model subsection");
-  const rest = README.slice(start + 4);
-  const ends = [rest.indexOf("\n### "), rest.indexOf("<!-- /section: model -->")].filter((i) => i >= 0);
-  return README.slice(start, start + 4 + Math.min(...ends));
+/** The Blackwell model's page, docs/models/blackwell.md. */
+function blackwellPage() {
+  const page = path.join(ROOT, "docs", "models", "blackwell.md");
+  assert.ok(fs.existsSync(page), "docs/models/blackwell.md exists");
+  const text = fs.readFileSync(page, "utf8");
+  assert.ok(text.startsWith("# Blackwell model"), "the page is the Blackwell model's");
+  return text;
 }
 
-test("README's Blackwell knob table matches knobsFor(\"blackwell\")", () => {
-  const text = blackwellReadme();
+test("the docs' Blackwell knob table matches knobsFor(\"blackwell\")", () => {
+  const text = blackwellPage();
   const lines = text.split("\n");
   const header = lines.indexOf("| knob | symbol | range | default | meaning |");
   assert.ok(header >= 0, "the knob table");
@@ -529,7 +527,7 @@ test("README's Blackwell knob table matches knobsFor(\"blackwell\")", () => {
     else assert.equal(r[3], "on/off", spec.name);
     assert.equal(r[4], String(spec.type === "flag" ? (spec.default ? "on" : "off") : spec.default), spec.name);
   });
-  assert.ok(text.includes("**43**") && text.includes("**52**"), "README quotes the default totals the hand case checks");
+  assert.ok(text.includes("**43**") && text.includes("**52**"), "the page quotes the default totals the hand case checks");
 });
 
 /** The CUTLASS 4.2 include tree of the venv's nvidia-cutlass, or null. */
@@ -543,7 +541,7 @@ function cutlassInclude() {
   return null;
 }
 
-test("README's Blackwell source citations name lines that hold the quoted code in CUTLASS 4.2", (t) => {
+test("the docs' Blackwell source citations name lines that hold the quoted code in CUTLASS 4.2", (t) => {
   const inc = cutlassInclude();
   if (inc === null) { t.skip("nvidia-cutlass 4.2 is not installed in .venv"); return; }
   const files = {
@@ -557,8 +555,8 @@ test("README's Blackwell source citations name lines that hold the quoted code i
   const cache = {};
   const linesOf = (f) => cache[f] || (cache[f] = fs.readFileSync(path.join(inc, files[f]), "utf8").split("\n"));
   // Citations are written `X n` or `X n-m` followed by the quoted code: `X 770: accumulator_pipeline.producer_commit`.
-  const cites = [...blackwellReadme().matchAll(/`([KCPESB]) (\d+)(?:-(\d+))?: ([^`]+)`/g)];
-  assert.ok(cites.length >= 20, "README cites the rules' lines (" + cites.length + ")");
+  const cites = [...blackwellPage().matchAll(/`([KCPESB]) (\d+)(?:-(\d+))?: ([^`]+)`/g)];
+  assert.ok(cites.length >= 20, "the page cites the rules' lines (" + cites.length + ")");
   cites.forEach((m) => {
     const [, f, a, b, code] = m;
     const from = Number(a), to = b ? Number(b) : from;
