@@ -3939,7 +3939,7 @@ var KernelSchedule = (function () {
           items.some(function (it) { return inMma(it) && it.op === "mma" && it.unit === "umma"; })) ||
           items.some(function (it) { return inMma(it) && isMain(it) && it.op === "consumer_release"; }),
         kernel: kl !== null,
-        clc: kl === null ? true : kl.clc !== false,
+        clc: hasClc(st, kl),
         roles: roles,
         accSource: blackwellSourceKnobs(st).accStages || null,
         accText: kl && typeof kl.accumulator_stages === "string" ? kl.accumulator_stages : null,
@@ -3948,6 +3948,19 @@ var KernelSchedule = (function () {
       producer: functionInfo(producer),
       consumer: functionInfo(consumer)
     };
+  }
+
+  /**
+   * Whether the kernel has a CLC scheduler (a sched lane): the C++ kernel layer's clc flag, or a
+   * pipeline of a CLC class (PipelineClcFetchAsync) in the structure (a CuTe DSL kernel). With no
+   * kernel layer at all, CUTLASS 4.2's SM100 kernel layer (CLC scheduler) is assumed, and said.
+   */
+  function hasClc(st, kl) {
+    if (kl === null) return true;
+    if (kl.clc === true) return true;
+    return (Array.isArray(st.pipelines) ? st.pipelines : []).filter(isObject).some(function (p) {
+      return RE_CLC_CLASS.test(classText(p["class"]));
+    });
   }
 
   /** Values of the Blackwell knobs that the source fixes: accStages (literal), ctaPair. */
@@ -4000,7 +4013,7 @@ var KernelSchedule = (function () {
     if (kl === null) {
       out.push("no kernel layer parsed: the roles of CUTLASS 4.2's sm100_gemm_tma_warpspecialized.hpp are assumed " +
         "(MMA, Sched/CLC, MainloopLoad, EpilogueLoad, Epilogue warps)");
-    } else if (kl.clc === false) {
+    } else if (!hasClc(st, kl)) {
       out.push("kernel layer without a CLC scheduler: tiles are assigned statically (no sched lane)");
     }
     return out;
