@@ -3020,7 +3020,7 @@ var KernelSchedule = (function () {
     gemm1Latency: { short: "GEMM1", sliderMax: 64 }, epilogueLatency: { short: "Epilogue", sliderMax: 64 },
     consumerWGs: { short: "Consumer WGs" }, schedule: { short: "Schedule" }, kPipeMmas: { short: "K_PIPE_MMAS", sliderMax: 8 },
     intraWGOverlap: { short: "Intra-WG overlap" }, interWGPingpong: { short: "Inter-WG pingpong" },
-    transposeV: { short: "Transpose_V" }
+    transposeV: { short: "Transpose_V" }, headDim: { short: "Head dim" }, dtype: { short: "dtype" }
   };
 
   /** The GEMM model's view description for a run (copy: "TMA" or "cp.async"). */
@@ -3207,6 +3207,17 @@ var KernelSchedule = (function () {
     return alias !== null ? alias : name;
   }
 
+  /** A structure's pipeline objects for pipeIdentity: {byName: name -> object, instances: alias -> count of locals / members}. */
+  function pipeObjects(st) {
+    var objects = { byName: {}, instances: {} };
+    (Array.isArray(st.pipeline_objects) ? st.pipeline_objects : []).filter(isObject).forEach(function (o) {
+      if (typeof o.name !== "string" || typeof o.alias !== "string") return;
+      objects.byName[o.name] = o;
+      if (o.kind === "local" || o.kind === "member") objects.instances[o.alias] = (objects.instances[o.alias] || 0) + 1;
+    });
+    return objects;
+  }
+
   /** The tiled MMA an mma op issues on, without call suffixes: tiled_mma.with(...) -> tiled_mma, gemm_Si[0] -> gemm_Si. */
   function mmaPath(op) {
     var r = typeof op.receiver === "string" ? op.receiver.trim() : "";
@@ -3231,12 +3242,7 @@ var KernelSchedule = (function () {
    * distinct tiled MMAs (paths) they issue on.
    */
   function fitInventory(st) {
-    var objects = { byName: {}, instances: {} }, decl = {}, dsl = st.language === "cute-dsl";
-    (Array.isArray(st.pipeline_objects) ? st.pipeline_objects : []).filter(isObject).forEach(function (o) {
-      if (typeof o.name !== "string" || typeof o.alias !== "string") return;
-      objects.byName[o.name] = o;
-      if (o.kind === "local" || o.kind === "member") objects.instances[o.alias] = (objects.instances[o.alias] || 0) + 1;
-    });
+    var objects = pipeObjects(st), decl = {}, dsl = st.language === "cute-dsl";
     (Array.isArray(st.pipelines) ? st.pipelines : []).filter(isObject).forEach(function (p) {
       if (typeof p.alias === "string" && !decl[p.alias]) decl[p.alias] = p;
     });
@@ -3733,6 +3739,22 @@ var KernelSchedule = (function () {
     "every output tile has the same k-tile count"
   ];
 
+  /**
+   * BW_NOT_MODELLED plus what this structure's UMMAs carry that the model does not draw: block
+   * scales (SFA / SFB, copied smem -> TMEM with tcgen05.cp before the UMMA) or sparse metadata (E).
+   */
+  function blackwellNotModelled(st) {
+    var out = BW_NOT_MODELLED.slice();
+    var texts = allOps(st).filter(function (op) { return op.op === "mma"; }).map(function (op) { return String(op.receiver || "") + " " + String(op.text || ""); }).join(" ");
+    if (/\btCtSF/.test(texts)) {
+      out.push("the block scales (SFA / SFB) ride the mainloop ring and are copied smem -> TMEM (tcgen05.cp) before each UMMA: that copy takes no time here");
+    }
+    if (/\btCtE\b/.test(texts)) {
+      out.push("the sparse metadata (E) rides the mainloop ring and is copied to TMEM before the UMMAs: that copy takes no time here");
+    }
+    return out;
+  }
+
   /** Accumulator stages used when neither a knob nor a literal in the source gives them. */
   var BW_ACC_STAGES_FALLBACK = 2;
 
@@ -3818,12 +3840,17 @@ var KernelSchedule = (function () {
   function bwItems(st) {
     var items = [];
     var path = isObject(st.source) && typeof st.source.path === "string" ? st.source.path : null;
+    var objects = pipeObjects(st), dsl = st.language === "cute-dsl";
     function add(list, p, fn, kernel, isCall) {
       (Array.isArray(list) ? list : []).filter(isObject).forEach(function (op) {
         var kind = isCall ? op.call : op.op;
         if (typeof kind !== "string") return;
         var who = [op.object, op.pipeline, op.receiver].filter(function (x) { return typeof x === "string"; })[0] || "";
-        items.push({ path: p, fn: fn, op: kind, who: who.toLowerCase(), line: lineOrNull(op.line), end_line: op.end_line,
+        // pipe: the pipeline by what the code binds (pipeIdentity: load()'s mainloop_ab_pipeline
+        // and mma()'s mainloop_pipeline are one MainloopABPipeline); who: the name, for the
+        // kernel layer's objects found by name (accumulator, throttle, load order, C load).
+        var pipe = isCall ? null : pipeIdentity(op, objects, dsl);
+        items.push({ path: p, fn: fn, op: kind, who: who.toLowerCase(), pipe: pipe, line: lineOrNull(op.line), end_line: op.end_line,
           text: op.text, unit: op.unit, operand: op.operand, receiver: typeof op.receiver === "string" ? op.receiver : "", kernel: kernel });
       });
     }
@@ -3868,10 +3895,11 @@ var KernelSchedule = (function () {
     var pick = function (pred) { return bwRefs(items.filter(pred)); };
     var inFn = function (fn) { return function (it) { return fn !== null && it.fn === fn; }; };
     var inLoad = inFn(producer), inMma = inFn(consumer);
-    // The mainloop pipeline: the object the producer's loads arrive on, else one named "mainloop".
-    var mainWho = null;
-    items.forEach(function (it) { if (mainWho === null && inLoad(it) && LOAD_OPS[it.op] && it.who) mainWho = it.who; });
-    var isMain = function (it) { return mainWho !== null ? it.who === mainWho : it.who.indexOf("mainloop") >= 0; };
+    // The mainloop pipeline: the pipeline the producer's loads arrive on (by pipeIdentity, the
+    // same whatever each function calls it), else one named "mainloop".
+    var mainPipe = null;
+    items.forEach(function (it) { if (mainPipe === null && inLoad(it) && LOAD_OPS[it.op] && it.pipe) mainPipe = it.pipe; });
+    var isMain = function (it) { return mainPipe !== null ? it.pipe === mainPipe : it.who.indexOf("mainloop") >= 0; };
     var isAcc = function (it) { return it.who.indexOf("acc") >= 0; };
     var isThrottle = function (it) { return it.who.indexOf("throttle") >= 0; };
     var isOrder = function (it) { return it.who.indexOf("load_order") >= 0; };
@@ -4414,7 +4442,7 @@ var KernelSchedule = (function () {
     covers: blackwellCovers,
     fitReason: "an SM100 (Blackwell) GEMM: one load warp filling one mainloop ring, one MMA warp issuing one tiled MMA into TMEM accumulator stages, epilogue warps draining them",
     assumptions: blackwellAssumptions,
-    notModelled: function () { return BW_NOT_MODELLED.slice(); }
+    notModelled: blackwellNotModelled
   };
   // ============================================================================ end of Blackwell
 

@@ -535,7 +535,7 @@ var KernelExport = (function () {
       blocks.forEach(function (b) { if (kinds.indexOf(String(b.kind)) < 0) kinds.push(String(b.kind)); });
       kinds.sort();
       kinds.forEach(function (k, i) { kindCodes[k] = i + 1; });
-      out.push("  kind codes: 0 idle, " + kinds.map(function (k) { return kindCodes[k] + " " + k; }).join(", "));
+      out.push("  kind codes: 0 idle, " + noDollar(kinds.map(function (k) { return kindCodes[k] + " " + k; }).join(", ")));
     }
     out.push("$end");
     out.push("$version " + TOOL + " $end");

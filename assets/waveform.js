@@ -1468,8 +1468,20 @@ var KVWave = (function () {
       }
       var left = r.fit && r.fit.notModelled ? r.fit.notModelled : [];
       if (left.length) {
-        line("Not modelled:", "kv-muted");
-        list(left).className = "kv-muted kv-not-modelled";
+        // Folded by default (a summary with the count): the verdict stays short above the lanes.
+        var fold = document.createElement("details");
+        fold.className = "kv-muted kv-not-modelled";
+        var summary = document.createElement("summary");
+        summary.textContent = "Not modelled (" + left.length + ")";
+        fold.appendChild(summary);
+        el.appendChild(fold);
+        var ul2 = document.createElement("ul");
+        left.forEach(function (text) {
+          var li = document.createElement("li");
+          li.textContent = text;
+          ul2.appendChild(li);
+        });
+        fold.appendChild(ul2);
       }
       el.title = v.summary ? String(v.summary) : "";
     }

@@ -96,5 +96,11 @@ def test_sm100_attention_gets_the_no_model_page(open_page, cutlass, tmp_path):
     pagekit.write_atomic(out, rw.render(parsed))
     page = open_page(out.as_uri())
     assert page.get_attribute("#verdict", "data-state") == "no-model"
-    assert "SM100 attention kernel" in page.inner_text("#verdict")
+    # Attention by its structure: two chained tiled MMAs, whatever the operands are called.
+    assert "2 tiled MMAs (mma_qk, mma_pv_ts): chained GEMMs" in page.inner_text("#verdict")
     assert page.is_hidden("#wave")
+    # The model selector offers no model on a page no model fits.
+    assert page.eval_on_selector("#knob-model", "el => [el.disabled, [...el.options].map(o => o.value)]") == [True, ["none"]]
+    hashed = open_page(out.as_uri() + "#model=gemm")
+    assert hashed.get_attribute("#verdict", "data-state") == "no-model"
+    assert "model=gemm (no schedule model fits this kernel)" in hashed.inner_text("#messages")
