@@ -495,6 +495,10 @@ RE_GMEM_COPY = re.compile(rf"""\s* (?P<recv>(?:{_IDENT}\s*(?:\.|->)\s*)*
 RE_PARTITION = re.compile(r"\bt(?P<part>[A-Z][A-Za-z0-9]{0,8}?)(?P<space>[gs])(?P<operand>[A-Z][A-Za-z0-9_]*)\b")
 # A copy whose destination is a global-memory partition (CuTe naming: tDgC) is a store, not a load.
 RE_GLOBAL_PARTITION = re.compile(r"\s*t[A-Z]+g[A-Z]\w*")
+# A copy out of a shared-memory partition (tOsO) or into a register one (tOrO) reads smem into
+# registers (FA3's epilogue_fwd.hpp `cute::copy(gmem_tiled_copy_O, tOsO, tOrO)`): no load into a stage.
+RE_SHARED_PARTITION = re.compile(r"\s*t[A-Z]+s[A-Z]\w*")
+RE_REGISTER_PARTITION = re.compile(r"\s*t[A-Z]+r[A-Z]\w*")
 
 # Barrier-ish identifiers inside .with(...): *tma_barrier, shared_storage.pipelines.barrier_Q
 RE_BARRIER_NAME = re.compile(r"\b(\w*(?:barrier|mbar)\w*)\b")
@@ -1364,6 +1368,8 @@ class _OpScanner:
                 spans = split_top_level(code, paren + 1, close, src.brackets)
                 if len(spans) >= 3 and RE_GLOBAL_PARTITION.match(code, *spans[-1]):
                     continue   # smem -> gmem: a store, never labelled cp_async
+                if len(spans) >= 3 and (RE_SHARED_PARTITION.match(code, *spans[-2]) or RE_REGISTER_PARTITION.match(code, *spans[-1])):
+                    continue   # smem -> registers: a read of the stage, not a copy into it
                 operand = gm.group("operand") or gm.group("operand2")
                 rec = nearest(acquire_pos, acquires, m.start())
                 add("cp_async", m.start(), " ".join(gm.group("recv").split()), paren,
@@ -1994,14 +2000,35 @@ def looks_like_kernel_layer(src):
 # ----------------------------------------------------------------------------------------------
 
 
+# What the code says of its architecture when neither the file name nor an ArchTag does (a .cu /
+# .cuh kernel that drives the hardware directly), in order: a `__CUDA_ARCH__ >= N` guard, then
+# the instructions only one architecture has (tcgen05 / UMMA / TMEM on SM100, WGMMA on SM90).
+RE_DIRECTIVE_LINE = re.compile(r"^[ \t]*#[^\n]*", re.M)        # a preprocessor line (comments are not)
+RE_CUDA_ARCH_GUARD = re.compile(r"__CUDA_ARCH__\s*>=?\s*(?P<num>\d{3,4})\b")
+ARCH_EVIDENCE = (
+    ("sm100", re.compile(r"\btcgen05\b|\bSM100_MMA_\w+|\bUMMA::|\bumma_arrive\w*|\bTmemAllocator\w*|\btmem_\w+")),
+    ("sm90", re.compile(r"\bwgmma\b|\bSM90_64x\w+|\bGMMA::|\bwarpgroup_arrive\b|\bwarpgroup_wait\b")),
+)
+
+
 def arch_of(src, path):
-    """sm90 / sm100 / ... from the file name, else from an ArchTag in the text."""
+    """sm90 / sm100 / ... from the file name, else an ArchTag, else a __CUDA_ARCH__ guard or the
+    instructions the code uses (ARCH_EVIDENCE)."""
     m = RE_ARCH_NAME.search(Path(path).name)
     if m:
         return f"sm{m.group('num')}"
     m = RE_ARCH_TAG.search(src.code)
     if m:
         return f"sm{m.group('num') or m.group('num2')}"
+    if "__CUDA_ARCH__" in src.text:
+        for line in RE_DIRECTIVE_LINE.finditer(src.text):
+            m = RE_CUDA_ARCH_GUARD.search(line.group())
+            if m:
+                return f"sm{int(m.group('num')) // 10}"
+    # prose keeps string literals (inline asm) and blanks comments.
+    for arch, pattern in ARCH_EVIDENCE:
+        if pattern.search(src.prose):
+            return arch
     return "unknown"
 
 

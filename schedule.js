@@ -3575,6 +3575,7 @@ var KernelSchedule = (function () {
       // Knobs that multiply the block count, named in the block-cap error.
       sizeKnobs: "outputTiles (O) or kTiles (K)",
       covers: gemmCovers,
+      adaptSpecs: gemmSpecs,
       fitReason: "one pipeline: a loading producer and a waiting MMA consumer",
       assumptions: gemmAssumptions,
       notModelled: function () { return GEMM_NOT_MODELLED.slice(); }
@@ -3653,6 +3654,18 @@ var KernelSchedule = (function () {
       specs.push(spec);
     });
     return model.adaptSpecs ? model.adaptSpecs(specs, structure, src) : specs;
+  }
+
+  /** The GEMM model's knob specs for a structure: a cp.async mainloop's copy latency says cp.async, not TMA. */
+  function gemmSpecs(specs, structure) {
+    if (structure === undefined || copyKind(structure) !== "cp.async") return specs;
+    specs.forEach(function (spec) {
+      if (spec.name !== "tmaLatency") return;
+      spec.label = "cp.async latency (L)";
+      spec.short = "cp.async fill";
+      spec.doc = "steps from the cp.async copies' issue to the stage full (producer_commit's arrive)";
+    });
+    return specs;
   }
 
   /**
@@ -3782,16 +3795,18 @@ var KernelSchedule = (function () {
       unit: "k-tile",
       copy: "TMA",
       kinds: {
+        // chain / tile / rank: what following a k-tile (its loads, stage and UMMAs) or a whole
+        // output tile (its UMMAs, accumulator stage and epilogue) highlights, and in what order.
         clc: { name: "CLC", doc: "Sched warp: try_cancel (clusterlaunchcontrol) in flight until the response (next work tile) lands" },
-        issue: { name: "TMA issue", doc: "load warp: producer_acquire + the TMA copies of A and B (or of C on epi_load), 1 step" },
-        filling: { name: "FILLING", doc: "TMA in flight: the data lands L steps after the issue" },
+        issue: { name: "TMA issue", doc: "load warp: producer_acquire + the TMA copies of A and B (or of C on epi_load), 1 step", chain: "k", rank: 0 },
+        filling: { name: "FILLING", doc: "TMA in flight: the data lands L steps after the issue", chain: "k", rank: 1 },
         full: { name: "FULL", doc: "a smem stage from the landing to its release (the commit of its k-tile's UMMAs); " +
-          "an accumulator stage from its umma_arrive until the epilogue reads it" },
-        umma: { name: "UMMA", doc: "the k-tile's tcgen05 MMAs on the tensor core, issued by the MMA warp's elected thread" },
-        acc: { name: "ACCUMULATING", doc: "the TMEM accumulator stage written by the tile's UMMAs" },
-        drain: { name: "DRAIN", doc: "the epilogue warps read the accumulator stage (TMEM -> registers); it is free at the end" },
-        tmem_load: { name: "TMEM LOAD", doc: "epilogue: TMEM -> registers; acc_pipeline.consumer_release at its end" },
-        store: { name: "STORE", doc: "epilogue after the release: convert, registers -> smem, TMA store of D" },
+          "an accumulator stage from its umma_arrive until the epilogue reads it", chain: "k", rank: 2 },
+        umma: { name: "UMMA", doc: "the k-tile's tcgen05 MMAs on the tensor core, issued by the MMA warp's elected thread", chain: "k", tile: true, rank: 4 },
+        acc: { name: "ACCUMULATING", doc: "the TMEM accumulator stage written by the tile's UMMAs", tile: true, rank: 5 },
+        drain: { name: "DRAIN", doc: "the epilogue warps read the accumulator stage (TMEM -> registers); it is free at the end", tile: true, rank: 6 },
+        tmem_load: { name: "TMEM LOAD", doc: "epilogue: TMEM -> registers; acc_pipeline.consumer_release at its end", tile: true, rank: 7 },
+        store: { name: "STORE", doc: "epilogue after the release: convert, registers -> smem, TMA store of D", tile: true, rank: 8 },
         wait: { name: "WAIT", doc: "the warp is blocked" }
       },
       legend: [

@@ -2246,7 +2246,11 @@ var KVWave = (function () {
         KVCommon.html("p", "kv-muted", "Barrier events are on their way from the background simulation.", body);
         return;
       }
-      var states = barrierStateAt(r, t);
+      // Without events the phases, arrivals and waiters are unknown: the rows say so instead of
+      // the zeros a replay of no events would give.
+      var unknown = r.barrierEventsOmitted === true;
+      var states = unknown ? list.map(function (b) { return {barrier: b, phase: "?", arrivals: "?", expected: b.expected, waiters: []}; })
+        : barrierStateAt(r, t);
       var table = KVCommon.html("table", "kv-bar-table", null, body);
       var head = KVCommon.html("tr", null, null, table);
       ["barrier", "phase", "arrived", "waiting (parity)", "wait / arrive lines"].forEach(function (h) { KVCommon.html("th", null, h, head); });
@@ -2257,7 +2261,7 @@ var KVWave = (function () {
         KVCommon.html("td", null, s.barrier.name, tr);
         KVCommon.html("td", "kv-num", String(s.phase), tr);
         KVCommon.html("td", "kv-num", s.arrivals + "/" + s.expected, tr);
-        KVCommon.html("td", null, s.waiters.map(function (w) { return laneLabel(w.lane) + " (" + w.parity + ")"; }).join(", ") || "\u2013", tr);
+        KVCommon.html("td", null, unknown ? "?" : s.waiters.map(function (w) { return laneLabel(w.lane) + " (" + w.parity + ")"; }).join(", ") || "\u2013", tr);
         var ln = s.barrier.lines || {};
         KVCommon.html("td", "kv-num", "wait " + ((ln.wait || []).join(", ") || "\u2013") + "; arrive " + ((ln.arrive || []).join(", ") || "\u2013"), tr);
       });

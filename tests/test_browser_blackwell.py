@@ -155,3 +155,27 @@ def test_blackwell_kinds_legend_and_verdict_are_drawn_from_the_view(open_page, p
     assert "Min stages to hide" not in text
     _block, tip = hover(page, "umma", "mma")
     assert f"{MAINLOOP}:699" in tip and f"{MAINLOOP}:705" in tip
+
+
+def test_click_follows_one_k_tile_on_the_sm100_example(open_page):
+    # issue 18: following did nothing on every SM100 page (the Blackwell kinds had no chain fields).
+    page = open_page((ROOT / "examples" / "sm100_gemm_waveform.html").as_uri())
+    found = page.evaluate("""() => {
+      const kv = window.__kv;
+      for (const b of kv.blocks()) {
+        if (b.kind !== 'umma' || b.tile !== 1 || b.k !== 1) continue;
+        const c = kv.blockCenter(b.id);
+        if (c && c.widthPx >= 4) return [b, c];
+      }
+      return null; }""")
+    assert found, "no visible UMMA 1.1"
+    block, centre = found
+    page.mouse.click(centre["x"], centre["y"])
+    flush(page)
+    blocks = kv(page, "kv.blocks()")
+    chain = [b for b in blocks if b["id"] in kv(page, "kv.highlighted()")]
+    assert {b["kind"] for b in chain} == {"issue", "filling", "full", "umma"}
+    assert all(b["tile"] == 1 and b["k"] == 1 for b in chain)
+    info = page.inner_text("#chain-info")
+    assert "Following k-tile 1.1" in info and "not in this schedule" not in info
+    assert "follow=1.1" in kv(page, "kv.writeHashNow()")

@@ -599,6 +599,10 @@ def test_a_worker_result_whose_events_cannot_be_fetched_says_so_and_waits_for_no
     assert kv(page, "kv.state.cursor") is not None
     assert "not recorded for this schedule" in page.inner_text("#barriers-body")
     assert "on their way" not in page.inner_text("#barriers-body")
+    # issue 18: the rows then say "?", never the zeros a replay of no events gives.
+    cells = page.eval_on_selector_all("#barriers-body tr[data-barrier] td.kv-num", "tds => tds.map(td => td.textContent)")
+    assert cells and all(c.startswith("?") or c.startswith("wait ") for c in cells), cells[:6]
+    assert page.eval_on_selector_all("#barriers-body tr[data-barrier]", "trs => trs.every(tr => tr.dataset.phase === '?')")
 
 
 def test_million_block_result_is_applied_without_a_long_main_thread_task(open_page, gemm_url):

@@ -337,3 +337,37 @@ def test_fa3_build_flags_are_constants_with_their_lines(tmp_path, validate):
     assert consts["UseSchedulerBarrier"] == (7, "(IntraWGOverlap ? (NumMmaWarpGroups >= 2) && (!Is_FP8 ? kHeadDim <= 128 "
                                                 ": kHeadDim >= 128) : NumMmaWarpGroups == 2) && !LargeHeadDimV")
     assert "V_colmajor" not in consts   # only the flags the rules read
+
+
+@pytest.mark.parametrize("text, arch", [
+    ("#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 1000\n#endif\n", "sm100"),
+    ("#if __CUDA_ARCH__ >= 900\n#endif\n", "sm90"),
+    ('asm volatile("tcgen05.mma.cta_group::1.kind::f16 [%0], %1, %2, %3;" :: "r"(d));\n', "sm100"),
+    ("using Mma = SM100_MMA_F16BF16_SS<T, T, float, 128, 256>;\n", "sm100"),
+    ('asm volatile("wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16 ...");\n', "sm90"),
+    ("warpgroup_arrive(); cute::gemm(tiled_mma, a, b, c); warpgroup_wait<0>();\n", "sm90"),
+    ("__global__ void k() {}\n", "unknown"),
+    ("// tcgen05 in a comment says nothing\n", "unknown"),
+])
+def test_arch_from_the_code_of_a_cu_file(tmp_path, text, arch):
+    # A .cu / .cuh kernel without sm in its name: the guard or the instructions it uses say (issue 18).
+    path = tmp_path / "kernel.cuh"
+    path.write_text("#include <cuda.h>\n" + text + "struct P { void f(Pipe pipeline, S s) { pipeline.producer_acquire(s); } };\n",
+                    encoding="utf-8")
+    assert parse_cutlass.parse_file(path)["arch"] == arch
+
+
+def test_a_copy_from_smem_into_registers_is_no_cp_async(tmp_path):
+    # FA3's epilogue reads O back from smem with a "gmem" tiled copy (issue 18): not a load into a stage.
+    path = tmp_path / "epilogue_like.hpp"
+    path.write_text("""
+struct Epi {
+  CUTLASS_DEVICE void store(Pipe pipeline, State s) {
+    pipeline.producer_acquire(s);
+    cute::copy(gmem_tiled_copy_O, tOsO, tOrO);
+    cute::copy(gmem_tiled_copy_A, tAgA(_, _, _, k), tAsA(_, _, _, s.index()));
+  }
+};
+""", encoding="utf-8")
+    ops = [(o["op"], o["line"]) for f in parse_cutlass.parse_file(path)["functions"] for o in f["ops"]]
+    assert ("cp_async", 6) in ops and ("cp_async", 5) not in ops

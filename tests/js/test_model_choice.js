@@ -127,6 +127,11 @@ test("cp.async (PipelineAsync) mainloops are not labelled TMA", () => {
   assert.doesNotMatch(JSON.stringify(r.view.legend), /TMA/);
   assert.match(r.fit.assumptions.join(), /cp\.async/);
   assert.equal(KS.simulate(mainloop(), {}).view.kinds.issue.name, "TMA issue");
+  // The latency knob says cp.async too (the page's slider and the CLI's help read knobsFor).
+  const lat = KS.knobsFor("gemm", st).find((s) => s.name === "tmaLatency");
+  assert.equal(lat.short, "cp.async fill");
+  assert.doesNotMatch(lat.label + lat.doc, /TMA/);
+  assert.equal(KS.knobsFor("gemm", mainloop()).find((s) => s.name === "tmaLatency").short, "TMA fill");
 });
 
 test("every result carries its model's view: kinds, legend, wait reasons and verdict lines cover the blocks", () => {
