@@ -122,7 +122,8 @@ var KernelSchedule = (function () {
       {"name": "ctaPair", "flag": "--cta-pair", "onOff": true},
       {"name": "loadC", "flag": "--load-c", "onOff": true},
       {"name": "dtype", "flag": "--dtype", "choices": ["bf16", "fp16", "fp8"]},
-      {"name": "headDim", "flag": "--headdim"}
+      {"name": "headDim", "flag": "--headdim"},
+      {"name": "epiSubtiles", "flag": "--epi-subtiles"}
     ]
   }/*KNOB_TABLE_JSON_END*/;
 
@@ -3020,7 +3021,8 @@ var KernelSchedule = (function () {
     gemm1Latency: { short: "GEMM1", sliderMax: 64 }, epilogueLatency: { short: "Epilogue", sliderMax: 64 },
     consumerWGs: { short: "Consumer WGs" }, schedule: { short: "Schedule" }, kPipeMmas: { short: "K_PIPE_MMAS", sliderMax: 8 },
     intraWGOverlap: { short: "Intra-WG overlap" }, interWGPingpong: { short: "Inter-WG pingpong" },
-    transposeV: { short: "Transpose_V" }, headDim: { short: "Head dim" }, dtype: { short: "dtype" }
+    transposeV: { short: "Transpose_V" }, headDim: { short: "Head dim" }, dtype: { short: "dtype" },
+    epiSubtiles: { short: "Epi subtiles", sliderMax: 16 }
   };
 
   /** The GEMM model's view description for a run (copy: "TMA" or "cp.async"). */
@@ -3711,9 +3713,10 @@ var KernelSchedule = (function () {
     kTiles: { min: 1, max: 4096, label: "k-tiles per tile (K)", doc: "mainloop iterations per output tile" },
     tmaLatency: { min: 0, max: 10000, label: "TMA latency (L)", doc: "steps from TMA issue to stage full" },
     ummaLatency: { min: 1, max: 10000, label: "UMMA latency (U)", doc: "tensor-core steps of one k-tile's UMMAs" },
-    tmemLoadLatency: { min: 0, max: 10000, label: "TMEM load latency (T)", doc: "steps the epilogue warps read one tile's accumulator from TMEM (the stage is released at the end)" },
-    storeLatency: { min: 0, max: 10000, label: "store latency (St)", doc: "steps of the rest of one tile's epilogue after the release (convert, smem, TMA store)" },
-    clcLatency: { min: 0, max: 10000, label: "CLC latency", doc: "steps from the Sched warp's try_cancel to the CLC response" }
+    tmemLoadLatency: { min: 0, max: 10000, label: "TMEM load latency (T)", doc: "steps the epilogue warps read one epilogue subtile of the accumulator from TMEM (the stage is released after the last subtile's)" },
+    storeLatency: { min: 0, max: 10000, label: "store latency (St)", doc: "steps of the rest of one epilogue subtile after its TMEM load (convert, smem, TMA store)" },
+    clcLatency: { min: 0, max: 10000, label: "CLC latency", doc: "steps from the Sched warp's try_cancel to the CLC response" },
+    epiSubtiles: { min: 1, max: 64, label: "epilogue subtiles (Es)", doc: "epilogue subtiles per output tile (CTA tile / epilogue tile, EPI_M x EPI_N: not parsed, CUTLASS's builder picks the epilogue tile): C is loaded, and TMEM loaded and stored, per subtile" }
   };
 
   /** On/off knobs of the Blackwell model. */
@@ -3735,7 +3738,8 @@ var KernelSchedule = (function () {
     storeLatency: 3,
     clcLatency: 2,
     ctaPair: false,
-    loadC: false
+    loadC: false,
+    epiSubtiles: 1
   };
 
   /** CLC response and throttle stages: the builder's SchedulerPipelineStageCount (sm100_umma_builder.inl:272). */
@@ -3746,9 +3750,8 @@ var KernelSchedule = (function () {
 
   /** What the Blackwell model leaves out of a kernel it fits: shown on the page, fit.notModelled. */
   var BW_NOT_MODELLED = [
-    "C is loaded once per output tile into " + BW_C_STAGES + " stages; the epilogue collective loads it per subtile into StagesC stages " +
-      "(sm100_epilogue_tma_warpspecialized.hpp load() and store() loops), so C latency the code exposes between subtiles is not drawn",
-    "the epilogue's subtile loop (TMEM load, convert, smem store, TMA store per subtile) is one TMEM LOAD and one STORE per tile",
+    "the epilogue tile is not parsed: the subtiles per output tile are the knob Es (default 1); C goes through " + BW_C_STAGES +
+      " stages (StagesC is the epilogue builder's, not parsed), and the store pipeline's StagesD wait is not modelled",
     "every output tile has the same k-tile count"
   ];
 
@@ -4123,7 +4126,11 @@ var KernelSchedule = (function () {
     // per k-tile: issue, filling, full, UMMA and a wait before it; the peer's issue, filling, full.
     // per tile: MMA waits (clc, acc); per CTA acc/full/drain + tmem_load, store and 3 waits;
     // sched: clc + 3 waits; per CTA with C: issue, filling, full and 2 waits.
-    return n * (5 + 3 * (ctas - 1)) + knobs.outputTiles * (2 + 8 * ctas + 4 + (knobs.loadC ? 5 * ctas : 0));
+    // Each further epilogue subtile: a TMEM load, a store, a drain and 2 waits per CTA, and with C
+    // an issue, filling, full and 2 waits more.
+    var sub = knobs.epiSubtiles - 1;
+    return n * (5 + 3 * (ctas - 1)) + knobs.outputTiles * (2 + 8 * ctas + 4 + (knobs.loadC ? 5 * ctas : 0) +
+      sub * ctas * (5 + (knobs.loadC ? 5 : 0)));
   }
 
   /** Barrier line lists {wait, arrive} from two ref lists. */
@@ -4144,7 +4151,7 @@ var KernelSchedule = (function () {
     var S = knobs.stages, A = knobs.accStages, O = knobs.outputTiles, K = knobs.kTiles;
     var L = knobs.tmaLatency, U = knobs.ummaLatency, T = knobs.tmemLoadLatency, ST = knobs.storeLatency;
     var CL = knobs.clcLatency, pair = knobs.ctaPair, loadC = knobs.loadC, clc = refs.shape.clc;
-    var CS = BW_CLC_STAGES, SC = BW_C_STAGES;
+    var CS = BW_CLC_STAGES, SC = BW_C_STAGES, ES = knobs.epiSubtiles;
     var ctas = pair ? 2 : 1;
     var lanes = blackwellLanes(knobs, refs);
     var li = {};
@@ -4285,20 +4292,28 @@ var KernelSchedule = (function () {
       return function* (r) {
         for (var o = 0; o < O; o++) {
           yield* fetchNextWork(o, "epilogue");
-          if (loadC) {
-            var sc = o % SC;
-            yield eng.wait(cRings[c].full[sc], ((o / SC) | 0) & 1, "c", refs.cWait, o, null, sc, bwLine(refs.cWait));
-            yield eng.arriveCmd(cRings[c].empty[sc]);
+          var a = o % A, bar = accFull[c][a], accLane = li[prefix[c] + "acc" + a];
+          // The subtile loop (sm100_epilogue_tma_warpspecialized.hpp store(), 819-888): per subtile
+          // the C stage's wait and release, on the first the accumulator's wait, the TMEM load, on
+          // the last the accumulator's release, then convert / smem / TMA store.
+          for (var e = 0; e < ES; e++) {
+            if (loadC) {
+              var ci = o * ES + e, sc = ci % SC;
+              yield eng.wait(cRings[c].full[sc], ((ci / SC) | 0) & 1, "c", refs.cWait, o, null, sc, bwLine(refs.cWait));
+              yield eng.arriveCmd(cRings[c].empty[sc]);
+            }
+            if (e === 0) {
+              yield eng.wait(bar, ((o / A) | 0) & 1, "mma", refs.epiAccWait, o, null, a, bwLine(refs.epiAccWait));
+              var t = r.now;
+              if (t > bar.time) eng.draw(accLane, "full", bar.time, t, o, null, a, null, refs.accFull, build && bar.blk >= 0 ? [bar.blk] : EMPTY);
+              epiStart[c][o] = t;
+            }
+            var t1 = r.now;
+            yield eng.work(T, "tmem_load", refs.tmemLoad, o, null, a);
+            if (T > 0) eng.draw(accLane, "drain", t1, t1 + T, o, null, a, null, refs.tmemLoad, build ? eng.tl.afterOf(eng.laneLast[r.lane]) : EMPTY);
+            if (e === ES - 1) yield eng.arriveCmd(accEmpty[a]);
+            yield eng.work(ST, "store", refs.store, o, null, null);
           }
-          var a = o % A, bar = accFull[c][a];
-          yield eng.wait(bar, ((o / A) | 0) & 1, "mma", refs.epiAccWait, o, null, a, bwLine(refs.epiAccWait));
-          var t = r.now, accLane = li[prefix[c] + "acc" + a];
-          if (t > bar.time) eng.draw(accLane, "full", bar.time, t, o, null, a, null, refs.accFull, build && bar.blk >= 0 ? [bar.blk] : EMPTY);
-          epiStart[c][o] = t;
-          yield eng.work(T, "tmem_load", refs.tmemLoad, o, null, a);
-          if (T > 0) eng.draw(accLane, "drain", t, t + T, o, null, a, null, refs.tmemLoad, build ? eng.tl.afterOf(eng.laneLast[r.lane]) : EMPTY);
-          yield eng.arriveCmd(accEmpty[a]);
-          yield eng.work(ST, "store", refs.store, o, null, null);
           epiEnd[c][o] = r.now;
         }
       };
@@ -4311,9 +4326,12 @@ var KernelSchedule = (function () {
         for (var o = 0; o < O; o++) {
           yield* fetchNextWork(o, "epi_load");
           if (o === 0) yield orders[c].wait(1, "order", refs.orderWait, o, null, null, bwLine(refs.orderWait));
-          var sc = o % SC;
-          yield eng.wait(cRings[c].empty[sc], (((o / SC) | 0) & 1) ^ 1, null, EMPTY, o, null, sc, null);
-          yield eng.copy(cRings[c].full[sc], L, refs.epiLoad, refs.epiLoad, o, null, sc, first + sc, cRings[c]);
+          // load() (516-541): per epilogue subtile, acquire a C stage and its TMA.
+          for (var e = 0; e < ES; e++) {
+            var ci = o * ES + e, sc = ci % SC;
+            yield eng.wait(cRings[c].empty[sc], (((ci / SC) | 0) & 1) ^ 1, null, EMPTY, o, null, sc, null);
+            yield eng.copy(cRings[c].full[sc], L, refs.epiLoad, refs.epiLoad, o, null, sc, first + sc, cRings[c]);
+          }
         }
       };
     }

@@ -347,7 +347,7 @@ test("C loads: the EpilogueLoad warp waits once on the load-order barrier, after
 test("knobs: ranges, flags, source defaults and messages", () => {
   const specs = KS.knobsFor("blackwell");
   assert.deepEqual(specs.map((s) => s.name), ["stages", "accStages", "outputTiles", "kTiles", "tmaLatency", "ummaLatency",
-    "tmemLoadLatency", "storeLatency", "clcLatency", "ctaPair", "loadC"]);
+    "tmemLoadLatency", "storeLatency", "clcLatency", "epiSubtiles", "ctaPair", "loadC"]);
   const acc = specs.find((s) => s.name === "accStages");
   assert.deepEqual([acc.min, acc.max, acc.default], [1, 4, 2]);
   assert.equal(specs.find((s) => s.name === "ctaPair").type, "flag");
@@ -563,4 +563,29 @@ test("the docs' Blackwell source citations name lines that hold the quoted code 
     const span = linesOf(f).slice(from - 1, to).join(" ").replace(/\s+/g, " ");
     assert.ok(span.includes(code.trim()), `${f} ${from}-${to} should contain ${code}: ${span.slice(0, 200)}`);
   });
+});
+
+test("epilogue subtiles: C loaded, TMEM loaded and stored per subtile; the accumulator released after the last TMEM load", () => {
+  // sm100_epilogue_tma_warpspecialized.hpp load() 516-541, store() 819-888 (issue 18: C was one load per tile).
+  const r = KS.simulate(PAIR, knobs({ stages: 2, outputTiles: 2, kTiles: 2, loadC: true, epiSubtiles: 3, tmemLoadLatency: 1, storeLatency: 2 }));
+  assert.equal(r.error, null);
+  assert.equal(r.deadlock, null);
+  // Per tile and CTA: 3 TMEM loads, 3 stores, 3 C loads.
+  assert.equal(blocksOf(r, "tmem_load", "epilogue").length, 6);
+  assert.equal(blocksOf(r, "store", "epilogue").length, 6);
+  assert.equal(blocksOf(r, "issue", "epi_load").length, 6);
+  // The loads and stores alternate: TL0 ST0 TL1 ST1 TL2 ST2 per tile.
+  const epi = laneRows(r, "epilogue").filter((row) => row[0] === "tmem_load" || row[0] === "store").slice(0, 6).map((row) => row[0]);
+  assert.deepEqual(epi, ["tmem_load", "store", "tmem_load", "store", "tmem_load", "store"]);
+  // The accumulator stage is released (empty arrive) at the end of the tile's last TMEM load.
+  const accEmpty = r.barriers.find((b) => b.name === "AccumulatorPipeline.empty[0]").id;
+  const release = r.barrierEvents.find((e) => e.barrier === accEmpty && e.type === "arrive" && e.lane === "epilogue");
+  const lastLoad = blocksOf(r, "tmem_load", "epilogue").filter((b) => b.tile === 0).pop();
+  assert.equal(release.t, lastLoad.end);
+  // One subtile is the tile-level epilogue of before.
+  assert.deepEqual(KS.simulate(PAIR, knobs({ loadC: true })).total, KS.simulate(PAIR, knobs({ loadC: true, epiSubtiles: 1 })).total);
+  // With two C stages and a C load slower than a subtile, the epilogue waits for C between subtiles.
+  const slow = KS.simulate(PAIR, knobs({ outputTiles: 1, kTiles: 1, loadC: true, epiSubtiles: 4, tmaLatency: 9, tmemLoadLatency: 1, storeLatency: 1 }));
+  const cWaits = blocksOf(slow, "wait", "epilogue").filter((b) => b.reason === "c");
+  assert.ok(cWaits.length >= 2, JSON.stringify(laneRows(slow, "epilogue")));
 });
