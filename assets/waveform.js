@@ -64,6 +64,9 @@ var KVWave = (function () {
   var WAIT_HATCH_STROKES = [[-2, 2, 2, -2], [0, 8, 8, 0], [6, 10, 10, 6]];
   // SVG / PNG legend: rows as tall as this, swatches this wide (and this far apart), items this far apart.
   var LEGEND_ROW_PX = 18, LEGEND_SWATCH_PX = 16, LEGEND_SWATCH_GAP_PX = 2, LEGEND_ITEM_GAP_PX = 14;
+  var RANGE_BAND_ALPHA = 0.08;       // the band between markers A and B (the statistics' range)
+  var GHOST_ALPHA = 0.16;            // the pinned run drawn under the live blocks
+  var SEARCH_THIN_PX = 2;            // a search match narrower than SEPARATE_MIN_WIDTH_PX: a mark this wide
 
   // Fill keys in drawing order; each maps to a theme variable (wait is a hatched pattern).
   var FILL_KEYS = ["issue", "transpose", "filling", "full", "mma-a", "mma-b", "gemm0", "softmax", "gemm1", "epilogue", "wait"];
@@ -335,7 +338,7 @@ var KVWave = (function () {
    * {flag: true}, or null for a knob the model does not have.
    */
   function parseHash(hash, hashKeys, ranges, currentModel) {
-    var out = {model: null, knobs: {}, view: null, cursor: null, markerA: null, markerB: null, follow: null, messages: []};
+    var out = {model: null, knobs: {}, view: null, cursor: null, markerA: null, markerB: null, follow: null, pin: null, messages: []};
     var text = String(hash || "").replace(/^#/, "");
     if (!text) return out;
     if (text.length > MAX_HASH_LENGTH) {
@@ -406,6 +409,9 @@ var KVWave = (function () {
         else if (key === "cursor") out.cursor = x;
         else if (key === "a") out.markerA = x;
         else out.markerB = x;
+      } else if (key === "pin") {
+        // The pinned run's knobs (formatPin), read by parsePin once the live model is known.
+        out.pin = value;
       } else if (key === "follow") {
         var m = RE_FOLLOW.exec(value);
         if (!m) { out.messages.push("URL hash: ignored " + shown + " (expected tile.k or e<tile>)."); return; }
@@ -437,6 +443,7 @@ var KVWave = (function () {
     if (s.markerA !== null && s.markerA !== undefined) parts.push("a=" + hashNumber(s.markerA));
     if (s.markerB !== null && s.markerB !== undefined) parts.push("b=" + hashNumber(s.markerB));
     if (s.follow) parts.push("follow=" + (s.follow.epilogue ? "e" + s.follow.tile : s.follow.tile + "." + s.follow.k));
+    if (s.pinText) parts.push("pin=" + s.pinText);
     return parts.join("&");
   }
 
@@ -669,6 +676,272 @@ var KVWave = (function () {
     return {at: at, rows: widths.length ? row + 1 : 0};
   }
 
+  // ---- Reading a schedule (issue 23): statistics over a range, search, a pinned run ------------
+  // Kinds whose blocks occupy the tensor core (GEMM WGMMA, attention GEMM0 / GEMM1, Blackwell
+  // UMMA): the verdict's tensorCoreBusySteps counts the steps they cover, and rangeStats counts
+  // the same steps inside a range (tests/js/reading.test.js checks the whole run against it).
+  var TENSOR_CORE_KINDS = ["wgmma", "gemm0", "gemm1", "umma"];
+
+  /**
+   * Statistics of result columns c over steps [t0, t1): per lane, busy steps (covered by a block
+   * that is not a wait, overlaps counted once), wait steps by reason and the blocks of each kind
+   * that overlap the range (a zero-length block counts when it lies inside); over all lanes, the
+   * steps the tensor core is busy (TENSOR_CORE_KINDS, overlaps across lanes counted once).
+   * laneIndexes[li]: laneIndexOf(c, li) (made when absent). Binary search per lane, then only
+   * the blocks that touch the range are read, from the typed columns (no block objects).
+   */
+  function rangeStats(c, t0, t1, laneIndexes) {
+    var lo = Math.min(t0, t1), hi = Math.max(t0, t1), span = hi - lo;
+    var waitCode = c.kinds.indexOf("wait");
+    var tensorKind = c.kinds.map(function (kind) { return TENSOR_CORE_KINDS.indexOf(kind) >= 0; });
+    var lanes = [], tensorLists = [];
+    for (var li = 0; li < c.lanes.length; li++) {
+      var index = laneIndexes && laneIndexes[li] ? laneIndexes[li] : laneIndexOf(c, li);
+      var range = visibleRange(index, lo, hi), starts = index.starts, ends = index.ends;
+      var row = {lane: c.lanes[li], busy: 0, wait: 0, waits: {}, counts: {}, blocks: 0};
+      var cover = -Infinity, tcS = [], tcE = [], tcCover = -Infinity;
+      for (var i = range[0]; i < range[1]; i++) {
+        var s = starts[i], e = ends[i];
+        var inside = e > s ? (s < hi && e > lo) : (s >= lo && s < hi);
+        if (!inside) continue;
+        var id = index.lo + i, kc = c.kind[id], kind = c.kinds[kc];
+        var a = Math.max(s, lo), b = Math.min(e, hi);
+        row.blocks++;
+        row.counts[kind] = (row.counts[kind] || 0) + 1;
+        if (kc === waitCode) {
+          var reason = c.reasons[c.reason[id]] || "?";
+          row.wait += b - a;
+          row.waits[reason] = (row.waits[reason] || 0) + (b - a);
+          continue;
+        }
+        if (b > Math.max(a, cover)) row.busy += b - Math.max(a, cover);
+        cover = Math.max(cover, b);
+        if (tensorKind[kc] && b > a) {
+          // This lane's tensor-core intervals, merged (sorted by start already).
+          if (tcS.length && a <= tcCover) { tcE[tcE.length - 1] = Math.max(tcCover, b); tcCover = tcE[tcE.length - 1]; }
+          else { tcS.push(a); tcE.push(b); tcCover = b; }
+        }
+      }
+      if (tcS.length) tensorLists.push({s: tcS, e: tcE, at: 0});
+      lanes.push(row);
+    }
+    // Union of every lane's tensor-core intervals: a merge by start over the few lanes that have any.
+    var tensorBusy = 0, tcEnd = -Infinity;
+    for (;;) {
+      var best = null;
+      for (var j = 0; j < tensorLists.length; j++) {
+        var l = tensorLists[j];
+        if (l.at < l.s.length && (best === null || l.s[l.at] < best.s[best.at])) best = l;
+      }
+      if (best === null) break;
+      var ss = best.s[best.at], ee = best.e[best.at];
+      best.at++;
+      if (ee > Math.max(ss, tcEnd)) tensorBusy += ee - Math.max(ss, tcEnd);
+      tcEnd = Math.max(tcEnd, ee);
+    }
+    return {t0: lo, t1: hi, span: span, lanes: lanes, tensorBusy: tensorBusy, tensorUtil: span > 0 ? tensorBusy / span : null};
+  }
+
+  // Search words that only read well ("next WAIT tma", "find wgmma 1.2"): ignored.
+  var SEARCH_FILLER_WORDS = ["next", "find", "go", "to"];
+  // The short names block labels use (labelCandidates) for a kind, as search words.
+  var SEARCH_KIND_ALIASES = {epi: "epilogue", g0: "gemm0", g1: "gemm1", sm: "softmax", t: "transpose", i: "issue"};
+  var SEARCH_PREFIX_MIN = 3;   // a shorter word must name a kind exactly, not by its start
+  var RE_TILE_K = /^(\d{1,9})\.(\d{1,9})$/, RE_TILE = /^(\d{1,9})$/;
+
+  /**
+   * Parse a search query against a vocabulary {kinds: [{kind, name}], reasons: [..], operands:
+   * [..], lanes: [{id, label}]} (the result's columns and view). Words (any order, case-insensitive
+   * except an operand written as it is, "K", "V"): a kind's name, id, label abbreviation (EPI, G0,
+   * SOFTMAX) or its first SEARCH_PREFIX_MIN+ letters (gemm: GEMM0 and GEMM1); multi-word names
+   * ("TMA issue") as phrases; `o.k` (output tile o, k-tile / KV block k) or `o` (output tile);
+   * a wait reason (with "wait" in the query a reason wins over a kind of the same name:
+   * attention's `epilogue`); an operand; a lane (a substring of its id or name). Values of one
+   * sort are alternatives (gemm0 gemm1), sorts must all hold. Returns {kinds, reasons, operands,
+   * lanes, tiles: [{tile, k}], words, error} (null: that sort is not constrained); error names
+   * the first word that means nothing.
+   */
+  function parseQuery(text, vocab) {
+    var q = {kinds: null, reasons: null, operands: null, lanes: null, tiles: null, words: [], error: null, empty: true};
+    var rest = " " + String(text || "").replace(/\s+/g, " ").trim() + " ";
+    function add(field, value) {
+      q[field] = q[field] || [];
+      if (q[field].indexOf(value) < 0) q[field].push(value);
+      q.empty = false;
+    }
+    var kinds = vocab.kinds || [], reasons = vocab.reasons || [], operands = vocab.operands || [], lanes = vocab.lanes || [];
+    // Multi-word kind names first, longest first, so "TMA issue" is not "tma" (a wait reason) + "issue".
+    kinds.filter(function (k) { return /\s/.test(k.name); }).sort(function (a, b) { return b.name.length - a.name.length; })
+      .forEach(function (k) {
+        var low = rest.toLowerCase(), phrase = " " + k.name.toLowerCase() + " ", at = low.indexOf(phrase);
+        while (at >= 0) {
+          add("kinds", k.kind);
+          q.words.push(k.name + ": kind");
+          rest = rest.slice(0, at) + " " + rest.slice(at + phrase.length - 1);
+          low = rest.toLowerCase();
+          at = low.indexOf(phrase);
+        }
+      });
+    var words = rest.trim() ? rest.trim().split(" ") : [];
+    var hasWait = words.some(function (w) { return w.toLowerCase() === "wait"; });
+    function kindsNamed(low) {
+      var exact = kinds.filter(function (k) { return k.kind.toLowerCase() === low || k.name.toLowerCase() === low; });
+      if (exact.length) return exact;
+      var alias = SEARCH_KIND_ALIASES[low];
+      var aliased = kinds.filter(function (k) { return k.kind === alias; });
+      if (aliased.length) return aliased;
+      if (low.length < SEARCH_PREFIX_MIN) return [];
+      return kinds.filter(function (k) { return k.kind.toLowerCase().indexOf(low) === 0 || k.name.toLowerCase().indexOf(low) === 0; });
+    }
+    for (var i = 0; i < words.length; i++) {
+      var w = words[i], low = w.toLowerCase(), m;
+      if (SEARCH_FILLER_WORDS.indexOf(low) >= 0) continue;
+      if ((m = RE_TILE_K.exec(w))) { add("tiles", {tile: Number(m[1]), k: Number(m[2])}); q.words.push(w + ": tile " + m[1] + ", " + (vocab.unit || "k-tile") + " " + m[2]); continue; }
+      if ((m = RE_TILE.exec(w))) { add("tiles", {tile: Number(m[1]), k: null}); q.words.push(w + ": output tile"); continue; }
+      if (operands.indexOf(w) >= 0) { add("operands", w); q.words.push(w + ": operand"); continue; }
+      var reason = reasons.filter(function (r) { return String(r).toLowerCase() === low; })[0];
+      if (reason !== undefined && hasWait) { add("reasons", reason); q.words.push(w + ": wait reason"); continue; }
+      var named = kindsNamed(low);
+      if (named.length) { named.forEach(function (k) { add("kinds", k.kind); }); q.words.push(w + ": kind " + named.map(function (k) { return k.name; }).join(" or ")); continue; }
+      if (reason !== undefined) { add("reasons", reason); q.words.push(w + ": wait reason"); continue; }
+      var op = operands.filter(function (o) { return String(o).toLowerCase() === low; })[0];
+      if (op !== undefined) { add("operands", op); q.words.push(w + ": operand"); continue; }
+      var onLanes = lanes.filter(function (ln) { return ln.id.toLowerCase().indexOf(low) >= 0 || String(ln.label).toLowerCase().replace(/\s+/g, "").indexOf(low) >= 0; });
+      if (onLanes.length) { onLanes.forEach(function (ln) { add("lanes", ln.id); }); q.words.push(w + ": lane"); continue; }
+      q.error = "\u201c" + w.slice(0, 40) + "\u201d names no kind, wait reason, operand, lane or tile (o.k)";
+      return q;
+    }
+    return q;
+  }
+
+  /**
+   * Ids of the blocks of columns c that query q (parseQuery) matches, in time order (start, then
+   * lane order): one pass over the typed columns, then a merge of the lanes' lists (each is
+   * sorted by start already). Returns {ids: Int32Array, perLane: [Int32Array per lane, ascending ids]}.
+   */
+  function searchBlocks(c, q) {
+    var none = {ids: new Int32Array(0), perLane: c.lanes.map(function () { return new Int32Array(0); })};
+    if (!q || q.error || q.empty) return none;
+    function allowed(list, values, offset) {
+      if (!values) return null;
+      var ok = new Uint8Array(list.length + offset);
+      list.forEach(function (v, i) { if (values.indexOf(v) >= 0) ok[i + offset] = 1; });
+      return ok;
+    }
+    var kindOk = allowed(c.kinds, q.kinds, 0), reasonOk = allowed(c.reasons, q.reasons, 0);
+    var operandOk = allowed(c.operands, q.operands, 1), laneOk = allowed(c.lanes, q.lanes, 0);
+    var tiles = q.tiles, tileCol = c.tile, kCol = c.k;
+    var perLane = [], total = 0;
+    for (var li = 0; li < c.lanes.length; li++) {
+      var out = [];
+      if (!laneOk || laneOk[li]) {
+        for (var id = c.laneStart[li]; id < c.laneStart[li + 1]; id++) {
+          if (kindOk && !kindOk[c.kind[id]]) continue;
+          if (reasonOk && !reasonOk[c.reason[id]]) continue;
+          if (operandOk && !operandOk[c.operand[id]]) continue;
+          if (tiles) {
+            var hit = false;
+            for (var t = 0; t < tiles.length && !hit; t++) hit = tileCol[id] === tiles[t].tile && (tiles[t].k === null || kCol[id] === tiles[t].k);
+            if (!hit) continue;
+          }
+          out.push(id);
+        }
+      }
+      perLane.push(Int32Array.from(out));
+      total += out.length;
+    }
+    // Merge by start (ties: lane order), reading each lane's next match only.
+    var ids = new Int32Array(total), at = new Int32Array(perLane.length), start = c.start;
+    for (var n = 0; n < total; n++) {
+      var best = -1;
+      for (var l = 0; l < perLane.length; l++) {
+        if (at[l] < perLane[l].length && (best < 0 || start[perLane[l][at[l]]] < start[perLane[best][at[best]]])) best = l;
+      }
+      ids[n] = perLane[best][at[best]++];
+    }
+    return {ids: ids, perLane: perLane};
+  }
+
+  /**
+   * The match to go to from match position pos (dir +1: Enter, -1: Shift+Enter), wrapping at
+   * either end; with no position yet (a new query), the first match starting at or after step t
+   * (dir +1) or the last one starting before it (dir -1). ids: searchBlocks' ids; start: c.start.
+   * Returns a position, or -1 when there are no matches.
+   */
+  function stepMatch(ids, start, pos, t, dir) {
+    var n = ids.length;
+    if (!n) return -1;
+    if (pos >= 0 && pos < n) return (pos + (dir > 0 ? 1 : n - 1)) % n;
+    var from = typeof t === "number" && isFinite(t) ? t : 0, lo = 0, hi = n;
+    while (lo < hi) { var mid = (lo + hi) >>> 1; if (start[ids[mid]] < from) lo = mid + 1; else hi = mid; }
+    if (dir > 0) return lo < n ? lo : 0;
+    return lo > 0 ? lo - 1 : n - 1;
+  }
+
+  /**
+   * The pinned run's knobs as the URL hash's pin= value: "model:<m>" then key:value for every
+   * knob (hash key, value as in the hash) that differs from defaults (the pinned model's
+   * starting knobs), comma-separated: `pin=model:gemm,stages:6`. Derived knobs are never passed in.
+   */
+  function formatPin(knobs, defaults, hashKeys) {
+    var parts = ["model:" + hashValue(knobs.model)];
+    hashKeys.forEach(function (pair) {
+      var name = pair[1], v = knobs[name];
+      if (name === "model" || v === undefined || (defaults && defaults[name] === v)) return;
+      parts.push(pair[0] + ":" + hashValue(v));
+    });
+    return parts.join(",");
+  }
+
+  /**
+   * Read a pin= value (formatPin) with the hash's own rules (parseHash: refused and clamped
+   * values become messages, prefixed "URL hash pin:"): {model, knobs, messages}. Only knob keys
+   * are accepted.
+   */
+  function parsePin(text, hashKeys, ranges, currentModel) {
+    var knobKeys = {}, messages = [], pairs = [];
+    hashKeys.forEach(function (pair) { knobKeys[pair[0]] = true; });
+    String(text || "").split(",").forEach(function (item) {
+      if (!item) return;
+      var colon = item.indexOf(":"), key = colon < 0 ? item : item.slice(0, colon);
+      if (colon < 0 || !knobKeys[key]) { messages.push("URL hash pin: ignored " + item.slice(0, 40) + " (expected knob:value)."); return; }
+      pairs.push(encodeURIComponent(key) + "=" + encodeURIComponent(item.slice(colon + 1)));
+    });
+    var p = parseHash(pairs.join("&"), hashKeys, ranges, currentModel);
+    return {model: p.model || currentModel, knobs: p.knobs,
+            messages: messages.concat(p.messages.map(function (m) { return String(m).replace(/^URL hash:/, "URL hash pin:"); }))};
+  }
+
+  /**
+   * Differences between a pinned verdict and the live one: {total: [pinned, live], lanes:
+   * [{lane, pinned, live, reasons: [[reason, pinned, live]]}]} over the lanes and reasons of
+   * either (a lane missing on one side counts 0 there). order: reasons listed first (the view's).
+   */
+  function verdictDelta(pinned, live, order) {
+    var lanes = Object.keys(pinned.waits || {}).concat(Object.keys(live.waits || {}))
+      .filter(function (l, i, all) { return all.indexOf(l) === i; }).sort();
+    return {total: [pinned.total, live.total], lanes: lanes.map(function (lane) {
+      var a = (pinned.waits || {})[lane] || {}, b = (live.waits || {})[lane] || {};
+      var reasons = (order || []).concat(Object.keys(a), Object.keys(b))
+        .filter(function (r, i, all) { return r !== "total" && all.indexOf(r) === i && ((a[r] || 0) || (b[r] || 0)); });
+      return {lane: lane, pinned: a.total || 0, live: b.total || 0, reasons: reasons.map(function (r) { return [r, a[r] || 0, b[r] || 0]; })};
+    })};
+  }
+
+  /**
+   * The link of a source line (viz.py --source-link): "file" gives file:///ABS (browsers open the
+   * file, not a line), "vscode" gives vscode://file/ABS:LINE; any other scheme, or no path: null.
+   * absPath: the file's absolute path as viz.py resolved it (backslashes become slashes).
+   */
+  function sourceUrl(scheme, absPath, line) {
+    if (!absPath || (scheme !== "file" && scheme !== "vscode")) return null;
+    var p = String(absPath).replace(/\\/g, "/");
+    if (p.charAt(0) !== "/") p = "/" + p;
+    var enc = encodeURI(p).replace(/#/g, "%23").replace(/\?/g, "%3F");
+    if (scheme === "file") return "file://" + enc;
+    return "vscode://file" + enc + (typeof line === "number" && line > 0 ? ":" + line : "");
+  }
+
   var pure = {
     legendLayout: legendLayout, hatchBands: hatchBands,
     packResult: packResult, packEvents: packEvents, unpackResult: unpackResult, percentText: percentText, barrierStateAt: barrierStateAt, barrierEventStep: barrierEventStep, codePathLines: codePathLines,
@@ -676,6 +949,8 @@ var KVWave = (function () {
     buildFillSummary: buildFillSummary, fillMaskIn: fillMaskIn, dependentsOfColumns: dependentsOfColumns, laneEdge: laneEdge,
     labelCandidates: labelCandidates, fillKey: fillKey, chainIds: chainIds, parseHash: parseHash,
     formatHash: formatHash, tileText: tileText,
+    rangeStats: rangeStats, parseQuery: parseQuery, searchBlocks: searchBlocks, stepMatch: stepMatch,
+    formatPin: formatPin, parsePin: parsePin, verdictDelta: verdictDelta, sourceUrl: sourceUrl, TENSOR_CORE_KINDS: TENSOR_CORE_KINDS,
     constants: {RULER_HEIGHT_PX: RULER_HEIGHT_PX, LANE_HEIGHT_PX: LANE_HEIGHT_PX, GUTTER_MIN_WIDTH_PX: GUTTER_MIN_WIDTH_PX,
       LABEL_MIN_WIDTH_PX: LABEL_MIN_WIDTH_PX, BADGE_ROW_PX: BADGE_ROW_PX}
   };
@@ -1141,6 +1416,7 @@ var KVWave = (function () {
       renderNotices();
       renderVerdict();
       renderStructure();
+      refreshReading();
       state.lastSimMs = performance.now() - t0;
       state.lastApplyMs = performance.now() - applyStart;
       // the next draw() is the first to show this result (lastResultDrawnAt: when it ended)
@@ -1483,6 +1759,7 @@ var KVWave = (function () {
         });
         fold.appendChild(ul2);
       }
+      renderCompare(el);
       el.title = v.summary ? String(v.summary) : "";
     }
 
@@ -1652,7 +1929,9 @@ var KVWave = (function () {
         ctx.textAlign = "left";
         ctx.fillText("No schedule drawn: " + state.result.error, state.gutterPx + 8, RULER_HEIGHT_PX + 12);
       } else {
+        drawGhost(scale, widthCss);
         drawBlocks(scale, widthCss);
+        drawSearchHits(scale, widthCss);
       }
       drawLines(scale, heightCss);
       ctx.restore();
@@ -1917,6 +2196,7 @@ var KVWave = (function () {
     }
 
     function drawLines(scale, heightCss) {
+      drawRangeBand(scale, heightCss);
       if (state.markerA !== null) vline(scale, state.markerA, colours["marker-a"], heightCss, [5, 3]);
       if (state.markerB !== null) vline(scale, state.markerB, colours["marker-b"], heightCss, [5, 3]);
       if (state.cursor !== null) vline(scale, state.cursor, colours.cursor, heightCss);
@@ -2018,6 +2298,7 @@ var KVWave = (function () {
       lod.textContent = sum.length ? "Summarised: blocks narrower than a pixel are drawn 1 px wide, one per kind and pixel column (" +
         sum.map(function (s) { return s.label + ": " + s.blocks; }).join(", ") + " blocks); zoom in (w) to see each." : "";
       if (c !== lastBarrierStep || state.result !== lastBarrierResult) renderBarriers();
+      renderRange();
     }
 
     // -- hit testing
@@ -2099,6 +2380,9 @@ var KVWave = (function () {
     canvas.addEventListener("pointerdown", function (ev) {
       if (ev.button !== 0) return;
       press = {x: ev.clientX, view: {t0Step: state.view.t0Step, t1Step: state.view.t1Step}, dragging: false};
+      // Shift+drag selects a range (markers A and B, as Perfetto's area selection); a plain drag pans.
+      var at = canvasPoint(ev);
+      if (ev.shiftKey && state.scale && at.x >= state.gutterPx) press.area = {fromStep: state.scale.tStep(at.x)};
       try { canvas.setPointerCapture(ev.pointerId); } catch (e) { /* synthetic events have no capture */ }
     });
     canvas.addEventListener("pointermove", function (ev) {
@@ -2106,6 +2390,12 @@ var KVWave = (function () {
       if (press) {
         var dx = ev.clientX - press.x;
         if (!press.dragging && Math.abs(dx) >= DRAG_THRESHOLD_PX) { press.dragging = true; canvas.classList.add("kv-dragging"); hideTooltip(); }
+        if (press.dragging && state.scale && press.area) {
+          state.markerA = Math.max(0, Math.round(press.area.fromStep));
+          state.markerB = Math.max(0, Math.round(state.scale.tStep(canvasPoint(ev).x)));
+          requestDraw();
+          return;
+        }
         if (press.dragging && state.scale) {
           var dSteps = dx / state.scale.pxPerStep;
           setView(press.view.t0Step - dSteps, press.view.t1Step - dSteps);
@@ -2119,6 +2409,14 @@ var KVWave = (function () {
       var wasPress = press;
       press = null;
       canvas.classList.remove("kv-dragging");
+      if (wasPress && wasPress.area && wasPress.dragging) {
+        // The range ends snap to a block edge within SNAP_PX, as the marker keys do.
+        state.markerA = snapStep(state.markerA);
+        state.markerB = snapStep(state.markerB);
+        canvas.focus({preventScroll: true});
+        requestDraw();
+        return;
+      }
       if (!wasPress || wasPress.dragging) return;
       var pt = canvasPoint(ev);
       if (state.scale && pt.x >= state.gutterPx) state.cursor = Math.round(state.scale.tStep(pt.x));
@@ -2218,7 +2516,7 @@ var KVWave = (function () {
       KVCommon.html("h3", null, "Source" + (chosen.path ? " (" + chosen.path + ", chosen from " +
         (currentView && currentView.unit ? currentView.unit : "k-tile") + " " + b.k + " and K_PIPE_MMAS)" : ""), body);
       if (refs.length) {
-        KVCommon.sourceList(body, refs.map(function (l) { return {path: l.path, line: l.line, end_line: l.end_line, text: l.text, op: l.op}; }));
+        linkSources(KVCommon.sourceList(body, refs.map(function (l) { return {path: l.path, line: l.line, end_line: l.end_line, text: l.text, op: l.op}; })), refs);
         text.push((chosen.path ? "source (" + chosen.path + "):\n" : "source:\n") + KVCommon.sourceText(refs));
       } else {
         KVCommon.html("p", "kv-muted", "no parsed source line for this step", body);
@@ -2226,7 +2524,10 @@ var KVWave = (function () {
       }
       detailsText = text.join("\n");
     }
-    document.getElementById("btn-copy-details").addEventListener("click", function () { if (detailsText) KVCommon.copyText(detailsText); });
+    document.getElementById("btn-copy-details").addEventListener("click", function () {
+      var all = [detailsText, rangeText].filter(Boolean).join("\n\n");
+      if (all) KVCommon.copyText(all);
+    });
 
     // -- barrier state at the cursor
     var lastBarrierStep = undefined, lastBarrierResult = null;
@@ -2556,6 +2857,11 @@ var KVWave = (function () {
         document.getElementById("lane-filter").focus();
       }},
       {keys: ["e", "E"], label: "e", help: "open the export menu (Chrome trace, VCD, SVG, PNG)", run: openMenu},
+      {keys: ["g"], label: "g", help: "search blocks (kind, o.k, wait reason, operand, lane); in the box Enter / Shift+Enter go to the next / previous match, Escape returns", run: focusSearch},
+      {keys: ["n"], label: "n / N", help: "next / previous search match (cursor, selection and view go there)", run: function () { jumpMatch(1); }},
+      {keys: ["N"], label: "", help: "", run: function () { jumpMatch(-1); }},
+      {keys: ["p"], label: "p / P", help: "pin this run to compare (verdict deltas, ghost under the lanes) / unpin", run: pinRun},
+      {keys: ["P"], label: "", help: "", run: unpinRun},
       {keys: ["Escape"], label: "Escape", help: "close the export menu, else clear the selected block and the followed chain; never the markers", run: escape}
     ];
     var keys = KVCommon.installKeys(keyMap.filter(function (b) { return b.label !== "" || b.run; }).map(function (b) {
@@ -2564,7 +2870,7 @@ var KVWave = (function () {
     }), {title: "Waveform: keyboard and mouse", mouse: [
       "Move: the cursor follows the pointer; the barrier panel shows every barrier after that step.",
       "Click a block: select it (details panel, dependency arrows) and follow its k-tile; click empty space to clear.",
-      "Drag or wheel: pan; Ctrl+wheel: zoom around the pointer.",
+      "Drag or wheel: pan; Ctrl+wheel: zoom around the pointer; Shift+drag: put markers A and B (the details panel gives the range's statistics).",
       "The URL hash keeps knobs, view, cursor, markers and the followed chain: copy the link to share the view."]});
     document.getElementById("btn-help").addEventListener("click", function () { keys.openHelp(); });
 
@@ -2696,7 +3002,7 @@ var KVWave = (function () {
       if (hashTimer) return;
       hashTimer = setTimeout(writeHash, HASH_WRITE_DELAY_MS);
     }
-    function currentHash() { return formatHash(Object.assign({}, state, {knobs: simKnobs()}), hashKeys); }
+    function currentHash() { return formatHash(Object.assign({}, state, {knobs: simKnobs(), pinText: state.pinned ? state.pinned.text : null}), hashKeys); }
     function writeHash() {
       hashTimer = 0;
       var h = currentHash();
@@ -2716,6 +3022,7 @@ var KVWave = (function () {
       state.follow = p.follow;
       state.hashMessages = startMessages.concat(p.messages);
       startMessages = [];
+      restorePin(p.pin);
       // The hash's view applies to the result of its knobs: now, or when the Worker answers
       // (large settings simulate there, at start-up too, so the page never blocks on them).
       state.pendingView = p.view || "fit";
@@ -2742,6 +3049,333 @@ var KVWave = (function () {
     window.addEventListener("hashchange", function () {
       if (location.hash.replace(/^#/, "") !== lastWrittenHash) applyHash(location.hash);
     });
+
+    // -- reading a schedule (issue 23): range statistics (markers A-B, Shift+drag), search and
+    // jump, a pinned run compared with the live one (verdict deltas, a ghost under the lanes),
+    // source lines as links. Every figure reads the columns and lane indexes, never block objects.
+    state.search = {text: "", query: null, ids: new Int32Array(0), perLane: {}, pos: -1};
+    state.pinned = null;
+    var searchBox = document.getElementById("search"), searchCount = document.getElementById("search-count");
+    var lastRangeKey = null, rangeText = "", pinWorker = null, pinRunId = 0;
+
+    /** A new result: the search runs again on its columns, the range statistics are recomputed. */
+    function refreshReading() {
+      lastRangeKey = null;
+      if (state.search.text) runSearch(); else renderSearchCount();
+    }
+
+    /** The lane indexes of the current result by lane position (rangeStats' laneIndexes). */
+    function indexesByLane() { return state.columns.lanes.map(function (id) { return state.perLane[id]; }); }
+
+    /** The statistics between markers A and B in the details panel (re-rendered only when they, the result or the lanes change). */
+    function renderRange() {
+      var a = state.markerA, b = state.markerB, r = state.result;
+      // While a Shift+drag is under way the markers move every frame: computed on release.
+      if (press && press.area) return;
+      var key = [a, b, state.lanes, r];
+      if (lastRangeKey && key.every(function (x, i) { return x === lastRangeKey[i]; })) return;
+      lastRangeKey = key;
+      var body = document.getElementById("range-body");
+      body.textContent = "";
+      body.removeAttribute("data-t0");
+      body.removeAttribute("data-t1");
+      rangeText = "";
+      document.getElementById("btn-copy-details").disabled = !state.selected;
+      if (a === null || b === null || a === b || !r || r.error || !state.columns.n) {
+        body.hidden = true;
+        return;
+      }
+      body.hidden = false;
+      var st = rangeStats(state.columns, a, b, indexesByLane()), text = [];
+      body.setAttribute("data-t0", String(st.t0));
+      body.setAttribute("data-t1", String(st.t1));
+      var title = "Between A and B: steps " + st.t0 + "\u2013" + st.t1 + " (" + st.span + " steps)";
+      KVCommon.html("h3", null, title, body);
+      text.push(title);
+      var util = "Tensor core busy " + st.tensorBusy + " of " + st.span + " steps (" + pct(st.tensorUtil) + ")";
+      KVCommon.html("p", null, util, body).setAttribute("data-tensor-busy", String(st.tensorBusy));
+      text.push(util);
+      var byId = {};
+      st.lanes.forEach(function (row) { byId[row.lane] = row; });
+      var order = currentView && currentView.waitReasons ? currentView.waitReasons.map(function (w) { return w.reason; }) : [];
+      var table = KVCommon.html("table", "kv-bar-table kv-range-table", null, body);
+      var head = KVCommon.html("tr", null, null, table);
+      ["lane", "busy", "wait (by reason)", "blocks by kind"].forEach(function (h) { KVCommon.html("th", null, h, head); });
+      state.lanes.forEach(function (lane) {
+        var row = byId[lane.id];
+        if (!row) return;
+        var reasons = order.concat(Object.keys(row.waits).filter(function (k) { return order.indexOf(k) < 0; }).sort())
+          .filter(function (k) { return row.waits[k] > 0; }).map(function (k) { return k + " " + row.waits[k]; });
+        var kinds = Object.keys(row.counts).map(function (k) { return kindName(k) + " " + row.counts[k]; });
+        var tr = KVCommon.html("tr", null, null, table);
+        tr.setAttribute("data-lane", lane.id);
+        tr.setAttribute("data-busy", String(row.busy));
+        tr.setAttribute("data-wait", String(row.wait));
+        var cells = [laneName(lane), row.busy + " (" + pct(st.span > 0 ? row.busy / st.span : null) + ")",
+          row.wait ? row.wait + (reasons.length ? ": " + reasons.join(", ") : "") : "\u2013", kinds.join(", ") || "\u2013"];
+        cells.forEach(function (cell, i) { KVCommon.html("td", i === 1 ? "kv-num" : null, cell, tr); });
+        text.push(cells.join("  |  "));
+      });
+      rangeText = text.join("\n");
+      document.getElementById("btn-copy-details").disabled = false;
+    }
+
+    /** A translucent band between markers A and B (the range the statistics cover). */
+    function drawRangeBand(scale, heightCss) {
+      if (state.markerA === null || state.markerB === null || state.markerA === state.markerB) return;
+      var x0 = Math.max(scale.xPx(Math.min(state.markerA, state.markerB)), state.gutterPx);
+      var x1 = Math.min(scale.xPx(Math.max(state.markerA, state.markerB)), scale.x1Px + PLOT_PAD_PX);
+      if (x1 <= x0) return;
+      ctx.globalAlpha = RANGE_BAND_ALPHA;
+      ctx.fillStyle = colours["marker-b"];
+      ctx.fillRect(x0, RULER_HEIGHT_PX, x1 - x0, heightCss - RULER_HEIGHT_PX);
+      ctx.globalAlpha = 1;
+    }
+
+    // -- search: parse the query against the result's vocabulary, match on the columns
+    function searchVocab() {
+      var c = state.columns;
+      return {
+        kinds: c.kinds.map(function (k) { return {kind: k, name: kindName(k)}; }),
+        reasons: c.reasons.filter(function (x) { return x !== null; }),
+        operands: c.operands.slice(),
+        lanes: state.allLanes.map(function (l) { return {id: l.id, label: laneName(l)}; }),
+        unit: currentView && currentView.unit ? currentView.unit : "k-tile"
+      };
+    }
+    function runSearch() {
+      var text = String(searchBox.value || "");
+      var q = text.trim() ? parseQuery(text, searchVocab()) : null;
+      var found = q ? searchBlocks(state.columns, q) : {ids: new Int32Array(0), perLane: []};
+      var perLane = {};
+      found.perLane.forEach(function (ids, li) { perLane[state.columns.lanes[li]] = ids; });
+      state.search = {text: text.trim(), query: q, ids: found.ids, perLane: perLane, pos: -1};
+      renderSearchCount();
+      requestDraw();
+    }
+    function renderSearchCount() {
+      var s = state.search, q = s.query;
+      searchBox.removeAttribute("aria-invalid");
+      searchCount.classList.remove("kv-danger");
+      if (!q) { searchCount.textContent = ""; searchCount.title = ""; return; }
+      if (q.error) {
+        searchBox.setAttribute("aria-invalid", "true");
+        searchCount.classList.add("kv-danger");
+        searchCount.textContent = q.error;
+        searchCount.title = "";
+        return;
+      }
+      var n = s.ids.length;
+      searchCount.textContent = n === 0 ? "no match" : (s.pos >= 0 ? (s.pos + 1) + " / " + n : n + " match" + (n === 1 ? "" : "es")) +
+        (n ? " (Enter / Shift+Enter)" : "");
+      searchCount.title = "Read as: " + q.words.join("; ");
+    }
+    /** Enter / n (dir 1), Shift+Enter / N (dir -1): select the next / previous match, cursor at its start, view on it. */
+    function jumpMatch(dir) {
+      var s = state.search;
+      if (!s.ids.length) return;
+      s.pos = stepMatch(s.ids, state.columns.start, s.pos, state.cursor, dir);
+      var b = blockById(s.ids[s.pos]);
+      state.pointer = null;
+      hideTooltip();
+      selectAndShow(b);
+      state.cursor = b.start;
+      renderSearchCount();
+      requestDraw();
+    }
+    /**
+     * Matches outlined on the lanes drawn: per lane, binary search for the visible ones, then at
+     * most one mark per pixel column (the next match is found by binary search past it).
+     */
+    function drawSearchHits(scale, widthCss) {
+      var s = state.search, drawn = 0;
+      state.searchDrawn = 0;
+      if (!s.ids.length) return;
+      var wide = new Path2D(), thin = new Path2D(), start = state.columns.start, end = state.columns.end;
+      for (var row = 0; row < state.lanes.length; row++) {
+        var list = s.perLane[state.lanes[row].id];
+        if (!list || !list.length) continue;
+        var index = state.laneIndex[row], range = visibleRange(index, scale.t0Step, scale.t1Step);
+        var j = lowerBoundIn(list, index.lo + range[0], 0, list.length), j1 = lowerBoundIn(list, index.lo + range[1], j, list.length);
+        var box = blockY(row);
+        while (j < j1) {
+          var id = list[j], x0 = Math.max(scale.xPx(start[id]), state.gutterPx), x1 = Math.min(scale.xPx(end[id]), widthCss);
+          j++;
+          if (x1 < x0) continue;
+          drawn++;
+          if (x1 - x0 >= SEPARATE_MIN_WIDTH_PX) { wide.rect(x0 + 1, box.y - 1, x1 - x0 - 2, box.h + 2); continue; }
+          var px = Math.floor(x0);
+          thin.rect(px, box.y - 1, SEARCH_THIN_PX, box.h + 2);
+          // Skip the matches that start inside this mark (one mark per pixel column).
+          var limit = scale.tStep(px + SEARCH_THIN_PX), lo = j, hi = j1;
+          while (lo < hi) { var mid = (lo + hi) >>> 1; if (start[list[mid]] < limit) lo = mid + 1; else hi = mid; }
+          j = lo;
+        }
+      }
+      ctx.strokeStyle = colours.cursor;
+      ctx.fillStyle = colours.cursor;
+      ctx.lineWidth = 2;
+      ctx.stroke(wide);
+      ctx.fill(thin);
+      state.searchDrawn = drawn;
+    }
+    searchBox.addEventListener("input", runSearch);
+    searchBox.addEventListener("keydown", function (ev) {
+      if (ev.key === "Enter") { ev.preventDefault(); jumpMatch(ev.shiftKey ? -1 : 1); }
+      else if (ev.key === "Escape") { ev.preventDefault(); canvas.focus({preventScroll: true}); }
+    });
+    function focusSearch() { searchBox.focus(); searchBox.select(); }
+
+    // -- a pinned run: compared in the verdict, drawn as a ghost under the live lanes
+    /** The knobs of model that are simulated (derived ones dropped: the simulator derives them again). */
+    function simulatedKnobs(knobs) {
+      var out = Object.assign({}, knobs);
+      KS.knobsFor(knobs.model, parsed).forEach(function (spec) { if (spec.derived) delete out[spec.name]; });
+      return out;
+    }
+    function makePinned(knobs, result) {
+      var perLane = {}, c = result && !result.error && result.columns && typeof result.columns.n === "number" ? result.columns : null;
+      if (c) c.lanes.forEach(function (id, li) { perLane[id] = laneIndexOf(c, li); });
+      return {knobs: knobs, result: result, columns: c, perLane: perLane, pending: false,
+              text: formatPin(knobs, simulatedKnobs(baseKnobs(knobs.model)), hashKeys)};
+    }
+    /** p: pin the run on screen (replacing an earlier pin). */
+    function pinRun() {
+      var r = state.result;
+      if (noFit || !r || r.error || !r.columns) return;
+      pinRunId++;
+      state.pinned = makePinned(simKnobs(), r);
+      renderVerdict();
+      requestDraw();
+    }
+    /** Shift+P: forget the pinned run. */
+    function unpinRun() {
+      if (!state.pinned) return;
+      pinRunId++;
+      state.pinned = null;
+      renderVerdict();
+      requestDraw();
+    }
+    /** The hash's pin= value: the pinned run is simulated again (in a Worker when large), then compared. */
+    function restorePin(text) {
+      pinRunId++;
+      if (text === null || text === undefined || noFit) { if (state.pinned) { state.pinned = null; renderVerdict(); } return; }
+      var p = parsePin(text, hashKeys, rangeOf, state.knobs.model);
+      state.hashMessages = state.hashMessages.concat(p.messages);
+      var knobs = simulatedKnobs(Object.assign(baseKnobs(p.model), p.knobs)), id = pinRunId;
+      var estimate = 0;
+      try { estimate = KS.estimateBlockCount(knobs, parsed); } catch (e) { estimate = 0; }
+      var take = function (result) {
+        if (id !== pinRunId) return;  // pinned again, or unpinned, meanwhile
+        state.pinned = makePinned(knobs, result);
+        renderVerdict();
+        requestDraw();
+      };
+      if (estimate >= WORKER_MIN_BLOCKS && estimate <= KS.MAX_BLOCKS) {
+        pinWorker = pinWorker || newWorker(function (ev) { if (ev.data.id === pinRunId) take(unpackResult(ev.data.packed)); },
+          function (ev) { pinWorker = null; take({error: "the pinned run failed: " + (ev.message || "unknown error")}); });
+        if (pinWorker) {
+          state.pinned = {knobs: knobs, result: null, columns: null, perLane: {}, pending: true, text: formatPin(knobs, simulatedKnobs(baseKnobs(knobs.model)), hashKeys)};
+          pinWorker.postMessage({id: id, parsed: parsed, knobs: knobs});
+          return;
+        }
+      }
+      var result;
+      try { result = KS.simulate(parsed, knobs, {events: false}); } catch (e) { result = {error: "the pinned run failed: " + (e && e.message ? e.message : String(e))}; }
+      take(result);
+    }
+    /** "+3", "\u22123", "\u00b10": a signed difference. */
+    function deltaText(x) { return x > 0 ? "+" + x : (x < 0 ? "\u2212" + (-x) : "\u00b10"); }
+    /** The knobs that differ between the pinned run and the live one: "stages 4 \u2192 6". */
+    function knobDiffText(pinnedKnobs, liveKnobs) {
+      var out = [];
+      if (pinnedKnobs.model !== liveKnobs.model) out.push("model " + pinnedKnobs.model + " \u2192 " + liveKnobs.model);
+      hashKeys.forEach(function (pair) {
+        var name = pair[1], a = pinnedKnobs[name], b = liveKnobs[name];
+        if (name === "model" || a === b || (a === undefined && b === undefined)) return;
+        out.push(pair[0] + " " + (a === undefined ? "\u2013" : hashValue(a)) + " \u2192 " + (b === undefined ? "\u2013" : hashValue(b)));
+      });
+      return out;
+    }
+    /** The verdict's comparison with the pinned run: the knobs changed, delta total, delta bubbles per lane and reason. */
+    function renderCompare(el) {
+      var p = state.pinned;
+      document.getElementById("btn-unpin").hidden = !p;
+      document.getElementById("btn-pin").textContent = p ? "Re-pin" : "Pin run";
+      if (!p) return;
+      var box = KVCommon.html("div", "kv-compare", null, el);
+      box.id = "compare";
+      var diff = knobDiffText(p.knobs, simKnobs());
+      KVCommon.html("p", "kv-compare-head", "Against the pinned run" + (diff.length ? " (" + diff.join(", ") + ")" : " (same settings)") +
+        "; the ghost under the lanes is the pinned schedule", box);
+      var rp = p.result, v = state.result && state.result.verdict;
+      if (p.pending) { KVCommon.html("p", "kv-muted", "The pinned run is simulating in the background\u2026", box); return; }
+      if (!rp || rp.error || !rp.verdict) { KVCommon.html("p", "kv-danger", "The pinned run has no verdict" + (rp && rp.error ? ": " + rp.error : "."), box); return; }
+      if (rp.deadlock) { KVCommon.html("p", "kv-danger", "The pinned run deadlocks after step " + rp.deadlock.step + ".", box); return; }
+      if (!v) return;
+      var order = currentView && currentView.waitReasons ? currentView.waitReasons.map(function (w) { return w.reason; }) : [];
+      var d = verdictDelta(rp.verdict, v, order);
+      box.setAttribute("data-delta-total", String(d.total[1] - d.total[0]));
+      KVCommon.html("p", "kv-big", "\u0394 total: " + deltaText(d.total[1] - d.total[0]) + " steps (" + d.total[0] + " \u2192 " + d.total[1] + ")", box);
+      var ul = KVCommon.html("ul", null, null, box);
+      d.lanes.forEach(function (ln) {
+        var li = KVCommon.html("li", null, laneLabel(ln.lane) + " bubbles " + deltaText(ln.live - ln.pinned) + " (" + ln.pinned + " \u2192 " + ln.live + ")" +
+          (ln.reasons.length ? ": " + ln.reasons.map(function (x) { return x[0] + " " + deltaText(x[2] - x[1]); }).join(", ") : ""), ul);
+        li.setAttribute("data-lane", ln.lane);
+        li.setAttribute("data-delta", String(ln.live - ln.pinned));
+      });
+    }
+    /**
+     * The pinned schedule, faint, under the live blocks: each shown lane's pinned blocks in the
+     * visible window (binary search), the full row height so it shows around the live blocks,
+     * at most one 1 px rectangle per pixel column for sub-pixel blocks; one fill.
+     */
+    function drawGhost(scale, widthCss) {
+      var p = state.pinned, rects = 0;
+      state.ghostDrawn = 0;
+      if (!p || !p.columns) return;
+      var path = new Path2D();
+      for (var row = 0; row < state.lanes.length; row++) {
+        var index = p.perLane[state.lanes[row].id];
+        if (!index || !index.n) continue;
+        var range = visibleRange(index, scale.t0Step, scale.t1Step), starts = index.starts, ends = index.ends;
+        var y = state.rowTop[row] + 1, h = state.rowHeight[row] - 2, i = range[0], end = range[1];
+        while (i < end) {
+          var x0 = Math.max(scale.xPx(starts[i]), state.gutterPx), x1 = Math.min(scale.xPx(ends[i]), widthCss);
+          if (x1 - x0 >= MIN_BLOCK_WIDTH_PX) { path.rect(x0, y, x1 - x0, h); rects++; i++; continue; }
+          var px = Math.floor(x0);
+          if (x1 >= x0) { path.rect(px, y, MIN_BLOCK_WIDTH_PX, h); rects++; }
+          i = Math.max(i + 1, lowerBoundIn(starts, scale.tStep(px + MIN_BLOCK_WIDTH_PX), i + 1, end));
+        }
+      }
+      ctx.globalAlpha = GHOST_ALPHA;
+      ctx.fillStyle = colours.fg;
+      ctx.fill(path);
+      ctx.globalAlpha = 1;
+      state.ghostDrawn = rects;
+    }
+    document.getElementById("btn-pin").addEventListener("click", pinRun);
+    document.getElementById("btn-unpin").addEventListener("click", unpinRun);
+
+    // -- source lines as links (viz.py --source-link): plain links the user follows, never a fetch
+    var sourceLinks = model.sourceLinks && typeof model.sourceLinks === "object" ? model.sourceLinks : null;
+    /** Make each source reference of list ul (KVCommon.sourceList of refs) a link to its file and line, where the file is known. */
+    function linkSources(ul, refs) {
+      if (!sourceLinks || !sourceLinks.files) return;
+      var items = ul.children;
+      for (var i = 0; i < items.length && i < refs.length; i++) {
+        var abs = Object.prototype.hasOwnProperty.call(sourceLinks.files, refs[i].path) ? sourceLinks.files[refs[i].path] : null;
+        var url = abs ? sourceUrl(sourceLinks.scheme, abs, refs[i].line) : null;
+        var where = items[i].querySelector(".kc-where");
+        if (!url || !where) continue;
+        var a = document.createElement("a");
+        a.className = "kc-where kv-src-link";
+        a.href = url;
+        a.textContent = where.textContent;
+        a.title = "Open " + abs + " (line " + refs[i].line + ")";
+        where.parentNode.replaceChild(a, where);
+      }
+    }
 
     // -- start: the page model's defaults < embedded initial knobs < hash
     state.knobs = baseKnobs(pageModel);
@@ -2800,6 +3434,9 @@ var KVWave = (function () {
       fit: function () { fitView(); requestDraw(); },
       flush: flush,
       hash: currentHash,
+      search: function (text) { searchBox.value = text; runSearch(); flush(); return {ids: Array.from(state.search.ids), query: state.search.query}; },
+      rangeStats: function (t0, t1) { return rangeStats(state.columns, t0, t1, indexesByLane()); },
+      pinned: function () { return state.pinned ? {knobs: state.pinned.knobs, text: state.pinned.text, pending: state.pinned.pending, total: state.pinned.result && state.pinned.result.total} : null; },
       writeHashNow: function () { if (hashTimer) { clearTimeout(hashTimer); } writeHash(); return location.hash; }
     };
   }
