@@ -55,6 +55,9 @@ COMMON_CSS_ASSET = "assets/common.css"
 COMMON_JS_ASSET = "assets/common.js"
 TRACE_EXPORT_JS_ASSET = "trace_export.js"
 BOOT_JS_ASSET = "assets/boot.js"
+# How the details panel links a source line (viz.py --source-link): a file:// URL, a vscode://
+# URL with the line, or no link. The page builds the URL (waveform.js sourceUrl).
+SOURCE_LINKS = ("vscode", "file", "none")
 
 
 
@@ -166,19 +169,45 @@ def default_title(parsed):
     return f"{kernel_stem(parsed)} - logical pipeline schedule"
 
 
-def page_model(parsed, knobs):
-    """Return the JSON model embedded in the page: structure, starting knobs, hash keys."""
-    return {
+def page_model(parsed, knobs, source_links=None):
+    """Return the JSON model embedded in the page: structure, starting knobs, hash keys.
+
+    source_links (optional): {"scheme": "file" | "vscode", "files": {display path: absolute
+    path}}; only then does the page hold absolute paths (examples/ pages never do).
+    """
+    model = {
         "parsed": parsed,
         "initialKnobs": knobs,
         # Hash key (flag without "--") -> knob name; one source of truth with the CLI.
         "hashKeys": [[flag[2:], name] for flag, name in KNOB_FLAGS],
     }
+    if source_links:
+        model["sourceLinks"] = source_links
+    return model
 
 
-def render(parsed, knobs=None, title=None):
-    """Return the complete self-contained waveform page for a parsed structure."""
+def source_links(scheme, files):
+    """Return the page model's sourceLinks for a --source-link scheme and {display path: absolute path}, or None.
+
+    None for scheme "none" or when no file's absolute path is known (a page rendered from parsed
+    JSON alone). Raises ValueError for an unknown scheme.
+    """
+    if scheme not in SOURCE_LINKS:
+        raise ValueError(f"unknown source link {scheme!r}; expected one of {', '.join(SOURCE_LINKS)}")
+    known = {str(k): str(v) for k, v in (files or {}).items() if k and v}
+    if scheme == "none" or not known:
+        return None
+    return {"scheme": scheme, "files": dict(sorted(known.items()))}
+
+
+def render(parsed, knobs=None, title=None, source_link="none", source_files=None):
+    """Return the complete self-contained waveform page for a parsed structure.
+
+    source_link / source_files: how the details panel links source lines (source_links); the
+    default links nothing, so a page rendered from JSON holds no absolute path.
+    """
     knobs = initial_knobs(parsed, knobs)
+    links = source_links(source_link, source_files)
     title = title if title is not None else default_title(parsed)
     facts = header_facts(parsed)
 
@@ -190,7 +219,7 @@ def render(parsed, knobs=None, title=None):
     scripts = [("SCHEDULE_JS", SCHEDULE_JS_ASSET), ("TRACE_EXPORT_JS", TRACE_EXPORT_JS_ASSET),
                ("COMMON_JS", COMMON_JS_ASSET), ("WAVEFORM_JS", WAVEFORM_JS_ASSET)]
     packed = {f"{name}_GZ": packed_js(rel) for name, rel in scripts}
-    return pagekit.render_template(TEMPLATE_ASSET, texts, assets, page_model(parsed, knobs), packed)
+    return pagekit.render_template(TEMPLATE_ASSET, texts, assets, page_model(parsed, knobs, links), packed)
 
 
 def packed_js(relpath):

@@ -57,6 +57,10 @@ def build_arg_parser():
                     help="output HTML path, or - for standard output "
                          "(default: <header stem>_<mode>.html in the current directory)")
     ap.add_argument("--print-json", action="store_true", help="print the parsed JSON instead of rendering")
+    ap.add_argument("--source-link", choices=render_waveform.SOURCE_LINKS, default="file",
+                    help="waveform page: link each source line of the details panel to its file "
+                         "(file: a file:// URL; vscode: vscode://file/PATH:LINE; none: no link and no "
+                         "absolute path in the page; default: file, where the file is known)")
     knobs = ap.add_argument_group("initial knob values of the waveform page")
     for flag, name in render_waveform.KNOB_FLAGS:
         # Words (model, schedule, on/off refinements) are choices; every other knob is an integer.
@@ -95,7 +99,18 @@ def resolve_output(args, stem, inputs):
     return out
 
 
-def render(model, args):
+def source_files(model, header, klayer):
+    """{display path in the parsed JSON: absolute path} of the files read (none for the bundled example)."""
+    files = {}
+    layer = model.get("kernel_layer") or {}
+    for display, path in (((model.get("source") or {}).get("path"), header),
+                          ((layer.get("source") or {}).get("path"), klayer)):
+        if display and path is not None:
+            files[display] = Path(path).resolve().as_posix()
+    return files
+
+
+def render(model, args, files=None):
     """HTML text of the requested page."""
     if args.mode == "graph":
         import render_html
@@ -103,7 +118,7 @@ def render(model, args):
     overrides = {name: getattr(args, name) for _flag, name in render_waveform.KNOB_FLAGS
                  if getattr(args, name, None) is not None}
     knobs = render_waveform.initial_knobs(model, overrides)
-    return render_waveform.render(model, knobs)
+    return render_waveform.render(model, knobs, source_link=args.source_link, source_files=files)
 
 
 def note_no_ops(model, stem):
@@ -128,11 +143,13 @@ def _main(args):
         model = parse_cutlass.parse_file(header, klayer)
         stem = header.stem
         inputs = [header, klayer]
+        files = source_files(model, header, klayer)
     else:
         if args.kernel_layer:
             raise InputError(args.kernel_layer, "--kernel-layer needs a HEADER")
         model, stem = load_bundled_example()
         inputs = []
+        files = {}
     if args.print_json:
         parse_cutlass.print_warnings(model)
         sys.stdout.write(parse_cutlass.dump_json(model, pretty=True) + "\n")
@@ -145,12 +162,12 @@ def _main(args):
     if args.output == "-":
         parse_cutlass.print_warnings(model)
         note_no_ops(model, stem)
-        sys.stdout.write(render(model, args).encode("ascii", "xmlcharrefreplace").decode("ascii"))
+        sys.stdout.write(render(model, args, files).encode("ascii", "xmlcharrefreplace").decode("ascii"))
         return 0
     out = resolve_output(args, stem, inputs)   # before the warnings: a refusal is one line
     parse_cutlass.print_warnings(model)
     note_no_ops(model, stem)
-    html = render(model, args)
+    html = render(model, args, files)
     try:
         pagekit.write_atomic(out, html)
     except OSError as exc:
