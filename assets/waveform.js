@@ -933,7 +933,7 @@ var KVWave = (function () {
    * file, not a line), "vscode" gives vscode://file/ABS:LINE; any other scheme, or no path: null.
    * absPath: the file's absolute path as viz.py resolved it (backslashes become slashes).
    */
-  function sourceUrl(scheme, absPath, line) {
+  function sourceHref(scheme, absPath, line) {
     if (!absPath || (scheme !== "file" && scheme !== "vscode")) return null;
     var p = String(absPath).replace(/\\/g, "/");
     if (p.charAt(0) !== "/") p = "/" + p;
@@ -950,7 +950,7 @@ var KVWave = (function () {
     labelCandidates: labelCandidates, fillKey: fillKey, chainIds: chainIds, parseHash: parseHash,
     formatHash: formatHash, tileText: tileText,
     rangeStats: rangeStats, parseQuery: parseQuery, searchBlocks: searchBlocks, stepMatch: stepMatch,
-    formatPin: formatPin, parsePin: parsePin, verdictDelta: verdictDelta, sourceUrl: sourceUrl, TENSOR_CORE_KINDS: TENSOR_CORE_KINDS,
+    formatPin: formatPin, parsePin: parsePin, verdictDelta: verdictDelta, sourceHref: sourceHref, TENSOR_CORE_KINDS: TENSOR_CORE_KINDS,
     constants: {RULER_HEIGHT_PX: RULER_HEIGHT_PX, LANE_HEIGHT_PX: LANE_HEIGHT_PX, GUTTER_MIN_WIDTH_PX: GUTTER_MIN_WIDTH_PX,
       LABEL_MIN_WIDTH_PX: LABEL_MIN_WIDTH_PX, BADGE_ROW_PX: BADGE_ROW_PX}
   };
@@ -3365,7 +3365,7 @@ var KVWave = (function () {
       var items = ul.children;
       for (var i = 0; i < items.length && i < refs.length; i++) {
         var abs = Object.prototype.hasOwnProperty.call(sourceLinks.files, refs[i].path) ? sourceLinks.files[refs[i].path] : null;
-        var url = abs ? sourceUrl(sourceLinks.scheme, abs, refs[i].line) : null;
+        var url = abs ? sourceHref(sourceLinks.scheme, abs, refs[i].line) : null;
         var where = items[i].querySelector(".kc-where");
         if (!url || !where) continue;
         var a = document.createElement("a");

@@ -203,11 +203,11 @@ test("verdictDelta: total and bubbles per lane and reason, lanes of either side"
   assert.deepStrictEqual(one.lanes.map((l) => [l.lane, l.pinned, l.live]), [["x", 2, 0], ["y", 0, 1]]);
 });
 
-test("sourceUrl: file:// and vscode:// links, escaped; nothing for none or no path", () => {
-  assert.strictEqual(W.sourceUrl("file", "/a b/c#d.hpp", 7), "file:///a%20b/c%23d.hpp");
-  assert.strictEqual(W.sourceUrl("vscode", "/x/y.hpp", 12), "vscode://file/x/y.hpp:12");
-  assert.strictEqual(W.sourceUrl("vscode", "C:\\src\\k.h", 3), "vscode://file/C:/src/k.h:3");
-  assert.strictEqual(W.sourceUrl("none", "/x", 1), null);
-  assert.strictEqual(W.sourceUrl("file", "", 1), null);
-  assert.strictEqual(W.sourceUrl("javascript", "/x", 1), null);
+test("sourceHref: file:// and vscode:// links, escaped; nothing for none or no path", () => {
+  assert.strictEqual(W.sourceHref("file", "/a b/c#d.hpp", 7), "file:///a%20b/c%23d.hpp");
+  assert.strictEqual(W.sourceHref("vscode", "/x/y.hpp", 12), "vscode://file/x/y.hpp:12");
+  assert.strictEqual(W.sourceHref("vscode", "C:\\src\\k.h", 3), "vscode://file/C:/src/k.h:3");
+  assert.strictEqual(W.sourceHref("none", "/x", 1), null);
+  assert.strictEqual(W.sourceHref("file", "", 1), null);
+  assert.strictEqual(W.sourceHref("javascript", "/x", 1), null);
 });
