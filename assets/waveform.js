@@ -700,28 +700,32 @@ var KVWave = (function () {
       var range = visibleRange(index, lo, hi), starts = index.starts, ends = index.ends;
       var row = {lane: c.lanes[li], busy: 0, wait: 0, waits: {}, counts: {}, blocks: 0};
       var cover = -Infinity, tcS = [], tcE = [], tcCover = -Infinity;
+      // Counted by code in typed arrays (no string keys in the loop), named at the end.
+      var kindCount = new Float64Array(c.kinds.length), reasonSteps = new Float64Array(c.reasons.length);
       for (var i = range[0]; i < range[1]; i++) {
         var s = starts[i], e = ends[i];
         var inside = e > s ? (s < hi && e > lo) : (s >= lo && s < hi);
         if (!inside) continue;
-        var id = index.lo + i, kc = c.kind[id], kind = c.kinds[kc];
-        var a = Math.max(s, lo), b = Math.min(e, hi);
+        var id = index.lo + i, kc = c.kind[id];
+        var a = s > lo ? s : lo, b = e < hi ? e : hi;
         row.blocks++;
-        row.counts[kind] = (row.counts[kind] || 0) + 1;
+        kindCount[kc]++;
         if (kc === waitCode) {
-          var reason = c.reasons[c.reason[id]] || "?";
           row.wait += b - a;
-          row.waits[reason] = (row.waits[reason] || 0) + (b - a);
+          reasonSteps[c.reason[id]] += b - a;
           continue;
         }
-        if (b > Math.max(a, cover)) row.busy += b - Math.max(a, cover);
-        cover = Math.max(cover, b);
+        var from = a > cover ? a : cover;
+        if (b > from) row.busy += b - from;
+        if (b > cover) cover = b;
         if (tensorKind[kc] && b > a) {
           // This lane's tensor-core intervals, merged (sorted by start already).
           if (tcS.length && a <= tcCover) { tcE[tcE.length - 1] = Math.max(tcCover, b); tcCover = tcE[tcE.length - 1]; }
           else { tcS.push(a); tcE.push(b); tcCover = b; }
         }
       }
+      for (var k = 0; k < kindCount.length; k++) if (kindCount[k]) row.counts[c.kinds[k]] = kindCount[k];
+      for (var w = 0; w < reasonSteps.length; w++) if (reasonSteps[w]) row.waits[c.reasons[w] || "?"] = reasonSteps[w];
       if (tcS.length) tensorLists.push({s: tcS, e: tcE, at: 0});
       lanes.push(row);
     }
