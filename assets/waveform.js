@@ -1396,14 +1396,14 @@ var KVWave = (function () {
         el.appendChild(p);
         return p;
       }
-      function list(items) {
+      function list(items, parent) {
         var ul = document.createElement("ul");
         items.forEach(function (text) {
           var li = document.createElement("li");
           li.textContent = text;
           ul.appendChild(li);
         });
-        el.appendChild(ul);
+        (parent || el).appendChild(ul);
         return ul;
       }
       var r = state.result, v = r && r.verdict;
@@ -1475,13 +1475,7 @@ var KVWave = (function () {
         summary.textContent = "Not modelled (" + left.length + ")";
         fold.appendChild(summary);
         el.appendChild(fold);
-        var ul2 = document.createElement("ul");
-        left.forEach(function (text) {
-          var li = document.createElement("li");
-          li.textContent = text;
-          ul2.appendChild(li);
-        });
-        fold.appendChild(ul2);
+        list(left, fold);
       }
       el.title = v.summary ? String(v.summary) : "";
     }
