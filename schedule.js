@@ -3133,18 +3133,6 @@ var KernelSchedule = (function () {
     });
   }
 
-  /** Attention operands (Q, K, V, dO) that an SM100 structure loads or declares buffers for. */
-  function sm100AttentionOperands(st, ops) {
-    var seen = {}, out = [];
-    function add(operand) {
-      var name = typeof operand === "string" ? operand : "";
-      if (/^(Q|K|V|dO)$/.test(name) && !seen[name]) { seen[name] = true; out.push(name); }
-    }
-    ops.forEach(function (op) { if (LOAD_OPS[op.op] === true) add(op.operand); });
-    (Array.isArray(st.buffers) ? st.buffers : []).filter(isObject).forEach(function (b) { add(b.operand); });
-    return out.sort();
-  }
-
   /**
    * What the attention model assumes of a structure: outside FA3's own mainloop the program is
    * still FA3's forward protocol (the parse gives pipelines, Transpose_V and lines, not the order).
@@ -4046,15 +4034,8 @@ var KernelSchedule = (function () {
 
   /** What the Blackwell model assumes for a structure (fitModel's assumptions; README "Blackwell model"). */
   function blackwellAssumptions(st) {
+    // (A structure without loads or MMAs never fits: blackwellCovers refuses it.)
     var out = [];
-    var functions = Array.isArray(st.functions) ? st.functions.filter(isObject) : [];
-    var producer = pickFunction(functions, PRODUCER_ROLES, LOAD_OPS);
-    var loads = producer !== null && opsOf(producer).some(function (op) { return LOAD_OPS[op.op] === true; });
-    var ummas = allOps(st).some(function (op) { return op.op === "mma" && op.unit === "umma"; });
-    if (!loads || !ummas) {
-      out.push("no " + (!loads ? "TMA load in a producer function" : "UMMA (mma op with unit umma)") +
-        " was parsed: the CUTLASS 4.2 sm100_mma_warpspecialized.hpp mainloop is assumed");
-    }
     var kl = isObject(st.kernel_layer) ? st.kernel_layer : null;
     if (kl === null) {
       out.push("no kernel layer parsed: the roles of CUTLASS 4.2's sm100_gemm_tma_warpspecialized.hpp are assumed " +
