@@ -4634,8 +4634,9 @@ var KernelSchedule = (function () {
     return null;
   }
 
-  /** sim/gpus.json in Node (null in a page: the page passes the preset object as knobs.gpu). */
+  /** The GPU presets: the page's global KernelGpuTable (its embedded sim/gpus.json), else sim/gpus.json in Node. */
   function gpuTable() {
+    if (typeof KernelGpuTable !== "undefined") return KernelGpuTable;
     if (typeof require === "function" && typeof module !== "undefined") return require("./sim/gpus.json");
     return null;
   }
