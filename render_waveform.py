@@ -42,6 +42,11 @@ MODELS = tuple(_TABLE["models"])
 # On/off knobs: the CLI and the hash spell them on/off; the embedded model holds booleans.
 FLAG_WORDS = dict(_TABLE["flagWords"])
 BOOLEAN_KNOBS = frozenset(k["name"] for k in _TABLE["knobs"] if k.get("onOff"))
+# Knobs of simulate()'s cycles mode (KNOB_TABLE.units: a GPU, tile, problem; docs/performance.md):
+# (flag, name, kind) with kind "text" (shapes, names), "switch" (a bare CLI flag) or "int".
+UNIT_FLAGS = tuple((k["flag"], k["name"], "text" if k.get("text") else "switch" if k.get("switch") else "int")
+                   for k in _TABLE.get("units", []))
+UNIT_NAMES = frozenset(name for _flag, name, _kind in UNIT_FLAGS)
 # Knobs whose CLI values are words rather than integers (viz.py makes them argparse choices).
 KNOB_CHOICES = {k["name"]: tuple(k["choices"]) if "choices" in k else tuple(FLAG_WORDS)
                 for k in _TABLE["knobs"] if "choices" in k or k.get("onOff")}
@@ -54,6 +59,8 @@ WAVEFORM_JS_ASSET = "assets/waveform.js"
 COMMON_CSS_ASSET = "assets/common.css"
 COMMON_JS_ASSET = "assets/common.js"
 TRACE_EXPORT_JS_ASSET = "trace_export.js"
+PERF_JS_ASSET = "sim/perf.js"
+GPUS_JSON_ASSET = "sim/gpus.json"
 BOOT_JS_ASSET = "assets/boot.js"
 # How the details panel links a source line (viz.py --source-link): a file:// URL, a vscode://
 # URL with the line, or no link. The page builds the URL (waveform.js sourceUrl).
@@ -81,8 +88,8 @@ def initial_knobs(parsed, overrides=None):
     overrides = overrides or {}
     knobs = {}
     for name, value in overrides.items():
-        if name not in KNOB_NAMES:
-            raise ValueError(f"unknown knob {name!r}; expected one of {sorted(KNOB_NAMES)}")
+        if name not in KNOB_NAMES and name not in UNIT_NAMES:
+            raise ValueError(f"unknown knob {name!r}; expected one of {sorted(KNOB_NAMES | UNIT_NAMES)}")
         if value is not None:
             knobs[name] = _knob_value(name, value)
     return knobs
@@ -179,7 +186,8 @@ def page_model(parsed, knobs, source_links=None):
         "parsed": parsed,
         "initialKnobs": knobs,
         # Hash key (flag without "--") -> knob name; one source of truth with the CLI.
-        "hashKeys": [[flag[2:], name] for flag, name in KNOB_FLAGS],
+        "hashKeys": [[flag[2:], name] for flag, name in KNOB_FLAGS] +
+                    [[flag[2:], name] for flag, name, _kind in UNIT_FLAGS],
     }
     if source_links:
         model["sourceLinks"] = source_links
@@ -200,9 +208,33 @@ def source_links(scheme, files):
     return {"scheme": scheme, "files": dict(sorted(known.items()))}
 
 
-def render(parsed, knobs=None, title=None, source_link="none", source_files=None):
+def read_gpu_table(path=None):
+    """Return the GPU presets (sim/gpus.json, or the file at path) as parsed JSON.
+
+    Raises ValueError when the file is not JSON or has no "gpus" object (viz.py's --gpu-file).
+    """
+    text = pagekit.read_asset(GPUS_JSON_ASSET) if path is None else open(path, encoding="utf-8").read()
+    table = json.loads(text)
+    if not isinstance(table, dict) or not isinstance(table.get("gpus"), dict):
+        raise ValueError('no "gpus" object')
+    return table
+
+
+def without_urls(value):
+    """The GPU table without its sources' `url` fields: the page cites each figure by title and
+    place, and an offline page holds no web address (tests/test_examples.py)."""
+    if isinstance(value, dict):
+        return {k: without_urls(v) for k, v in value.items() if k != "url"}
+    if isinstance(value, list):
+        return [without_urls(v) for v in value]
+    return value
+
+
+def render(parsed, knobs=None, title=None, gpus=None, source_link="none", source_files=None):
     """Return the complete self-contained waveform page for a parsed structure.
 
+    gpus: the GPU presets the page offers (read_gpu_table; default sim/gpus.json), embedded as
+    JSON next to the model; sim/perf.js is packed with the other scripts, before schedule.js.
     source_link / source_files: how the details panel links source lines (source_links); the
     default links nothing, so a page rendered from JSON holds no absolute path.
     """
@@ -216,9 +248,10 @@ def render(parsed, knobs=None, title=None, source_link="none", source_files=None
     assets = {"THEME_CSS": THEME_CSS_ASSET, "COMMON_CSS": COMMON_CSS_ASSET, "WAVEFORM_CSS": WAVEFORM_CSS_ASSET,
               "BOOT_JS": BOOT_JS_ASSET}
     # The page's scripts in the order they run (each after the ones it uses), embedded compressed.
-    scripts = [("SCHEDULE_JS", SCHEDULE_JS_ASSET), ("TRACE_EXPORT_JS", TRACE_EXPORT_JS_ASSET),
+    scripts = [("PERF_JS", PERF_JS_ASSET), ("SCHEDULE_JS", SCHEDULE_JS_ASSET), ("TRACE_EXPORT_JS", TRACE_EXPORT_JS_ASSET),
                ("COMMON_JS", COMMON_JS_ASSET), ("WAVEFORM_JS", WAVEFORM_JS_ASSET)]
     packed = {f"{name}_GZ": packed_js(rel) for name, rel in scripts}
+    packed["GPUS_JSON"] = pagekit.json_for_script(without_urls(gpus if gpus is not None else read_gpu_table()))
     return pagekit.render_template(TEMPLATE_ASSET, texts, assets, page_model(parsed, knobs, links), packed)
 
 

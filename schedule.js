@@ -91,7 +91,9 @@ var KernelSchedule = (function () {
    * The knob table: every knob's CLI flag (and page hash key: the flag without "--") and the words
    * of word-valued knobs. One source for schedule.js, the page, and render_waveform.py / viz.py,
    * which read the JSON between the two markers (keep it strict JSON: double quotes, no comments).
-   * "onOff": the knob is a boolean spelled on/off on the CLI and in the hash.
+   * "onOff": the knob is a boolean spelled on/off on the CLI and in the hash. "units": the knobs
+   * of simulate()'s cycles mode (a GPU, the tile, the problem; docs/performance.md), no model's
+   * own: "text" ones take words or shapes, "switch" ones are a bare flag on the CLI.
    */
   var KNOB_TABLE = /*KNOB_TABLE_JSON_BEGIN*/{
     "models": ["gemm", "attention", "blackwell"],
@@ -124,6 +126,18 @@ var KernelSchedule = (function () {
       {"name": "dtype", "flag": "--dtype", "choices": ["bf16", "fp16", "fp8"]},
       {"name": "headDim", "flag": "--headdim"},
       {"name": "epiSubtiles", "flag": "--epi-subtiles"}
+    ],
+    "units": [
+      {"name": "gpu", "flag": "--gpu", "text": true},
+      {"name": "tile", "flag": "--tile", "text": true},
+      {"name": "cluster", "flag": "--cluster", "text": true},
+      {"name": "problem", "flag": "--problem", "text": true},
+      {"name": "batch", "flag": "--batch"},
+      {"name": "heads", "flag": "--heads"},
+      {"name": "seqlen", "flag": "--seqlen"},
+      {"name": "causal", "flag": "--causal", "onOff": true, "switch": true},
+      {"name": "clockMHz", "flag": "--clock-mhz"},
+      {"name": "memLatency", "flag": "--mem-latency"}
     ]
   }/*KNOB_TABLE_JSON_END*/;
 
@@ -3133,18 +3147,6 @@ var KernelSchedule = (function () {
     });
   }
 
-  /** Attention operands (Q, K, V, dO) that an SM100 structure loads or declares buffers for. */
-  function sm100AttentionOperands(st, ops) {
-    var seen = {}, out = [];
-    function add(operand) {
-      var name = typeof operand === "string" ? operand : "";
-      if (/^(Q|K|V|dO)$/.test(name) && !seen[name]) { seen[name] = true; out.push(name); }
-    }
-    ops.forEach(function (op) { if (LOAD_OPS[op.op] === true) add(op.operand); });
-    (Array.isArray(st.buffers) ? st.buffers : []).filter(isObject).forEach(function (b) { add(b.operand); });
-    return out.sort();
-  }
-
   /**
    * What the attention model assumes of a structure: outside FA3's own mainloop the program is
    * still FA3's forward protocol (the parse gives pipelines, Transpose_V and lines, not the order).
@@ -4046,15 +4048,8 @@ var KernelSchedule = (function () {
 
   /** What the Blackwell model assumes for a structure (fitModel's assumptions; README "Blackwell model"). */
   function blackwellAssumptions(st) {
+    // (A structure without loads or MMAs never fits: blackwellCovers refuses it.)
     var out = [];
-    var functions = Array.isArray(st.functions) ? st.functions.filter(isObject) : [];
-    var producer = pickFunction(functions, PRODUCER_ROLES, LOAD_OPS);
-    var loads = producer !== null && opsOf(producer).some(function (op) { return LOAD_OPS[op.op] === true; });
-    var ummas = allOps(st).some(function (op) { return op.op === "mma" && op.unit === "umma"; });
-    if (!loads || !ummas) {
-      out.push("no " + (!loads ? "TMA load in a producer function" : "UMMA (mma op with unit umma)") +
-        " was parsed: the CUTLASS 4.2 sm100_mma_warpspecialized.hpp mainloop is assumed");
-    }
     var kl = isObject(st.kernel_layer) ? st.kernel_layer : null;
     if (kl === null) {
       out.push("no kernel layer parsed: the roles of CUTLASS 4.2's sm100_gemm_tma_warpspecialized.hpp are assumed " +
@@ -4550,7 +4545,7 @@ var KernelSchedule = (function () {
    * options.events === false: record no barrier events (barrierEventsSkipped is true when the run
    * would have had some); the page's background runs, which fetch them with a second run.
    */
-  function simulate(structure, knobs, options) {
+  function simulateSteps(structure, knobs, options) {
     var fit = fitModel(structure);
     var explicit = isObject(knobs) && knobs.model !== undefined && knobs.model !== null;
     if (!explicit && fit.model === null) return noModel(structure, fit);
@@ -4606,6 +4601,241 @@ var KernelSchedule = (function () {
     result.fit = fit;
     result.view = model.view(norm.knobs, refs);
     return result;
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // Units: cycles, microseconds and TFLOPs (issue 21 part 4; docs/performance.md "The schedule in
+  // cycles"). With knobs.gpu the latency knobs come from sim/perf.js's formulas (unless given),
+  // one step is one cycle, and a problem size sets the CTA's tiles; without it nothing changes.
+
+  /** sim/perf.js (the formulas' one home): the page's global, or require()d next to this file. */
+  function perfModule() {
+    if (typeof KernelPerf !== "undefined") return KernelPerf;
+    if (typeof require === "function" && typeof module !== "undefined") return require("./sim/perf.js");
+    return null;
+  }
+
+  /** The GPU presets: the page's global KernelGpuTable (its embedded sim/gpus.json), else sim/gpus.json in Node. */
+  function gpuTable() {
+    if (typeof KernelGpuTable !== "undefined") return KernelGpuTable;
+    if (typeof require === "function" && typeof module !== "undefined") return require("./sim/gpus.json");
+    return null;
+  }
+
+  /** Names of the unit knobs (KNOB_TABLE.units), dtype and headDim included (FA3 owns those). */
+  var UNIT_KNOBS = KNOB_TABLE.units.map(function (k) { return k.name; }).concat(["dtype", "headDim"]);
+
+  /** One error type for bad unit knobs: its message becomes the result's error (one line). */
+  function unitsFail(message) { var e = new Error(message); e.unitsError = true; throw e; }
+
+  /** A positive integer unit knob (numbers or numeric strings), or fallback when absent. */
+  function unitInt(raw, name, fallback) {
+    var v = raw[name];
+    if (v === undefined || v === null || v === "") return fallback;
+    var n = toNumber(v);
+    if (!(n >= 1) || Math.round(n) !== n) unitsFail(name + " expects a positive integer, got " + showValue(v));
+    return n;
+  }
+
+  /** "AxB[xC]" of positive integers as an array of `dims` numbers. */
+  function unitDims(text, name, dims) {
+    var parts = String(text).trim().toLowerCase().split("x");
+    var ok = parts.length === dims && parts.every(function (p) { return /^[1-9][0-9]*$/.test(p); });
+    if (!ok) unitsFail(name + " expects " + ["M", "N", "K"].slice(0, dims).join("x") + " of positive integers, got " + showValue(text));
+    return parts.map(Number);
+  }
+
+  /** The resolved GPU of knobs.gpu: a preset name, a gpus.json preset object, or a resolved GPU. */
+  function unitGpu(P, gpu, clockMHz) {
+    var opts = { clockMHz: clockMHz };
+    if (typeof gpu === "string") {
+      var table = gpuTable();
+      if (table === null) unitsFail("gpu " + showValue(gpu) + ": no GPU table here; pass the preset object");
+      return P.gpuFrom(table, gpu.trim().toLowerCase(), opts);
+    }
+    if (isObject(gpu) && typeof gpu.sms === "number") return gpu;
+    if (isObject(gpu)) return P.resolveGpu(gpu, opts);
+    return unitsFail("gpu expects a preset name or a GPU object, got " + showValue(gpu));
+  }
+
+  /**
+   * Per model: the unit parameters (tile, latencies from perf.js, problem -> tiles, FLOPs) and the
+   * candidates of classifyBottleneck from its verdict. p = the parameters so far, k = the model's
+   * knobs as validated without the units (FA3's dtype and headDim, WGs, schedule, subtiles).
+   */
+  var UNITS = {
+    gemm: {
+      tileDims: 3, defaultTile: "128x128x64",
+      latencies: function (P, gpu, p) { return P.gemmLatencies({ tile: p.tile, dtype: p.dtype, reuse: p.reuse, memLatency: p.memLatency }, gpu); },
+      problem: gemmProblem,
+      loads: function (k) { return k.outputTiles * k.kTiles; },
+      tileFlops: function (p, k) { return 2 * p.tile.m * p.tile.n * p.tile.k * k.kTiles; },
+      candidates: function (v, k, idle) {
+        // Cooperative WGs wait for the same stage together (their mean is the idle time); pingpong
+        // WGs take turns in the mainloop (their TMA waits are disjoint: the sum).
+        var lanes = Object.keys(v.waits), tma = 0;
+        lanes.forEach(function (l) { tma += v.waits[l].tma || 0; });
+        if (k.consumerWGs === 2 && k.schedule === "cooperative" && lanes.length) tma /= lanes.length;
+        tma = Math.min(tma, idle);
+        return [{ name: "tma-latency", cycles: tma, how: "consumer TMA waits" + (v.minStagesToHideTma ? "; hidden from " + v.minStagesToHideTma + " stages" : "") },
+          { name: "epilogue", cycles: idle - tma, how: "the rest of the idle time: epilogues and their order waits" }];
+      }
+    },
+    blackwell: {
+      tileDims: 3, defaultTile: "128x128x64",
+      latencies: function (P, gpu, p, k) { return P.blackwellLatencies({ tile: p.tile, dtype: p.dtype, subtiles: k.epiSubtiles, reuse: p.reuse, memLatency: p.memLatency }, gpu); },
+      problem: gemmProblem,
+      loads: function (k) { return k.outputTiles * k.kTiles; },
+      tileFlops: function (p, k) { return 2 * p.tile.m * p.tile.n * p.tile.k * k.kTiles; },
+      candidates: function (v, k, idle) {
+        var w = v.waits.mma || {};
+        return [{ name: "tma-latency", cycles: Math.min(idle, w.tma || 0), how: "the MMA warp's TMA waits" },
+          { name: "epilogue", cycles: Math.min(idle, w.acc || 0), how: "the MMA warp's waits for a free TMEM accumulator stage" }];
+      }
+    },
+    attention: {
+      tileDims: 2, defaultTile: "128x128",
+      latencies: function (P, gpu, p, k) {
+        return P.attentionLatencies({ blockM: p.tile.m, blockN: p.tile.n, headdim: p.headdim, C: k.consumerWGs, dtype: p.dtype,
+          reuse: p.reuse, memLatency: p.memLatency }, gpu);
+      },
+      problem: function (P, gpu, p, raw) {
+        if (raw.seqlen === undefined && raw.batch === undefined && raw.heads === undefined) return null;
+        var seqlen = unitInt(raw, "seqlen", null);
+        if (seqlen === null) unitsFail("an attention problem needs seqlen");
+        var batch = unitInt(raw, "batch", 1), heads = unitInt(raw, "heads", 1);
+        var causal = normalizeFlag("causal", raw.causal, false, []);
+        var tiles = batch * heads * Math.ceil(seqlen / p.tile.m);
+        var kv = Math.ceil(seqlen / p.tile.n);
+        return { text: batch + " x " + heads + " heads x " + seqlen + (causal ? " causal" : ""), tiles: tiles,
+          knobs: { outputTiles: null, kvBlocks: causal ? Math.ceil(kv / 2) : kv },
+          reuse: P.attentionKvReuse(seqlen, p.tile.m, gpu.sms),
+          flops: 4 * batch * heads * seqlen * seqlen * p.headdim * (causal ? 0.5 : 1) };
+      },
+      loads: function (k) { return 2 * k.outputTiles * k.kvBlocks; },
+      tileFlops: function (p, k) { return 4 * p.tile.m * p.tile.n * p.headdim * k.kvBlocks; },
+      candidates: function (v, k, idle) {
+        // The WGs work on the same KV block: a K / V / Q wait all of them share is the minimum.
+        var lanes = Object.keys(v.waits), tma = lanes.length ? Infinity : 0;
+        lanes.forEach(function (l) { var w = v.waits[l]; tma = Math.min(tma, (w.q || 0) + (w.k || 0) + (w.v || 0)); });
+        var sm = Math.min(idle, v.exposedSoftmaxSteps || 0);
+        tma = Math.min(tma, idle - sm);
+        return [{ name: "softmax", cycles: sm, how: "exposed softmax (not overlapped by a GEMM)" },
+          { name: "tma-latency", cycles: tma, how: "the consumer WGs' common Q / K / V waits" },
+          { name: "epilogue", cycles: idle - sm - tma, how: "the rest of the idle time" }];
+      }
+    }
+  };
+
+  /** A GEMM problem "MxNxK": its tiles, the CTA's k-tiles, the wave's L2 reuse and FLOPs. */
+  function gemmProblem(P, gpu, p, raw) {
+    if (raw.problem === undefined || raw.problem === null || raw.problem === "") return null;
+    var d = unitDims(raw.problem, "problem", 3), pr = { m: d[0], n: d[1], k: d[2] };
+    var tiles = Math.ceil(pr.m / p.tile.m) * Math.ceil(pr.n / p.tile.n);
+    return { text: d.join("x"), tiles: tiles, knobs: { outputTiles: null, kTiles: Math.ceil(pr.k / p.tile.k) },
+      reuse: P.gemmWaveReuse(pr, p.tile, gpu.sms), flops: 2 * pr.m * pr.n * pr.k };
+  }
+
+  /**
+   * simulate() with knobs.gpu: work out the unit parameters, fill the latency and size knobs the
+   * user left unset, run the model in cycles (simulateSteps) and add time, TFLOPs, peak share,
+   * bottleneck and units. A bad unit knob gives a failure result whose error names it.
+   */
+  function simulateUnits(structure, knobs, options) {
+    var P = perfModule();
+    var name = modelName(knobs, structure);
+    var strip = {}, key;
+    for (key in knobs) if (key !== "gpu" && UNIT_KNOBS.indexOf(key) < 0) strip[key] = knobs[key];
+    if (P === null || typeof name !== "string" || !Object.prototype.hasOwnProperty.call(UNITS, name)) {
+      var plain = simulateSteps(structure, strip, options);
+      if (P === null && plain.error === null) plain.messages.push("gpu: sim/perf.js is not loaded; steps, not cycles");
+      return plain;
+    }
+    var u = UNITS[name];
+    var base = normalizeKnobs(strip, structure).knobs;
+    // dtype and headDim are the attention model's own knobs on FA3's mainloop; elsewhere unit knobs.
+    var modelKnobs = {};
+    for (key in knobs) if (key !== "gpu" && (UNIT_KNOBS.indexOf(key) < 0 || Object.prototype.hasOwnProperty.call(base, key))) modelKnobs[key] = knobs[key];
+    var sources = {}, p = {}, gpu, lat, prob, ct;
+    try {
+      var clock = knobs.clockMHz === undefined || knobs.clockMHz === null || knobs.clockMHz === "" ? undefined : toNumber(knobs.clockMHz);
+      gpu = unitGpu(P, knobs.gpu, clock);
+      p.dtype = String(base.dtype !== undefined ? base.dtype : knobs.dtype === undefined || knobs.dtype === null ? "bf16" : knobs.dtype).trim().toLowerCase();
+      P.tensorRate(gpu, p.dtype);
+      sources.dtype = base.dtype !== undefined ? "knob (FA3 build)" : knobs.dtype === undefined || knobs.dtype === null ? "default" : "knob";
+      var tileText = knobs.tile, fa3 = base.dtype !== undefined && base.headDim !== undefined;
+      if ((tileText === undefined || tileText === null || tileText === "") && fa3) {
+        var ft = fa3Tile(base.dtype, base.headDim);
+        tileText = ft.kBlockM + "x" + ft.kBlockN;
+        sources.tile = "FA3 tile_size_fwd_sm90 (dtype, headDim)";
+      } else if (tileText === undefined || tileText === null || tileText === "") {
+        tileText = u.defaultTile;
+        sources.tile = "default";
+      } else sources.tile = "knob";
+      var td = unitDims(tileText, "tile", u.tileDims);
+      p.tile = { m: td[0], n: td[1], k: td[2] };
+      p.headdim = base.headDim !== undefined ? base.headDim : unitInt(knobs, "headDim", 128);
+      var cl = unitDims(knobs.cluster === undefined || knobs.cluster === null || knobs.cluster === "" ? "1x1" : knobs.cluster, "cluster", 2);
+      p.cluster = cl[0] + "x" + cl[1];
+      p.memLatency = knobs.memLatency === undefined || knobs.memLatency === null || knobs.memLatency === "" ? undefined : toNumber(knobs.memLatency);
+      if (p.memLatency !== undefined && !(p.memLatency >= 0)) unitsFail("memLatency expects a number of cycles >= 0, got " + showValue(knobs.memLatency));
+      p.reuse = 0;
+      prob = u.problem(P, gpu, p, knobs);
+      if (prob !== null) {
+        p.reuse = prob.reuse;
+        ct = P.ctaTiles(prob.tiles, gpu, cl[0] * cl[1]);
+        prob.knobs.outputTiles = ct.tilesPerCta;
+        for (key in prob.knobs) {
+          if (knobs[key] === undefined || knobs[key] === null) { modelKnobs[key] = prob.knobs[key]; sources[key] = "problem"; } else sources[key] = "knob";
+        }
+      }
+      lat = u.latencies(P, gpu, p, base);
+    } catch (e) {
+      if (!(e && (e.unitsError || e.name === "PerfError"))) throw e;
+      var norm = normalizeKnobs(strip, structure);
+      var bad = failure(norm.knobs, norm.messages, [], "units: " + e.message, sourceRefs(structure), {});
+      bad.units = null; bad.time = null; bad.tflops = null; bad.peakFraction = null; bad.bottleneck = null;
+      return bad;
+    }
+    for (key in lat.knobs) {
+      if (knobs[key] === undefined || knobs[key] === null) { modelKnobs[key] = lat.knobs[key]; sources[key] = "gpu"; } else sources[key] = "knob";
+    }
+    var result = simulateSteps(structure, modelKnobs, options);
+    var k = result.knobs, v = result.verdict;
+    result.units = {
+      step: "cycle", clockMHz: gpu.clockMHz, gpu: gpu.name, sources: sources, derivation: lat.derivation,
+      inputs: { tile: td.join("x"), dtype: p.dtype, headdim: name === "attention" ? p.headdim : null, cluster: p.cluster,
+        problem: prob ? prob.text : null, tiles: prob ? prob.tiles : null, ctas: ct ? ct.ctas : null, waves: ct ? ct.waves : null,
+        lastWaveTiles: ct ? ct.lastWaveTiles : null, l2Reuse: p.reuse, memLatency: p.memLatency === undefined ? null : p.memLatency },
+      hbmFloorCycles: null, bottleneckWhy: null, peakTflops: P.peakTflops(gpu, p.dtype)
+    };
+    result.time = null; result.tflops = null; result.peakFraction = null; result.bottleneck = null;
+    if (result.error !== null || result.deadlock !== null || result.model !== name) return result;
+    var floor = u.loads(k) * lat.loadTransfer;
+    var cycles = Math.max(result.total, floor);
+    var us = cycles / gpu.clockMHz;
+    // Without a problem: the CTA's schedule on every persistent CTA (SMs in whole clusters).
+    var ctas = ct ? ct.ctas : P.ctaTiles(1, gpu, cl[0] * cl[1]).ctas;
+    var flops = prob ? prob.flops : ctas * k.outputTiles * u.tileFlops(p, k);
+    var bn = P.classifyBottleneck({ total: result.total, busy: v.tensorCoreBusySteps, floor: floor,
+      candidates: u.candidates(v, k, Math.max(0, result.total - v.tensorCoreBusySteps)) });
+    result.time = { cycles: cycles, us: us };
+    result.tflops = flops / (us * 1e-6) / 1e12;
+    result.peakFraction = result.tflops / result.units.peakTflops;
+    result.bottleneck = bn.name;
+    result.units.hbmFloorCycles = floor;
+    result.units.flops = flops;
+    result.units.bottleneckWhy = bn.why;
+    return result;
+  }
+
+  /**
+   * Simulate the logical schedule (simulateSteps); with knobs.gpu in cycles, with time, TFLOPs,
+   * peakFraction, bottleneck and units (simulateUnits). Never throws on bad input.
+   */
+  function simulate(structure, knobs, options) {
+    if (isObject(knobs) && knobs.gpu !== undefined && knobs.gpu !== null && knobs.gpu !== "") return simulateUnits(structure, knobs, options);
+    return simulateSteps(structure, knobs, options);
   }
 
   /**
@@ -4689,12 +4919,86 @@ if (typeof module !== "undefined" && module.exports) module.exports = KernelSche
 
 // `node schedule.js export --format chrome|vcd --structure parsed.json [--knob name=value ...]`:
 // delegated to trace_export.js's main (the exporters live there; this file stays the simulator).
+// `node schedule.js predict --structure parsed.json --knob gpu=h100-sxm [--gpu-file F] [--knob ...]
+// [--sweep name=a..b]`: the prediction of simulate() in cycles (docs/performance.md), as JSON (with
+// --sweep, one JSON line per value). Bad input: one line on stderr, exit 2.
+var SCHEDULE_PREDICT_USAGE = "usage: node schedule.js predict --structure parsed.json --knob gpu=NAME [--gpu-file gpus.json] " +
+  "[--knob name=value ...] [--sweep name=a..b]";
+
+/** The prediction fields of a simulate() result (no blocks: they are the page's). */
+function schedulePrediction(r) {
+  var v = r.verdict || {};
+  return { model: r.model, knobs: r.knobs, total: r.total, time: r.time, tflops: r.tflops, peakFraction: r.peakFraction,
+    bottleneck: r.bottleneck, units: r.units, deadlock: r.deadlock ? r.deadlock.message : null,
+    verdict: { summary: v.summary, tensorCoreUtilization: v.tensorCoreUtilization, tensorCoreBusySteps: v.tensorCoreBusySteps, waits: v.waits },
+    messages: r.messages };
+}
+
+/** Run `predict` (argv after the command): returns the exit status; io = {readFile, write, error}. */
+function schedulePredict(argv, io) {
+  var structure = null, gpuFile = null, knobs = {}, sweep = null;
+  var bad = function (msg) { io.error("schedule.js predict: " + msg); return 2; };
+  for (var i = 0; i < argv.length; i++) {
+    var arg = argv[i], eq = arg.indexOf("=");
+    var name = arg.slice(0, 2) === "--" && eq > 0 ? arg.slice(0, eq) : arg;
+    if (name === "-h" || name === "--help") { io.write(SCHEDULE_PREDICT_USAGE + "\n"); return 0; }
+    if (["--structure", "--gpu-file", "--knob", "--sweep"].indexOf(name) < 0) return bad("unknown argument " + JSON.stringify(arg) + "; " + SCHEDULE_PREDICT_USAGE);
+    var value = name !== arg ? arg.slice(eq + 1) : argv[++i];
+    if (value === undefined) return bad(name + " needs a value");
+    if (name === "--structure") structure = value;
+    else if (name === "--gpu-file") gpuFile = value;
+    else {
+      var at = value.indexOf("=");
+      if (at <= 0) return bad(name + " expects name=value, got " + JSON.stringify(value));
+      var key = value.slice(0, at), text = value.slice(at + 1);
+      if (name === "--knob") knobs[key] = /^-?\d+(\.\d+)?$/.test(text) ? Number(text) : text === "true" ? true : text === "false" ? false : text;
+      else {
+        var range = /^(\d+)\.\.(\d+)$/.exec(text);
+        var values = range ? [] : text.split(",");
+        if (range) for (var n = Number(range[1]); n <= Number(range[2]) && values.length <= 1000; n++) values.push(n);
+        if (!values.length || values.length > 1000 || values.some(function (x) { return x === ""; })) return bad("--sweep expects name=a..b (a <= b) or name=v1,v2,..., got " + JSON.stringify(value));
+        sweep = { name: key, values: values.map(function (x) { return typeof x === "string" && /^\d+$/.test(x) ? Number(x) : x; }) };
+      }
+    }
+  }
+  if (!structure) return bad("--structure parsed.json is required");
+  if (knobs.gpu === undefined) return bad("--knob gpu=NAME is required (a preset of sim/gpus.json, or of --gpu-file)");
+  var parsed;
+  try { parsed = JSON.parse(io.readFile(structure)); } catch (e) { return bad("cannot read " + structure + ": " + String(e.message).split("\n")[0]); }
+  if (gpuFile) {
+    var table;
+    try { table = JSON.parse(io.readFile(gpuFile)); } catch (e) { return bad("cannot read " + gpuFile + ": " + String(e.message).split("\n")[0]); }
+    var gpus = table && typeof table === "object" && table.gpus && typeof table.gpus === "object" ? table.gpus : null;
+    if (!gpus) return bad(gpuFile + ": no \"gpus\" object");
+    if (!Object.prototype.hasOwnProperty.call(gpus, knobs.gpu)) return bad(gpuFile + ": unknown GPU " + JSON.stringify(knobs.gpu) + " (one of " + Object.keys(gpus).join(", ") + ")");
+    knobs.gpu = gpus[knobs.gpu];
+  }
+  var runs = sweep ? sweep.values.map(function (x) { var k = Object.assign({}, knobs); k[sweep.name] = x; return k; }) : [knobs];
+  var out = [];
+  for (var r = 0; r < runs.length; r++) {
+    var result = KernelSchedule.simulate(parsed, runs[r], { events: false });
+    if (result.error) return bad(result.error);
+    var p = schedulePrediction(result);
+    if (sweep) p.sweep = { knob: sweep.name, value: sweep.values[r] };
+    out.push(JSON.stringify(p, null, sweep ? 0 : 2));
+  }
+  io.write(out.join("\n") + "\n");
+  return 0;
+}
+
 if (typeof module !== "undefined" && typeof require !== "undefined" && require.main === module) {
   var exportArgs = process.argv.slice(2);
   if (exportArgs[0] === "export") {
     process.exitCode = require(require("path").join(__dirname, "trace_export.js")).cli(exportArgs.slice(1));
+  } else if (exportArgs[0] === "predict") {
+    process.exitCode = schedulePredict(exportArgs.slice(1), {
+      readFile: function (p) { return require("fs").readFileSync(p, "utf8"); },
+      write: function (text) { process.stdout.write(text); },
+      error: function (line) { process.stderr.write(line + "\n"); }
+    });
   } else {
-    process.stderr.write("usage: node schedule.js export --format chrome|vcd --structure parsed.json [--knob name=value ...] > out\n");
+    process.stderr.write("usage: node schedule.js export --format chrome|vcd --structure parsed.json [--knob name=value ...] > out" +
+      " | node schedule.js predict --structure parsed.json --knob gpu=NAME [--knob ...]\n");
     process.exitCode = 2;
   }
 }

@@ -8,7 +8,10 @@ atomically.
 
 import argparse
 import json
+import shutil
+import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import pagekit
@@ -42,6 +45,10 @@ class OutputError(VizError):
     """The output path cannot be written (or would overwrite an input)."""
 
 
+class PredictError(VizError):
+    """--print-prediction / --sweep cannot run (no node, a bad GPU or unit knob)."""
+
+
 def build_arg_parser():
     """The kernel-viz command line."""
     ap = argparse.ArgumentParser(
@@ -69,6 +76,21 @@ def build_arg_parser():
             knobs.add_argument(flag, dest=name, choices=choices)
         else:
             knobs.add_argument(flag, dest=name, type=int, metavar="N")
+    units = ap.add_argument_group("cycles, microseconds and TFLOPs (docs/performance.md); "
+                                  "--dtype and --headdim above are read too")
+    for flag, name, kind in render_waveform.UNIT_FLAGS:
+        # The unit knobs come from schedule.js's KNOB_TABLE.units, like the knob flags above.
+        if kind == "switch":
+            units.add_argument(flag, dest=name, action="store_const", const=True, default=None)
+        elif kind == "text":
+            units.add_argument(flag, dest=name, metavar="NAME" if name == "gpu" else "AxB..." if name != "problem" else "MxNxK")
+        else:
+            units.add_argument(flag, dest=name, type=int, metavar="N")
+    units.add_argument("--gpu-file", metavar="F", help="GPU presets in sim/gpus.json's format (default: sim/gpus.json)")
+    units.add_argument("--print-prediction", action="store_true",
+                       help="print one line: time, TFLOPs, peak share, bottleneck (needs node and --gpu)")
+    units.add_argument("--sweep", metavar="KNOB=A..B",
+                       help="print a table of the prediction per value of one knob (needs node and --gpu)")
     ap.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     return ap
 
@@ -115,10 +137,83 @@ def render(model, args, files=None):
     if args.mode == "graph":
         import render_html
         return render_html.render(model)
-    overrides = {name: getattr(args, name) for _flag, name in render_waveform.KNOB_FLAGS
-                 if getattr(args, name, None) is not None}
-    knobs = render_waveform.initial_knobs(model, overrides)
-    return render_waveform.render(model, knobs, source_link=args.source_link, source_files=files)
+    knobs = render_waveform.initial_knobs(model, knob_overrides(args))
+    return render_waveform.render(model, knobs, gpus=gpu_table(args), source_link=args.source_link, source_files=files)
+
+
+def knob_overrides(args):
+    """The knob and unit flags given on the command line, by knob name."""
+    names = [name for _flag, name in render_waveform.KNOB_FLAGS] + [name for _f, name, _k in render_waveform.UNIT_FLAGS]
+    return {name: getattr(args, name) for name in names if getattr(args, name, None) is not None}
+
+
+def gpu_table(args):
+    """The GPU presets: --gpu-file's, else sim/gpus.json; --gpu must name one of them."""
+    try:
+        table = render_waveform.read_gpu_table(args.gpu_file)
+    except (OSError, ValueError) as exc:
+        raise PredictError(args.gpu_file, f"not a GPU table: {str(exc).splitlines()[0]}") from None
+    if args.gpu is not None and args.gpu not in table["gpus"]:
+        raise PredictError(args.gpu_file or render_waveform.GPUS_JSON_ASSET,
+                           f"unknown GPU {args.gpu!r} (one of {', '.join(sorted(table['gpus']))})")
+    return table
+
+
+def run_predict(model, args, sweep=None):
+    """Run `node schedule.js predict` on the parsed model; returns its JSON lines as objects."""
+    node = shutil.which("node")
+    if node is None:
+        raise PredictError("node", "not found on PATH: --print-prediction and --sweep run the simulator in Node")
+    if args.gpu is None:
+        raise PredictError("--gpu", "a GPU preset is needed for a prediction (e.g. --gpu h100-sxm)")
+    gpu_table(args)
+    cmd = [node, str(pagekit.asset_path(render_waveform.SCHEDULE_JS_ASSET)), "predict"]
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "parsed.json"
+        path.write_text(json.dumps(model), encoding="utf-8")
+        cmd += ["--structure", str(path)]
+        if args.gpu_file:
+            cmd += ["--gpu-file", str(Path(args.gpu_file).resolve())]
+        for name, value in sorted(knob_overrides(args).items()):
+            cmd += ["--knob", f"{name}={'true' if value is True else value}"]
+        if sweep:
+            cmd += ["--sweep", sweep]
+        proc = subprocess.run(cmd, capture_output=True, text=True)
+    if proc.returncode != 0:
+        lines = proc.stderr.strip().splitlines() or [f"exit status {proc.returncode}"]
+        raise PredictError("schedule.js", lines[-1].replace("schedule.js predict: ", ""))
+    if sweep:
+        return [json.loads(line) for line in proc.stdout.splitlines() if line.strip()]
+    return [json.loads(proc.stdout)]
+
+
+def prediction_line(p):
+    """One line of a prediction: time, TFLOPs, peak share, bottleneck (or the deadlock)."""
+    u = p.get("units") or {}
+    inputs = u.get("inputs") or {}
+    head = f"{u.get('gpu')} {p.get('model')} tile {inputs.get('tile')} {inputs.get('dtype')}"
+    if inputs.get("problem"):
+        head += f", problem {inputs['problem']} ({inputs.get('tiles')} tiles, {inputs.get('waves')} waves)"
+    if p.get("time") is None:
+        return f"{head}: no prediction: {p.get('deadlock') or 'the run did not finish'}"
+    t = p["time"]
+    return (f"{head}: {t['us']:.1f} us ({round(t['cycles'])} cycles at {u.get('clockMHz'):g} MHz), "
+            f"{p['tflops']:.1f} TFLOPS, {100 * p['peakFraction']:.1f}% of peak {u.get('peakTflops'):.1f}, "
+            f"bottleneck {p['bottleneck']}")
+
+
+def sweep_table(rows):
+    """A plain-text table of a sweep: the value, cycles, us, TFLOPS, peak share, bottleneck."""
+    knob = rows[0]["sweep"]["knob"] if rows else "value"
+    out = [f"{knob:>10}  {'cycles':>10}  {'us':>9}  {'TFLOPS':>8}  {'peak':>6}  bottleneck"]
+    for p in rows:
+        value = p["sweep"]["value"]
+        if p.get("time") is None:
+            out.append(f"{value!s:>10}  {'-':>10}  {'-':>9}  {'-':>8}  {'-':>6}  {p.get('deadlock') or 'no prediction'}")
+            continue
+        out.append(f"{value!s:>10}  {round(p['time']['cycles']):>10}  {p['time']['us']:>9.1f}  {p['tflops']:>8.1f}  "
+                   f"{100 * p['peakFraction']:>5.1f}%  {p['bottleneck']}")
+    return "\n".join(out)
 
 
 def note_no_ops(model, stem):
@@ -150,6 +245,12 @@ def _main(args):
         model, stem = load_bundled_example()
         inputs = []
         files = {}
+    if args.print_prediction or args.sweep:
+        if args.mode != "waveform":
+            raise PredictError("--mode", "a prediction is of the waveform's schedule, not --mode graph")
+        rows = run_predict(model, args, args.sweep)
+        sys.stdout.write((sweep_table(rows) if args.sweep else prediction_line(rows[0])) + "\n")
+        return 0
     if args.print_json:
         parse_cutlass.print_warnings(model)
         sys.stdout.write(parse_cutlass.dump_json(model, pretty=True) + "\n")

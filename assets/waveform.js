@@ -377,6 +377,7 @@ var KVWave = (function () {
         var range = ranges(name, model);
         if (!range) { out.messages.push("URL hash: ignored " + shown + " (not a knob of the " + model + " model)."); return; }
         if (range.derived) { out.messages.push("URL hash: ignored " + shown + " (the source derives it from the other knobs)."); return; }
+        if (range.text) { out.knobs[name] = value; return; }
         if (range.flag) {
           var word = value.toLowerCase();
           if (!Object.prototype.hasOwnProperty.call(HASH_FLAG_WORDS, word)) {
@@ -979,6 +980,16 @@ var KVWave = (function () {
     var model = JSON.parse(document.getElementById("model").textContent);
     var parsed = model.parsed;
     var hashKeys = model.hashKeys;
+    // GPU presets (sim/gpus.json, embedded as JSON): the GPU select; schedule.js looks a GPU name
+    // up in the global KernelGpuTable (docs/performance.md). Unit knobs: KNOB_TABLE.units.
+    var gpuTableEl = document.getElementById("gpus");
+    var gpuTable = gpuTableEl ? JSON.parse(gpuTableEl.textContent) : {gpus: {}};
+    window.KernelGpuTable = gpuTable;
+    var UNIT_SPECS = {};
+    (KS.KNOB_TABLE.units || []).forEach(function (k) { UNIT_SPECS[k.name] = k; });
+    // Knobs a cycles run computed (sources "gpu" / "problem") as {name: value}: not sent back, so
+    // they are computed again, unless the user moved them (then they differ and are sent).
+    var unitComputed = {};
 
     var canvas = document.getElementById("wave");
     var box = document.getElementById("wave-box");
@@ -1010,6 +1021,8 @@ var KVWave = (function () {
     /** What the hash and the controls accept for a knob of a model: {min, max}, {options}, {flag}, or null. */
     function rangeOf(name, modelName) {
       if (name === "model") return {options: modelNames.slice()};
+      var unit = UNIT_SPECS[name];
+      if (unit) return name === "gpu" ? {options: Object.keys(gpuTable.gpus)} : unit.text ? {text: true} : unit.onOff ? {flag: true} : {min: 0, max: MAX_HASH_NUMBER};
       var specs = KS.knobsFor(modelName || state.knobs.model, parsed);
       for (var i = 0; i < specs.length; i++) {
         var spec = specs[i];
@@ -1065,11 +1078,43 @@ var KVWave = (function () {
       modelSelect.title = "No schedule model fits this kernel: " + startFit.reason;
     }
     modelSelect.addEventListener("change", function () { setModel(modelSelect.value); });
+    // The GPU select (none: abstract steps) and the problem size of the cycles mode.
+    var gpuSelect = document.getElementById("knob-gpu"), problemInput = document.getElementById("knob-problem");
+    [""].concat(Object.keys(gpuTable.gpus)).forEach(function (name) {
+      var opt = document.createElement("option");
+      opt.value = name;
+      opt.textContent = name || "none (steps)";
+      gpuSelect.appendChild(opt);
+    });
+    gpuSelect.addEventListener("change", function () { setUnit("gpu", gpuSelect.value); });
+    problemInput.addEventListener("change", function () { setUnit("problem", problemInput.value.trim()); });
+    /** Set (or, empty, remove) a unit knob; without a GPU the computed latencies go back to the defaults. */
+    function setUnit(name, value) {
+      if (value) state.knobs[name] = value; else delete state.knobs[name];
+      if (!state.knobs.gpu) {
+        Object.keys(unitComputed).forEach(function (k) { if (state.knobs[k] === unitComputed[k]) delete state.knobs[k]; });
+        unitComputed = {};
+      }
+      state.fitted = true;
+      requestSimulate();
+    }
+    /** The GPU select and problem input show the knobs. */
+    function syncUnits() { gpuSelect.value = state.knobs.gpu || ""; problemInput.value = state.knobs.problem || ""; }
+    /** Step t as text: with a GPU, cycles and microseconds at its clock. */
+    function stepText(t) {
+      var u = state.result && state.result.units;
+      if (!u || !state.result.time) return String(t);
+      var us = t / u.clockMHz;
+      return t + " \u00b7 " + (us < 10 ? us.toFixed(2) : us < 100 ? us.toFixed(1) : us.toFixed(0)) + " \u00b5s";
+    }
 
     /** Switch the model: that model's starting knobs, its controls and legend, a fitted view. */
     function setModel(modelName) {
       if (modelNames.indexOf(modelName) < 0) return;
-      state.knobs = baseKnobs(modelName);
+      var units = {};
+      Object.keys(state.knobs).forEach(function (k) { if (UNIT_SPECS[k]) units[k] = state.knobs[k]; });
+      state.knobs = Object.assign(baseKnobs(modelName), units);
+      unitComputed = {};
       state.hashMessages = [];
       state.follow = null;
       state.fitted = true;
@@ -1084,7 +1129,14 @@ var KVWave = (function () {
     /** state.knobs without the derived knobs: what the page simulates, hashes and exports. */
     function simKnobs() {
       var out = {};
-      Object.keys(state.knobs).forEach(function (k) { if (!derivedNames[k]) out[k] = state.knobs[k]; });
+      // With a GPU, a knob at its model default is left out too: the cycles run computes it.
+      var defaults = {};
+      if (state.knobs.gpu) KS.knobsFor(state.knobs.model, parsed).forEach(function (spec) { defaults[spec.name] = spec["default"]; });
+      Object.keys(state.knobs).forEach(function (k) {
+        if (derivedNames[k] || (unitComputed[k] !== undefined && unitComputed[k] === state.knobs[k])) return;
+        if (k in defaults && defaults[k] === state.knobs[k]) return;
+        out[k] = state.knobs[k];
+      });
       return out;
     }
     /** Build one labelled control per knob of the model that has a hash key (CLI flag): slider, select or checkbox. */
@@ -1254,7 +1306,11 @@ var KVWave = (function () {
       var simSource = window.KV_SOURCES && window.KV_SOURCES.schedule;
       if (!simSource || typeof Worker === "undefined" || typeof Blob === "undefined") return null;
       try {
-        if (!workerUrl) workerUrl = URL.createObjectURL(new Blob([simSource, "\n", WORKER_MAIN], {type: "text/javascript"}));
+        // The formulas (perf) and the GPU table come first: a cycles run reads both.
+        if (!workerUrl) {
+          workerUrl = URL.createObjectURL(new Blob([window.KV_SOURCES.perf || "", "\nvar KernelGpuTable = " + JSON.stringify(gpuTable) + ";\n",
+            simSource, "\n", WORKER_MAIN], {type: "text/javascript"}));
+        }
         var w = new Worker(workerUrl);
         w.onmessage = onmessage;
         w.onerror = function (ev) { ev.preventDefault(); onerror(ev); };
@@ -1387,7 +1443,13 @@ var KVWave = (function () {
       // structure (attention: 2 stages for a shared K/V ring with intra-WG overlap); the controls
       // and the hash show what was simulated.
       if (result.knobs && typeof result.knobs === "object" && result.knobs.model === state.knobs.model) {
-        state.knobs = Object.assign({}, result.knobs);
+        // A cycles run's knobs lack the unit knobs (kept) and hold the computed ones (remembered).
+        var units = {};
+        Object.keys(state.knobs).forEach(function (k) { if (UNIT_SPECS[k]) units[k] = state.knobs[k]; });
+        unitComputed = {};
+        var sources = result.units && result.units.sources ? result.units.sources : {};
+        Object.keys(sources).forEach(function (k) { if ((sources[k] === "gpu" || sources[k] === "problem") && k in result.knobs) unitComputed[k] = result.knobs[k]; });
+        state.knobs = Object.assign({}, result.knobs, units);
       }
       state.result = result;
       // The view description first: row layout (sub-lanes), fills and legend read it.
@@ -1676,14 +1738,14 @@ var KVWave = (function () {
         el.appendChild(p);
         return p;
       }
-      function list(items) {
+      function list(items, parent) {
         var ul = document.createElement("ul");
         items.forEach(function (text) {
           var li = document.createElement("li");
           li.textContent = text;
           ul.appendChild(li);
         });
-        el.appendChild(ul);
+        (parent || el).appendChild(ul);
         return ul;
       }
       var r = state.result, v = r && r.verdict;
@@ -1716,7 +1778,19 @@ var KVWave = (function () {
         el.title = r.deadlock.message;
         return;
       }
-      line("Total: " + v.total + " steps", "kv-big");
+      var unit = r.units && r.time ? "cycles" : "steps";
+      line("Total: " + v.total + " " + unit, "kv-big");
+      if (r.units && r.time) {
+        var u = r.units, inp = u.inputs;
+        line("Time: " + stepText(r.time.cycles).split(" \u00b7 ")[1] + " (" + Math.round(r.time.cycles) + " cycles at " + u.clockMHz + " MHz, " + u.gpu + ")", "kv-big kv-units");
+        line("Throughput: " + r.tflops.toFixed(1) + " TFLOPS, " + pct(r.peakFraction) + " of the " + u.peakTflops.toFixed(1) + " TFLOPS " + inp.dtype + " peak" +
+          (inp.problem ? " (problem " + inp.problem + ": " + inp.tiles + " tiles on " + inp.ctas + " CTAs, " + inp.waves + " waves)" : " (no problem size: this CTA's tiles on every SM, L2 reuse 0)"));
+        line("Bottleneck: " + r.bottleneck + " (" + u.bottleneckWhy + ")", "kv-units-bottleneck");
+        list(Object.keys(u.derivation).map(function (k) {
+          return k + " = " + r.knobs[k] + " (" + u.sources[k] + (u.sources[k] === "gpu" ? ": " + u.derivation[k] : "") + ")";
+        }).concat(["tile " + inp.tile + " (" + u.sources.tile + "), dtype " + inp.dtype + " (" + u.sources.dtype + "), cluster " + inp.cluster]))
+          .className = "kv-muted kv-units-derivation";
+      }
       var order = currentView && currentView.waitReasons ? currentView.waitReasons.map(function (w) { return w.reason; }) : [];
       var ul = document.createElement("ul");
       Object.keys(v.waits || {}).sort().forEach(function (lane) {
@@ -1725,7 +1799,7 @@ var KVWave = (function () {
           return k !== "total" && order.indexOf(k) < 0;
         }).sort()).filter(function (k) { return w[k] > 0; }).map(function (k) { return k + " " + w[k]; });
         var li = document.createElement("li");
-        li.textContent = lane + " bubbles: " + (w.total || 0) + " steps" + (reasons.length ? " (" + reasons.join(", ") + ")" : "");
+        li.textContent = lane + " bubbles: " + (w.total || 0) + " " + unit + (reasons.length ? " (" + reasons.join(", ") + ")" : "");
         ul.appendChild(li);
       });
       el.appendChild(ul);
@@ -1755,13 +1829,7 @@ var KVWave = (function () {
         summary.textContent = "Not modelled (" + left.length + ")";
         fold.appendChild(summary);
         el.appendChild(fold);
-        var ul2 = document.createElement("ul");
-        left.forEach(function (text) {
-          var li = document.createElement("li");
-          li.textContent = text;
-          ul2.appendChild(li);
-        });
-        fold.appendChild(ul2);
+        list(left, fold);
       }
       renderCompare(el);
       el.title = v.summary ? String(v.summary) : "";
@@ -1915,7 +1983,8 @@ var KVWave = (function () {
       for (var row = 0; row < state.lanes.length; row++) {
         if (state.rowStripe[row] % 2 === 1) { ctx.fillStyle = colours.panel; ctx.fillRect(state.gutterPx, laneTop(row), widthCss, state.rowHeight[row]); }
       }
-      var tickStep = niceTickStep(scale.pxPerStep);
+      // Cycles and microseconds make longer labels: ticks twice as far apart.
+      var tickStep = niceTickStep(scale.pxPerStep * (state.result && state.result.time ? 0.5 : 1));
       var firstTick = Math.ceil(scale.t0Step / tickStep) * tickStep;
       ctx.fillStyle = colours.grid;
       for (var t = firstTick; t <= scale.t1Step; t += tickStep) {
@@ -2224,7 +2293,7 @@ var KVWave = (function () {
         var x = Math.round(scale.xPx(t));
         if (x < state.gutterPx) continue;
         ctx.fillRect(x, RULER_HEIGHT_PX - 5, 1, 4);
-        var text = String(t), w = textWidth(text);
+        var text = stepText(t), w = textWidth(text);
         var left = x + 3 + w <= widthCss ? x + 3 : x - 3 - w;
         if (left < state.gutterPx) continue;
         ctx.textAlign = "left";
@@ -2288,7 +2357,7 @@ var KVWave = (function () {
     function updateReadouts() {
       var v = state.view, c = state.cursor;
       var off = c !== null && (c < v.t0Step || c > v.t1Step);
-      document.getElementById("cursor-readout").textContent = "cursor " + (c === null ? "\u2013" : c + (off ? " (off screen)" : ""));
+      document.getElementById("cursor-readout").textContent = "cursor " + (c === null ? "\u2013" : stepText(c) + (off ? " (off screen)" : ""));
       var a = state.markerA, b = state.markerB;
       // B before A: the distance is still |B - A| (GTKWave and Surfer show the magnitude).
       var delta = a !== null && b !== null ? "|B\u2212A| " + Math.abs(b - a) + " steps" + (b < a ? " (B before A)" : "") : "B\u2212A \u2013";
@@ -3022,6 +3091,7 @@ var KVWave = (function () {
         buildControls(p.model);
       }
       Object.keys(p.knobs).forEach(function (k) { state.knobs[k] = p.knobs[k]; });
+      syncUnits();
       state.cursor = p.cursor; state.markerA = p.markerA; state.markerB = p.markerB;
       state.follow = p.follow;
       state.hashMessages = startMessages.concat(p.messages);

@@ -326,7 +326,7 @@ var KernelPerf = (function () {
     var bm = positive(c.blockM, "blockM"), bn = positive(c.blockN, "blockN"), d = positive(c.headdim, "headdim");
     var batch = positive(c.batch, "batch"), heads = positive(c.heads, "heads"), seqlen = positive(c.seqlen, "seqlen");
     var ctasPerHead = Math.ceil(seqlen / bm);
-    var reuse = c.reuse === undefined || c.reuse === null ? 1 - 1 / Math.min(ctasPerHead, gpu.sms) : c.reuse;
+    var reuse = c.reuse === undefined || c.reuse === null ? attentionKvReuse(seqlen, bm, gpu.sms) : c.reuse;
     var mma = mmaCycles({ m: bm, n: bn, k: d, dtype: dtype }, gpu) * 2;
     var tma = tmaCycles({ bytes: 2 * bn * d * dtypeBytes(dtype) }, gpu, { reuse: reuse, latencyCycles: c.latencyCycles });
     var sm = softmaxCycles({ rows: bm, cols: bn }, gpu);
@@ -351,6 +351,173 @@ var KernelPerf = (function () {
       bottleneck: over === mma ? "tensor-core" : over === sm.cycles ? "softmax" : "tma-bandwidth",
       peakTflops: peak
     };
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // The schedule's latencies in cycles (issue 21 part 4): what schedule.js's `units` step feeds
+  // each model's latency knobs when a GPU is given, each with its derivation in words, so the page
+  // can say which formula and which inputs every number came from.
+
+  /** Round a cycle count for an integer knob: at least `min`, Math.round otherwise. */
+  function cyclesKnob(x, min) { return Math.max(min, Math.round(x)); }
+
+  /** Short printable number: integers as is, else 3 significant digits. */
+  function num(x) { return x === Math.round(x) ? String(x) : String(Number(x.toPrecision(3))); }
+
+  /**
+   * The TMA latency knob of one load of `bytes`: tmaCycles with the given reuse and fixed latency
+   * (memLatency; the presets have none, so 0 unless given), as {cycles, text, transfer}.
+   */
+  function loadKnob(bytes, gpu, reuse, memLatency, what) {
+    var t = tmaCycles({ bytes: bytes }, gpu, { reuse: reuse, latencyCycles: memLatency === undefined ? null : memLatency });
+    var lat = t.latency === null ? 0 : t.latency;
+    return {
+      cycles: cyclesKnob(lat + t.transfer, 0),
+      transfer: t.transfer,
+      text: "tmaCycles: " + (t.latencyKnown ? num(lat) + " latency + " : "") + num(bytes) + " B " + what + " x (1 - reuse " + num(reuse) +
+        ") / " + num(gpu.hbmBytesPerClockPerSm) + " B/clk/SM HBM" + (t.l2Known ? "" : " (L2 hits free: no L2 bandwidth in the preset)") +
+        (t.latencyKnown ? "" : " (no fixed latency: none in the preset; give memLatency)")
+    };
+  }
+
+  /** "2 x m x n x k / rate" for an MMA's derivation. */
+  function mmaText(m, n, k, dtype, gpu) {
+    return "mmaCycles: 2 x " + m + " x " + n + " x " + k + " / " + num(tensorRate(gpu, dtype)) + " " + dtype + " FLOP/clk/SM";
+  }
+
+  /**
+   * Persistent CTAs and the tiles the busiest one runs: ctas = SMs rounded down to whole clusters
+   * (a cluster's CTAs run on SMs of one GPC; the rounding ignores GPC boundaries), tilesPerCta =
+   * ceil(tiles / ctas), waves the same number (the last possibly partial).
+   */
+  function ctaTiles(tiles, gpu, clusterSize) {
+    var size = clusterSize || 1;
+    var ctas = Math.max(size, Math.floor(gpu.sms / size) * size);
+    var perCta = Math.ceil(positive(tiles, "tiles") / ctas);
+    return { ctas: ctas, tilesPerCta: perCta, waves: perCta, lastWaveTiles: tiles - (perCta - 1) * ctas };
+  }
+
+  /** K/V L2 reuse of attention: 1 - 1 / (CTAs of a wave sharing one head's K and V). */
+  function attentionKvReuse(seqlen, blockM, sms) {
+    return 1 - 1 / Math.min(Math.ceil(seqlen / blockM), sms);
+  }
+
+  /**
+   * The SM90 GEMM model's latency knobs for tile {m, n, k}: tmaLatency = one k-tile's A and B
+   * loads (tmaCycles), wgmmaLatency = the CTA tile's k-tile MMA (mmaCycles: in pingpong each WG
+   * owns a whole tile, in cooperative the two WGs' halves are one tensor-core job), epilogueLatency
+   * = epilogueCycles of the whole tile (cooperative WGs store their halves at once, sharing the
+   * SM's bandwidth). c = {tile, dtype, outDtype?, reuse, memLatency?}.
+   */
+  function gemmLatencies(c, gpu) {
+    var t = c.tile, dt = c.dtype, bytes = (t.m + t.n) * t.k * dtypeBytes(dt);
+    var load = loadKnob(bytes, gpu, c.reuse, c.memLatency, "(A + B k-tile)");
+    var mma = mmaCycles({ m: t.m, n: t.n, k: t.k, dtype: dt }, gpu);
+    var epi = epilogueCycles({ m: t.m, n: t.n, outDtype: c.outDtype || dt }, gpu);
+    return {
+      knobs: { tmaLatency: load.cycles, wgmmaLatency: cyclesKnob(mma, 1), epilogueLatency: cyclesKnob(epi.cycles, 0) },
+      derivation: {
+        tmaLatency: load.text,
+        wgmmaLatency: mmaText(t.m, t.n, t.k, dt, gpu),
+        epilogueLatency: "epilogueCycles: " + num(epi.outBytes) + " B / " + num(gpu.smemBytesPerClockPerSm) + " B/clk smem + " +
+          num(epi.outBytes) + " B / " + num(gpu.hbmBytesPerClockPerSm) + " B/clk/SM HBM"
+      },
+      loadBytes: bytes,
+      loadTransfer: load.transfer,
+      loadsPerTile: "kTiles"
+    };
+  }
+
+  /**
+   * The attention model's latency knobs for blocks {blockM, blockN} of head dimension d shared by
+   * C consumer WGs (each WG owns blockM / C rows): tmaLatency = one K (or V) tile's load;
+   * gemm0Latency = S = Q K^T of the WG's rows, gemm1Latency = O += P V of them (the model's tensor
+   * core runs one WG's GEMM at a time); softmaxLatency = softmaxCycles of the WG's rows x blockN at
+   * the SM's MUFU and FMA rates (a concurrent softmax of the other WG is not charged);
+   * epilogueLatency = epilogueCycles of the WG's rows x d. c = {blockM, blockN, headdim, C, dtype, reuse, memLatency?}.
+   */
+  function attentionLatencies(c, gpu) {
+    var rows = c.blockM / c.C, dt = c.dtype, d = c.headdim, bytes = c.blockN * d * dtypeBytes(dt);
+    var load = loadKnob(bytes, gpu, c.reuse, c.memLatency, "(one K or V tile)");
+    var g = mmaCycles({ m: rows, n: c.blockN, k: d, dtype: dt }, gpu);
+    var sm = softmaxCycles({ rows: rows, cols: c.blockN }, gpu);
+    var epi = epilogueCycles({ m: rows, n: d, outDtype: dt }, gpu);
+    return {
+      knobs: { tmaLatency: load.cycles, gemm0Latency: cyclesKnob(g, 1), gemm1Latency: cyclesKnob(g, 1),
+        softmaxLatency: cyclesKnob(sm.cycles, 1), epilogueLatency: cyclesKnob(epi.cycles, 0) },
+      derivation: {
+        tmaLatency: load.text,
+        gemm0Latency: mmaText(rows, c.blockN, d, dt, gpu) + " (S = Q K^T of one WG's rows)",
+        gemm1Latency: mmaText(rows, d, c.blockN, dt, gpu) + " (O += P V of one WG's rows)",
+        softmaxLatency: "softmaxCycles: max(" + rows + " x " + c.blockN + " / " + num(gpu.mufuEx2PerClockPerSm) + " ex2/clk, " +
+          rows + " x " + c.blockN + " x " + SOFTMAX_FMA_PER_ELEMENT + " / " + num(gpu.fp32FmaPerClockPerSm) + " FMA/clk)",
+        epilogueLatency: "epilogueCycles: " + num(epi.outBytes) + " B / " + num(gpu.smemBytesPerClockPerSm) + " B/clk smem + " +
+          num(epi.outBytes) + " B / " + num(gpu.hbmBytesPerClockPerSm) + " B/clk/SM HBM"
+      },
+      loadBytes: bytes,
+      loadTransfer: load.transfer,
+      loadsPerTile: "2 x kvBlocks"
+    };
+  }
+
+  /**
+   * The Blackwell model's latency knobs for the CTA tile {m, n, k} with `subtiles` epilogue
+   * subtiles: tmaLatency and ummaLatency as the SM90 GEMM's; tmemLoadLatency = 0 (the TMEM ->
+   * register bandwidth has no source: epilogueCycles' accumulatorRead); storeLatency =
+   * epilogueCycles of one subtile (m x n / subtiles). c = {tile, dtype, subtiles, reuse, memLatency?}.
+   */
+  function blackwellLatencies(c, gpu) {
+    var t = c.tile, dt = c.dtype, bytes = (t.m + t.n) * t.k * dtypeBytes(dt);
+    var load = loadKnob(bytes, gpu, c.reuse, c.memLatency, "(A + B k-tile)");
+    var mma = mmaCycles({ m: t.m, n: t.n, k: t.k, dtype: dt }, gpu);
+    var sub = t.n / c.subtiles;
+    var epi = epilogueCycles({ m: t.m, n: sub, outDtype: c.outDtype || dt }, gpu);
+    return {
+      knobs: { tmaLatency: load.cycles, ummaLatency: cyclesKnob(mma, 1), tmemLoadLatency: 0, storeLatency: cyclesKnob(epi.cycles, 0) },
+      derivation: {
+        tmaLatency: load.text,
+        ummaLatency: mmaText(t.m, t.n, t.k, dt, gpu),
+        tmemLoadLatency: "0: the TMEM -> register bandwidth has no source (epilogueCycles' accumulatorRead)",
+        storeLatency: "epilogueCycles of one subtile (" + t.m + " x " + num(sub) + "): " + num(epi.outBytes) + " B / " +
+          num(gpu.smemBytesPerClockPerSm) + " B/clk smem + " + num(epi.outBytes) + " B / " + num(gpu.hbmBytesPerClockPerSm) + " B/clk/SM HBM"
+      },
+      loadBytes: bytes,
+      loadTransfer: load.transfer,
+      loadsPerTile: "kTiles"
+    };
+  }
+
+  /** Tensor-core idle share at or under which a run is tensor-core bound (classifyBottleneck). */
+  var TENSOR_IDLE_TOLERANCE = 0.1;
+
+  /**
+   * The bottleneck of one simulated CTA run, from its waits and busy time (docs/performance.md):
+   * "tma-bandwidth" when the HBM floor (the CTA's load bytes over its HBM share, which the engine
+   * does not enforce: its copies overlap freely) exceeds the simulated cycles; else "tensor-core"
+   * when the tensor core idles at most TENSOR_IDLE_TOLERANCE of the run; else the candidate that
+   * leaves it idle longest (candidates: [{name, cycles}] with names tma-latency, softmax,
+   * epilogue). r = {total, busy, floor, candidates}. Returns {name, why, idle, shares}.
+   */
+  function classifyBottleneck(r) {
+    var total = r.total, busy = r.busy, idle = Math.max(0, total - busy);
+    var pct = function (x) { return total > 0 ? Math.round(1000 * x / total) / 10 + "%" : "0%"; };
+    if (r.floor > total) {
+      return { name: "tma-bandwidth", idle: idle,
+        why: "HBM floor " + num(r.floor) + " cycles (the CTA's load bytes / its HBM share) exceeds the simulated " + total + " cycles" };
+    }
+    if (total <= 0 || idle <= TENSOR_IDLE_TOLERANCE * total) {
+      return { name: "tensor-core", idle: idle,
+        why: "tensor core busy " + busy + " of " + total + " cycles (" + pct(busy) + "); idle " + pct(idle) + " <= " + pct(TENSOR_IDLE_TOLERANCE * total) };
+    }
+    var best = null;
+    (r.candidates || []).forEach(function (c) { if (c.cycles > 0 && (best === null || c.cycles > best.cycles)) best = c; });
+    if (best === null) {
+      return { name: "tensor-core", idle: idle,
+        why: "tensor core idle " + pct(idle) + " of the run, but no wait explains it (pipeline fill and drain)" };
+    }
+    return { name: best.name, idle: idle,
+      why: "tensor core idle " + idle + " of " + total + " cycles (" + pct(idle) + "); the largest share: " + best.name + " " +
+        Math.round(best.cycles) + " cycles (" + (best.how || "") + ")" };
   }
 
   // ---------------------------------------------------------------------------------------------
@@ -451,6 +618,14 @@ var KernelPerf = (function () {
     problemTime: problemTime,
     predictGemm: predictGemm,
     predictAttention: predictAttention,
+    ctaTiles: ctaTiles,
+    attentionKvReuse: attentionKvReuse,
+    gemmLatencies: gemmLatencies,
+    attentionLatencies: attentionLatencies,
+    blackwellLatencies: blackwellLatencies,
+    classifyBottleneck: classifyBottleneck,
+    TENSOR_IDLE_TOLERANCE: TENSOR_IDLE_TOLERANCE,
+    parseShape: parseShape,
     parseArgs: parseArgs,
     main: main,
     USAGE: USAGE

@@ -142,3 +142,22 @@ FA3_BUILD_RULE_LINES = [
 def test_fa3_build_rule_lines_say_what_the_model_implements(rel, line, text):
     lines = (Path(FA3) / rel).read_text(encoding="utf-8").splitlines()
     assert text in lines[line - 1], f"{rel}:{line} is now {lines[line - 1].strip()!r}"
+
+
+def test_viz_the_bundled_example_and_the_page_start_as_the_same_fa3_build(tmp_path):
+    """viz.py on the FA3 checkout and the committed example page open in the same build: BF16,
+    head dimension 128, 2 MMA WGs, IntraWGOverlap and the scheduler barrier on, Transpose_V off."""
+    import re
+    import node_util
+    import viz
+    out = tmp_path / "fa3.html"
+    assert viz.main([str(Path(FA3) / "hopper/mainloop_fwd_sm90_tma_gmma_ws.hpp"), "--kernel-layer",
+                     str(Path(FA3) / "hopper/flash_fwd_kernel_sm90.h"), "-o", str(out)]) == 0
+    live = json.loads(re.search(r'<script type="application/json" id="model">(.*?)</script>', out.read_text(), re.S).group(1))
+    example = json.loads((ROOT / "examples" / "fa3_fwd.json").read_text(encoding="utf-8"))
+    assert live["initialKnobs"] == {}
+    got = node_util.fits([live["parsed"], example])
+    build = [{k: g["knobs"][k] for k in ("dtype", "headDim", "consumerWGs", "intraWGOverlap", "interWGPingpong", "transposeV")}
+             for g in got]
+    assert build[0] == build[1] == {"dtype": "bf16", "headDim": 128, "consumerWGs": 2, "intraWGOverlap": True,
+                                    "interWGPingpong": True, "transposeV": False}

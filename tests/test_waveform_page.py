@@ -63,8 +63,8 @@ def test_all_markers_filled_and_assets_inlined(parsed):
         assert page.count(probe) >= 1, asset
     # Scripts come after the model; the simulator, exporter and shared module before the page script.
     scripts = page_scripts(page)
-    assert [name for name, _ in scripts] == ["schedule", "trace_export", "common", "waveform"]
-    for (name, text), probe in zip(scripts, ("var KernelSchedule", "var KernelExport", "var KVCommon", "var KVWave")):
+    assert [name for name, _ in scripts] == ["perf", "schedule", "trace_export", "common", "waveform"]
+    for (name, text), probe in zip(scripts, ("var KernelPerf", "var KernelSchedule", "var KernelExport", "var KVCommon", "var KVWave")):
         assert probe in text, name
     assert page.index('id="model"') < page.index('class="kv-code"') < page.index("DecompressionStream")
 
@@ -79,7 +79,8 @@ def test_model_round_trips(parsed):
     model = model_of(rw.render(parsed))
     assert model["parsed"] == parsed
     assert model["initialKnobs"] == rw.initial_knobs(parsed)
-    assert model["hashKeys"] == [[flag[2:], name] for flag, name in rw.KNOB_FLAGS]
+    assert model["hashKeys"] == ([[flag[2:], name] for flag, name in rw.KNOB_FLAGS] +
+                                 [[flag[2:], name] for flag, name, _kind in rw.UNIT_FLAGS])
 
 
 def test_json_cannot_break_out_of_its_script(parsed):
@@ -98,7 +99,7 @@ def test_json_cannot_break_out_of_its_script(parsed):
     assert model["parsed"] == nasty
     # The path also appears in the header, escaped as HTML text.
     assert "a&lt;/script&gt;b.hpp" in page
-    assert page.lower().count("</script>") == 6  # model, 4 packed scripts, start-up script
+    assert page.lower().count("</script>") == 8  # model, GPU table, 5 packed scripts, start-up script
 
 
 def test_header_text_is_escaped(parsed):

@@ -1,0 +1,97 @@
+"""viz.py's cycles flags (issue 21 part 4, docs/performance.md): --gpu, --gpu-file, --clock-mhz,
+--tile, --dtype, --problem, --print-prediction, --sweep; bad input is one stderr line and exit 2."""
+
+import json
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+import render_waveform as rw  # noqa: E402
+import viz  # noqa: E402
+
+NODE = shutil.which("node")
+needs_node = pytest.mark.skipif(NODE is None, reason="node is not installed")
+
+
+def run(*args):
+    """Run viz.py on the bundled example; return (status, stdout, stderr)."""
+    proc = subprocess.run([sys.executable, str(ROOT / "viz.py"), *args], capture_output=True, text=True, cwd=ROOT)
+    return proc.returncode, proc.stdout, proc.stderr
+
+
+def test_unit_flags_come_from_the_knob_table_and_do_not_clash():
+    flags = [flag for flag, _name in rw.KNOB_FLAGS] + [flag for flag, _name, _kind in rw.UNIT_FLAGS]
+    assert len(flags) == len(set(flags))
+    assert {"--gpu", "--tile", "--problem", "--cluster", "--batch", "--heads", "--seqlen", "--causal",
+            "--clock-mhz"} <= set(flags)
+    args = viz.build_arg_parser().parse_args(["--gpu", "h100-sxm", "--problem", "4096x4096x4096", "--causal",
+                                              "--clock-mhz", "1500", "--dtype", "fp8"])
+    assert viz.knob_overrides(args) == {"gpu": "h100-sxm", "problem": "4096x4096x4096", "causal": True,
+                                        "clockMHz": 1500, "dtype": "fp8"}
+
+
+@needs_node
+def test_print_prediction_is_one_line_with_the_worked_figures():
+    code, out, err = run("--gpu", "h100-sxm", "--problem", "4096x4096x4096", "--print-prediction")
+    assert code == 0, err
+    assert out.count("\n") == 1
+    assert "tile 128x128x64 bf16" in out and "1024 tiles, 8 waves" in out
+    m = re.search(r"\(([\d]+) cycles at 1830 MHz\), ([\d.]+) TFLOPS", out)
+    assert m, out
+    # 8 tiles x 64 k-tiles x 512 cycles busy, so at least 262144 cycles and at most 989.4 TFLOPS.
+    assert int(m.group(1)) >= 262144 and float(m.group(2)) <= 989.4
+    assert out.rstrip().endswith("bottleneck tensor-core")
+    # A locked clock: same cycles of MMA, fewer TFLOPS.
+    code, slow, err = run("--gpu", "h100-sxm", "--problem", "4096x4096x4096", "--clock-mhz", "1000", "--print-prediction")
+    assert code == 0, err
+    assert float(re.search(r"([\d.]+) TFLOPS", slow).group(1)) < float(m.group(2))
+
+
+@needs_node
+def test_sweep_prints_a_table_of_the_prediction_per_value():
+    code, out, err = run("--gpu", "h100-sxm", "--problem", "4096x4096x4096", "--mem-latency", "1500", "--sweep", "stages=2..6")
+    assert code == 0, err
+    rows = out.strip().splitlines()
+    assert rows[0].split()[0] == "stages" and len(rows) == 6
+    assert [r.split()[-1] for r in rows[1:]] == ["tma-latency"] * 3 + ["tensor-core"] * 2
+
+
+@needs_node
+def test_gpu_file_supplies_the_presets(tmp_path):
+    table = json.loads((ROOT / "sim" / "gpus.json").read_text(encoding="utf-8"))
+    mine = {"schema_version": 1, "gpus": {"my-h100": table["gpus"]["h100-sxm"]}}
+    path = tmp_path / "mine.json"
+    path.write_text(json.dumps(mine), encoding="utf-8")
+    code, out, err = run("--gpu-file", str(path), "--gpu", "my-h100", "--problem", "4096x4096x4096", "--print-prediction")
+    assert code == 0, err
+    assert "bottleneck tensor-core" in out
+    code, _out, err = run("--gpu-file", str(path), "--gpu", "h100-sxm", "--print-prediction")
+    assert code == 2 and "unknown GPU 'h100-sxm'" in err and err.count("\n") == 1
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--gpu", "nope", "--print-prediction"], "unknown GPU 'nope'"),
+    (["--print-prediction"], "a GPU preset is needed"),
+    (["--gpu", "h100-sxm", "--tile", "128x128", "--print-prediction"], "tile expects MxNxK"),
+    (["--gpu", "h100-sxm", "--sweep", "stages", "--print-prediction"], "--sweep expects"),
+])
+def test_bad_prediction_input_is_one_line_and_exit_2(args, message):
+    if NODE is None and "unknown GPU" not in message and "GPU preset" not in message:
+        pytest.skip("node is not installed")
+    code, out, err = run(*args)
+    assert code == 2 and out == ""
+    assert err.count("\n") == 1 and message in err, err
+
+
+def test_without_node_print_prediction_says_so(monkeypatch, capsys):
+    monkeypatch.setattr(viz.shutil, "which", lambda name: None)
+    assert viz.main(["--gpu", "h100-sxm", "--print-prediction"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "node" in err and "not found" in err
