@@ -22,101 +22,26 @@ import json
 import operator
 import os
 import re
-import stat
 import sys
 from array import array
 from pathlib import Path
 
-__version__ = "0.1.0"
-SCHEMA_VERSION = 2
-TOOL_NAME = "kernel_logical_visualizer"
+import parse_core
+# The shared core (parse_core.py), re-exported: viz.py, the tests and the scripts import these
+# from the CLI's module.
+from parse_core import (  # noqa: F401
+    BINARY_SNIFF_BYTES, CONSUMER_OPS, CONSUMER_ROLE_OPS, MAX_FILE_BYTES, MAX_TEXT_CHARS,
+    PIPELINE_MEMBER_OPS, PRODUCER_OPS, PRODUCER_ROLE_OPS, RE_ARCH_NAME, SCAN_SUFFIXES,
+    SCHEMA_VERSION, TOOL_NAME, DriverFileError, InputError, ParseError, VizError, __version__,
+    as_list, default_jobs, display_path, operand_name, parse_file, read_source, role_of, scan,
+    scan_file, scan_row)
 
-MAX_FILE_BYTES = 16 * 1024 * 1024   # larger inputs are refused: headers are < 1 MB
-MAX_TEXT_CHARS = 160                # statement texts are trimmed to this length
 STATEMENT_SCAN_LIMIT = 4000         # chars scanned around an op for its statement (keeps it linear)
 MAX_FUNCTION_NESTING = 3            # functions inside functions inside ... deeper are not parsed
-BINARY_SNIFF_BYTES = 8192
 
 # ----------------------------------------------------------------------------------------------
-# Errors
+# Step 2-3: blanking, line and bracket indexes (step 1, read_source, is parse_core's)
 # ----------------------------------------------------------------------------------------------
-
-
-class VizError(Exception):
-    """Base of every error the CLIs report as one line (`path:line:col: msg`) with exit status 2."""
-
-    def __init__(self, path, msg, line=None, col=None, notes=()):
-        super().__init__(msg)
-        self.path, self.msg, self.line, self.col = str(path), msg, line, col
-        self.notes = list(notes)
-
-    def __str__(self):
-        where = self.path
-        if self.line is not None:
-            where += f":{self.line}"
-            if self.col is not None:
-                where += f":{self.col}"
-        return f"{where}: {self.msg}"
-
-
-class InputError(VizError):
-    """The input cannot be read or is not a source file (missing, directory, binary, too large)."""
-
-
-class ParseError(VizError, ValueError):
-    """The text was read but holds nothing this tool can model."""
-
-
-class DriverFileError(ParseError):
-    """An example driver (.cu with CollectiveBuilder): the pipeline lives in a collective mainloop."""
-
-
-# ----------------------------------------------------------------------------------------------
-# Step 1-3: reading, blanking, line and bracket indexes
-# ----------------------------------------------------------------------------------------------
-
-
-def read_source(path):
-    """Read a source file; return (text, warnings). Raise InputError for unreadable input."""
-    path = Path(path)
-    if not path.exists():
-        raise InputError(path, "no such file")
-    if path.is_dir():
-        raise InputError(path, "is a directory, not a source file")
-    if not path.is_file():
-        # A FIFO or device may block on open or never end: refuse it before opening it.
-        raise InputError(path, "not a regular file")
-    try:
-        with open(path, "rb") as handle:
-            info = os.fstat(handle.fileno())
-            if not stat.S_ISREG(info.st_mode):   # replaced since the check above
-                raise InputError(path, "not a regular file")
-            if info.st_size > MAX_FILE_BYTES:
-                raise InputError(path, f"file too large ({info.st_size} bytes; the limit is "
-                                 f"{MAX_FILE_BYTES})")
-            # Never read more than the limit, even if the file grows while we read it.
-            data = handle.read(MAX_FILE_BYTES + 1)
-    except OSError as exc:
-        raise InputError(path, f"cannot read: {exc.strerror or exc}") from None
-    if len(data) > MAX_FILE_BYTES:
-        raise InputError(path, f"file too large (more than {MAX_FILE_BYTES} bytes)")
-    if not data.strip():
-        raise InputError(path, "empty file")
-    if b"\0" in data[:BINARY_SNIFF_BYTES]:
-        raise InputError(path, "binary file (NUL bytes), not C++ source")
-    warnings = []
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        text = data.decode("utf-8", errors="replace")
-        warnings.append(f"{path}: not valid UTF-8 (first bad byte at offset {exc.start}); "
-                        "decoded with replacement characters")
-    if text.startswith("\ufeff"):
-        text = " " + text[1:]   # keep offsets: a BOM becomes a blank
-    # Normalize line ends without changing the number of lines: CR LF -> ' ' LF, lone CR -> LF.
-    if "\r" in text:
-        text = text.replace("\r\n", " \n").replace("\r", "\n")
-    return text, warnings
 
 
 _RAW_STRING_OPEN = re.compile(r'R"(?P<delim>[^()\\\s"]{0,16})\(')
@@ -461,12 +386,8 @@ RE_TEMPLATE_PREFIX = re.compile(r"\s*template\s*<")
 # `{{{{` runs cost one regex scan, not a Python step per brace.
 RE_SCOPE_BRACE = re.compile(r"[^\s{};] \s* \{", re.VERBOSE)
 
-# Pipeline member calls: recv.producer_acquire( ... ). The receiver is read backwards.
-PRODUCER_OPS = ("producer_acquire", "producer_try_acquire", "producer_get_barrier",
-                "producer_commit", "producer_expect_transaction", "producer_tail",
-                "producer_acquire_bytes", "producer_arrive", "producer_commit_local")
-CONSUMER_OPS = ("consumer_try_wait", "consumer_test_wait", "consumer_wait", "consumer_release",
-                "consumer_release_from_umma")
+# Pipeline member calls (parse_core.PRODUCER_OPS / CONSUMER_OPS): recv.producer_acquire( ... ).
+# The receiver is read backwards.
 RE_PIPE_OP = re.compile(rf"""
     (?P<dot>\.|->) \s* (?:template \s+)?        # member access
     (?P<op>{"|".join(PRODUCER_OPS + CONSUMER_OPS)}) \b
@@ -584,7 +505,6 @@ RE_INT_LITERAL = re.compile(r"^\s*\(?\s*(?P<value>\d+)\s*[uUlL]*\s*\)?\s*$")
 
 # Driver files
 RE_DRIVER = re.compile(r"\bCollectiveBuilder\b|\bKernelScheduleAuto\b|\bGemmUniversalAdapter\b")
-RE_ARCH_NAME = re.compile(r"(?i)(?<![a-z0-9])sm_?(?P<num>\d{2,3})[a-z]?(?![0-9])")
 RE_ARCH_TAG = re.compile(r"\bcutlass::arch::Sm(?P<num>\d{2,3})\b|\bSm(?P<num2>\d{2,3})\b")
 
 # Tokens that look like a call head but are statements.
@@ -860,21 +780,17 @@ def _type_candidates(code, start, end, by_alias, depth=0):
         return [last], stages
     if last in by_alias:
         entry = by_alias[last]
-        return list(_as_list(entry["class"])), entry["stages"]
+        return list(as_list(entry["class"])), entry["stages"]
     if len(parts) >= 2 and RE_QUALIFIED_PIPELINE.fullmatch(last) and not RE_NOT_PIPELINE.search(last):
         return ["::".join(parts[-2:])], None
     return [], None
 
 
-def _as_list(value):
-    """A class field is a string or a list of candidates; always return a list."""
-    return value if isinstance(value, list) else [value]
-
-
 def operand_from_name(name):
-    """smem_A -> A, smem_q -> Q, smem_vt -> Vt, smem_k_new -> K_new."""
+    """smem_A -> A, smem_q -> Q, smem_vt -> Vt, smem_k_new -> K_new, smem_dO -> dO
+    (parse_core.operand_name after the smem_ / s / shared prefix)."""
     base = re.sub(r"^(?:smem|s|shared)_?", "", name) or name
-    return base[:1].upper() + base[1:]
+    return operand_name(base)
 
 
 def find_buffers(src, structs):
@@ -1323,7 +1239,7 @@ class _OpScanner:
                 compact = re.sub(r"\s+", "", recv).rstrip("_")
                 if RE_TMA_STORE_NAME.search(compact):
                     om = RE_TMA_STORE_NAME.search(compact)
-                    add("tma_store", m.start(), recv, paren, operand=_norm_operand(om.group("operand")),
+                    add("tma_store", m.start(), recv, paren, operand=operand_name(om.group("operand")),
                         buffer=_buffer_for(om.group("operand"), self.buffers))
                     continue
                 om = RE_TMA_OPERAND.search(compact)
@@ -1347,14 +1263,14 @@ class _OpScanner:
                         rec = nearest(acquire_pos, acquires, m.start())
                         res = rec[1] if rec else UNRESOLVED
                 extra = {"barrier": barrier} if barrier else {}
-                add("tma_load", m.start(), recv, paren, res, operand=_norm_operand(operand),
+                add("tma_load", m.start(), recv, paren, res, operand=operand_name(operand),
                     buffer=_buffer_for(operand, self.buffers), **extra)
                 continue
             sm = RE_TMA_STORE_ARG.fullmatch(first)
             if sm:
                 om = RE_TMA_STORE_NAME.search(sm.group("recv").replace(" ", "").rstrip("_"))
                 add("tma_store", m.start(), sm.group("recv"), paren,
-                    operand=_norm_operand(om.group("operand")) if om else None,
+                    operand=operand_name(om.group("operand")) if om else None,
                     buffer=_buffer_for(om.group("operand") if om else None, self.buffers))
                 continue
             if RE_BULK_REDUCE.search(first):
@@ -1373,7 +1289,7 @@ class _OpScanner:
                 operand = gm.group("operand") or gm.group("operand2")
                 rec = nearest(acquire_pos, acquires, m.start())
                 add("cp_async", m.start(), " ".join(gm.group("recv").split()), paren,
-                    rec[1] if rec else UNRESOLVED, operand=_norm_operand(operand),
+                    rec[1] if rec else UNRESOLVED, operand=operand_name(operand),
                     buffer=_buffer_for(operand, self.buffers))
                 continue
             # Any other tiled copy from a global partition into a shared one (CuTe naming:
@@ -1386,7 +1302,7 @@ class _OpScanner:
                     d = RE_PARTITION.search(code, spans[-1][0], min(spans[-1][1], spans[-1][0] + MAX_ARG_CHARS))
                     if g and d and g.group("space") == "g" and d.group("space") == "s":
                         operand = d.group("operand")
-                        add("cp_async", m.start(), first, paren, rec[1], operand=_norm_operand(operand),
+                        add("cp_async", m.start(), first, paren, rec[1], operand=operand_name(operand),
                             buffer=_buffer_for(operand, self.buffers))
 
         for m in RE_MEMBER_CALL.finditer(code, lo, hi) if ctx.helpers else ():
@@ -1395,7 +1311,7 @@ class _OpScanner:
             if helper is None or m.group("method") in HELPER_SETUP_METHODS:
                 continue
             add("tma_load", m.start(), f"{var}.{m.group('method')}", m.end() - 1,
-                ctx.resolve(helper["pipeline"]), operand=_norm_operand(helper["operand"]),
+                ctx.resolve(helper["pipeline"]), operand=operand_name(helper["operand"]),
                 buffer=_buffer_for(helper["operand"], self.buffers),
                 via={"helper": var, "tma": helper["tma"], "line": helper["line"]})
 
@@ -1795,14 +1711,6 @@ def _arg_names(code, op):
 HELPER_SETUP_METHODS = frozenset({"init_state", "init_g", "get_slice", "partition_S", "partition_D"})
 
 
-def _norm_operand(operand):
-    """a -> A, K -> K, V_new -> V_new, vt -> Vt."""
-    if not operand:
-        return None
-    operand = operand.rstrip("_") or operand
-    return operand[:1].upper() + operand[1:]
-
-
 def _buffer_for(operand, buffers):
     """The buffer whose operand matches (case-insensitively; V_new falls back to V)."""
     if not operand:
@@ -1831,21 +1739,6 @@ class _SpanUnion:
         """True when a < pos < b for some span (a, b)."""
         k = bisect.bisect_left(self.starts, pos) - 1
         return k >= 0 and pos < self.ends[k]
-
-
-PRODUCER_ROLE_OPS = frozenset({"producer_acquire", "producer_commit", "producer_tail",
-                               "producer_acquire_bytes", "producer_commit_local",
-                               "tma_load", "cp_async"})
-CONSUMER_ROLE_OPS = frozenset({"consumer_wait", "consumer_try_wait", "consumer_release",
-                               "consumer_release_from_umma"})
-
-
-def role_of(ops):
-    """producer / consumer / both / other from the kinds of ops a function performs."""
-    kinds = {o["op"] for o in ops}
-    prod = bool(kinds & PRODUCER_ROLE_OPS)
-    cons = bool(kinds & CONSUMER_ROLE_OPS)
-    return "both" if prod and cons else "producer" if prod else "consumer" if cons else "other"
 
 
 # ----------------------------------------------------------------------------------------------
@@ -2032,24 +1925,6 @@ def arch_of(src, path):
     return "unknown"
 
 
-def display_path(path):
-    """Path relative to the nearest tree root it is inside, else as given: a CUTLASS tree
-    (include/cutlass or python/CuTeDSL), a FlashAttention checkout (hopper/ and csrc/), or the
-    directory holding an installed flash_attn package (FA4's CuTe DSL sources: flash_attn/...)."""
-    p = Path(path)
-    try:
-        resolved = p.resolve()
-    except OSError:
-        return str(path)
-    for parent in resolved.parents:
-        if parent.name == "flash_attn":
-            return resolved.relative_to(parent.parent).as_posix()
-        if (parent / "include" / "cutlass").is_dir() or (parent / "python" / "CuTeDSL").is_dir() or \
-                (parent / "hopper").is_dir() and (parent / "csrc").is_dir():
-            return resolved.relative_to(parent).as_posix()
-    return str(path)
-
-
 def parse_text(text, path="<text>", display=None, read_warnings=()):
     """Parse one source text into the JSON model (kind may be 'unknown'); never raises on text."""
     src = Source(text, path, display)
@@ -2208,8 +2083,6 @@ def _name_object(op, objects, mma_only=False):
     else:
         op.pop("object", None)
 
-
-PIPELINE_MEMBER_OPS = frozenset(PRODUCER_OPS + CONSUMER_OPS)
 
 # Every warning the parser emits, as (kind, a phrase only that warning holds). README's parser
 # section documents each kind; tests/test_scan_tree.py checks which kinds the CUTLASS tree gives.
@@ -2534,13 +2407,12 @@ KERNEL_LAYER_AS_MAINLOOP = ("is a kernel layer, not a collective mainloop: its o
                             "own; pass the mainloop header first and this one as --kernel-layer")
 
 
-def parse_file(path, kernel_layer=None):
-    """Parse a mainloop (or kernel-layer) file, optionally with a kernel layer; raise VizError."""
+def parse_header(path, kernel_layer=None):
+    """Parse a C++ mainloop (or kernel-layer) file, optionally with a kernel layer; raise VizError.
+
+    parse_file (parse_core's, re-exported here) is the entry point: it sends a CuTe DSL file to
+    parse_dsl and everything else here."""
     path = Path(path)
-    if path.suffix == ".py":   # CuTe DSL kernels: the ast front end (parse_dsl.py)
-        sys.modules.setdefault("parse_cutlass", sys.modules[__name__])   # one VizError when run as a script
-        import parse_dsl
-        return parse_dsl.parse_file(path, kernel_layer)
     text, warns = read_source(path)
     model = parse_text(text, path, display_path(path), warns)
     _check_accepted(path, model, text)
@@ -2572,14 +2444,12 @@ def _check_accepted(path, model, text):
 
 
 # ----------------------------------------------------------------------------------------------
-# Scan
+# Scan: this front end's part (the walk, the rows and the pool are parse_core's)
 # ----------------------------------------------------------------------------------------------
-
-SCAN_SUFFIXES = (".hpp", ".h", ".cuh", ".cu", ".inl", ".hxx", ".hh", ".py")   # .py: parse_dsl
 
 # A single parse accepts a file with a pipeline alias, an op of ACCEPTING_OPS or a kernel-layer
 # enum / collective call, and each of those recognisers needs one of these words in the text.
-# So this cheap test is a superset of what parse_file accepts (tests/test_scan_tree.py checks
+# So this cheap test is a superset of what parse_header accepts (tests/test_scan_tree.py checks
 # it on the whole CUTLASS 4.2 tree).
 RE_SCAN_PREFILTER = re.compile(r"""
     Pipeline                                  # an alias or a template parameter
@@ -2593,143 +2463,19 @@ RE_SCAN_PREFILTER = re.compile(r"""
 """, re.VERBOSE)
 
 
-def scan_row(model):
-    """The --scan summary row of a parsed model."""
-    classes = []
-    for p in model["pipelines"]:
-        for c in _as_list(p["class"]):
-            if c not in classes:
-                classes.append(c)
-    fns = model["functions"]
-    return {
-        "path": model["source"]["path"], "kind": model["kind"], "arch": model["arch"],
-        "file_kind": _file_kind(model["source"]["path"]),
-        "pipeline_classes": classes,
-        "pipeline_objects": len(model.get("pipeline_objects", [])),
-        "producers": sum(f["role"] in ("producer", "both") for f in fns),
-        "consumers": sum(f["role"] in ("consumer", "both") for f in fns),
-        "ops": sum(len(f["ops"]) for f in fns),
-        "warnings": len(model["warnings"]),
-    }
-
-
-def _file_kind(path):
-    """The file's suffix without the dot (hpp, h, cuh, cu, inl, ...)."""
-    return Path(path).suffix.lstrip(".") or "none"
-
-
-def _scan_paths(base):
-    """The files a scan of base reads, in its output order (a sorted walk, SCAN_SUFFIXES only)."""
-    for dirpath, dirnames, filenames in os.walk(base):
-        dirnames.sort()
-        for fname in sorted(filenames):
-            if fname.endswith(SCAN_SUFFIXES):
-                yield Path(dirpath) / fname
-
-
-def scan_file(base, path):
-    """The scan row of one file under base, or None when a single parse would not accept it.
-
-    Raises what the parse raises: a VizError from parse_text ends the scan with that one line,
-    as before the pool; anything else is a bug and keeps its traceback.
-    """
-    try:
-        text, warns = read_source(path)
-    except InputError:
+def scan_model(text, path, display, warns):
+    """The model of a C++ file for --scan (parse_core.scan_file), or None when a single parse
+    (parse_header) would refuse it."""
+    if not RE_SCAN_PREFILTER.search(text):
         return None
-    display = path.relative_to(base).as_posix()
-    if path.name.endswith(".py"):   # CuTe DSL kernels: the ast front end (parse_dsl.py)
-        sys.modules.setdefault("parse_cutlass", sys.modules[__name__])
-        import parse_dsl
-        model = parse_dsl.scan_model(text, path, display, warns)
-        if model is None:
-            return None
-    else:
-        if not RE_SCAN_PREFILTER.search(text):
-            return None
-        model = parse_text(text, path, display, warns)
-        try:
-            _check_accepted(path, model, text)
-        except VizError:
-            return None
+    model = parse_text(text, path, display, warns)
+    try:
+        _check_accepted(path, model, text)
+    except VizError:
+        return None
     if model["kind"] == "kernel_layer":
         model["warnings"].append(f"{model['source']['path']}: {KERNEL_LAYER_AS_MAINLOOP}")
-    return scan_row(model)
-
-
-def default_jobs():
-    """Worker processes of a scan when --jobs is not given: one per core."""
-    return os.cpu_count() or 1
-
-
-def scan(directory, jobs=1):
-    """Yield one summary row per file under directory that a single parse accepts (parse_file
-    would print a model for it, with the same row), in sorted path order.
-
-    jobs > 1 parses the files in that many worker processes (_scan_pool); the rows, their order
-    and the errors are the same as with jobs=1, which parses in this process.
-    """
-    base = Path(directory)
-    paths = list(_scan_paths(base))
-    if jobs <= 1 or len(paths) < 2:
-        for path in paths:
-            row = scan_file(base, path)
-            if row is not None:
-                yield row
-        return
-    yield from _scan_pool(base, paths, min(jobs, len(paths)))
-
-
-def _ignore_sigint():
-    """Worker initializer: Ctrl-C reaches the whole process group, and only the parent handles it
-    (it stops the workers), so a worker never prints a KeyboardInterrupt traceback of its own."""
-    import signal
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-
-
-def _scan_pool(base, paths, jobs):
-    """scan()'s rows with the files parsed by `jobs` worker processes, yielded in paths' order.
-
-    Every file is submitted at once (one task each: the largest CUTLASS header parses in under
-    0.1 s, so tasks balance without chunking) and results are read back in submission order,
-    so the output is byte-identical to jobs=1. A file whose task fails for any reason (the parse
-    raised, a worker died and broke the pool) is parsed again here, in this process, so it gives
-    exactly the row, the one-line VizError or the traceback that jobs=1 gives; after a broken
-    pool that is every remaining file. If the scan ends early (Ctrl-C, a closed pipe, an error),
-    pending tasks are cancelled and the workers terminated and joined: none is left running.
-    """
-    # Imported here: multiprocessing is a noticeable part of a single-file parse's start-up.
-    from concurrent.futures import ProcessPoolExecutor
-    pool = ProcessPoolExecutor(max_workers=jobs, initializer=_ignore_sigint)
-    finished = False
-    try:
-        futures = [pool.submit(scan_file, base, path) for path in paths]
-        for path, future in zip(paths, futures):
-            try:
-                row = future.result()
-            except Exception:   # the worker's failure is redone here, where jobs=1 would see it
-                row = scan_file(base, path)
-            if row is not None:
-                yield row
-        finished = True
-    finally:
-        if finished:
-            pool.shutdown(wait=True)
-        else:
-            _stop_pool(pool)
-
-
-def _stop_pool(pool):
-    """Cancel a pool's pending tasks, terminate its workers and join them (an early end of a scan)."""
-    terminate = getattr(pool, "terminate_workers", None)   # Python 3.14+
-    if terminate is not None:
-        terminate()
-    else:
-        # Before 3.14 the executor has no public way to stop a running task; its worker table is
-        # the only handle (present, as a dict of multiprocessing.Process, since 3.2).
-        for proc in list((getattr(pool, "_processes", None) or {}).values()):
-            proc.terminate()
-    pool.shutdown(wait=True, cancel_futures=True)
+    return model
 
 
 # ----------------------------------------------------------------------------------------------
@@ -2858,6 +2604,8 @@ def _main(ap, args):
     sys.stdout.write(dump_json(model, args.pretty) + "\n")
     return 0
 
+
+parse_core.register_front_end("parse_cutlass", sys.modules[__name__])
 
 if __name__ == "__main__":
     sys.exit(main())
