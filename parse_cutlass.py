@@ -1179,238 +1179,369 @@ class _OpScanner:
         return op
 
     def scan(self, lo, hi, params=()):
-        """Ops in code[lo:hi] outside nested lambda bodies, in source order."""
-        code, src, ctx = self.code, self.src, self.ctx
-        opens = ctx.lambda_opens
-        skip = _SpanUnion(ctx.lambda_spans[bisect.bisect_right(opens, lo):bisect.bisect_left(opens, hi)])
-        ops = []
+        """Ops in code[lo:hi] outside nested lambda bodies, in source order: each recogniser of
+        OP_RECOGNIZERS in turn adds the ops of its construct."""
+        span = _Span(self, lo, hi, params)
+        for _construct, recognise in OP_RECOGNIZERS:
+            recognise(span)
+        span.ops.sort(key=lambda o: (o["_pos"], o["op"]))
+        return span.ops
 
-        def add(kind, pos, receiver, call_open=None, res=None, **extra):
-            if skip.contains(pos):
-                return None
-            o = self.op(kind, pos, receiver, call_open, res, **extra)
-            ops.append(o)
-            return o
 
-        def resolve(recv):
-            last = _last_name(recv)
-            if last in params:
-                return dict(UNRESOLVED, param=params.index(last))
-            return ctx.resolve(recv)
+class _Span:
+    """One scan of code[lo:hi]: what the recognisers read (the source, the function's context,
+    the lambda parameters) and what they add to (ops, and the acquires and barrier assignments
+    the pipeline-call recogniser finds for the copy recogniser after it)."""
 
-        def has(word):
-            """A recogniser runs only when its literal occurs in the span (a C-speed find)."""
-            return code.find(word, lo, hi) >= 0
+    def __init__(self, scanner, lo, hi, params):
+        self.scanner, self.src, self.ctx, self.code = scanner, scanner.src, scanner.ctx, scanner.code
+        self.buffers, self.unit = scanner.buffers, scanner.unit
+        self.lo, self.hi, self.params = lo, hi, params
+        opens = self.ctx.lambda_opens
+        self.skip = _SpanUnion(self.ctx.lambda_spans[bisect.bisect_right(opens, lo):bisect.bisect_left(opens, hi)])
+        self.ops = []
+        self.barrier_assigns = []   # (pos, name, res): nearest preceding assignment wins
+        self.barrier_pos = []
+        self.acquires = []          # (pos, res) of ACQUIRE_OPS
+        self.acquire_pos = []
 
-        barrier_assigns = []   # (pos, name, res): nearest preceding assignment wins
-        for m in RE_PIPE_OP.finditer(code, lo, hi) if has("producer_") or has("consumer_") else ():
-            rstart, recv = _receiver_before(code, m.start())
-            if not recv:
-                continue
-            res = resolve(recv)
-            o = add(m.group("op"), rstart, recv, m.end() - 1, res)
-            if o is not None and m.group("op") == "producer_get_barrier":
-                am = RE_BARRIER_ASSIGN.search(code, max(lo, rstart - 200), rstart)
-                if am:
-                    barrier_assigns.append((rstart, am.group("name"), res))
-        barrier_pos = [p for p, _, _ in barrier_assigns]
-        acquires = [(o["_pos"], o["_res"]) for o in ops if o["op"] in ACQUIRE_OPS]
-        acquire_pos = [p for p, _ in acquires]
-
-        def nearest(positions, records, pos, name=None):
-            k = bisect.bisect_left(positions, pos) - 1
-            while k >= 0:
-                rec = records[k]
-                if name is None or rec[1] == name:
-                    return rec
-                k -= 1
+    def add(self, kind, pos, receiver, call_open=None, res=None, **extra):
+        """Append an op unless pos lies in a nested lambda body; return it (or None)."""
+        if self.skip.contains(pos):
             return None
+        o = self.scanner.op(kind, pos, receiver, call_open, res, **extra)
+        self.ops.append(o)
+        return o
 
-        for m in RE_COPY_CALL.finditer(code, lo, hi) if has("copy") else ():
+    def resolve(self, recv):
+        """A receiver's pipeline; a lambda parameter is left for its call sites (`param`)."""
+        last = _last_name(recv)
+        if last in self.params:
+            return dict(UNRESOLVED, param=self.params.index(last))
+        return self.ctx.resolve(recv)
+
+    def has(self, word):
+        """A recogniser runs only when its literal occurs in the span (a C-speed find)."""
+        return self.code.find(word, self.lo, self.hi) >= 0
+
+
+def _nearest(positions, records, pos, name=None):
+    """The last record before pos (with that name when given), or None."""
+    k = bisect.bisect_left(positions, pos) - 1
+    while k >= 0:
+        rec = records[k]
+        if name is None or rec[1] == name:
+            return rec
+        k -= 1
+    return None
+
+
+def _scan_pipeline_calls(span):
+    """recv.producer_acquire(...) and the other pipeline member calls; records the acquires and
+    `auto* b = pipeline.producer_get_barrier(...)` assignments that later TMA copies use."""
+    code, lo, hi = span.code, span.lo, span.hi
+    for m in RE_PIPE_OP.finditer(code, lo, hi) if span.has("producer_") or span.has("consumer_") else ():
+        rstart, recv = _receiver_before(code, m.start())
+        if not recv:
+            continue
+        res = span.resolve(recv)
+        o = span.add(m.group("op"), rstart, recv, m.end() - 1, res)
+        if o is not None and m.group("op") == "producer_get_barrier":
+            am = RE_BARRIER_ASSIGN.search(code, max(lo, rstart - 200), rstart)
+            if am:
+                span.barrier_assigns.append((rstart, am.group("name"), res))
+    span.barrier_pos = [p for p, _, _ in span.barrier_assigns]
+    span.acquires = [(o["_pos"], o["_res"]) for o in span.ops if o["op"] in ACQUIRE_OPS]
+    span.acquire_pos = [p for p, _ in span.acquires]
+
+
+class _CopyCall:
+    """One copy(...) call: the match, its parentheses and its first argument (span and text)."""
+
+    def __init__(self, m, paren, close, first_start, first_end, first):
+        self.m, self.paren, self.close = m, paren, close
+        self.first_start, self.first_end, self.first = first_start, first_end, first
+
+
+def _scan_copies(span):
+    """copy(...) calls, each classified by the first of COPY_RECOGNIZERS that claims it."""
+    code, src = span.code, span.src
+    for m in RE_COPY_CALL.finditer(code, span.lo, span.hi) if span.has("copy") else ():
+        paren = m.end() - 1
+        close = src.brackets.close_of(paren)
+        if close is None or span.skip.contains(m.start()):
+            continue
+        first_start, first_end = split_top_level(code, paren + 1, close, src.brackets, 1)[0]
+        first = " ".join(code[first_start:min(first_end, first_start + MAX_ARG_CHARS)].split())
+        call = _CopyCall(m, paren, close, first_start, first_end, first)
+        for _construct, recognise in COPY_RECOGNIZERS:
+            if recognise(span, call):
+                break
+
+
+def _copy_tma(span, call):
+    """copy(X.with(barrier...), ...): a TMA load (or a TMA store, by X's name)."""
+    code, src, m, paren = span.code, span.src, call.m, call.paren
+    tm = RE_TMA_WITH.match(code, call.first_start, call.first_end)
+    if not tm:
+        return False
+    recv = " ".join(tm.group("recv").split())
+    compact = re.sub(r"\s+", "", recv).rstrip("_")
+    if RE_TMA_STORE_NAME.search(compact):
+        om = RE_TMA_STORE_NAME.search(compact)
+        span.add("tma_store", m.start(), recv, paren, operand=operand_name(om.group("operand")),
+                 buffer=_buffer_for(om.group("operand"), span.buffers))
+        return True
+    om = RE_TMA_OPERAND.search(compact)
+    operand = om.group("operand") if om else None
+    with_open = tm.end() - 1
+    with_close = src.brackets.close_of(with_open) or call.first_end
+    barrier = None
+    bm = RE_PIPE_OP.search(code, with_open, with_close)
+    if bm:
+        _, brecv = _receiver_before(code, bm.start())
+        res = span.resolve(brecv)
+    else:
+        first_arg = split_top_level(code, with_open + 1, with_close, src.brackets, 1)[0]
+        names = RE_BARRIER_NAME.findall(code, first_arg[0], first_arg[1])
+        assign = _nearest(span.barrier_pos, span.barrier_assigns, m.start(), names[-1]) if names else None
+        if assign:
+            res = assign[2]
+        elif names:
+            res, barrier = UNRESOLVED, names[-1]
+        else:
+            rec = _nearest(span.acquire_pos, span.acquires, m.start())
+            res = rec[1] if rec else UNRESOLVED
+    extra = {"barrier": barrier} if barrier else {}
+    span.add("tma_load", m.start(), recv, paren, res, operand=operand_name(operand),
+             buffer=_buffer_for(operand, span.buffers), **extra)
+    return True
+
+
+def _copy_tma_store_arg(span, call):
+    """copy(params.tma_store_d, ...): a TMA store named by its first argument."""
+    sm = RE_TMA_STORE_ARG.fullmatch(call.first)
+    if not sm:
+        return False
+    om = RE_TMA_STORE_NAME.search(sm.group("recv").replace(" ", "").rstrip("_"))
+    span.add("tma_store", call.m.start(), sm.group("recv"), call.paren,
+             operand=operand_name(om.group("operand")) if om else None,
+             buffer=_buffer_for(om.group("operand") if om else None, span.buffers))
+    return True
+
+
+def _copy_bulk_reduce(span, call):
+    """copy(SM90_BULK_REDUCE_ADD..., ...): a bulk reduction."""
+    if not RE_BULK_REDUCE.search(call.first):
+        return False
+    span.add("bulk_reduce", call.m.start(), call.first, call.paren)
+    return True
+
+
+def _copy_tmem_load(span, call):
+    """copy(tiled_t2r, ...): a TMEM load (SM100)."""
+    if not RE_TMEM_LOAD_COPY.fullmatch(call.first):
+        return False
+    span.add("tmem_load", call.m.start(), call.first, call.paren)
+    return True
+
+
+def _copy_gmem(span, call):
+    """copy(gmem_tiled_copy_a, tAgA, tAsA): cp.async into a stage (stores and reads skipped)."""
+    code, src, m, paren = span.code, span.src, call.m, call.paren
+    gm = RE_GMEM_COPY.fullmatch(code, call.first_start, call.first_end)
+    if not gm:
+        return False
+    spans = split_top_level(code, paren + 1, call.close, src.brackets)
+    if len(spans) >= 3 and RE_GLOBAL_PARTITION.match(code, *spans[-1]):
+        return True   # smem -> gmem: a store, never labelled cp_async
+    if len(spans) >= 3 and (RE_SHARED_PARTITION.match(code, *spans[-2]) or RE_REGISTER_PARTITION.match(code, *spans[-1])):
+        return True   # smem -> registers: a read of the stage, not a copy into it
+    operand = gm.group("operand") or gm.group("operand2")
+    rec = _nearest(span.acquire_pos, span.acquires, m.start())
+    span.add("cp_async", m.start(), " ".join(gm.group("recv").split()), paren,
+             rec[1] if rec else UNRESOLVED, operand=operand_name(operand),
+             buffer=_buffer_for(operand, span.buffers))
+    return True
+
+
+def _copy_partition(span, call):
+    """Any other tiled copy from a global partition into a shared one (CuTe naming:
+    tSFAgSFA -> tSFAsSFA, the SM100 scale-factor loads) after a producer acquire."""
+    code, m = span.code, call.m
+    rec = _nearest(span.acquire_pos, span.acquires, m.start())
+    if rec is None:
+        return False
+    spans = split_top_level(code, call.paren + 1, call.close, span.src.brackets)
+    if len(spans) >= 3:
+        g = RE_PARTITION.search(code, spans[-2][0], min(spans[-2][1], spans[-2][0] + MAX_ARG_CHARS))
+        d = RE_PARTITION.search(code, spans[-1][0], min(spans[-1][1], spans[-1][0] + MAX_ARG_CHARS))
+        if g and d and g.group("space") == "g" and d.group("space") == "s":
+            operand = d.group("operand")
+            span.add("cp_async", m.start(), call.first, call.paren, rec[1], operand=operand_name(operand),
+                     buffer=_buffer_for(operand, span.buffers))
+    return True
+
+
+def _scan_helper_loads(span):
+    """helper.method(...) on a load helper (FA3's `load_Q = ...`): a TMA load through it."""
+    ctx = span.ctx
+    for m in RE_MEMBER_CALL.finditer(span.code, span.lo, span.hi) if ctx.helpers else ():
+        var = m.group("var")
+        helper = ctx.helpers.get(var)
+        if helper is None or m.group("method") in HELPER_SETUP_METHODS:
+            continue
+        span.add("tma_load", m.start(), f"{var}.{m.group('method')}", m.end() - 1,
+                 ctx.resolve(helper["pipeline"]), operand=operand_name(helper["operand"]),
+                 buffer=_buffer_for(helper["operand"], span.buffers),
+                 via={"helper": var, "tma": helper["tma"], "line": helper["line"]})
+
+
+def _scan_gemms(span):
+    """gemm(tiled_mma, ...) / cute::gemm<...>(mma, ...): an MMA when its first argument names one."""
+    code, src, hi = span.code, span.src, span.hi
+    for m in RE_GEMM_CALL.finditer(code, span.lo, hi) if span.has("gemm") else ():
+        pos = m.end()
+        if m.group("targs"):
+            end = scan_angle(code, m.start("targs"))
+            if end is None:
+                continue
+            pos = end
+        while pos < hi and code[pos].isspace():
+            pos += 1
+        if pos >= hi or code[pos] != "(":
+            continue
+        close = src.brackets.close_of(pos)
+        if close is None:
+            continue
+        first_span = split_top_level(code, pos + 1, close, src.brackets, 1)[0]
+        first = " ".join(code[first_span[0]:min(first_span[1], first_span[0] + MAX_ARG_CHARS)].split())
+        if "mma" not in first.lower():
+            continue
+        span.add("mma", m.start(), first, pos, unit=span.unit)
+
+
+def _scan_softmax(span):
+    """softmax.method(...) (any case, as a whole identifier): a softmax step."""
+    code, lo, hi = span.code, span.lo, span.hi
+    for m in RE_SOFTMAX_WORD.finditer(code, lo, hi):   # case-insensitive: no find() guard
+        start, end = m.start(), m.end()
+        if start > lo and (_is_ident_char(code[start - 1]) or code[start - 1] in ".>"):
+            continue
+        while end < hi and _is_ident_char(code[end]):
+            end += 1
+        tail = RE_MEMBER_CALL_TAIL.match(code, end, hi)
+        if tail:
+            span.add("softmax", start, f"{code[start:end]}.{tail.group('call')}", tail.end() - 1)
+
+
+def _scan_order_ops(span):
+    """Order barriers between consumer warpgroups: barrier.wait() / .arrive(), FA3's helpers."""
+    for m in RE_ORDER_OP.finditer(span.code, span.lo, span.hi) if span.has("barrier") else ():
+        if m.group("fn"):
+            kind = "order_wait" if m.group("fcall") == "sync" else "order_arrive"
+            recv = m.group("fn")
+        else:
+            kind = "order_wait" if m.group("call") == "wait" else "order_arrive"
+            recv = m.group("recv")
+        span.add(kind, m.start(), recv, m.end() - 1)
+
+
+def _scan_barrier_ops(span):
+    """Standalone barriers: recv.barrier_X.wait() / .arrive()."""
+    for m in RE_BARRIER_OP.finditer(span.code, span.lo, span.hi) if span.has("barrier_") else ():
+        rstart, recv = _receiver_before(span.code, m.start("dot"))
+        kind = "barrier_wait" if m.group("call") in ("wait", "try_wait") else "barrier_arrive"
+        span.add(kind, rstart, recv, m.end() - 1, barrier=f"barrier_{m.group('name')}")
+
+
+def _scan_free_calls(span):
+    """The free functions of FREE_CALL_RECOGNIZERS (fences, TMA-store groups, named barriers)."""
+    code, src = span.code, span.src
+    for kind, pattern, word in FREE_CALL_RECOGNIZERS:
+        for m in pattern.finditer(code, span.lo, span.hi) if span.has(word) else ():
             paren = m.end() - 1
-            close = src.brackets.close_of(paren)
-            if close is None or skip.contains(m.start()):
-                continue
-            first_start, first_end = split_top_level(code, paren + 1, close, src.brackets, 1)[0]
-            tm = RE_TMA_WITH.match(code, first_start, first_end)
-            first = " ".join(code[first_start:min(first_end, first_start + MAX_ARG_CHARS)].split())
-            if tm:
-                recv = " ".join(tm.group("recv").split())
-                compact = re.sub(r"\s+", "", recv).rstrip("_")
-                if RE_TMA_STORE_NAME.search(compact):
-                    om = RE_TMA_STORE_NAME.search(compact)
-                    add("tma_store", m.start(), recv, paren, operand=operand_name(om.group("operand")),
-                        buffer=_buffer_for(om.group("operand"), self.buffers))
-                    continue
-                om = RE_TMA_OPERAND.search(compact)
-                operand = om.group("operand") if om else None
-                with_open = tm.end() - 1
-                with_close = src.brackets.close_of(with_open) or first_end
-                barrier = None
-                bm = RE_PIPE_OP.search(code, with_open, with_close)
-                if bm:
-                    _, brecv = _receiver_before(code, bm.start())
-                    res = resolve(brecv)
-                else:
-                    first_arg = split_top_level(code, with_open + 1, with_close, src.brackets, 1)[0]
-                    names = RE_BARRIER_NAME.findall(code, first_arg[0], first_arg[1])
-                    assign = nearest(barrier_pos, barrier_assigns, m.start(), names[-1]) if names else None
-                    if assign:
-                        res = assign[2]
-                    elif names:
-                        res, barrier = UNRESOLVED, names[-1]
-                    else:
-                        rec = nearest(acquire_pos, acquires, m.start())
-                        res = rec[1] if rec else UNRESOLVED
-                extra = {"barrier": barrier} if barrier else {}
-                add("tma_load", m.start(), recv, paren, res, operand=operand_name(operand),
-                    buffer=_buffer_for(operand, self.buffers), **extra)
-                continue
-            sm = RE_TMA_STORE_ARG.fullmatch(first)
-            if sm:
-                om = RE_TMA_STORE_NAME.search(sm.group("recv").replace(" ", "").rstrip("_"))
-                add("tma_store", m.start(), sm.group("recv"), paren,
-                    operand=operand_name(om.group("operand")) if om else None,
-                    buffer=_buffer_for(om.group("operand") if om else None, self.buffers))
-                continue
-            if RE_BULK_REDUCE.search(first):
-                add("bulk_reduce", m.start(), first, paren)
-                continue
-            if RE_TMEM_LOAD_COPY.fullmatch(first):
-                add("tmem_load", m.start(), first, paren)
-                continue
-            gm = RE_GMEM_COPY.fullmatch(code, first_start, first_end)
-            if gm:
-                spans = split_top_level(code, paren + 1, close, src.brackets)
-                if len(spans) >= 3 and RE_GLOBAL_PARTITION.match(code, *spans[-1]):
-                    continue   # smem -> gmem: a store, never labelled cp_async
-                if len(spans) >= 3 and (RE_SHARED_PARTITION.match(code, *spans[-2]) or RE_REGISTER_PARTITION.match(code, *spans[-1])):
-                    continue   # smem -> registers: a read of the stage, not a copy into it
-                operand = gm.group("operand") or gm.group("operand2")
-                rec = nearest(acquire_pos, acquires, m.start())
-                add("cp_async", m.start(), " ".join(gm.group("recv").split()), paren,
-                    rec[1] if rec else UNRESOLVED, operand=operand_name(operand),
-                    buffer=_buffer_for(operand, self.buffers))
-                continue
-            # Any other tiled copy from a global partition into a shared one (CuTe naming:
-            # tSFAgSFA -> tSFAsSFA, the SM100 scale-factor loads) after a producer acquire.
-            rec = nearest(acquire_pos, acquires, m.start())
-            if rec is not None:
-                spans = split_top_level(code, paren + 1, close, src.brackets)
-                if len(spans) >= 3:
-                    g = RE_PARTITION.search(code, spans[-2][0], min(spans[-2][1], spans[-2][0] + MAX_ARG_CHARS))
-                    d = RE_PARTITION.search(code, spans[-1][0], min(spans[-1][1], spans[-1][0] + MAX_ARG_CHARS))
-                    if g and d and g.group("space") == "g" and d.group("space") == "s":
-                        operand = d.group("operand")
-                        add("cp_async", m.start(), first, paren, rec[1], operand=operand_name(operand),
-                            buffer=_buffer_for(operand, self.buffers))
-
-        for m in RE_MEMBER_CALL.finditer(code, lo, hi) if ctx.helpers else ():
-            var = m.group("var")
-            helper = ctx.helpers.get(var)
-            if helper is None or m.group("method") in HELPER_SETUP_METHODS:
-                continue
-            add("tma_load", m.start(), f"{var}.{m.group('method')}", m.end() - 1,
-                ctx.resolve(helper["pipeline"]), operand=operand_name(helper["operand"]),
-                buffer=_buffer_for(helper["operand"], self.buffers),
-                via={"helper": var, "tma": helper["tma"], "line": helper["line"]})
-
-        for m in RE_GEMM_CALL.finditer(code, lo, hi) if has("gemm") else ():
-            pos = m.end()
-            if m.group("targs"):
-                end = scan_angle(code, m.start("targs"))
-                if end is None:
-                    continue
-                pos = end
-            while pos < hi and code[pos].isspace():
-                pos += 1
-            if pos >= hi or code[pos] != "(":
-                continue
-            close = src.brackets.close_of(pos)
-            if close is None:
-                continue
-            first_span = split_top_level(code, pos + 1, close, src.brackets, 1)[0]
-            first = " ".join(code[first_span[0]:min(first_span[1], first_span[0] + MAX_ARG_CHARS)].split())
-            if "mma" not in first.lower():
-                continue
-            add("mma", m.start(), first, pos, unit=self.unit)
-
-        for m in RE_SOFTMAX_WORD.finditer(code, lo, hi):   # case-insensitive: no find() guard
-            start, end = m.start(), m.end()
-            if start > lo and (_is_ident_char(code[start - 1]) or code[start - 1] in ".>"):
-                continue
-            while end < hi and _is_ident_char(code[end]):
-                end += 1
-            tail = RE_MEMBER_CALL_TAIL.match(code, end, hi)
-            if tail:
-                add("softmax", start, f"{code[start:end]}.{tail.group('call')}", tail.end() - 1)
-
-        for m in RE_ORDER_OP.finditer(code, lo, hi) if has("barrier") else ():
-            if m.group("fn"):
-                kind = "order_wait" if m.group("fcall") == "sync" else "order_arrive"
-                recv = m.group("fn")
+            extra = {}
+            if kind == "named_barrier_sync":
+                recv = "NamedBarrier::" + m.group("call")
+            if m.groupdict().get("count") is not None:
+                extra["count"] = _int_or_text(m.group("count"))
+            op_kind = kind
+            if kind in ("named_barrier_sync", "named_barrier_arrive"):
+                op_kind = "named_barrier_arrive" if m.group("call") == "arrive" else "named_barrier_sync"
+                close = src.brackets.close_of(paren)
+                if close is not None:
+                    args = split_top_level(code, paren + 1, close, src.brackets, 2)
+                    texts = [" ".join(code[s:min(e, s + MAX_ARG_CHARS)].split()) for s, e in args]
+                    if len(texts) >= 2:
+                        extra["count"], extra["barrier_id"] = texts[0], texts[1]
+                    elif texts and texts[0]:
+                        extra["count"] = texts[0]
             else:
-                kind = "order_wait" if m.group("call") == "wait" else "order_arrive"
-                recv = m.group("recv")
-            add(kind, m.start(), recv, m.end() - 1)
+                recv = "".join(code[m.start():paren].split())
+            span.add(op_kind, m.start(), recv, paren, **extra)
 
-        for m in RE_BARRIER_OP.finditer(code, lo, hi) if has("barrier_") else ():
-            rstart, recv = _receiver_before(code, m.start("dot"))
-            kind = "barrier_wait" if m.group("call") in ("wait", "try_wait") else "barrier_arrive"
-            add(kind, rstart, recv, m.end() - 1, barrier=f"barrier_{m.group('name')}")
 
-        for kind, pattern, word in FREE_CALL_RECOGNIZERS:
-            for m in pattern.finditer(code, lo, hi) if has(word) else ():
-                paren = m.end() - 1
-                extra = {}
-                if kind == "named_barrier_sync":
-                    recv = "NamedBarrier::" + m.group("call")
-                if m.groupdict().get("count") is not None:
-                    extra["count"] = _int_or_text(m.group("count"))
-                if kind in ("named_barrier_sync", "named_barrier_arrive"):
-                    if m.group("call") == "arrive":
-                        kind = "named_barrier_arrive"
-                    else:
-                        kind = "named_barrier_sync"
-                    close = src.brackets.close_of(paren)
-                    if close is not None:
-                        args = split_top_level(code, paren + 1, close, src.brackets, 2)
-                        texts = [" ".join(code[s:min(e, s + MAX_ARG_CHARS)].split()) for s, e in args]
-                        if len(texts) >= 2:
-                            extra["count"], extra["barrier_id"] = texts[0], texts[1]
-                        elif texts and texts[0]:
-                            extra["count"] = texts[0]
-                else:
-                    recv = "".join(code[m.start():paren].split())
-                add(kind, m.start(), recv, paren, **extra)
+def _scan_sched_calls(span):
+    """scheduler.fetch_next_work(...) / advance_to_next_work(...): the tile scheduler (CLC)."""
+    code, src, ctx = span.code, span.src, span.ctx
+    for m in RE_SCHED_CALL.finditer(code, span.lo, span.hi) if span.has("_next_work") else ():
+        dot = _member_dot_before(code, m.start())
+        if dot is None:
+            continue
+        rstart, recv = _receiver_before(code, dot)
+        paren = m.end() - 1
+        close = src.brackets.close_of(paren)
+        res = UNRESOLVED
+        if close is not None:
+            for s, e in split_top_level(code, paren + 1, close, src.brackets):
+                arg = " ".join(code[s:min(e, s + MAX_ARG_CHARS)].split())
+                if re.fullmatch(_IDENT, arg) and arg in ctx.names:
+                    res = ctx.resolve(arg)
+                    break
+        kind = "fetch_next_work" if m.group("call") == "fetch_next_work" else "clc_query"
+        span.add(kind, rstart, f"{recv}.{m.group('call')}", paren, res)
 
-        for m in RE_SCHED_CALL.finditer(code, lo, hi) if has("_next_work") else ():
-            dot = _member_dot_before(code, m.start())
-            if dot is None:
-                continue
-            rstart, recv = _receiver_before(code, dot)
-            paren = m.end() - 1
-            close = src.brackets.close_of(paren)
-            res = UNRESOLVED
-            if close is not None:
-                for s, e in split_top_level(code, paren + 1, close, src.brackets):
-                    arg = " ".join(code[s:min(e, s + MAX_ARG_CHARS)].split())
-                    if re.fullmatch(_IDENT, arg) and arg in ctx.names:
-                        res = ctx.resolve(arg)
-                        break
-            kind = "fetch_next_work" if m.group("call") == "fetch_next_work" else "clc_query"
-            add(kind, rstart, f"{recv}.{m.group('call')}", paren, res)
 
-        for m in RE_NAMED_BARRIER_OBJ_CALL.finditer(code, lo, hi) if ctx.named_barriers else ():
-            decl = ctx.named_barriers.get(m.group("var"))
-            if decl is None:
-                continue
-            kind = "named_barrier_arrive" if m.group("call") == "arrive" else "named_barrier_sync"
-            add(kind, m.start(), f"{m.group('var')}.{m.group('call')}", m.end() - 1,
-                count=decl["count"], barrier_id=decl["barrier_id"])
+def _scan_named_barrier_objects(span):
+    """b.arrive() / b.sync() on a NamedBarrier object declared in the function."""
+    ctx = span.ctx
+    for m in RE_NAMED_BARRIER_OBJ_CALL.finditer(span.code, span.lo, span.hi) if ctx.named_barriers else ():
+        decl = ctx.named_barriers.get(m.group("var"))
+        if decl is None:
+            continue
+        kind = "named_barrier_arrive" if m.group("call") == "arrive" else "named_barrier_sync"
+        span.add(kind, m.start(), f"{m.group('var')}.{m.group('call')}", m.end() - 1,
+                 count=decl["count"], barrier_id=decl["barrier_id"])
 
-        ops.sort(key=lambda o: (o["_pos"], o["op"]))
-        return ops
+
+# The recognisers of one span, in the order they run: (construct, function of a _Span). Each
+# adds the ops of its construct; the order matters only in that pipeline calls come first (the
+# copy recogniser reads their acquires and barrier assignments). Ops are sorted by position at
+# the end, so a new construct is one function and one row here.
+OP_RECOGNIZERS = (
+    ("pipeline member calls", _scan_pipeline_calls),
+    ("copy calls", _scan_copies),
+    ("load-helper calls", _scan_helper_loads),
+    ("gemm calls", _scan_gemms),
+    ("softmax steps", _scan_softmax),
+    ("order barriers", _scan_order_ops),
+    ("standalone barriers", _scan_barrier_ops),
+    ("free calls", _scan_free_calls),
+    ("scheduler calls", _scan_sched_calls),
+    ("named-barrier objects", _scan_named_barrier_objects),
+)
+
+# What a copy(...) call is, tried in order until one claims it (returns True): (kind, function
+# of a _Span and a _CopyCall). A call none claims is not an op.
+COPY_RECOGNIZERS = (
+    ("TMA load or store through .with(...)", _copy_tma),
+    ("TMA store named by its first argument", _copy_tma_store_arg),
+    ("bulk reduction", _copy_bulk_reduce),
+    ("TMEM load", _copy_tmem_load),
+    ("cp.async through a gmem tiled copy", _copy_gmem),
+    ("gmem -> smem partition copy after an acquire", _copy_partition),
+)
 
 
 def _member_dot_before(code, pos):

@@ -124,3 +124,45 @@ def test_the_cli_run_as_a_script_is_not_imported_a_second_time():
     fixture = str(ROOT / "tests" / "fixtures" / "fa3_style_mainloop.hpp")
     names = _modules(f"runpy.run_path({script!r}, run_name='__main__')", (script, fixture))
     assert "parse_core" in names and "parse_cutlass" not in names
+
+
+# A consumer with two named-barrier calls, written for this test.
+NAMED_BARRIERS = textwrap.dedent("""\
+    struct M {
+      using MainloopPipeline = cutlass::PipelineTmaAsync<2>;
+      CUTLASS_DEVICE void mma(MainloopPipeline pipeline, PipelineState state) {
+        pipeline.consumer_wait(state);
+        cutlass::arch::NamedBarrier::arrive(256, 1);
+        cutlass::arch::NamedBarrier::sync(256, 2);
+        pipeline.consumer_release(state);
+      }
+    };
+""")
+
+
+def _ops(text):
+    """(op, receiver) of every op of a C++ text."""
+    model = parse_cutlass.parse_text(text, "m.hpp")
+    return [(o["op"], o["receiver"]) for f in model["functions"] for o in f["ops"]]
+
+
+def test_a_named_barrier_sync_after_an_arrive_has_its_own_receiver():
+    """Each free call is read on its own (the loop before the table reused the arrive's receiver)."""
+    assert _ops(NAMED_BARRIERS) == [("consumer_wait", "pipeline"), ("named_barrier_arrive", "NamedBarrier::arrive"),
+                                    ("named_barrier_sync", "NamedBarrier::sync"), ("consumer_release", "pipeline")]
+
+
+def test_the_scan_is_the_recogniser_table(monkeypatch):
+    """Dropping a row of OP_RECOGNIZERS drops exactly its construct's ops."""
+    names = [name for name, _ in parse_cutlass.OP_RECOGNIZERS]
+    assert names[0] == "pipeline member calls" and len(set(names)) == len(names)
+    monkeypatch.setattr(parse_cutlass, "OP_RECOGNIZERS",
+                        tuple(row for row in parse_cutlass.OP_RECOGNIZERS if row[0] != "free calls"))
+    assert _ops(NAMED_BARRIERS) == [("consumer_wait", "pipeline"), ("consumer_release", "pipeline")]
+
+
+def test_a_copy_is_claimed_by_the_first_copy_recogniser(monkeypatch):
+    """BWD_MAINLOOP's copies are TMA loads; without that row no other row claims them."""
+    assert [op for op, _ in _ops(BWD_MAINLOOP)].count("tma_load") == 2
+    monkeypatch.setattr(parse_cutlass, "COPY_RECOGNIZERS", parse_cutlass.COPY_RECOGNIZERS[1:])
+    assert "tma_load" not in [op for op, _ in _ops(BWD_MAINLOOP)]
