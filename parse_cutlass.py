@@ -22,101 +22,26 @@ import json
 import operator
 import os
 import re
-import stat
 import sys
 from array import array
 from pathlib import Path
 
-__version__ = "0.1.0"
-SCHEMA_VERSION = 2
-TOOL_NAME = "kernel_logical_visualizer"
+import parse_core
+# The shared core (parse_core.py), re-exported: viz.py, the tests and the scripts import these
+# from the CLI's module.
+from parse_core import (  # noqa: F401
+    BINARY_SNIFF_BYTES, CONSUMER_OPS, CONSUMER_ROLE_OPS, MAX_FILE_BYTES, MAX_TEXT_CHARS,
+    PIPELINE_MEMBER_OPS, PRODUCER_OPS, PRODUCER_ROLE_OPS, RE_ARCH_NAME, SCAN_SUFFIXES,
+    SCHEMA_VERSION, TOOL_NAME, DriverFileError, InputError, ParseError, VizError, __version__,
+    as_list, default_jobs, display_path, operand_name, parse_file, read_source, role_of, scan,
+    scan_file, scan_row)
 
-MAX_FILE_BYTES = 16 * 1024 * 1024   # larger inputs are refused: headers are < 1 MB
-MAX_TEXT_CHARS = 160                # statement texts are trimmed to this length
 STATEMENT_SCAN_LIMIT = 4000         # chars scanned around an op for its statement (keeps it linear)
 MAX_FUNCTION_NESTING = 3            # functions inside functions inside ... deeper are not parsed
-BINARY_SNIFF_BYTES = 8192
 
 # ----------------------------------------------------------------------------------------------
-# Errors
+# Step 2-3: blanking, line and bracket indexes (step 1, read_source, is parse_core's)
 # ----------------------------------------------------------------------------------------------
-
-
-class VizError(Exception):
-    """Base of every error the CLIs report as one line (`path:line:col: msg`) with exit status 2."""
-
-    def __init__(self, path, msg, line=None, col=None, notes=()):
-        super().__init__(msg)
-        self.path, self.msg, self.line, self.col = str(path), msg, line, col
-        self.notes = list(notes)
-
-    def __str__(self):
-        where = self.path
-        if self.line is not None:
-            where += f":{self.line}"
-            if self.col is not None:
-                where += f":{self.col}"
-        return f"{where}: {self.msg}"
-
-
-class InputError(VizError):
-    """The input cannot be read or is not a source file (missing, directory, binary, too large)."""
-
-
-class ParseError(VizError, ValueError):
-    """The text was read but holds nothing this tool can model."""
-
-
-class DriverFileError(ParseError):
-    """An example driver (.cu with CollectiveBuilder): the pipeline lives in a collective mainloop."""
-
-
-# ----------------------------------------------------------------------------------------------
-# Step 1-3: reading, blanking, line and bracket indexes
-# ----------------------------------------------------------------------------------------------
-
-
-def read_source(path):
-    """Read a source file; return (text, warnings). Raise InputError for unreadable input."""
-    path = Path(path)
-    if not path.exists():
-        raise InputError(path, "no such file")
-    if path.is_dir():
-        raise InputError(path, "is a directory, not a source file")
-    if not path.is_file():
-        # A FIFO or device may block on open or never end: refuse it before opening it.
-        raise InputError(path, "not a regular file")
-    try:
-        with open(path, "rb") as handle:
-            info = os.fstat(handle.fileno())
-            if not stat.S_ISREG(info.st_mode):   # replaced since the check above
-                raise InputError(path, "not a regular file")
-            if info.st_size > MAX_FILE_BYTES:
-                raise InputError(path, f"file too large ({info.st_size} bytes; the limit is "
-                                 f"{MAX_FILE_BYTES})")
-            # Never read more than the limit, even if the file grows while we read it.
-            data = handle.read(MAX_FILE_BYTES + 1)
-    except OSError as exc:
-        raise InputError(path, f"cannot read: {exc.strerror or exc}") from None
-    if len(data) > MAX_FILE_BYTES:
-        raise InputError(path, f"file too large (more than {MAX_FILE_BYTES} bytes)")
-    if not data.strip():
-        raise InputError(path, "empty file")
-    if b"\0" in data[:BINARY_SNIFF_BYTES]:
-        raise InputError(path, "binary file (NUL bytes), not C++ source")
-    warnings = []
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        text = data.decode("utf-8", errors="replace")
-        warnings.append(f"{path}: not valid UTF-8 (first bad byte at offset {exc.start}); "
-                        "decoded with replacement characters")
-    if text.startswith("\ufeff"):
-        text = " " + text[1:]   # keep offsets: a BOM becomes a blank
-    # Normalize line ends without changing the number of lines: CR LF -> ' ' LF, lone CR -> LF.
-    if "\r" in text:
-        text = text.replace("\r\n", " \n").replace("\r", "\n")
-    return text, warnings
 
 
 _RAW_STRING_OPEN = re.compile(r'R"(?P<delim>[^()\\\s"]{0,16})\(')
@@ -461,12 +386,8 @@ RE_TEMPLATE_PREFIX = re.compile(r"\s*template\s*<")
 # `{{{{` runs cost one regex scan, not a Python step per brace.
 RE_SCOPE_BRACE = re.compile(r"[^\s{};] \s* \{", re.VERBOSE)
 
-# Pipeline member calls: recv.producer_acquire( ... ). The receiver is read backwards.
-PRODUCER_OPS = ("producer_acquire", "producer_try_acquire", "producer_get_barrier",
-                "producer_commit", "producer_expect_transaction", "producer_tail",
-                "producer_acquire_bytes", "producer_arrive", "producer_commit_local")
-CONSUMER_OPS = ("consumer_try_wait", "consumer_test_wait", "consumer_wait", "consumer_release",
-                "consumer_release_from_umma")
+# Pipeline member calls (parse_core.PRODUCER_OPS / CONSUMER_OPS): recv.producer_acquire( ... ).
+# The receiver is read backwards.
 RE_PIPE_OP = re.compile(rf"""
     (?P<dot>\.|->) \s* (?:template \s+)?        # member access
     (?P<op>{"|".join(PRODUCER_OPS + CONSUMER_OPS)}) \b
@@ -584,7 +505,6 @@ RE_INT_LITERAL = re.compile(r"^\s*\(?\s*(?P<value>\d+)\s*[uUlL]*\s*\)?\s*$")
 
 # Driver files
 RE_DRIVER = re.compile(r"\bCollectiveBuilder\b|\bKernelScheduleAuto\b|\bGemmUniversalAdapter\b")
-RE_ARCH_NAME = re.compile(r"(?i)(?<![a-z0-9])sm_?(?P<num>\d{2,3})[a-z]?(?![0-9])")
 RE_ARCH_TAG = re.compile(r"\bcutlass::arch::Sm(?P<num>\d{2,3})\b|\bSm(?P<num2>\d{2,3})\b")
 
 # Tokens that look like a call head but are statements.
@@ -860,21 +780,17 @@ def _type_candidates(code, start, end, by_alias, depth=0):
         return [last], stages
     if last in by_alias:
         entry = by_alias[last]
-        return list(_as_list(entry["class"])), entry["stages"]
+        return list(as_list(entry["class"])), entry["stages"]
     if len(parts) >= 2 and RE_QUALIFIED_PIPELINE.fullmatch(last) and not RE_NOT_PIPELINE.search(last):
         return ["::".join(parts[-2:])], None
     return [], None
 
 
-def _as_list(value):
-    """A class field is a string or a list of candidates; always return a list."""
-    return value if isinstance(value, list) else [value]
-
-
 def operand_from_name(name):
-    """smem_A -> A, smem_q -> Q, smem_vt -> Vt, smem_k_new -> K_new."""
+    """smem_A -> A, smem_q -> Q, smem_vt -> Vt, smem_k_new -> K_new, smem_dO -> dO
+    (parse_core.operand_name after the smem_ / s / shared prefix)."""
     base = re.sub(r"^(?:smem|s|shared)_?", "", name) or name
-    return base[:1].upper() + base[1:]
+    return operand_name(base)
 
 
 def find_buffers(src, structs):
@@ -1263,238 +1179,369 @@ class _OpScanner:
         return op
 
     def scan(self, lo, hi, params=()):
-        """Ops in code[lo:hi] outside nested lambda bodies, in source order."""
-        code, src, ctx = self.code, self.src, self.ctx
-        opens = ctx.lambda_opens
-        skip = _SpanUnion(ctx.lambda_spans[bisect.bisect_right(opens, lo):bisect.bisect_left(opens, hi)])
-        ops = []
+        """Ops in code[lo:hi] outside nested lambda bodies, in source order: each recogniser of
+        OP_RECOGNIZERS in turn adds the ops of its construct."""
+        span = _Span(self, lo, hi, params)
+        for _construct, recognise in OP_RECOGNIZERS:
+            recognise(span)
+        span.ops.sort(key=lambda o: (o["_pos"], o["op"]))
+        return span.ops
 
-        def add(kind, pos, receiver, call_open=None, res=None, **extra):
-            if skip.contains(pos):
-                return None
-            o = self.op(kind, pos, receiver, call_open, res, **extra)
-            ops.append(o)
-            return o
 
-        def resolve(recv):
-            last = _last_name(recv)
-            if last in params:
-                return dict(UNRESOLVED, param=params.index(last))
-            return ctx.resolve(recv)
+class _Span:
+    """One scan of code[lo:hi]: what the recognisers read (the source, the function's context,
+    the lambda parameters) and what they add to (ops, and the acquires and barrier assignments
+    the pipeline-call recogniser finds for the copy recogniser after it)."""
 
-        def has(word):
-            """A recogniser runs only when its literal occurs in the span (a C-speed find)."""
-            return code.find(word, lo, hi) >= 0
+    def __init__(self, scanner, lo, hi, params):
+        self.scanner, self.src, self.ctx, self.code = scanner, scanner.src, scanner.ctx, scanner.code
+        self.buffers, self.unit = scanner.buffers, scanner.unit
+        self.lo, self.hi, self.params = lo, hi, params
+        opens = self.ctx.lambda_opens
+        self.skip = _SpanUnion(self.ctx.lambda_spans[bisect.bisect_right(opens, lo):bisect.bisect_left(opens, hi)])
+        self.ops = []
+        self.barrier_assigns = []   # (pos, name, res): nearest preceding assignment wins
+        self.barrier_pos = []
+        self.acquires = []          # (pos, res) of ACQUIRE_OPS
+        self.acquire_pos = []
 
-        barrier_assigns = []   # (pos, name, res): nearest preceding assignment wins
-        for m in RE_PIPE_OP.finditer(code, lo, hi) if has("producer_") or has("consumer_") else ():
-            rstart, recv = _receiver_before(code, m.start())
-            if not recv:
-                continue
-            res = resolve(recv)
-            o = add(m.group("op"), rstart, recv, m.end() - 1, res)
-            if o is not None and m.group("op") == "producer_get_barrier":
-                am = RE_BARRIER_ASSIGN.search(code, max(lo, rstart - 200), rstart)
-                if am:
-                    barrier_assigns.append((rstart, am.group("name"), res))
-        barrier_pos = [p for p, _, _ in barrier_assigns]
-        acquires = [(o["_pos"], o["_res"]) for o in ops if o["op"] in ACQUIRE_OPS]
-        acquire_pos = [p for p, _ in acquires]
-
-        def nearest(positions, records, pos, name=None):
-            k = bisect.bisect_left(positions, pos) - 1
-            while k >= 0:
-                rec = records[k]
-                if name is None or rec[1] == name:
-                    return rec
-                k -= 1
+    def add(self, kind, pos, receiver, call_open=None, res=None, **extra):
+        """Append an op unless pos lies in a nested lambda body; return it (or None)."""
+        if self.skip.contains(pos):
             return None
+        o = self.scanner.op(kind, pos, receiver, call_open, res, **extra)
+        self.ops.append(o)
+        return o
 
-        for m in RE_COPY_CALL.finditer(code, lo, hi) if has("copy") else ():
+    def resolve(self, recv):
+        """A receiver's pipeline; a lambda parameter is left for its call sites (`param`)."""
+        last = _last_name(recv)
+        if last in self.params:
+            return dict(UNRESOLVED, param=self.params.index(last))
+        return self.ctx.resolve(recv)
+
+    def has(self, word):
+        """A recogniser runs only when its literal occurs in the span (a C-speed find)."""
+        return self.code.find(word, self.lo, self.hi) >= 0
+
+
+def _nearest(positions, records, pos, name=None):
+    """The last record before pos (with that name when given), or None."""
+    k = bisect.bisect_left(positions, pos) - 1
+    while k >= 0:
+        rec = records[k]
+        if name is None or rec[1] == name:
+            return rec
+        k -= 1
+    return None
+
+
+def _scan_pipeline_calls(span):
+    """recv.producer_acquire(...) and the other pipeline member calls; records the acquires and
+    `auto* b = pipeline.producer_get_barrier(...)` assignments that later TMA copies use."""
+    code, lo, hi = span.code, span.lo, span.hi
+    for m in RE_PIPE_OP.finditer(code, lo, hi) if span.has("producer_") or span.has("consumer_") else ():
+        rstart, recv = _receiver_before(code, m.start())
+        if not recv:
+            continue
+        res = span.resolve(recv)
+        o = span.add(m.group("op"), rstart, recv, m.end() - 1, res)
+        if o is not None and m.group("op") == "producer_get_barrier":
+            am = RE_BARRIER_ASSIGN.search(code, max(lo, rstart - 200), rstart)
+            if am:
+                span.barrier_assigns.append((rstart, am.group("name"), res))
+    span.barrier_pos = [p for p, _, _ in span.barrier_assigns]
+    span.acquires = [(o["_pos"], o["_res"]) for o in span.ops if o["op"] in ACQUIRE_OPS]
+    span.acquire_pos = [p for p, _ in span.acquires]
+
+
+class _CopyCall:
+    """One copy(...) call: the match, its parentheses and its first argument (span and text)."""
+
+    def __init__(self, m, paren, close, first_start, first_end, first):
+        self.m, self.paren, self.close = m, paren, close
+        self.first_start, self.first_end, self.first = first_start, first_end, first
+
+
+def _scan_copies(span):
+    """copy(...) calls, each classified by the first of COPY_RECOGNIZERS that claims it."""
+    code, src = span.code, span.src
+    for m in RE_COPY_CALL.finditer(code, span.lo, span.hi) if span.has("copy") else ():
+        paren = m.end() - 1
+        close = src.brackets.close_of(paren)
+        if close is None or span.skip.contains(m.start()):
+            continue
+        first_start, first_end = split_top_level(code, paren + 1, close, src.brackets, 1)[0]
+        first = " ".join(code[first_start:min(first_end, first_start + MAX_ARG_CHARS)].split())
+        call = _CopyCall(m, paren, close, first_start, first_end, first)
+        for _construct, recognise in COPY_RECOGNIZERS:
+            if recognise(span, call):
+                break
+
+
+def _copy_tma(span, call):
+    """copy(X.with(barrier...), ...): a TMA load (or a TMA store, by X's name)."""
+    code, src, m, paren = span.code, span.src, call.m, call.paren
+    tm = RE_TMA_WITH.match(code, call.first_start, call.first_end)
+    if not tm:
+        return False
+    recv = " ".join(tm.group("recv").split())
+    compact = re.sub(r"\s+", "", recv).rstrip("_")
+    if RE_TMA_STORE_NAME.search(compact):
+        om = RE_TMA_STORE_NAME.search(compact)
+        span.add("tma_store", m.start(), recv, paren, operand=operand_name(om.group("operand")),
+                 buffer=_buffer_for(om.group("operand"), span.buffers))
+        return True
+    om = RE_TMA_OPERAND.search(compact)
+    operand = om.group("operand") if om else None
+    with_open = tm.end() - 1
+    with_close = src.brackets.close_of(with_open) or call.first_end
+    barrier = None
+    bm = RE_PIPE_OP.search(code, with_open, with_close)
+    if bm:
+        _, brecv = _receiver_before(code, bm.start())
+        res = span.resolve(brecv)
+    else:
+        first_arg = split_top_level(code, with_open + 1, with_close, src.brackets, 1)[0]
+        names = RE_BARRIER_NAME.findall(code, first_arg[0], first_arg[1])
+        assign = _nearest(span.barrier_pos, span.barrier_assigns, m.start(), names[-1]) if names else None
+        if assign:
+            res = assign[2]
+        elif names:
+            res, barrier = UNRESOLVED, names[-1]
+        else:
+            rec = _nearest(span.acquire_pos, span.acquires, m.start())
+            res = rec[1] if rec else UNRESOLVED
+    extra = {"barrier": barrier} if barrier else {}
+    span.add("tma_load", m.start(), recv, paren, res, operand=operand_name(operand),
+             buffer=_buffer_for(operand, span.buffers), **extra)
+    return True
+
+
+def _copy_tma_store_arg(span, call):
+    """copy(params.tma_store_d, ...): a TMA store named by its first argument."""
+    sm = RE_TMA_STORE_ARG.fullmatch(call.first)
+    if not sm:
+        return False
+    om = RE_TMA_STORE_NAME.search(sm.group("recv").replace(" ", "").rstrip("_"))
+    span.add("tma_store", call.m.start(), sm.group("recv"), call.paren,
+             operand=operand_name(om.group("operand")) if om else None,
+             buffer=_buffer_for(om.group("operand") if om else None, span.buffers))
+    return True
+
+
+def _copy_bulk_reduce(span, call):
+    """copy(SM90_BULK_REDUCE_ADD..., ...): a bulk reduction."""
+    if not RE_BULK_REDUCE.search(call.first):
+        return False
+    span.add("bulk_reduce", call.m.start(), call.first, call.paren)
+    return True
+
+
+def _copy_tmem_load(span, call):
+    """copy(tiled_t2r, ...): a TMEM load (SM100)."""
+    if not RE_TMEM_LOAD_COPY.fullmatch(call.first):
+        return False
+    span.add("tmem_load", call.m.start(), call.first, call.paren)
+    return True
+
+
+def _copy_gmem(span, call):
+    """copy(gmem_tiled_copy_a, tAgA, tAsA): cp.async into a stage (stores and reads skipped)."""
+    code, src, m, paren = span.code, span.src, call.m, call.paren
+    gm = RE_GMEM_COPY.fullmatch(code, call.first_start, call.first_end)
+    if not gm:
+        return False
+    spans = split_top_level(code, paren + 1, call.close, src.brackets)
+    if len(spans) >= 3 and RE_GLOBAL_PARTITION.match(code, *spans[-1]):
+        return True   # smem -> gmem: a store, never labelled cp_async
+    if len(spans) >= 3 and (RE_SHARED_PARTITION.match(code, *spans[-2]) or RE_REGISTER_PARTITION.match(code, *spans[-1])):
+        return True   # smem -> registers: a read of the stage, not a copy into it
+    operand = gm.group("operand") or gm.group("operand2")
+    rec = _nearest(span.acquire_pos, span.acquires, m.start())
+    span.add("cp_async", m.start(), " ".join(gm.group("recv").split()), paren,
+             rec[1] if rec else UNRESOLVED, operand=operand_name(operand),
+             buffer=_buffer_for(operand, span.buffers))
+    return True
+
+
+def _copy_partition(span, call):
+    """Any other tiled copy from a global partition into a shared one (CuTe naming:
+    tSFAgSFA -> tSFAsSFA, the SM100 scale-factor loads) after a producer acquire."""
+    code, m = span.code, call.m
+    rec = _nearest(span.acquire_pos, span.acquires, m.start())
+    if rec is None:
+        return False
+    spans = split_top_level(code, call.paren + 1, call.close, span.src.brackets)
+    if len(spans) >= 3:
+        g = RE_PARTITION.search(code, spans[-2][0], min(spans[-2][1], spans[-2][0] + MAX_ARG_CHARS))
+        d = RE_PARTITION.search(code, spans[-1][0], min(spans[-1][1], spans[-1][0] + MAX_ARG_CHARS))
+        if g and d and g.group("space") == "g" and d.group("space") == "s":
+            operand = d.group("operand")
+            span.add("cp_async", m.start(), call.first, call.paren, rec[1], operand=operand_name(operand),
+                     buffer=_buffer_for(operand, span.buffers))
+    return True
+
+
+def _scan_helper_loads(span):
+    """helper.method(...) on a load helper (FA3's `load_Q = ...`): a TMA load through it."""
+    ctx = span.ctx
+    for m in RE_MEMBER_CALL.finditer(span.code, span.lo, span.hi) if ctx.helpers else ():
+        var = m.group("var")
+        helper = ctx.helpers.get(var)
+        if helper is None or m.group("method") in HELPER_SETUP_METHODS:
+            continue
+        span.add("tma_load", m.start(), f"{var}.{m.group('method')}", m.end() - 1,
+                 ctx.resolve(helper["pipeline"]), operand=operand_name(helper["operand"]),
+                 buffer=_buffer_for(helper["operand"], span.buffers),
+                 via={"helper": var, "tma": helper["tma"], "line": helper["line"]})
+
+
+def _scan_gemms(span):
+    """gemm(tiled_mma, ...) / cute::gemm<...>(mma, ...): an MMA when its first argument names one."""
+    code, src, hi = span.code, span.src, span.hi
+    for m in RE_GEMM_CALL.finditer(code, span.lo, hi) if span.has("gemm") else ():
+        pos = m.end()
+        if m.group("targs"):
+            end = scan_angle(code, m.start("targs"))
+            if end is None:
+                continue
+            pos = end
+        while pos < hi and code[pos].isspace():
+            pos += 1
+        if pos >= hi or code[pos] != "(":
+            continue
+        close = src.brackets.close_of(pos)
+        if close is None:
+            continue
+        first_span = split_top_level(code, pos + 1, close, src.brackets, 1)[0]
+        first = " ".join(code[first_span[0]:min(first_span[1], first_span[0] + MAX_ARG_CHARS)].split())
+        if "mma" not in first.lower():
+            continue
+        span.add("mma", m.start(), first, pos, unit=span.unit)
+
+
+def _scan_softmax(span):
+    """softmax.method(...) (any case, as a whole identifier): a softmax step."""
+    code, lo, hi = span.code, span.lo, span.hi
+    for m in RE_SOFTMAX_WORD.finditer(code, lo, hi):   # case-insensitive: no find() guard
+        start, end = m.start(), m.end()
+        if start > lo and (_is_ident_char(code[start - 1]) or code[start - 1] in ".>"):
+            continue
+        while end < hi and _is_ident_char(code[end]):
+            end += 1
+        tail = RE_MEMBER_CALL_TAIL.match(code, end, hi)
+        if tail:
+            span.add("softmax", start, f"{code[start:end]}.{tail.group('call')}", tail.end() - 1)
+
+
+def _scan_order_ops(span):
+    """Order barriers between consumer warpgroups: barrier.wait() / .arrive(), FA3's helpers."""
+    for m in RE_ORDER_OP.finditer(span.code, span.lo, span.hi) if span.has("barrier") else ():
+        if m.group("fn"):
+            kind = "order_wait" if m.group("fcall") == "sync" else "order_arrive"
+            recv = m.group("fn")
+        else:
+            kind = "order_wait" if m.group("call") == "wait" else "order_arrive"
+            recv = m.group("recv")
+        span.add(kind, m.start(), recv, m.end() - 1)
+
+
+def _scan_barrier_ops(span):
+    """Standalone barriers: recv.barrier_X.wait() / .arrive()."""
+    for m in RE_BARRIER_OP.finditer(span.code, span.lo, span.hi) if span.has("barrier_") else ():
+        rstart, recv = _receiver_before(span.code, m.start("dot"))
+        kind = "barrier_wait" if m.group("call") in ("wait", "try_wait") else "barrier_arrive"
+        span.add(kind, rstart, recv, m.end() - 1, barrier=f"barrier_{m.group('name')}")
+
+
+def _scan_free_calls(span):
+    """The free functions of FREE_CALL_RECOGNIZERS (fences, TMA-store groups, named barriers)."""
+    code, src = span.code, span.src
+    for kind, pattern, word in FREE_CALL_RECOGNIZERS:
+        for m in pattern.finditer(code, span.lo, span.hi) if span.has(word) else ():
             paren = m.end() - 1
-            close = src.brackets.close_of(paren)
-            if close is None or skip.contains(m.start()):
-                continue
-            first_start, first_end = split_top_level(code, paren + 1, close, src.brackets, 1)[0]
-            tm = RE_TMA_WITH.match(code, first_start, first_end)
-            first = " ".join(code[first_start:min(first_end, first_start + MAX_ARG_CHARS)].split())
-            if tm:
-                recv = " ".join(tm.group("recv").split())
-                compact = re.sub(r"\s+", "", recv).rstrip("_")
-                if RE_TMA_STORE_NAME.search(compact):
-                    om = RE_TMA_STORE_NAME.search(compact)
-                    add("tma_store", m.start(), recv, paren, operand=_norm_operand(om.group("operand")),
-                        buffer=_buffer_for(om.group("operand"), self.buffers))
-                    continue
-                om = RE_TMA_OPERAND.search(compact)
-                operand = om.group("operand") if om else None
-                with_open = tm.end() - 1
-                with_close = src.brackets.close_of(with_open) or first_end
-                barrier = None
-                bm = RE_PIPE_OP.search(code, with_open, with_close)
-                if bm:
-                    _, brecv = _receiver_before(code, bm.start())
-                    res = resolve(brecv)
-                else:
-                    first_arg = split_top_level(code, with_open + 1, with_close, src.brackets, 1)[0]
-                    names = RE_BARRIER_NAME.findall(code, first_arg[0], first_arg[1])
-                    assign = nearest(barrier_pos, barrier_assigns, m.start(), names[-1]) if names else None
-                    if assign:
-                        res = assign[2]
-                    elif names:
-                        res, barrier = UNRESOLVED, names[-1]
-                    else:
-                        rec = nearest(acquire_pos, acquires, m.start())
-                        res = rec[1] if rec else UNRESOLVED
-                extra = {"barrier": barrier} if barrier else {}
-                add("tma_load", m.start(), recv, paren, res, operand=_norm_operand(operand),
-                    buffer=_buffer_for(operand, self.buffers), **extra)
-                continue
-            sm = RE_TMA_STORE_ARG.fullmatch(first)
-            if sm:
-                om = RE_TMA_STORE_NAME.search(sm.group("recv").replace(" ", "").rstrip("_"))
-                add("tma_store", m.start(), sm.group("recv"), paren,
-                    operand=_norm_operand(om.group("operand")) if om else None,
-                    buffer=_buffer_for(om.group("operand") if om else None, self.buffers))
-                continue
-            if RE_BULK_REDUCE.search(first):
-                add("bulk_reduce", m.start(), first, paren)
-                continue
-            if RE_TMEM_LOAD_COPY.fullmatch(first):
-                add("tmem_load", m.start(), first, paren)
-                continue
-            gm = RE_GMEM_COPY.fullmatch(code, first_start, first_end)
-            if gm:
-                spans = split_top_level(code, paren + 1, close, src.brackets)
-                if len(spans) >= 3 and RE_GLOBAL_PARTITION.match(code, *spans[-1]):
-                    continue   # smem -> gmem: a store, never labelled cp_async
-                if len(spans) >= 3 and (RE_SHARED_PARTITION.match(code, *spans[-2]) or RE_REGISTER_PARTITION.match(code, *spans[-1])):
-                    continue   # smem -> registers: a read of the stage, not a copy into it
-                operand = gm.group("operand") or gm.group("operand2")
-                rec = nearest(acquire_pos, acquires, m.start())
-                add("cp_async", m.start(), " ".join(gm.group("recv").split()), paren,
-                    rec[1] if rec else UNRESOLVED, operand=_norm_operand(operand),
-                    buffer=_buffer_for(operand, self.buffers))
-                continue
-            # Any other tiled copy from a global partition into a shared one (CuTe naming:
-            # tSFAgSFA -> tSFAsSFA, the SM100 scale-factor loads) after a producer acquire.
-            rec = nearest(acquire_pos, acquires, m.start())
-            if rec is not None:
-                spans = split_top_level(code, paren + 1, close, src.brackets)
-                if len(spans) >= 3:
-                    g = RE_PARTITION.search(code, spans[-2][0], min(spans[-2][1], spans[-2][0] + MAX_ARG_CHARS))
-                    d = RE_PARTITION.search(code, spans[-1][0], min(spans[-1][1], spans[-1][0] + MAX_ARG_CHARS))
-                    if g and d and g.group("space") == "g" and d.group("space") == "s":
-                        operand = d.group("operand")
-                        add("cp_async", m.start(), first, paren, rec[1], operand=_norm_operand(operand),
-                            buffer=_buffer_for(operand, self.buffers))
-
-        for m in RE_MEMBER_CALL.finditer(code, lo, hi) if ctx.helpers else ():
-            var = m.group("var")
-            helper = ctx.helpers.get(var)
-            if helper is None or m.group("method") in HELPER_SETUP_METHODS:
-                continue
-            add("tma_load", m.start(), f"{var}.{m.group('method')}", m.end() - 1,
-                ctx.resolve(helper["pipeline"]), operand=_norm_operand(helper["operand"]),
-                buffer=_buffer_for(helper["operand"], self.buffers),
-                via={"helper": var, "tma": helper["tma"], "line": helper["line"]})
-
-        for m in RE_GEMM_CALL.finditer(code, lo, hi) if has("gemm") else ():
-            pos = m.end()
-            if m.group("targs"):
-                end = scan_angle(code, m.start("targs"))
-                if end is None:
-                    continue
-                pos = end
-            while pos < hi and code[pos].isspace():
-                pos += 1
-            if pos >= hi or code[pos] != "(":
-                continue
-            close = src.brackets.close_of(pos)
-            if close is None:
-                continue
-            first_span = split_top_level(code, pos + 1, close, src.brackets, 1)[0]
-            first = " ".join(code[first_span[0]:min(first_span[1], first_span[0] + MAX_ARG_CHARS)].split())
-            if "mma" not in first.lower():
-                continue
-            add("mma", m.start(), first, pos, unit=self.unit)
-
-        for m in RE_SOFTMAX_WORD.finditer(code, lo, hi):   # case-insensitive: no find() guard
-            start, end = m.start(), m.end()
-            if start > lo and (_is_ident_char(code[start - 1]) or code[start - 1] in ".>"):
-                continue
-            while end < hi and _is_ident_char(code[end]):
-                end += 1
-            tail = RE_MEMBER_CALL_TAIL.match(code, end, hi)
-            if tail:
-                add("softmax", start, f"{code[start:end]}.{tail.group('call')}", tail.end() - 1)
-
-        for m in RE_ORDER_OP.finditer(code, lo, hi) if has("barrier") else ():
-            if m.group("fn"):
-                kind = "order_wait" if m.group("fcall") == "sync" else "order_arrive"
-                recv = m.group("fn")
+            extra = {}
+            if kind == "named_barrier_sync":
+                recv = "NamedBarrier::" + m.group("call")
+            if m.groupdict().get("count") is not None:
+                extra["count"] = _int_or_text(m.group("count"))
+            op_kind = kind
+            if kind in ("named_barrier_sync", "named_barrier_arrive"):
+                op_kind = "named_barrier_arrive" if m.group("call") == "arrive" else "named_barrier_sync"
+                close = src.brackets.close_of(paren)
+                if close is not None:
+                    args = split_top_level(code, paren + 1, close, src.brackets, 2)
+                    texts = [" ".join(code[s:min(e, s + MAX_ARG_CHARS)].split()) for s, e in args]
+                    if len(texts) >= 2:
+                        extra["count"], extra["barrier_id"] = texts[0], texts[1]
+                    elif texts and texts[0]:
+                        extra["count"] = texts[0]
             else:
-                kind = "order_wait" if m.group("call") == "wait" else "order_arrive"
-                recv = m.group("recv")
-            add(kind, m.start(), recv, m.end() - 1)
+                recv = "".join(code[m.start():paren].split())
+            span.add(op_kind, m.start(), recv, paren, **extra)
 
-        for m in RE_BARRIER_OP.finditer(code, lo, hi) if has("barrier_") else ():
-            rstart, recv = _receiver_before(code, m.start("dot"))
-            kind = "barrier_wait" if m.group("call") in ("wait", "try_wait") else "barrier_arrive"
-            add(kind, rstart, recv, m.end() - 1, barrier=f"barrier_{m.group('name')}")
 
-        for kind, pattern, word in FREE_CALL_RECOGNIZERS:
-            for m in pattern.finditer(code, lo, hi) if has(word) else ():
-                paren = m.end() - 1
-                extra = {}
-                if kind == "named_barrier_sync":
-                    recv = "NamedBarrier::" + m.group("call")
-                if m.groupdict().get("count") is not None:
-                    extra["count"] = _int_or_text(m.group("count"))
-                if kind in ("named_barrier_sync", "named_barrier_arrive"):
-                    if m.group("call") == "arrive":
-                        kind = "named_barrier_arrive"
-                    else:
-                        kind = "named_barrier_sync"
-                    close = src.brackets.close_of(paren)
-                    if close is not None:
-                        args = split_top_level(code, paren + 1, close, src.brackets, 2)
-                        texts = [" ".join(code[s:min(e, s + MAX_ARG_CHARS)].split()) for s, e in args]
-                        if len(texts) >= 2:
-                            extra["count"], extra["barrier_id"] = texts[0], texts[1]
-                        elif texts and texts[0]:
-                            extra["count"] = texts[0]
-                else:
-                    recv = "".join(code[m.start():paren].split())
-                add(kind, m.start(), recv, paren, **extra)
+def _scan_sched_calls(span):
+    """scheduler.fetch_next_work(...) / advance_to_next_work(...): the tile scheduler (CLC)."""
+    code, src, ctx = span.code, span.src, span.ctx
+    for m in RE_SCHED_CALL.finditer(code, span.lo, span.hi) if span.has("_next_work") else ():
+        dot = _member_dot_before(code, m.start())
+        if dot is None:
+            continue
+        rstart, recv = _receiver_before(code, dot)
+        paren = m.end() - 1
+        close = src.brackets.close_of(paren)
+        res = UNRESOLVED
+        if close is not None:
+            for s, e in split_top_level(code, paren + 1, close, src.brackets):
+                arg = " ".join(code[s:min(e, s + MAX_ARG_CHARS)].split())
+                if re.fullmatch(_IDENT, arg) and arg in ctx.names:
+                    res = ctx.resolve(arg)
+                    break
+        kind = "fetch_next_work" if m.group("call") == "fetch_next_work" else "clc_query"
+        span.add(kind, rstart, f"{recv}.{m.group('call')}", paren, res)
 
-        for m in RE_SCHED_CALL.finditer(code, lo, hi) if has("_next_work") else ():
-            dot = _member_dot_before(code, m.start())
-            if dot is None:
-                continue
-            rstart, recv = _receiver_before(code, dot)
-            paren = m.end() - 1
-            close = src.brackets.close_of(paren)
-            res = UNRESOLVED
-            if close is not None:
-                for s, e in split_top_level(code, paren + 1, close, src.brackets):
-                    arg = " ".join(code[s:min(e, s + MAX_ARG_CHARS)].split())
-                    if re.fullmatch(_IDENT, arg) and arg in ctx.names:
-                        res = ctx.resolve(arg)
-                        break
-            kind = "fetch_next_work" if m.group("call") == "fetch_next_work" else "clc_query"
-            add(kind, rstart, f"{recv}.{m.group('call')}", paren, res)
 
-        for m in RE_NAMED_BARRIER_OBJ_CALL.finditer(code, lo, hi) if ctx.named_barriers else ():
-            decl = ctx.named_barriers.get(m.group("var"))
-            if decl is None:
-                continue
-            kind = "named_barrier_arrive" if m.group("call") == "arrive" else "named_barrier_sync"
-            add(kind, m.start(), f"{m.group('var')}.{m.group('call')}", m.end() - 1,
-                count=decl["count"], barrier_id=decl["barrier_id"])
+def _scan_named_barrier_objects(span):
+    """b.arrive() / b.sync() on a NamedBarrier object declared in the function."""
+    ctx = span.ctx
+    for m in RE_NAMED_BARRIER_OBJ_CALL.finditer(span.code, span.lo, span.hi) if ctx.named_barriers else ():
+        decl = ctx.named_barriers.get(m.group("var"))
+        if decl is None:
+            continue
+        kind = "named_barrier_arrive" if m.group("call") == "arrive" else "named_barrier_sync"
+        span.add(kind, m.start(), f"{m.group('var')}.{m.group('call')}", m.end() - 1,
+                 count=decl["count"], barrier_id=decl["barrier_id"])
 
-        ops.sort(key=lambda o: (o["_pos"], o["op"]))
-        return ops
+
+# The recognisers of one span, in the order they run: (construct, function of a _Span). Each
+# adds the ops of its construct; the order matters only in that pipeline calls come first (the
+# copy recogniser reads their acquires and barrier assignments). Ops are sorted by position at
+# the end, so a new construct is one function and one row here.
+OP_RECOGNIZERS = (
+    ("pipeline member calls", _scan_pipeline_calls),
+    ("copy calls", _scan_copies),
+    ("load-helper calls", _scan_helper_loads),
+    ("gemm calls", _scan_gemms),
+    ("softmax steps", _scan_softmax),
+    ("order barriers", _scan_order_ops),
+    ("standalone barriers", _scan_barrier_ops),
+    ("free calls", _scan_free_calls),
+    ("scheduler calls", _scan_sched_calls),
+    ("named-barrier objects", _scan_named_barrier_objects),
+)
+
+# What a copy(...) call is, tried in order until one claims it (returns True): (kind, function
+# of a _Span and a _CopyCall). A call none claims is not an op.
+COPY_RECOGNIZERS = (
+    ("TMA load or store through .with(...)", _copy_tma),
+    ("TMA store named by its first argument", _copy_tma_store_arg),
+    ("bulk reduction", _copy_bulk_reduce),
+    ("TMEM load", _copy_tmem_load),
+    ("cp.async through a gmem tiled copy", _copy_gmem),
+    ("gmem -> smem partition copy after an acquire", _copy_partition),
+)
 
 
 def _member_dot_before(code, pos):
@@ -1795,14 +1842,6 @@ def _arg_names(code, op):
 HELPER_SETUP_METHODS = frozenset({"init_state", "init_g", "get_slice", "partition_S", "partition_D"})
 
 
-def _norm_operand(operand):
-    """a -> A, K -> K, V_new -> V_new, vt -> Vt."""
-    if not operand:
-        return None
-    operand = operand.rstrip("_") or operand
-    return operand[:1].upper() + operand[1:]
-
-
 def _buffer_for(operand, buffers):
     """The buffer whose operand matches (case-insensitively; V_new falls back to V)."""
     if not operand:
@@ -1831,21 +1870,6 @@ class _SpanUnion:
         """True when a < pos < b for some span (a, b)."""
         k = bisect.bisect_left(self.starts, pos) - 1
         return k >= 0 and pos < self.ends[k]
-
-
-PRODUCER_ROLE_OPS = frozenset({"producer_acquire", "producer_commit", "producer_tail",
-                               "producer_acquire_bytes", "producer_commit_local",
-                               "tma_load", "cp_async"})
-CONSUMER_ROLE_OPS = frozenset({"consumer_wait", "consumer_try_wait", "consumer_release",
-                               "consumer_release_from_umma"})
-
-
-def role_of(ops):
-    """producer / consumer / both / other from the kinds of ops a function performs."""
-    kinds = {o["op"] for o in ops}
-    prod = bool(kinds & PRODUCER_ROLE_OPS)
-    cons = bool(kinds & CONSUMER_ROLE_OPS)
-    return "both" if prod and cons else "producer" if prod else "consumer" if cons else "other"
 
 
 # ----------------------------------------------------------------------------------------------
@@ -2032,24 +2056,6 @@ def arch_of(src, path):
     return "unknown"
 
 
-def display_path(path):
-    """Path relative to the nearest tree root it is inside, else as given: a CUTLASS tree
-    (include/cutlass or python/CuTeDSL), a FlashAttention checkout (hopper/ and csrc/), or the
-    directory holding an installed flash_attn package (FA4's CuTe DSL sources: flash_attn/...)."""
-    p = Path(path)
-    try:
-        resolved = p.resolve()
-    except OSError:
-        return str(path)
-    for parent in resolved.parents:
-        if parent.name == "flash_attn":
-            return resolved.relative_to(parent.parent).as_posix()
-        if (parent / "include" / "cutlass").is_dir() or (parent / "python" / "CuTeDSL").is_dir() or \
-                (parent / "hopper").is_dir() and (parent / "csrc").is_dir():
-            return resolved.relative_to(parent).as_posix()
-    return str(path)
-
-
 def parse_text(text, path="<text>", display=None, read_warnings=()):
     """Parse one source text into the JSON model (kind may be 'unknown'); never raises on text."""
     src = Source(text, path, display)
@@ -2208,8 +2214,6 @@ def _name_object(op, objects, mma_only=False):
     else:
         op.pop("object", None)
 
-
-PIPELINE_MEMBER_OPS = frozenset(PRODUCER_OPS + CONSUMER_OPS)
 
 # Every warning the parser emits, as (kind, a phrase only that warning holds). README's parser
 # section documents each kind; tests/test_scan_tree.py checks which kinds the CUTLASS tree gives.
@@ -2534,13 +2538,12 @@ KERNEL_LAYER_AS_MAINLOOP = ("is a kernel layer, not a collective mainloop: its o
                             "own; pass the mainloop header first and this one as --kernel-layer")
 
 
-def parse_file(path, kernel_layer=None):
-    """Parse a mainloop (or kernel-layer) file, optionally with a kernel layer; raise VizError."""
+def parse_header(path, kernel_layer=None):
+    """Parse a C++ mainloop (or kernel-layer) file, optionally with a kernel layer; raise VizError.
+
+    parse_file (parse_core's, re-exported here) is the entry point: it sends a CuTe DSL file to
+    parse_dsl and everything else here."""
     path = Path(path)
-    if path.suffix == ".py":   # CuTe DSL kernels: the ast front end (parse_dsl.py)
-        sys.modules.setdefault("parse_cutlass", sys.modules[__name__])   # one VizError when run as a script
-        import parse_dsl
-        return parse_dsl.parse_file(path, kernel_layer)
     text, warns = read_source(path)
     model = parse_text(text, path, display_path(path), warns)
     _check_accepted(path, model, text)
@@ -2572,14 +2575,12 @@ def _check_accepted(path, model, text):
 
 
 # ----------------------------------------------------------------------------------------------
-# Scan
+# Scan: this front end's part (the walk, the rows and the pool are parse_core's)
 # ----------------------------------------------------------------------------------------------
-
-SCAN_SUFFIXES = (".hpp", ".h", ".cuh", ".cu", ".inl", ".hxx", ".hh", ".py")   # .py: parse_dsl
 
 # A single parse accepts a file with a pipeline alias, an op of ACCEPTING_OPS or a kernel-layer
 # enum / collective call, and each of those recognisers needs one of these words in the text.
-# So this cheap test is a superset of what parse_file accepts (tests/test_scan_tree.py checks
+# So this cheap test is a superset of what parse_header accepts (tests/test_scan_tree.py checks
 # it on the whole CUTLASS 4.2 tree).
 RE_SCAN_PREFILTER = re.compile(r"""
     Pipeline                                  # an alias or a template parameter
@@ -2593,143 +2594,19 @@ RE_SCAN_PREFILTER = re.compile(r"""
 """, re.VERBOSE)
 
 
-def scan_row(model):
-    """The --scan summary row of a parsed model."""
-    classes = []
-    for p in model["pipelines"]:
-        for c in _as_list(p["class"]):
-            if c not in classes:
-                classes.append(c)
-    fns = model["functions"]
-    return {
-        "path": model["source"]["path"], "kind": model["kind"], "arch": model["arch"],
-        "file_kind": _file_kind(model["source"]["path"]),
-        "pipeline_classes": classes,
-        "pipeline_objects": len(model.get("pipeline_objects", [])),
-        "producers": sum(f["role"] in ("producer", "both") for f in fns),
-        "consumers": sum(f["role"] in ("consumer", "both") for f in fns),
-        "ops": sum(len(f["ops"]) for f in fns),
-        "warnings": len(model["warnings"]),
-    }
-
-
-def _file_kind(path):
-    """The file's suffix without the dot (hpp, h, cuh, cu, inl, ...)."""
-    return Path(path).suffix.lstrip(".") or "none"
-
-
-def _scan_paths(base):
-    """The files a scan of base reads, in its output order (a sorted walk, SCAN_SUFFIXES only)."""
-    for dirpath, dirnames, filenames in os.walk(base):
-        dirnames.sort()
-        for fname in sorted(filenames):
-            if fname.endswith(SCAN_SUFFIXES):
-                yield Path(dirpath) / fname
-
-
-def scan_file(base, path):
-    """The scan row of one file under base, or None when a single parse would not accept it.
-
-    Raises what the parse raises: a VizError from parse_text ends the scan with that one line,
-    as before the pool; anything else is a bug and keeps its traceback.
-    """
-    try:
-        text, warns = read_source(path)
-    except InputError:
+def scan_model(text, path, display, warns):
+    """The model of a C++ file for --scan (parse_core.scan_file), or None when a single parse
+    (parse_header) would refuse it."""
+    if not RE_SCAN_PREFILTER.search(text):
         return None
-    display = path.relative_to(base).as_posix()
-    if path.name.endswith(".py"):   # CuTe DSL kernels: the ast front end (parse_dsl.py)
-        sys.modules.setdefault("parse_cutlass", sys.modules[__name__])
-        import parse_dsl
-        model = parse_dsl.scan_model(text, path, display, warns)
-        if model is None:
-            return None
-    else:
-        if not RE_SCAN_PREFILTER.search(text):
-            return None
-        model = parse_text(text, path, display, warns)
-        try:
-            _check_accepted(path, model, text)
-        except VizError:
-            return None
+    model = parse_text(text, path, display, warns)
+    try:
+        _check_accepted(path, model, text)
+    except VizError:
+        return None
     if model["kind"] == "kernel_layer":
         model["warnings"].append(f"{model['source']['path']}: {KERNEL_LAYER_AS_MAINLOOP}")
-    return scan_row(model)
-
-
-def default_jobs():
-    """Worker processes of a scan when --jobs is not given: one per core."""
-    return os.cpu_count() or 1
-
-
-def scan(directory, jobs=1):
-    """Yield one summary row per file under directory that a single parse accepts (parse_file
-    would print a model for it, with the same row), in sorted path order.
-
-    jobs > 1 parses the files in that many worker processes (_scan_pool); the rows, their order
-    and the errors are the same as with jobs=1, which parses in this process.
-    """
-    base = Path(directory)
-    paths = list(_scan_paths(base))
-    if jobs <= 1 or len(paths) < 2:
-        for path in paths:
-            row = scan_file(base, path)
-            if row is not None:
-                yield row
-        return
-    yield from _scan_pool(base, paths, min(jobs, len(paths)))
-
-
-def _ignore_sigint():
-    """Worker initializer: Ctrl-C reaches the whole process group, and only the parent handles it
-    (it stops the workers), so a worker never prints a KeyboardInterrupt traceback of its own."""
-    import signal
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-
-
-def _scan_pool(base, paths, jobs):
-    """scan()'s rows with the files parsed by `jobs` worker processes, yielded in paths' order.
-
-    Every file is submitted at once (one task each: the largest CUTLASS header parses in under
-    0.1 s, so tasks balance without chunking) and results are read back in submission order,
-    so the output is byte-identical to jobs=1. A file whose task fails for any reason (the parse
-    raised, a worker died and broke the pool) is parsed again here, in this process, so it gives
-    exactly the row, the one-line VizError or the traceback that jobs=1 gives; after a broken
-    pool that is every remaining file. If the scan ends early (Ctrl-C, a closed pipe, an error),
-    pending tasks are cancelled and the workers terminated and joined: none is left running.
-    """
-    # Imported here: multiprocessing is a noticeable part of a single-file parse's start-up.
-    from concurrent.futures import ProcessPoolExecutor
-    pool = ProcessPoolExecutor(max_workers=jobs, initializer=_ignore_sigint)
-    finished = False
-    try:
-        futures = [pool.submit(scan_file, base, path) for path in paths]
-        for path, future in zip(paths, futures):
-            try:
-                row = future.result()
-            except Exception:   # the worker's failure is redone here, where jobs=1 would see it
-                row = scan_file(base, path)
-            if row is not None:
-                yield row
-        finished = True
-    finally:
-        if finished:
-            pool.shutdown(wait=True)
-        else:
-            _stop_pool(pool)
-
-
-def _stop_pool(pool):
-    """Cancel a pool's pending tasks, terminate its workers and join them (an early end of a scan)."""
-    terminate = getattr(pool, "terminate_workers", None)   # Python 3.14+
-    if terminate is not None:
-        terminate()
-    else:
-        # Before 3.14 the executor has no public way to stop a running task; its worker table is
-        # the only handle (present, as a dict of multiprocessing.Process, since 3.2).
-        for proc in list((getattr(pool, "_processes", None) or {}).values()):
-            proc.terminate()
-    pool.shutdown(wait=True, cancel_futures=True)
+    return model
 
 
 # ----------------------------------------------------------------------------------------------
@@ -2858,6 +2735,8 @@ def _main(ap, args):
     sys.stdout.write(dump_json(model, args.pretty) + "\n")
     return 0
 
+
+parse_core.register_front_end("parse_cutlass", sys.modules[__name__])
 
 if __name__ == "__main__":
     sys.exit(main())

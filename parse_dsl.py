@@ -7,7 +7,8 @@ reads one such file with the standard `ast` module (never a regex over the sourc
 the JSON model of parse_cutlass.py (schema_version 2, `language: "cute-dsl"`).
 
 Steps (each a small function or class below):
-  1. read_source (shared with the C++ path: size, binary and encoding checks), ast.parse.
+  1. read_source (parse_core's, shared with the C++ front end: size, binary and encoding
+     checks), ast.parse.
   2. Module index: classes, their methods, module functions, `@cute.struct` fields (buffers),
      literal `self.x = N` attributes (constants).
   3. Each `@cute.kernel` method is walked statement by statement with a small abstract
@@ -24,12 +25,10 @@ import re
 import sys
 from pathlib import Path
 
-import parse_cutlass
-from parse_cutlass import InputError, ParseError
+import parse_core
+from parse_core import MAX_TEXT_CHARS, SCHEMA_VERSION, InputError, ParseError, operand_name, role_of
 
 LANGUAGE = "cute-dsl"
-SCHEMA_VERSION = 2
-MAX_TEXT_CHARS = parse_cutlass.MAX_TEXT_CHARS
 MAX_NESTING = 100           # statements/expressions nested deeper are skipped (with a warning)
 MAX_HELPER_DEPTH = 6        # helper calls followed at most this deep
 WORK_PER_NODE = 40          # the walk visits at most this many nodes per node of the file...
@@ -97,9 +96,6 @@ FREE_FUNCTION_OPS = {
 # FA4's / FA3-style named order barriers between consumer warpgroups (as in parse_cutlass).
 ORDER_HELPERS = {"warp_scheduler_barrier_sync": "order_wait",
                  "warp_scheduler_barrier_arrive": "order_arrive"}
-
-PRODUCER_ROLE_OPS = parse_cutlass.PRODUCER_ROLE_OPS
-CONSUMER_ROLE_OPS = parse_cutlass.CONSUMER_ROLE_OPS
 
 RE_PIPELINE_CLASS = re.compile(r"Pipeline[A-Z]\w*$")
 RE_GEMM_FUNCTION = re.compile(r"gemm(?:_\w+)?$")
@@ -318,22 +314,13 @@ def dotted_name(node):
     return None
 
 
-def norm_operand(operand):
-    """a -> A, K -> K, vt -> Vt, dO -> dO."""
-    if not operand:
-        return None
-    if operand[0] == "d" and len(operand) > 1 and operand[1].isupper():
-        return operand
-    return operand[:1].upper() + operand[1:]
-
-
 def operand_of_atom(text):
     """The operand a TMA atom / copy-function name names: tma_atom_a -> A, tma_load_K_fn -> K."""
     last = re.split(r"[^\w]+", text.strip())
     for word in reversed([w for w in last if w]):
         m = RE_TMA_ATOM_OPERAND.search(word)
         if m:
-            return norm_operand(m.group("operand"))
+            return operand_name(m.group("operand"))
     return None
 
 
@@ -470,7 +457,7 @@ def find_buffers(facts, src):
             if not m or RE_NOT_BUFFER.search(name) or name in seen:
                 continue
             seen.add(name)
-            buffers.append({"name": name, "operand": norm_operand(m.group("operand")),
+            buffers.append({"name": name, "operand": operand_name(m.group("operand")),
                             "layout": src.text(field.annotation), "line": field.lineno,
                             "struct": cls.name, "text": src.text(field)})
     for node in sorted(tensors, key=lambda n: n.lineno):
@@ -481,7 +468,7 @@ def find_buffers(facts, src):
         seen.add(name)
         call = node.value
         layout = src.text(call.args[0]) if call.args else ""
-        buffers.append({"name": name, "operand": norm_operand(m.group("operand")), "layout": layout,
+        buffers.append({"name": name, "operand": operand_name(m.group("operand")), "layout": layout,
                         "line": node.lineno, "struct": None, "text": src.text(node)})
     return buffers
 
@@ -1259,7 +1246,7 @@ class Walker:
             operand = operand_of_atom(ctx["env_texts"].get(args[0][1].id, ""))
         if operand is None and len(args) >= 3:
             m = RE_PARTITION_OPERAND.search(self.src.text(args[2][1]).split("[")[0])
-            operand = norm_operand(m.group("operand")) if m else None
+            operand = operand_name(m.group("operand")) if m else None
         bar = kwargs.get("tma_bar_ptr")
         if bar is not None:
             pipe = _pipe_of(bar[0])
@@ -1413,17 +1400,9 @@ def pair_mmas_with_waits(ops):
         op.pop("_names", None)
 
 
-def role_of(ops):
-    """producer / consumer / both / other, as parse_cutlass.role_of."""
-    kinds = {o["op"] for o in ops}
-    prod = bool(kinds & PRODUCER_ROLE_OPS)
-    cons = bool(kinds & CONSUMER_ROLE_OPS)
-    return "both" if prod and cons else "producer" if prod else "consumer" if cons else "other"
-
-
 def arch_of(tree_names, path):
     """sm90 / sm100 / ... from the file name, else from the instruction modules it imports."""
-    m = parse_cutlass.RE_ARCH_NAME.search(Path(str(path)).name)
+    m = parse_core.RE_ARCH_NAME.search(Path(str(path)).name)
     if m:
         return f"sm{m.group('num')}"
     if "tcgen05" in tree_names:
@@ -1518,7 +1497,7 @@ def _model(tree, src, path, display):
     return {
         "schema_version": SCHEMA_VERSION,
         "language": LANGUAGE,
-        "tool": {"name": parse_cutlass.TOOL_NAME, "version": parse_cutlass.__version__},
+        "tool": {"name": parse_core.TOOL_NAME, "version": parse_core.__version__},
         "source": {"path": display, "lines": len(src.lines)},
         "kind": "mainloop" if (has_ops or pipelines) else "unknown",
         "arch": arch,
@@ -1533,16 +1512,16 @@ def _model(tree, src, path, display):
 
 
 def parse_file(path, kernel_layer=None):
-    """Parse a CuTe DSL file (read through parse_cutlass.read_source); raise VizError."""
+    """Parse a CuTe DSL file (read through parse_core.read_source); raise VizError."""
     path = Path(path)
     if kernel_layer is not None:
         raise InputError(kernel_layer, "--kernel-layer applies to C++ headers; a CuTe DSL file "
                          "holds its kernel layer itself")
-    text, warns = parse_cutlass.read_source(path)
+    text, warns = parse_core.read_source(path)
     if len(text) > MAX_PYTHON_CHARS:
         raise InputError(path, f"Python file too large ({len(text)} characters; the limit of the "
                          f"CuTe DSL front end is {MAX_PYTHON_CHARS})")
-    model = parse_text(text, path, parse_cutlass.display_path(path), warns)
+    model = parse_text(text, path, parse_core.display_path(path), warns)
     if not model["pipeline_objects"]:
         raise ParseError(path, f"no CuTe DSL pipeline objects (PipelineX.create(...)) found in {path}")
     return _note_missing_kernel(model)
@@ -1569,5 +1548,8 @@ def scan_model(text, path, display, warns):
     return _note_missing_kernel(model) if model["pipeline_objects"] else None
 
 
-if __name__ == "__main__":
+parse_core.register_front_end("parse_dsl", sys.modules[__name__])
+
+if __name__ == "__main__":   # the same command line as parse_cutlass.py, whose CLI it is
+    import parse_cutlass
     sys.exit(parse_cutlass.main())

@@ -7,7 +7,6 @@ the plain-text header facts and the embedded JSON model, then fills the template
 import base64
 import gzip
 import json
-import posixpath
 
 import pagekit
 
@@ -165,8 +164,16 @@ def header_facts(parsed):
 
 
 def kernel_stem(parsed):
-    """Return the kernel (or mainloop) file name without directories or extension; both pages' titles use it."""
-    name = posixpath.basename(header_facts(parsed)["kernel"].replace("\\", "/"))
+    """Return the kernel name both pages' titles use: the one rule of trace_export.js's kernelName.
+
+    The rule: the structure's own source path (`source.path`: the mainloop or CuTe DSL file that
+    was parsed, never the kernel layer), its last component after `/` or `\\`, without the last
+    `.` and what follows; "kernel" when that leaves nothing or the path is not a string.
+    tests/test_kernel_name.py checks that the two agree on every example and fixture.
+    """
+    source = parsed.get("source") if isinstance(parsed, dict) else None
+    path = source.get("path") if isinstance(source, dict) else None
+    name = (path if isinstance(path, str) else "").replace("\\", "/").rsplit("/", 1)[-1]
     stem = name.rsplit(".", 1)[0] if "." in name else name
     return stem or "kernel"
 

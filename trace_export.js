@@ -52,10 +52,16 @@ var KernelExport = (function () {
   /** "file.hpp:123" for one source reference {path, line}. */
   function lineKey(ref) { return baseName(ref.path) + ":" + ref.line; }
 
-  /** The kernel's short name from a structure (its source file stem), "kernel" when unknown. */
+  /**
+   * The kernel's short name, the one rule of render_waveform.kernel_stem (the pages' titles):
+   * the structure's own source path (source.path, never the kernel layer's), its last component
+   * after "/" or "\\", without the last "." and what follows; "kernel" when that leaves nothing
+   * or the path is not a string.
+   * tests/test_kernel_name.py checks that the two agree on every example and fixture.
+   */
   function kernelName(structure) {
     var path = isObject(structure) && isObject(structure.source) ? structure.source.path : null;
-    var stem = baseName(path).replace(/\.[^.]*$/, "");
+    var stem = (typeof path === "string" ? path : "").split(/[\/\\]/).pop().replace(/\.[^.]*$/, "");
     return stem || "kernel";
   }
 

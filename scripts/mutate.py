@@ -39,6 +39,8 @@ TESTS = {
     "parse_cutlass.py": [PYTEST + ["tests/test_mutant_survivors.py", "tests/test_parser_fixtures.py",
                                    "tests/test_parser_breadth.py", "tests/test_parser_cutlass.py"]],
     "parse_dsl.py": [PYTEST + ["tests/test_mutant_survivors.py", "tests/test_parser_dsl.py"]],
+    "parse_core.py": [PYTEST + ["tests/test_mutant_survivors.py", "tests/test_parser_fixtures.py",
+                                "tests/test_parser_dsl.py", "tests/test_parser_core.py"]],
     "schedule.js": [NODE + ["tests/js/mutants.test.js", "tests/js/schedule.test.js", "tests/js/golden.test.js",
                             "tests/js/model_choice.test.js"]],
 }
@@ -57,7 +59,7 @@ MUTANTS = [
      "line count of an empty text: branch dropped"),
     ("parse_cutlass.py", 'return bool(model["pipelines"]) or any(', 'return bool(model["pipelines"]) and any(',
      "has_pipeline_api: `or` -> `and`"),
-    ("parse_cutlass.py", 'return "both" if prod and cons', 'return "both" if prod or cons',
+    ("parse_core.py", 'return "both" if prod and cons', 'return "both" if prod or cons',
      "role_of: `and` -> `or`"),
     ("parse_cutlass.py", "if len(text) > MAX_TEXT_CHARS:", "if len(text) >= MAX_TEXT_CHARS:",
      "statement text trimmed at exactly 160 characters"),

@@ -14,6 +14,7 @@ import sys
 import pytest
 
 import pagekit
+import parse_core
 import parse_cutlass
 import viz
 from conftest import ROOT
@@ -116,7 +117,7 @@ def test_too_large_is_refused_before_reading(tmp_path, monkeypatch):
             reads.append(n)
             return self.handle.read(n)
 
-    monkeypatch.setattr(parse_cutlass, "open", lambda p, mode="r": Spy(real_open(p, mode)), raising=False)
+    monkeypatch.setattr(parse_core, "open", lambda p, mode="r": Spy(real_open(p, mode)), raising=False)
     with pytest.raises(parse_cutlass.InputError) as err:
         parse_cutlass.read_source(target)
     assert "file too large (52428800 bytes; the limit is 16777216)" in str(err.value)
