@@ -166,12 +166,15 @@ def header_facts(parsed):
 def kernel_stem(parsed):
     """Return the kernel name both pages' titles use: the one rule of trace_export.js's kernelName.
 
-    The rule: the structure's own source path (`source.path`: the mainloop or CuTe DSL file that
-    was parsed, never the kernel layer), its last component after `/` or `\\`, without the last
-    `.` and what follows; "kernel" when that leaves nothing or the path is not a string.
+    The rule: the kernel layer's source path when one was parsed (the kernel: pingpong and
+    cooperative pages of one mainloop differ), else the structure's own (`source.path`: the
+    mainloop or CuTe DSL file); its last component after `/` or `\\`, without the last `.` and
+    what follows; "kernel" when that leaves nothing or the path is not a string.
     tests/test_kernel_name.py checks that the two agree on every example and fixture.
     """
-    source = parsed.get("source") if isinstance(parsed, dict) else None
+    layer = parsed.get("kernel_layer") if isinstance(parsed, dict) else None
+    source = layer.get("source") if isinstance(layer, dict) and isinstance(layer.get("source"), dict) \
+        and isinstance(layer["source"].get("path"), str) else parsed.get("source") if isinstance(parsed, dict) else None
     path = source.get("path") if isinstance(source, dict) else None
     name = (path if isinstance(path, str) else "").replace("\\", "/").rsplit("/", 1)[-1]
     stem = name.rsplit(".", 1)[0] if "." in name else name

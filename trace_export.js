@@ -60,7 +60,10 @@ var KernelExport = (function () {
    * tests/test_kernel_name.py checks that the two agree on every example and fixture.
    */
   function kernelName(structure) {
-    var path = isObject(structure) && isObject(structure.source) ? structure.source.path : null;
+    // The kernel layer's file when one was parsed, else the structure's own (render_waveform.kernel_stem).
+    var layer = isObject(structure) && isObject(structure.kernel_layer) && isObject(structure.kernel_layer.source) &&
+      typeof structure.kernel_layer.source.path === "string" ? structure.kernel_layer.source : null;
+    var path = layer ? layer.path : isObject(structure) && isObject(structure.source) ? structure.source.path : null;
     var stem = (typeof path === "string" ? path : "").split(/[\/\\]/).pop().replace(/\.[^.]*$/, "");
     return stem || "kernel";
   }

@@ -91,7 +91,7 @@ def test_fa3_with_a_changed_knob_downloads_a_short_safe_name(open_page, fa3_url,
     name, data = download_by_click(page, fmt)
     assert len(name.encode("utf-8")) <= MAX_NAME_BYTES, (len(name), name)
     assert SAFE_NAME.match(name), name
-    assert name.startswith("mainloop_fwd_sm90_tma_gmma_ws_tma-100_"), name
+    assert name.startswith("flash_fwd_kernel_sm90_tma-100_"), name
     # Only the changed knob is spelled (no stages-, kv-blocks-...), then the hash of all knobs.
     assert not re.search(r"_(stages|kv-blocks|tiles|consumers)-", name), name
     assert re.search(r"_[0-9a-f]{8}(_view-\d+-\d+)?\.", name), name

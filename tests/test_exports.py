@@ -46,6 +46,12 @@ def export(tmp_path, example, fmt, extra=()):
     return out
 
 
+def kernel_of(example):
+    """The kernel name the exports give an example (render_waveform.kernel_stem, the one rule)."""
+    import render_waveform
+    return render_waveform.kernel_stem(json.loads((ROOT / "examples" / f"{example}.json").read_text(encoding="utf-8")))
+
+
 def simulate(example, knobs):
     """The simulator's result for an example, through Node (the schedule the export came from)."""
     script = ("const K=require(process.argv[1]);const s=require(process.argv[2]);"
@@ -103,7 +109,7 @@ def wellen_signals(path):
 def test_vcd_read_by_pywellen_with_expected_signals_and_changes(tmp_path, example, extra):
     path = export(tmp_path, example, "vcd", extra)
     result = simulate(example, knobs_of(extra))
-    kernel = {"fa3_fwd": "mainloop_fwd_sm90_tma_gmma_ws"}.get(example, "sm90_mma_tma_gmma_ss_warpspecialized")
+    kernel = kernel_of(example)
     signals = wellen_signals(path)
     expected = expected_states(result, kernel)
     for lane in result["lanes"]:
@@ -131,7 +137,7 @@ def test_vcd_converted_by_gtkwave_vcd2fst_and_read_back(tmp_path, example, extra
     from_fst = wellen_signals(fst)
     assert set(from_fst) == set(from_vcd)
     result = simulate(example, knobs_of(extra))
-    kernel = "sm90_mma_tma_gmma_ss_warpspecialized"
+    kernel = kernel_of(example)
     for name, changes in expected_states(result, kernel).items():
         assert dedupe(from_fst[name]) == changes, name
 
@@ -176,7 +182,7 @@ def test_chrome_barrier_counters_match_the_vcd_signals_read_by_pywellen(tmp_path
     trace = json.loads(export(tmp_path, example, "chrome", extra).read_text())
     signals = wellen_signals(export(tmp_path, example, "vcd", extra))
     result = simulate(example, knobs_of(extra))
-    kernel = {"fa3_fwd": "mainloop_fwd_sm90_tma_gmma_ws"}.get(example, "sm90_mma_tma_gmma_ss_warpspecialized")
+    kernel = kernel_of(example)
     counters = counter_states(trace)
     assert sorted(counters) == sorted(b["name"] for b in result["barriers"]) and counters
     checked = 0

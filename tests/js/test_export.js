@@ -341,10 +341,10 @@ test("main: knobs reach the simulator; the output is the exporter's text", () =>
   const trace = JSON.parse(io.out.join(""));
   assert.equal(trace.otherData.knobs.stages, 2);
   assert.equal(trace.otherData.knobs.schedule, "cooperative");
-  assert.equal(trace.otherData.kernel, "sm90_mma_tma_gmma_ss_warpspecialized");
+  assert.equal(trace.otherData.kernel, "sm90_gemm_tma_warpspecialized_pingpong");
   assert.deepEqual(traceProblems(trace), []);
   const result = KS.simulate(structure("sm90_gemm_pingpong"), { stages: 2, schedule: "cooperative" });
-  const expected = KE.chromeTraceText(result, { kernel: "sm90_mma_tma_gmma_ss_warpspecialized", markers: [{ name: "A", step: 3 }],
+  const expected = KE.chromeTraceText(result, { kernel: "sm90_gemm_tma_warpspecialized_pingpong", markers: [{ name: "A", step: 3 }],
     codePath: (b) => W.codePathLines(b, result.knobs.kPipeMmas).lines });
   assert.equal(io.out.join(""), expected);
 });
@@ -370,7 +370,7 @@ test("export file names: kernel, changed knobs by hash key, a hash of all knobs,
   const name = (knobs, format, view) => KE.exportFileName(kernel, Object.assign({}, defaults, knobs), format, { defaults, keys, view });
   // The issue's case: FA3 with TMA latency 100; the old name spelled all 17 knobs (243+ characters).
   const tma = name({ tmaLatency: 100 }, "png", [0, 812]);
-  assert.match(tma, /^mainloop_fwd_sm90_tma_gmma_ws_tma-100_[0-9a-f]{8}_view-0-812\.png$/);
+  assert.match(tma, /^flash_fwd_kernel_sm90_tma-100_[0-9a-f]{8}_view-0-812\.png$/);
   assert.equal(name({}, "chrome"), kernel + "_" + KE.knobHash(defaults) + ".trace.json");
   // Stable: the same knobs give the same name, in any key order; another value, another hash.
   const shuffled = {};
