@@ -276,8 +276,9 @@ def _scan_paths(base):
                 yield Path(dirpath) / fname
 
 
-def scan_file(base, path):
-    """The scan row of one file under base, or None when a single parse would not accept it.
+def scan_file(base, path, with_model=False):
+    """The scan row of one file under base, or None when a single parse would not accept it;
+    with_model: the parsed model too, under `_model` (for --fit).
 
     Raises what the front end's scan raises: a VizError ends the scan with that one line, as
     before the pool; anything else is a bug and keeps its traceback.
@@ -289,7 +290,12 @@ def scan_file(base, path):
     display = path.relative_to(base).as_posix()
     _, _, module, _, scan_model = front_end_for(path)
     model = getattr(_module(module), scan_model)(text, path, display, warns)
-    return None if model is None else scan_row(model)
+    if model is None:
+        return None
+    row = scan_row(model)
+    if with_model:
+        row["_model"] = model
+    return row
 
 
 def default_jobs():
@@ -297,7 +303,7 @@ def default_jobs():
     return os.cpu_count() or 1
 
 
-def scan(directory, jobs=1):
+def scan(directory, jobs=1, with_models=False):
     """Yield one summary row per file under directory that a single parse accepts (parse_file
     would print a model for it, with the same row), in sorted path order.
 
@@ -308,11 +314,11 @@ def scan(directory, jobs=1):
     paths = list(_scan_paths(base))
     if jobs <= 1 or len(paths) < 2:
         for path in paths:
-            row = scan_file(base, path)
+            row = scan_file(base, path, with_models)
             if row is not None:
                 yield row
         return
-    yield from _scan_pool(base, paths, min(jobs, len(paths)))
+    yield from _scan_pool(base, paths, min(jobs, len(paths)), with_models)
 
 
 def _ignore_sigint():
@@ -322,7 +328,7 @@ def _ignore_sigint():
     signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
-def _scan_pool(base, paths, jobs):
+def _scan_pool(base, paths, jobs, with_models=False):
     """scan()'s rows with the files parsed by `jobs` worker processes, yielded in paths' order.
 
     Every file is submitted at once (one task each: the largest CUTLASS header parses in under
@@ -338,12 +344,12 @@ def _scan_pool(base, paths, jobs):
     pool = ProcessPoolExecutor(max_workers=jobs, initializer=_ignore_sigint)
     finished = False
     try:
-        futures = [pool.submit(scan_file, base, path) for path in paths]
+        futures = [pool.submit(scan_file, base, path, with_models) for path in paths]
         for path, future in zip(paths, futures):
             try:
                 row = future.result()
             except Exception:   # the worker's failure is redone here, where jobs=1 would see it
-                row = scan_file(base, path)
+                row = scan_file(base, path, with_models)
             if row is not None:
                 yield row
         finished = True

@@ -2114,6 +2114,8 @@ def parse_text(text, path="<text>", display=None, read_warnings=()):
     kind = "unknown"
     if is_kernel_layer:
         kind = "kernel_layer"
+    elif has_ops and is_epilogue(functions, src.path):
+        kind = "epilogue"
     elif has_ops or pipelines:
         kind = "mainloop"
     elif RE_DRIVER.search(src.code):
@@ -2139,6 +2141,21 @@ def parse_text(text, path="<text>", display=None, read_warnings=()):
         "warnings": _dedupe(src.warnings),
     }
     return model
+
+
+# Ops that make a collective without any MMA an epilogue: it stores D (TMA stores and their
+# commit), whatever else it does (loads C, syncs named barriers, reads TMEM).
+EPILOGUE_OPS = frozenset({"tma_store", "tma_store_arrive", "tma_store_wait"})
+
+
+def is_epilogue(functions, path):
+    """True for a collective that issues no MMA and stores D (TMA stores) or is an epilogue by
+    its path (`epilogue` in a directory or the file name: the no-smem epilogues store from
+    registers): sm90/sm100 epilogue collectives, 77's FMHA epilogues. Its kind is "epilogue"."""
+    ops = [o["op"] for f in functions for o in f["ops"]]
+    if "mma" in ops:
+        return False
+    return any(op in EPILOGUE_OPS for op in ops) or "epilogue" in str(path).replace("\\", "/").lower()
 
 
 def _dedupe(items):
@@ -2260,7 +2277,7 @@ def _warn_file(src, kind, pipelines, functions):
     """File-level warnings: pipeline types and no ops; a standalone barrier arrived on, never waited."""
     ops = [o for f in functions for o in f["ops"]]
     real = [p for p in pipelines if not p.get("template_parameter")]
-    if kind == "mainloop" and real and not any(o["pipeline"] for o in ops):
+    if kind in ("mainloop", "epilogue") and real and not any(o["pipeline"] for o in ops):
         src.warnings.append(f"{src.display}:{real[0]['line']}: pipeline types "
                             f"({', '.join(p['alias'] for p in real)}) but no op on any of them")
     waited = {o.get("barrier") for o in ops if o["op"] == "barrier_wait"}
@@ -2620,6 +2637,7 @@ EPILOG = """examples:
   %(prog)s --scan $CUTLASS_PATH/include
   %(prog)s --scan $CUTLASS_PATH/include --json
   %(prog)s --scan $CUTLASS_PATH/include --jobs 1     # in this process, no workers
+  %(prog)s --scan $CUTLASS_PATH/include --fit        # and which schedule model fits (needs node)
 
 A name that is not an existing path is looked up under $CUTLASS_PATH and the include tree of an
 installed nvidia-cutlass package. Exit status: 0 ok, 2 usage or input error (one line on stderr).
@@ -2640,8 +2658,63 @@ def build_arg_parser():
     ap.add_argument("--jobs", type=_jobs_count, default=None, metavar="N",
                     help="with --scan: parse in N worker processes (default: one per core; "
                          "1 parses in this process); the output is the same for every N")
+    ap.add_argument("--fit", action="store_true",
+                    help="with --scan: add the schedule model each file fits, or why none "
+                         "(schedule.js's fitModel, run once under node)")
     ap.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     return ap
+
+
+# The --scan table's columns, in order: (header, the row's value as text). The JSON lines hold
+# the same keys (plus `fit` with --fit).
+SCAN_COLUMNS = (
+    ("path", lambda r: r["path"]),
+    ("file", lambda r: r["file_kind"]),
+    ("kind", lambda r: r["kind"]),
+    ("arch", lambda r: r["arch"]),
+    ("pipelines", lambda r: ",".join(r["pipeline_classes"]) or "-"),
+    ("objects", lambda r: str(r["pipeline_objects"])),
+    ("producers", lambda r: str(r["producers"])),
+    ("consumers", lambda r: str(r["consumers"])),
+    ("ops", lambda r: str(r["ops"])),
+    ("warnings", lambda r: str(r["warnings"])),
+)
+# With --fit: the model, or "none: <reason>".
+FIT_COLUMN = ("model", lambda r: r["fit"]["model"] or "none: " + r["fit"]["reason"])
+
+# Prints fitModel(structure) of each structure on stdin as [{model, reason}].
+NODE_FIT_SCRIPT = (
+    "const K=require(process.argv[1]);"
+    "const all=JSON.parse(require('fs').readFileSync(0,'utf8'));"
+    "process.stdout.write(JSON.stringify(all.map((s)=>{const f=K.fitModel(s);return {model:f.model,reason:f.reason};})));"
+)
+
+
+def fit_rows(rows):
+    """Add `fit` ({model, reason}, schedule.js's fitModel) to scan rows carrying `_model`, with
+    one node process; InputError when node is missing or fails."""
+    import shutil
+    import subprocess
+    import pagekit
+    node = shutil.which("node")
+    if node is None:
+        raise InputError("node", "not found on PATH: --fit asks schedule.js's fitModel (run under node)")
+    models = [r.pop("_model") for r in rows]
+    proc = subprocess.run([node, "-e", NODE_FIT_SCRIPT, str(pagekit.asset_path("schedule.js"))],
+                          input=json.dumps(models), capture_output=True, text=True)
+    if proc.returncode != 0:
+        raise InputError("schedule.js", (proc.stderr.strip().splitlines() or ["fitModel failed"])[-1])
+    for row, fit in zip(rows, json.loads(proc.stdout)):
+        row["fit"] = fit
+    return rows
+
+
+def print_scan_row(row, columns, as_json):
+    """One --scan row: JSON with sorted keys, or the table's tab-separated columns."""
+    if as_json:
+        print(json.dumps(row, sort_keys=True))
+    else:
+        print("\t".join(value(row) for _name, value in columns))
 
 
 def _jobs_count(text):
@@ -2712,17 +2785,21 @@ def _main(ap, args):
             raise InputError(args.scan, "not a directory")
         rows = 0
         jobs = args.jobs if args.jobs is not None else default_jobs()
+        columns = SCAN_COLUMNS + ((FIT_COLUMN,) if args.fit else ())
+        if not args.json:
+            print("\t".join(name for name, _value in columns))
         # closing(): an early end (a closed pipe, Ctrl-C) stops the scan's workers right here.
-        with contextlib.closing(scan(args.scan, jobs)) as found:
+        with contextlib.closing(scan(args.scan, jobs, with_models=args.fit)) as found:
+            # With --fit the rows wait for one fitModel run over all of them; else they stream.
+            pending = []
             for row in found:
                 rows += 1
-                if args.json:
-                    print(json.dumps(row, sort_keys=True))
+                if args.fit:
+                    pending.append(row)
                 else:
-                    print(f"{row['path']}\t{row['file_kind']}\t{row['kind']}\t"
-                          f"{','.join(row['pipeline_classes']) or '-'}\t"
-                          f"producers={row['producers']}\tconsumers={row['consumers']}\t"
-                          f"ops={row['ops']}\twarnings={row['warnings']}")
+                    print_scan_row(row, columns, args.json)
+            for row in fit_rows(pending) if args.fit else ():
+                print_scan_row(row, columns, args.json)
         if not args.json:
             print(f"{rows} files use the pipeline API", file=sys.stderr)
         return 0

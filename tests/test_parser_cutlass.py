@@ -245,10 +245,38 @@ def test_scan_cli_json_and_table(cutlass_root, tmp_path):
     table = subprocess.run([sys.executable, str(ROOT / "parse_cutlass.py"), "--scan", str(tmp_path)],
                            capture_output=True, text=True, timeout=120)
     assert table.returncode == 0
-    lines = [ln.split("\t")[:3] for ln in table.stdout.splitlines()]
-    assert lines == [["sm100_gemm_tma_warpspecialized.hpp", "hpp", "kernel_layer"],
-                     ["sm90_gemm_tma_warpspecialized_pingpong.hpp", "hpp", "kernel_layer"]]
+    lines = [ln.split("\t") for ln in table.stdout.splitlines()]
+    # A header row names the columns (issue 23 §7): arch and pipeline objects among them.
+    assert lines[0] == ["path", "file", "kind", "arch", "pipelines", "objects", "producers", "consumers", "ops", "warnings"]
+    assert [ln[:4] for ln in lines[1:]] == [["sm100_gemm_tma_warpspecialized.hpp", "hpp", "kernel_layer", "sm100"],
+                                           ["sm90_gemm_tma_warpspecialized_pingpong.hpp", "hpp", "kernel_layer", "sm90"]]
+    assert all(len(ln) == len(lines[0]) for ln in lines)
     assert table.stderr.strip() == "2 files use the pipeline API"
+
+
+def test_scan_fit_column_and_epilogue_kind(cutlass_root, tmp_path):
+    """--fit adds the model each file fits, or why none (schedule.js's fitModel through node);
+    an epilogue collective is kind epilogue, not mainloop (issue 23 §7)."""
+    import node_util
+    node_util.node()
+    for rel in (CANONICAL, "include/cutlass/epilogue/collective/sm90_epilogue_tma_warpspecialized.hpp",
+                "include/cutlass/gemm/collective/sm90_mma_tma_gmma_rs_warpspecialized.hpp"):
+        (tmp_path / rel.rsplit("/", 1)[1]).write_bytes((cutlass_root / rel).read_bytes())
+    table = subprocess.run([sys.executable, str(ROOT / "parse_cutlass.py"), "--scan", str(tmp_path), "--fit"],
+                           capture_output=True, text=True, timeout=120)
+    assert table.returncode == 0, table.stderr
+    rows = [ln.split("\t") for ln in table.stdout.splitlines()]
+    assert rows[0][-1] == "model"
+    got = {r[0]: (r[2], r[-1]) for r in rows[1:]}
+    assert got["sm90_mma_tma_gmma_ss_warpspecialized.hpp"] == ("mainloop", "gemm")
+    kind, model = got["sm90_epilogue_tma_warpspecialized.hpp"]
+    assert kind == "epilogue" and model.startswith("none: an epilogue collective")
+    assert got["sm90_mma_tma_gmma_rs_warpspecialized.hpp"][1].startswith("none: mma() releases its stages")
+    js = subprocess.run([sys.executable, str(ROOT / "parse_cutlass.py"), "--scan", str(tmp_path), "--fit", "--json"],
+                        capture_output=True, text=True, timeout=120)
+    fits = {r["path"]: r["fit"] for r in map(json.loads, js.stdout.splitlines())}
+    assert fits["sm90_mma_tma_gmma_ss_warpspecialized.hpp"]["model"] == "gemm"
+    assert all("_model" not in line for line in js.stdout.splitlines())
 
 
 def test_lookup_by_name_under_installed_package(cutlass_root):
