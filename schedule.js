@@ -4920,82 +4920,16 @@ if (typeof module !== "undefined" && module.exports) module.exports = KernelSche
 // `node schedule.js export --format chrome|vcd --structure parsed.json [--knob name=value ...]`:
 // delegated to trace_export.js's main (the exporters live there; this file stays the simulator).
 // `node schedule.js predict --structure parsed.json --knob gpu=h100-sxm [--gpu-file F] [--knob ...]
-// [--sweep name=a..b]`: the prediction of simulate() in cycles (docs/performance.md), as JSON (with
-// --sweep, one JSON line per value). Bad input: one line on stderr, exit 2.
-var SCHEDULE_PREDICT_USAGE = "usage: node schedule.js predict --structure parsed.json --knob gpu=NAME [--gpu-file gpus.json] " +
-  "[--knob name=value ...] [--sweep name=a..b]";
-
-/** The prediction fields of a simulate() result (no blocks: they are the page's). */
-function schedulePrediction(r) {
-  var v = r.verdict || {};
-  return { model: r.model, knobs: r.knobs, total: r.total, time: r.time, tflops: r.tflops, peakFraction: r.peakFraction,
-    bottleneck: r.bottleneck, units: r.units, deadlock: r.deadlock ? r.deadlock.message : null,
-    verdict: { summary: v.summary, tensorCoreUtilization: v.tensorCoreUtilization, tensorCoreBusySteps: v.tensorCoreBusySteps, waits: v.waits },
-    messages: r.messages };
-}
-
-/** Run `predict` (argv after the command): returns the exit status; io = {readFile, write, error}. */
-function schedulePredict(argv, io) {
-  var structure = null, gpuFile = null, knobs = {}, sweep = null;
-  var bad = function (msg) { io.error("schedule.js predict: " + msg); return 2; };
-  for (var i = 0; i < argv.length; i++) {
-    var arg = argv[i], eq = arg.indexOf("=");
-    var name = arg.slice(0, 2) === "--" && eq > 0 ? arg.slice(0, eq) : arg;
-    if (name === "-h" || name === "--help") { io.write(SCHEDULE_PREDICT_USAGE + "\n"); return 0; }
-    if (["--structure", "--gpu-file", "--knob", "--sweep"].indexOf(name) < 0) return bad("unknown argument " + JSON.stringify(arg) + "; " + SCHEDULE_PREDICT_USAGE);
-    var value = name !== arg ? arg.slice(eq + 1) : argv[++i];
-    if (value === undefined) return bad(name + " needs a value");
-    if (name === "--structure") structure = value;
-    else if (name === "--gpu-file") gpuFile = value;
-    else {
-      var at = value.indexOf("=");
-      if (at <= 0) return bad(name + " expects name=value, got " + JSON.stringify(value));
-      var key = value.slice(0, at), text = value.slice(at + 1);
-      if (name === "--knob") knobs[key] = /^-?\d+(\.\d+)?$/.test(text) ? Number(text) : text === "true" ? true : text === "false" ? false : text;
-      else {
-        var range = /^(\d+)\.\.(\d+)$/.exec(text);
-        var values = range ? [] : text.split(",");
-        if (range) for (var n = Number(range[1]); n <= Number(range[2]) && values.length <= 1000; n++) values.push(n);
-        if (!values.length || values.length > 1000 || values.some(function (x) { return x === ""; })) return bad("--sweep expects name=a..b (a <= b) or name=v1,v2,..., got " + JSON.stringify(value));
-        sweep = { name: key, values: values.map(function (x) { return typeof x === "string" && /^\d+$/.test(x) ? Number(x) : x; }) };
-      }
-    }
-  }
-  if (!structure) return bad("--structure parsed.json is required");
-  if (knobs.gpu === undefined) return bad("--knob gpu=NAME is required (a preset of sim/gpus.json, or of --gpu-file)");
-  var parsed;
-  try { parsed = JSON.parse(io.readFile(structure)); } catch (e) { return bad("cannot read " + structure + ": " + String(e.message).split("\n")[0]); }
-  if (gpuFile) {
-    var table;
-    try { table = JSON.parse(io.readFile(gpuFile)); } catch (e) { return bad("cannot read " + gpuFile + ": " + String(e.message).split("\n")[0]); }
-    var gpus = table && typeof table === "object" && table.gpus && typeof table.gpus === "object" ? table.gpus : null;
-    if (!gpus) return bad(gpuFile + ": no \"gpus\" object");
-    if (!Object.prototype.hasOwnProperty.call(gpus, knobs.gpu)) return bad(gpuFile + ": unknown GPU " + JSON.stringify(knobs.gpu) + " (one of " + Object.keys(gpus).join(", ") + ")");
-    knobs.gpu = gpus[knobs.gpu];
-  }
-  var runs = sweep ? sweep.values.map(function (x) { var k = Object.assign({}, knobs); k[sweep.name] = x; return k; }) : [knobs];
-  var out = [];
-  for (var r = 0; r < runs.length; r++) {
-    var result = KernelSchedule.simulate(parsed, runs[r], { events: false });
-    if (result.error) return bad(result.error);
-    var p = schedulePrediction(result);
-    if (sweep) p.sweep = { knob: sweep.name, value: sweep.values[r] };
-    out.push(JSON.stringify(p, null, sweep ? 0 : 2));
-  }
-  io.write(out.join("\n") + "\n");
-  return 0;
-}
+// [--sweep name=a..b ...] [--jobs N]`: the prediction of simulate() in cycles (docs/performance.md),
+// as JSON; repeated --sweep flags make a grid, run on every core. Delegated to sim/sweep.js (Node
+// only, never inlined into a page). Bad input: one line on stderr, exit 2.
 
 if (typeof module !== "undefined" && typeof require !== "undefined" && require.main === module) {
   var exportArgs = process.argv.slice(2);
   if (exportArgs[0] === "export") {
     process.exitCode = require(require("path").join(__dirname, "trace_export.js")).cli(exportArgs.slice(1));
   } else if (exportArgs[0] === "predict") {
-    process.exitCode = schedulePredict(exportArgs.slice(1), {
-      readFile: function (p) { return require("fs").readFileSync(p, "utf8"); },
-      write: function (text) { process.stdout.write(text); },
-      error: function (line) { process.stderr.write(line + "\n"); }
-    });
+    require(require("path").join(__dirname, "sim", "sweep.js")).cli(exportArgs.slice(1)).then(function (code) { process.exitCode = code; });
   } else {
     process.stderr.write("usage: node schedule.js export --format chrome|vcd --structure parsed.json [--knob name=value ...] > out" +
       " | node schedule.js predict --structure parsed.json --knob gpu=NAME [--knob ...]\n");
