@@ -89,8 +89,11 @@ def build_arg_parser():
     units.add_argument("--gpu-file", metavar="F", help="GPU presets in sim/gpus.json's format (default: sim/gpus.json)")
     units.add_argument("--print-prediction", action="store_true",
                        help="print one line: time, TFLOPs, peak share, bottleneck (needs node and --gpu)")
-    units.add_argument("--sweep", metavar="KNOB=A..B",
-                       help="print a table of the prediction per value of one knob (needs node and --gpu)")
+    units.add_argument("--sweep", metavar="KNOB=A..B", action="append",
+                       help="print a table of the prediction per value of a knob (A..B or V1,V2,...); repeated, "
+                            "a grid (the first varies slowest); with -o, also a page with a chart (needs node and --gpu)")
+    units.add_argument("--jobs", type=int, metavar="N",
+                       help="--sweep: worker threads (default: one per core)")
     ap.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     return ap
 
@@ -176,8 +179,12 @@ def run_predict(model, args, sweep=None):
             cmd += ["--gpu-file", str(Path(args.gpu_file).resolve())]
         for name, value in sorted(knob_overrides(args).items()):
             cmd += ["--knob", f"{name}={'true' if value is True else value}"]
-        if sweep:
-            cmd += ["--sweep", sweep]
+        for axis in sweep or ():
+            cmd += ["--sweep", axis]
+        if sweep and args.jobs is not None:
+            if args.jobs < 1:
+                raise PredictError("--jobs", f"expects a positive integer, got {args.jobs}")
+            cmd += ["--jobs", str(args.jobs)]
         proc = subprocess.run(cmd, capture_output=True, text=True)
     if proc.returncode != 0:
         lines = proc.stderr.strip().splitlines() or [f"exit status {proc.returncode}"]
@@ -203,16 +210,23 @@ def prediction_line(p):
 
 
 def sweep_table(rows):
-    """A plain-text table of a sweep: the value, cycles, us, TFLOPS, peak share, bottleneck."""
-    knob = rows[0]["sweep"]["knob"] if rows else "value"
-    out = [f"{knob:>10}  {'cycles':>10}  {'us':>9}  {'TFLOPS':>8}  {'peak':>6}  bottleneck"]
+    """A plain-text table of a sweep or grid: a column per swept knob, then cycles, us, TFLOPS,
+    peak share, the stages needed to hide the TMA load with the latency (cycles) they hide, and
+    the bottleneck."""
+    knobs = rows[0]["sweep"]["knobs"] if rows else ["value"]
+    widths = [max([10, len(k)] + [len(str(v)) for p in rows for v in p["sweep"]["values"][i:i + 1]]) for i, k in enumerate(knobs)]
+    head = "  ".join(f"{k:>{w}}" for k, w in zip(knobs, widths))
+    out = [f"{head}  {'cycles':>10}  {'us':>9}  {'TFLOPS':>8}  {'peak':>6}  {'hide':>5}  {'TMA cyc':>7}  bottleneck"]
     for p in rows:
-        value = p["sweep"]["value"]
+        values = "  ".join(f"{v!s:>{w}}" for v, w in zip(p["sweep"]["values"], widths))
         if p.get("time") is None:
-            out.append(f"{value!s:>10}  {'-':>10}  {'-':>9}  {'-':>8}  {'-':>6}  {p.get('deadlock') or 'no prediction'}")
+            out.append(f"{values}  {'-':>10}  {'-':>9}  {'-':>8}  {'-':>6}  {'-':>5}  {'-':>7}  {p.get('deadlock') or 'no prediction'}")
             continue
-        out.append(f"{value!s:>10}  {round(p['time']['cycles']):>10}  {p['time']['us']:>9.1f}  {p['tflops']:>8.1f}  "
-                   f"{100 * p['peakFraction']:>5.1f}%  {p['bottleneck']}")
+        hide = p.get("stagesToHide") or {}
+        stages = "-" if hide.get("stages") is None else hide["stages"]
+        tma = "-" if hide.get("tmaCycles") is None else round(hide["tmaCycles"])
+        out.append(f"{values}  {round(p['time']['cycles']):>10}  {p['time']['us']:>9.1f}  {p['tflops']:>8.1f}  "
+                   f"{100 * p['peakFraction']:>5.1f}%  {stages!s:>5}  {tma!s:>7}  {p['bottleneck']}")
     return "\n".join(out)
 
 
@@ -248,8 +262,26 @@ def _main(args):
     if args.print_prediction or args.sweep:
         if args.mode != "waveform":
             raise PredictError("--mode", "a prediction is of the waveform's schedule, not --mode graph")
+        if args.sweep and args.output and args.output != "-":
+            out = resolve_output(args, stem, inputs)   # refuse a bad path before the simulations
         rows = run_predict(model, args, args.sweep)
-        sys.stdout.write((sweep_table(rows) if args.sweep else prediction_line(rows[0])) + "\n")
+        if not args.sweep:
+            sys.stdout.write(prediction_line(rows[0]) + "\n")
+            return 0
+        if not args.output:
+            sys.stdout.write(sweep_table(rows) + "\n")
+            return 0
+        import render_sweep
+        page = render_sweep.render(render_sweep.sweep_model(rows, render_waveform.kernel_stem(model)))
+        if args.output == "-":
+            sys.stdout.write(page.encode("ascii", "xmlcharrefreplace").decode("ascii"))
+            return 0
+        sys.stdout.write(sweep_table(rows) + "\n")
+        try:
+            pagekit.write_atomic(out, page)
+        except OSError as exc:
+            raise OutputError(out, f"cannot write: {exc.strerror or exc}") from None
+        print(f"wrote {out} ({len(page.encode('ascii', 'xmlcharrefreplace')) // 1024} KB, sweep chart)", file=sys.stderr)
         return 0
     if args.print_json:
         parse_cutlass.print_warnings(model)
