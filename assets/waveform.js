@@ -2181,7 +2181,7 @@ var KVWave = (function () {
       // Sticky ruler: when the page has scrolled the canvas's top off the window, the ruler is
       // drawn at the window's top edge (redrawn on scroll), over the lanes that passed under it.
       var canvasTop = canvas.getBoundingClientRect().top;
-      state.rulerTopPx = Math.max(0, Math.min(-canvasTop, heightCss - RULER_HEIGHT_PX));
+      state.rulerTopPx = Math.max(0, Math.min(Math.ceil(-canvasTop), heightCss - RULER_HEIGHT_PX));  // whole px: a crisp ruler
       if (canvas.width !== Math.round(widthCss * dpr) || canvas.height !== Math.round(heightCss * dpr)) {
         canvas.width = Math.round(widthCss * dpr);
         canvas.height = Math.round(heightCss * dpr);
