@@ -2109,7 +2109,18 @@ var KernelSchedule = (function () {
       verdict.summary = verdict.summary.replace(/; TMA (latency not hidden|hidden from)[^;]*$/, "; minimum stages not searched above " +
         MIN_STAGES_SEARCH_TILES + " k-tiles");
     }
-    return { total: run.total, lanes: run.lanes, columns: run.columns, verdict: verdict,
+    // Why a verdict figure is null, for the page ("n/a: why"). Outside `verdict`, so the golden
+    // digests (tests/js/golden.test.js reads the verdict) are unchanged. The three cases are the
+    // three nulls of minStagesToHideTma above: a deadlock, a run too large to search, no S in
+    // 1..MIN_STAGES_SEARCH_MAX without a late TMA wait.
+    var notes = {};
+    if (verdict.minStagesToHideTma === null) {
+      notes.minStagesToHideTma = run.deadlock !== null ? "the run deadlocks" :
+        knobs.outputTiles * knobs.kTiles > MIN_STAGES_SEARCH_TILES ? "not searched above " + MIN_STAGES_SEARCH_TILES +
+          " k-tiles (output tiles x k-tiles = " + knobs.outputTiles * knobs.kTiles + "; each stage count tried is a run)" :
+        "the TMA latency stays exposed even with " + MIN_STAGES_SEARCH_MAX + " stages";
+    }
+    return { total: run.total, lanes: run.lanes, columns: run.columns, verdict: verdict, notes: notes,
       deadlock: run.deadlock, barriers: run.barriers, barrierEvents: run.barrierEvents,
       barrierEventsOmitted: run.barrierEventsOmitted };
   }

@@ -30,6 +30,12 @@ var KVWave = (function () {
   var SUB_LANE_INDENT_PX = 10;       // sub-row names are indented under their lane's name
   var GUTTER_MIN_WIDTH_PX = 96;      // lane names at the left; widened to the longest name
   var GUTTER_PAD_PX = 8;             // space left and right of a lane name
+  var GROUP_TOGGLE_PX = 12;          // the lane group's disclosure triangle, left of the names (a click there folds the group)
+  var TIMELINE_MIN_HEIGHT_PX = 160;  // the lanes' canvas is never capped below this height ...
+  var TIMELINE_VIEWPORT_MARGIN_PX = 64; // ... else at the window's height less this (the overview strip and a margin): more lanes scroll inside it
+  var SCROLLBAR_PX = 4;              // the lanes' scroll indicator at the canvas's right edge
+  var OVERVIEW_HEIGHT_PX = 28;       // the overview strip of the whole run, above the ruler
+  var OVERVIEW_DIM_ALPHA = 0.55;     // the strip outside the visible window is veiled this much
   var PLOT_PAD_PX = 6;               // keeps blocks at the view's ends off the gutter and the edge
   var LABEL_MIN_WIDTH_PX = 14;       // narrower blocks get no label at all
   var LABEL_PAD_PX = 2;              // horizontal padding inside a labelled block
@@ -338,7 +344,7 @@ var KVWave = (function () {
    * {flag: true}, or null for a knob the model does not have.
    */
   function parseHash(hash, hashKeys, ranges, currentModel) {
-    var out = {model: null, knobs: {}, view: null, cursor: null, markerA: null, markerB: null, follow: null, pin: null, messages: []};
+    var out = {model: null, knobs: {}, view: null, cursor: null, markerA: null, markerB: null, follow: null, pin: null, groups: null, messages: []};
     var text = String(hash || "").replace(/^#/, "");
     if (!text) return out;
     if (text.length > MAX_HASH_LENGTH) {
@@ -413,6 +419,16 @@ var KVWave = (function () {
       } else if (key === "pin") {
         // The pinned run's knobs (formatPin), read by parsePin once the live model is known.
         out.pin = value;
+      } else if (key === "groups") {
+        // Collapsed lane groups (groupRows' keys), comma-separated; an empty value: none.
+        out.groups = [];
+        value.split(",").forEach(function (g) {
+          g = g.trim();
+          if (!g) return;
+          if (!RE_GROUP_KEY.test(g)) out.messages.push("URL hash: ignored lane group " + g.slice(0, 40) + " (letters, digits, _ and - only).");
+          else if (out.groups.indexOf(g) < 0) out.groups.push(g);
+        });
+        out.groups.sort();
       } else if (key === "follow") {
         var m = RE_FOLLOW.exec(value);
         if (!m) { out.messages.push("URL hash: ignored " + shown + " (expected tile.k or e<tile>)."); return; }
@@ -433,7 +449,7 @@ var KVWave = (function () {
   /** One knob value as hash text: on / off for booleans, else the value itself (URI-encoded). */
   function hashValue(v) { return typeof v === "boolean" ? (v ? "on" : "off") : encodeURIComponent(String(v)); }
 
-  /** Serialise knobs and view into "k=v&..." (knobs in hashKeys order, then view, cursor, markers, follow). */
+  /** Serialise knobs and view into "k=v&..." (knobs in hashKeys order, then view, cursor, markers, follow, collapsed groups, pin). */
   function formatHash(s, hashKeys) {
     var parts = [];
     hashKeys.forEach(function (pair) {
@@ -444,6 +460,9 @@ var KVWave = (function () {
     if (s.markerA !== null && s.markerA !== undefined) parts.push("a=" + hashNumber(s.markerA));
     if (s.markerB !== null && s.markerB !== undefined) parts.push("b=" + hashNumber(s.markerB));
     if (s.follow) parts.push("follow=" + (s.follow.epilogue ? "e" + s.follow.tile : s.follow.tile + "." + s.follow.k));
+    // Collapsed lane groups, sorted, so one layout has one spelling.
+    var groups = s.collapsedGroups ? Array.from(s.collapsedGroups).sort() : [];
+    if (groups.length) parts.push("groups=" + groups.join(","));
     if (s.pinText) parts.push("pin=" + s.pinText);
     return parts.join("&");
   }
@@ -947,6 +966,121 @@ var KVWave = (function () {
     return "vscode://file" + enc + (typeof line === "number" && line > 0 ? ":" + line : "");
   }
 
+  // ---- Navigation at scale (issue 23 part 5): lane groups, the overview strip ------------------
+
+  // Names of the lanes' `group` fields (schedule.js's lanes) on a collapsed group's row; a group
+  // this table does not name shows its key. Lanes of a peer CTA (lane.cta > 0: Blackwell's 2-SM
+  // pair) form one group whatever their own group, so the whole peer CTA folds away at once.
+  var GROUP_NAMES = {producer: "producer", stage: "stages", consumer: "consumer WGs", acc: "TMEM accumulators",
+    mma: "MMA", epilogue: "epilogue", epi_load: "C load", sched: "scheduler"};
+  var RE_GROUP_KEY = /^[A-Za-z0-9_-]{1,40}$/;
+
+  /** The collapsible group of a lane: "cta<c>" for a peer CTA's lane, else its `group` (else its id). */
+  function groupKeyOf(lane) {
+    if (lane && typeof lane.cta === "number" && lane.cta > 0) return "cta" + lane.cta;
+    return String(lane && (lane.group || lane.id));
+  }
+  /** Display name of a group key ("stages", "peer CTA 1"). */
+  function groupName(key) {
+    var m = /^cta(\d+)$/.exec(key);
+    if (m) return "peer CTA " + m[1];
+    return Object.prototype.hasOwnProperty.call(GROUP_NAMES, key) ? GROUP_NAMES[key] : key;
+  }
+
+  /**
+   * Rows of the shown lanes with groups folded: consecutive lanes of one group key (a sub-lane,
+   * isSub(lane) true, stays with the lane above it) form a group; a group of two rows or more is
+   * collapsible (head: its first row carries the toggle). A collapsed group (its key in
+   * `collapsed`, a Set or an array) becomes one row: {lane: a row lane {id "group:<key>", label,
+   * group, groupRow: true}, members: the group's lanes}. Returns {rows: [{lane, members, head,
+   * group (the foldable group's key, else null), collapsed}], keys: the collapsible keys in order}.
+   */
+  function groupRows(lanes, isSub, collapsed) {
+    var isCollapsed = Array.isArray(collapsed) ? function (k) { return collapsed.indexOf(k) >= 0; } :
+      function (k) { return !!collapsed && collapsed.has(k); };
+    var runs = [], rows = [], keys = [];
+    lanes.forEach(function (lane) {
+      var last = runs[runs.length - 1];
+      var key = isSub(lane) && last ? last.key : groupKeyOf(lane);
+      if (last && last.key === key) last.lanes.push(lane); else runs.push({key: key, lanes: [lane]});
+    });
+    runs.forEach(function (run) {
+      var foldable = run.lanes.length >= 2;
+      if (foldable && keys.indexOf(run.key) < 0) keys.push(run.key);
+      if (foldable && isCollapsed(run.key)) {
+        var n = run.lanes.filter(function (l) { return !isSub(l); }).length;
+        rows.push({lane: {id: "group:" + run.key, label: groupName(run.key) + " (" + n + " lane" + (n === 1 ? "" : "s") + ")",
+          group: run.key, groupRow: true}, members: run.lanes, head: run.key, group: run.key, collapsed: true});
+        return;
+      }
+      run.lanes.forEach(function (lane, i) {
+        rows.push({lane: lane, members: null, head: foldable && i === 0 ? run.key : null, group: foldable ? run.key : null, collapsed: false});
+      });
+    });
+    return {rows: rows, keys: keys};
+  }
+
+  /**
+   * The overview strip's summary of a whole run, built once per result and strip width: the run
+   * [0, totalSteps) cut into `bins` equal columns; busy[i] is the share of column i the tensor
+   * core is busy (the union of tensorKinds' blocks over all lanes, as rangeStats and the verdict
+   * count it: cooperative WGs' WGMMAs overlap), wait[i] the share of the waiting lanes' time spent
+   * in wait blocks (wait steps / (column steps x lanes with any wait)). One pass over the typed
+   * columns (the tensor lanes merged by start, a k-way merge over their few lanes); an interval
+   * adds to the columns it spans (a lane's blocks do not overlap, so all of them together span at
+   * most about lanes x bins columns besides one each).
+   */
+  function overviewSummary(c, totalSteps, bins, tensorKinds) {
+    bins = Math.max(1, Math.floor(bins));
+    var busy = new Float32Array(bins), wait = new Float32Array(bins);
+    var span = Math.max(totalSteps, 1e-9), per = span / bins;
+    var role = new Int8Array(c.kinds.length);  // 1 tensor core, 2 wait, 0 neither
+    c.kinds.forEach(function (k, i) { role[i] = tensorKinds.indexOf(k) >= 0 ? 1 : (k === "wait" ? 2 : 0); });
+    /** Add [s, e) (clipped to the run) to the columns of `out`. */
+    function add(out, s, e) {
+      e = Math.min(e, span);
+      if (!(e > s)) return;
+      var i0 = Math.min(bins - 1, Math.floor(s / per)), i1 = Math.min(bins - 1, Math.floor(e / per));
+      if (i0 === i1) { out[i0] += e - s; return; }
+      out[i0] += (i0 + 1) * per - s;
+      for (var b = i0 + 1; b < i1; b++) out[b] += per;
+      out[i1] += e - i1 * per;
+    }
+    var waitLanes = 0, tensorLanes = [];
+    for (var li = 0; li < c.lanes.length; li++) {
+      var hasWait = false, hasTensor = false;
+      for (var j = c.laneStart[li]; j < c.laneStart[li + 1]; j++) {
+        var rj = role[c.kind[j]];
+        if (rj === 2) { hasWait = true; add(wait, c.start[j], c.end[j]); } else if (rj === 1) hasTensor = true;
+      }
+      if (hasWait) waitLanes++;
+      if (hasTensor) tensorLanes.push({at: c.laneStart[li], end: c.laneStart[li + 1]});
+    }
+    // Tensor-core blocks of every lane in start order, their union flushed interval by interval.
+    var cs = -1, ce = -1, nt = tensorLanes.length, at = new Int32Array(nt), endAt = new Int32Array(nt);
+    var kind = c.kind, start = c.start, end = c.end;
+    for (var t = 0; t < nt; t++) { at[t] = tensorLanes[t].at; endAt[t] = tensorLanes[t].end; }
+    for (;;) {
+      var pick = -1;
+      for (var u = 0; u < nt; u++) {
+        var a = at[u];
+        while (a < endAt[u] && role[kind[a]] !== 1) a++;
+        at[u] = a;
+        if (a < endAt[u] && (pick < 0 || start[a] < start[at[pick]])) pick = u;
+      }
+      if (pick < 0) break;
+      var s0 = start[at[pick]], e0 = end[at[pick]];
+      at[pick]++;
+      if (s0 > ce) { if (ce > cs) add(busy, cs, ce); cs = s0; ce = e0; } else if (e0 > ce) ce = e0;
+    }
+    if (ce > cs) add(busy, cs, ce);
+    for (var q = 0; q < bins; q++) {
+      busy[q] = Math.min(1, busy[q] / per);
+      wait[q] = waitLanes ? Math.min(1, wait[q] / (per * waitLanes)) : 0;
+    }
+    return {bins: bins, busy: busy, wait: wait, waitLanes: waitLanes};
+  }
+
   var pure = {
     legendLayout: legendLayout, hatchBands: hatchBands,
     packResult: packResult, packEvents: packEvents, unpackResult: unpackResult, percentText: percentText, barrierStateAt: barrierStateAt, barrierEventStep: barrierEventStep, codePathLines: codePathLines,
@@ -955,7 +1089,7 @@ var KVWave = (function () {
     labelCandidates: labelCandidates, fillKey: fillKey, chainIds: chainIds, parseHash: parseHash,
     formatHash: formatHash, tileText: tileText,
     rangeStats: rangeStats, parseQuery: parseQuery, searchBlocks: searchBlocks, stepMatch: stepMatch,
-    formatPin: formatPin, parsePin: parsePin, verdictDelta: verdictDelta, sourceHref: sourceHref, TENSOR_CORE_KINDS: TENSOR_CORE_KINDS,
+    formatPin: formatPin, parsePin: parsePin, groupKeyOf: groupKeyOf, groupName: groupName, groupRows: groupRows, overviewSummary: overviewSummary, verdictDelta: verdictDelta, sourceHref: sourceHref, TENSOR_CORE_KINDS: TENSOR_CORE_KINDS,
     constants: {RULER_HEIGHT_PX: RULER_HEIGHT_PX, LANE_HEIGHT_PX: LANE_HEIGHT_PX, GUTTER_MIN_WIDTH_PX: GUTTER_MIN_WIDTH_PX,
       LABEL_MIN_WIDTH_PX: LABEL_MIN_WIDTH_PX, BADGE_ROW_PX: BADGE_ROW_PX}
   };
@@ -995,6 +1129,8 @@ var KVWave = (function () {
     var box = document.getElementById("wave-box");
     var tooltip = document.getElementById("tooltip");
     var ctx = canvas.getContext("2d");
+    var overviewCanvas = document.getElementById("overview");
+    var overviewCtx = overviewCanvas ? overviewCanvas.getContext("2d") : null;
     // Small windows (1024x768): the header facts fold away so the timeline's lanes fit without scrolling.
     if (window.innerHeight < SMALL_WINDOW_HEIGHT_PX) document.getElementById("facts-box").open = false;
 
@@ -1002,6 +1138,11 @@ var KVWave = (function () {
       knobs: {}, result: null, lanes: [], laneIndex: [], laneRow: {}, columns: KS.emptyColumns(), fills: null,
       blockCache: new Map(), liveBlocks: new WeakSet(),
       rowTop: [], rowHeight: [], rowStripe: [], rowsBottom: RULER_HEIGHT_PX,
+      // Navigation at scale: rowTopAbs / contentBottom are the rows before the lanes' vertical
+      // scroll (scrollPx); rowTop / rowsBottom after it (what drawing and hit testing read).
+      // rulerTopPx: where the ruler is drawn (below 0 of the canvas when the page scrolled it off).
+      rowTopAbs: [], contentBottom: RULER_HEIGHT_PX, scrollPx: 0, viewHeightPx: 0, rulerTopPx: 0,
+      collapsedGroups: new Set(), groupKeys: [], rowMembers: [], rowHead: [], rowGroup: [], overview: null,
       view: {t0Step: 0, t1Step: 1}, fitted: true, cursor: null, markerA: null, markerB: null,
       follow: null, highlighted: new Set(), highlightedSorted: [], hover: null, hashMessages: [], simMessages: [],
       // selected: the block of the details panel and its arrows; pointer: the last pointer position
@@ -1541,18 +1682,80 @@ var KVWave = (function () {
     /** Row geometry: a softmax lane is a thinner sub-row under its consumer lane and shares its stripe. */
     function layoutRows() {
       var top = RULER_HEIGHT_PX, stripe = -1;
-      state.rowTop = [];
+      state.rowTopAbs = [];
       state.rowHeight = [];
       state.rowStripe = [];
       state.lanes.forEach(function (lane) {
         var sub = isSubLane(lane);
         if (!sub) stripe++;
-        state.rowTop.push(top);
+        state.rowTopAbs.push(top);
         state.rowHeight.push(sub ? SUB_LANE_HEIGHT_PX : LANE_HEIGHT_PX);
         state.rowStripe.push(Math.max(stripe, 0));
         top += sub ? SUB_LANE_HEIGHT_PX : LANE_HEIGHT_PX;
       });
-      state.rowsBottom = top;
+      state.contentBottom = top;
+      scrollRows();
+    }
+    /** The rows' canvas positions after the lanes' vertical scroll (clamped to the content). */
+    function scrollRows() {
+      var room = state.viewHeightPx > 0 ? state.viewHeightPx : state.contentBottom;
+      state.scrollPx = Math.max(0, Math.min(state.scrollPx, state.contentBottom - room));
+      var dy = state.scrollPx;
+      state.rowTop = state.rowTopAbs.map(function (t) { return t - dy; });
+      state.rowsBottom = state.contentBottom - dy;
+    }
+    /** Scroll the lanes by dy CSS px; true when they moved (false at either end, or when all fit). */
+    function scrollLanes(dy) {
+      var before = state.scrollPx;
+      state.scrollPx += dy;
+      scrollRows();
+      if (state.scrollPx === before) return false;
+      refreshPointer();
+      requestDraw();
+      return true;
+    }
+    /** Whether more lanes are shown than fit in the canvas (then the plain wheel scrolls them). */
+    function lanesOverflow() { return state.viewHeightPx > 0 && state.contentBottom > state.viewHeightPx; }
+    /** Scroll the lanes so row `row` is wholly below the ruler and above the canvas's bottom. */
+    function scrollRowIntoView(row) {
+      if (!(row >= 0) || !lanesOverflow()) return;
+      var top = state.rowTopAbs[row], bottom = top + state.rowHeight[row];
+      if (top - RULER_HEIGHT_PX < state.scrollPx) state.scrollPx = top - RULER_HEIGHT_PX;
+      else if (bottom > state.scrollPx + state.viewHeightPx) state.scrollPx = bottom - state.viewHeightPx;
+      scrollRows();
+      requestDraw();
+    }
+    /** Fold or unfold lane group `key` (groupRows); the hash keeps the folded ones as groups=. */
+    function toggleGroup(key) {
+      if (!key) return;
+      if (state.collapsedGroups.has(key)) state.collapsedGroups.delete(key); else state.collapsedGroups.add(key);
+      relayout();
+    }
+    /** The foldable group a lane belongs to (shown, or folded into a group row), else null. */
+    function groupOfLane(id) {
+      var row = state.laneRow[id];
+      if (row !== undefined) return state.rowGroup[row];
+      for (var r = 0; r < state.rowMembers.length; r++) {
+        var m = state.rowMembers[r];
+        if (m && m.some(function (l) { return l.id === id; })) return state.rowHead[r];
+      }
+      return null;
+    }
+    /** c: fold / unfold the group of the selected block's lane, else of the lane under the pointer. */
+    function toggleGroupKey() {
+      var key = null;
+      if (isLive(state.selected)) key = groupOfLane(state.selected.lane);
+      if (key === null && state.pointer) {
+        var row = rowAt(state.pointer.clientY - canvas.getBoundingClientRect().top);
+        if (row >= 0) key = state.rowGroup[row];
+      }
+      toggleGroup(key);
+    }
+    /** The row at canvas CSS y (below the ruler), or -1. */
+    function rowAt(y) {
+      if (y < RULER_HEIGHT_PX || y >= state.rowsBottom) return -1;
+      if (y >= state.rulerTopPx && y < state.rulerTopPx + RULER_HEIGHT_PX) return -1;
+      return upperBound(state.rowTop, y, false) - 1;
     }
     /** Shown lanes: the result's lanes in the user's order, without hidden ones and those the filter rejects. */
     function applyLanes() {
@@ -1568,6 +1771,16 @@ var KVWave = (function () {
         if (pa !== undefined && pb !== undefined) return pa - pb;
         return a.i - b.i;
       }).map(function (x) { return x.lane; });
+      // Folded groups become one row each (groupRows), drawing their lanes' blocks on it.
+      var grouped = groupRows(lanes, isSubLane, state.collapsedGroups);
+      lanes = grouped.rows.map(function (row) { return row.lane; });
+      state.groupKeys = grouped.keys;
+      state.rowMembers = grouped.rows.map(function (row) { return row.members; });
+      state.rowHead = grouped.rows.map(function (row) { return row.head; });
+      state.rowGroup = grouped.rows.map(function (row) { return row.group; });
+      state.rowMemberIndexes = grouped.rows.map(function (row) {
+        return row.members ? row.members.map(function (lane) { return state.perLane[lane.id] || emptyLaneIndex(); }) : null;
+      });
       state.lanes = lanes;
       state.laneRow = {};
       lanes.forEach(function (lane, i) { state.laneRow[lane.id] = i; });
@@ -1810,7 +2023,9 @@ var KVWave = (function () {
           text = String(spec.template).replace(/\{(\w+)\}/g, function (_m, name) { return String(v[name]); });
         } else if (spec.format === "stages") {
           var have = spec.knob ? state.knobs[spec.knob] : undefined;
-          text = (value === null || value === undefined ? "n/a" : String(value)) +
+          // A null figure says why when the model gives a reason (result.notes[field], schedule.js).
+          var why = r.notes && typeof r.notes[spec.field] === "string" ? r.notes[spec.field] : "";
+          text = (value === null || value === undefined ? "n/a" + (why ? ": " + why : "") : String(value)) +
             (typeof value === "number" && typeof have === "number" ? (have >= value ? " (have " + have + ": hidden)" : " (have " + have + ": too few)") : "");
         } else text = String(value);
         line(spec.label + ": " + text);
@@ -1957,7 +2172,16 @@ var KVWave = (function () {
       var t0 = performance.now();
       var dpr = window.devicePixelRatio || 1;
       var widthCss = Math.max(320, Math.floor(box.clientWidth || 800));
-      var heightCss = state.lanes.length ? state.rowsBottom : RULER_HEIGHT_PX + LANE_HEIGHT_PX;
+      // More lanes than fit in the window: the canvas stops at the window's height and the lanes
+      // scroll inside it (state.scrollPx; the plain wheel, as in Perfetto), under a fixed ruler.
+      var contentCss = state.lanes.length ? state.contentBottom : RULER_HEIGHT_PX + LANE_HEIGHT_PX;
+      var heightCss = Math.min(contentCss, Math.max(TIMELINE_MIN_HEIGHT_PX, Math.floor((window.innerHeight || 800) - TIMELINE_VIEWPORT_MARGIN_PX)));
+      state.viewHeightPx = heightCss;
+      scrollRows();
+      // Sticky ruler: when the page has scrolled the canvas's top off the window, the ruler is
+      // drawn at the window's top edge (redrawn on scroll), over the lanes that passed under it.
+      var canvasTop = canvas.getBoundingClientRect().top;
+      state.rulerTopPx = Math.max(0, Math.min(Math.ceil(-canvasTop), heightCss - RULER_HEIGHT_PX));  // whole px: a crisp ruler
       if (canvas.width !== Math.round(widthCss * dpr) || canvas.height !== Math.round(heightCss * dpr)) {
         canvas.width = Math.round(widthCss * dpr);
         canvas.height = Math.round(heightCss * dpr);
@@ -1968,7 +2192,7 @@ var KVWave = (function () {
       useFont(LANE_FONT_PX + "px " + uiFont);
       var gutterPx = GUTTER_MIN_WIDTH_PX;
       for (var li = 0; li < state.lanes.length; li++) {
-        gutterPx = Math.max(gutterPx, Math.ceil(textWidth(laneName(state.lanes[li]))) + 2 * GUTTER_PAD_PX +
+        gutterPx = Math.max(gutterPx, Math.ceil(textWidth(laneName(state.lanes[li]))) + 2 * GUTTER_PAD_PX + GROUP_TOGGLE_PX +
           (isSubLane(state.lanes[li]) ? SUB_LANE_INDENT_PX : 0));
       }
       state.gutterPx = gutterPx;
@@ -2009,8 +2233,13 @@ var KVWave = (function () {
       drawLines(scale, heightCss);
       ctx.restore();
 
-      drawRuler(scale, widthCss, tickStep, firstTick);
       drawGutter(widthCss, heightCss);
+      drawScrollbar(widthCss, heightCss, contentCss);
+      ctx.save();
+      ctx.translate(0, state.rulerTopPx);
+      drawRuler(scale, widthCss, tickStep, firstTick);
+      ctx.restore();
+      drawOverview(widthCss, dpr);
       updateReadouts();
       state.lastDrawMs = performance.now() - t0;
       if (state.resultDrawPending) {
@@ -2028,7 +2257,7 @@ var KVWave = (function () {
       // KEY_DIM), so no key string is built per block; rects and blockCount get the names at the end.
       // labels[key] is a flat [block, x0, x1, yMid, dim, ...] list per fill (its text colour).
       var labels = {}, summarised = [];
-      var xMin = state.gutterPx, xMax = widthCss;
+      var xMin = state.gutterPx, xMax = widthCss, xMaxY = state.viewHeightPx || Infinity;
       var fills = state.fills || (state.fills = fillSummaryOf(state.columns)), codes = fills.code, names = fills.names;
       var nKeys = names.length * 4, lists = new Array(nKeys).fill(null), counts = new Int32Array(nKeys);
       var laneFirst = new Int32Array(nKeys);
@@ -2057,11 +2286,15 @@ var KVWave = (function () {
         }
       }
       for (var row = 0; row < state.laneIndex.length; row++) {
-        var index = state.laneIndex[row], lo = index.lo, starts = index.starts, ends = index.ends;
+        var rowBox = blockY(row), thin = 0;
+        if (rowBox.y + rowBox.h < RULER_HEIGHT_PX || rowBox.y > xMaxY) continue;  // scrolled out of the canvas
+        // A folded group's row draws the blocks of all its lanes (unlabelled: they may overlap).
+        var members = state.rowMemberIndexes[row] || [state.laneIndex[row]], folded = !!state.rowMemberIndexes[row];
+        for (var mi = 0; mi < members.length; mi++) {
+        var index = members[mi], lo = index.lo, starts = index.starts, ends = index.ends;
         var range = visibleRange(index, scale.t0Step, scale.t1Step);
-        var rowBox = blockY(row);
         y = rowBox.y; h = rowBox.h; laneFirst.fill(-1);
-        var thin = 0, i = range[0], end = range[1];
+        var i = range[0], end = range[1];
         while (i < end) {
           var x0 = scale.xPx(starts[i]), x1 = scale.xPx(ends[i]);
           if (x1 - x0 >= MIN_BLOCK_WIDTH_PX) {
@@ -2073,7 +2306,7 @@ var KVWave = (function () {
             var wide = cx1 - cx0 >= SEPARATE_MIN_WIDTH_PX, name = names[codes[id]];
             // Slivers ("^" keys) are painted after wide blocks, the rarest fill last (on top).
             queue(codes[id] * 4 + (wide ? 0 : KEY_SLIVER) + (dim ? KEY_DIM : 0), cx0, cx1, wide);
-            if (cx1 - cx0 >= LABEL_MIN_WIDTH_PX) (labels[name] || (labels[name] = [])).push(blockById(id), cx0, cx1, y + h / 2, dim);
+            if (!folded && cx1 - cx0 >= LABEL_MIN_WIDTH_PX) (labels[name] || (labels[name] = [])).push(blockById(id), cx0, cx1, y + h / 2, dim);
             continue;
           }
           // Level of detail: blocks i .. j-1 start in this pixel column and are narrower than a
@@ -2100,6 +2333,7 @@ var KVWave = (function () {
             slivers(mask, px, false);
           }
           i = j;
+        }
         }
         if (thin) summarised.push({lane: state.lanes[row].id, label: laneName(state.lanes[row]), blocks: thin});
       }
@@ -2284,6 +2518,12 @@ var KVWave = (function () {
       ctx.fillRect(0, 0, widthCss, RULER_HEIGHT_PX);
       ctx.fillStyle = colours.border;
       ctx.fillRect(0, RULER_HEIGHT_PX - 1, widthCss, 1);
+      ctx.fillRect(state.gutterPx - 1, 0, 1, RULER_HEIGHT_PX);
+      useFont(LANE_FONT_PX + "px " + uiFont);
+      ctx.textBaseline = "middle";
+      ctx.textAlign = "left";
+      ctx.fillStyle = colours.muted;
+      ctx.fillText("step", GUTTER_PAD_PX, RULER_HEIGHT_PX / 2);
       useFont(LABEL_FONT_PX + "px " + uiFont);
       ctx.textBaseline = "middle";
       ctx.fillStyle = colours.fg;
@@ -2336,11 +2576,15 @@ var KVWave = (function () {
       useFont(LANE_FONT_PX + "px " + uiFont);
       ctx.textBaseline = "middle";
       ctx.textAlign = "left";
-      ctx.fillStyle = colours.muted;
-      ctx.fillText("step", GUTTER_PAD_PX, RULER_HEIGHT_PX / 2);
       var lastGroup = null;
       for (var row = 0; row < state.lanes.length; row++) {
         var lane = state.lanes[row], top = laneTop(row), sub = isSubLane(lane);
+        if (top + state.rowHeight[row] <= RULER_HEIGHT_PX || top >= heightCss) { lastGroup = lane.group; continue; }  // scrolled away
+        // A foldable group's first row (or its folded row) has a disclosure triangle: a click folds it.
+        if (state.rowHead[row]) {
+          ctx.fillStyle = colours.muted;
+          ctx.fillText(state.rowMembers[row] ? "\u25b8" : "\u25be", GUTTER_PAD_PX / 2, top + state.rowHeight[row] / 2);
+        }
         // A sub-row belongs to the lane above it: no separator, a smaller indented muted name.
         if (lastGroup !== null && lane.group !== lastGroup && !sub) {
           ctx.fillStyle = colours.border;
@@ -2348,10 +2592,82 @@ var KVWave = (function () {
         }
         lastGroup = lane.group;
         if (sub) useFont(LABEL_FONT_PX + "px " + uiFont);
-        ctx.fillStyle = sub ? colours.muted : colours.fg;
-        ctx.fillText(laneName(lane), GUTTER_PAD_PX + (sub ? SUB_LANE_INDENT_PX : 0), top + state.rowHeight[row] / 2);
+        ctx.fillStyle = sub || lane.groupRow ? colours.muted : colours.fg;
+        ctx.fillText(laneName(lane), GUTTER_PAD_PX + GROUP_TOGGLE_PX + (sub ? SUB_LANE_INDENT_PX : 0), top + state.rowHeight[row] / 2);
         if (sub) useFont(LANE_FONT_PX + "px " + uiFont);
       }
+    }
+
+    /** The lanes' scroll position as a thin bar at the right edge, when they overflow. */
+    function drawScrollbar(widthCss, heightCss, contentCss) {
+      if (!(contentCss > heightCss)) return;
+      var top = state.rulerTopPx + RULER_HEIGHT_PX, room = heightCss - RULER_HEIGHT_PX, lanesH = contentCss - RULER_HEIGHT_PX;
+      var thumbH = Math.max(12, room * room / lanesH), thumbY = RULER_HEIGHT_PX + (room - thumbH) * state.scrollPx / (contentCss - heightCss);
+      ctx.globalAlpha = 0.5;
+      ctx.fillStyle = colours.muted;
+      ctx.fillRect(widthCss - SCROLLBAR_PX - 1, Math.max(top, thumbY), SCROLLBAR_PX, thumbH);
+      ctx.globalAlpha = 1;
+    }
+
+    /**
+     * The overview strip (its own canvas above the timeline): the whole run at one pixel per
+     * column of overviewSummary (built once per result and width, never per block per frame),
+     * tensor-core busy share rising in the top half, wait share hanging in the bottom half, and
+     * the visible window outlined with the rest veiled. Its x axis is the timeline's plot area.
+     */
+    function drawOverview(widthCss, dpr) {
+      var ov = overviewCanvas, octx = overviewCtx;
+      if (!ov || !octx) return;
+      if (ov.width !== Math.round(widthCss * dpr) || ov.height !== Math.round(OVERVIEW_HEIGHT_PX * dpr)) {
+        ov.width = Math.round(widthCss * dpr);
+        ov.height = Math.round(OVERVIEW_HEIGHT_PX * dpr);
+        ov.style.height = OVERVIEW_HEIGHT_PX + "px";
+      }
+      octx.setTransform(dpr, 0, 0, dpr, 0, 0);
+      var x0 = state.gutterPx + PLOT_PAD_PX, x1 = widthCss - PLOT_PAD_PX, bins = Math.max(1, Math.round(x1 - x0));
+      var o = state.overview;
+      if (!o || o.result !== state.result || o.bins !== bins) {
+        o = state.overview = {result: state.result, bins: bins, x0: x0, x1: x1,
+          summary: overviewSummary(state.columns, total(), bins, TENSOR_CORE_KINDS)};
+      }
+      o.x0 = x0; o.x1 = x1;
+      octx.fillStyle = colours.bg;
+      octx.fillRect(0, 0, widthCss, OVERVIEW_HEIGHT_PX);
+      octx.fillStyle = colours.panel;
+      octx.fillRect(0, 0, state.gutterPx, OVERVIEW_HEIGHT_PX);
+      octx.font = LABEL_FONT_PX + "px " + uiFont;
+      octx.textBaseline = "middle";
+      octx.textAlign = "left";
+      octx.fillStyle = colours.muted;
+      octx.fillText("overview", GUTTER_PAD_PX, OVERVIEW_HEIGHT_PX / 2);
+      var half = OVERVIEW_HEIGHT_PX / 2 - 1, mid = OVERVIEW_HEIGHT_PX / 2, sm = o.summary;
+      [[sm.busy, colours["mma-a"], -1], [sm.wait, colours.wait, 1]].forEach(function (spec) {
+        var values = spec[0];
+        octx.fillStyle = spec[1];
+        octx.beginPath();
+        for (var i = 0; i < values.length; i++) {
+          var hPx = values[i] * half;
+          if (hPx <= 0) continue;
+          hPx = Math.max(hPx, 1);
+          octx.rect(x0 + i, spec[2] < 0 ? mid - hPx : mid, 1, hPx);
+        }
+        octx.fill();
+      });
+      // The visible window: the rest veiled, the window outlined (at least 3 px wide).
+      var per = (x1 - x0) / total();
+      var wx0 = Math.max(x0, x0 + state.view.t0Step * per), wx1 = Math.min(x1, x0 + state.view.t1Step * per);
+      if (wx1 - wx0 < 3) { var c = (wx0 + wx1) / 2; wx0 = c - 1.5; wx1 = c + 1.5; }
+      octx.globalAlpha = OVERVIEW_DIM_ALPHA;
+      octx.fillStyle = colours.bg;
+      octx.fillRect(x0, 0, Math.max(0, wx0 - x0), OVERVIEW_HEIGHT_PX);
+      octx.fillRect(wx1, 0, Math.max(0, x1 - wx1), OVERVIEW_HEIGHT_PX);
+      octx.globalAlpha = 1;
+      octx.strokeStyle = colours.cursor;
+      octx.lineWidth = 1.5;
+      octx.strokeRect(wx0 + 0.75, 0.75, Math.max(1, wx1 - wx0 - 1.5), OVERVIEW_HEIGHT_PX - 1.5);
+      octx.fillStyle = colours.border;
+      octx.fillRect(0, OVERVIEW_HEIGHT_PX - 1, widthCss, 1);
+      state.overviewWindow = {x0: wx0, x1: wx1, plotX0: x0, plotX1: x1};
     }
 
     function updateReadouts() {
@@ -2383,9 +2699,9 @@ var KVWave = (function () {
     /** Blocks under canvas CSS point (x, y): the ones containing that time, else the nearest within HIT_SLOP_PX. */
     function blocksAt(x, y) {
       var scale = state.scale;
-      if (!scale || x < state.gutterPx || y < RULER_HEIGHT_PX) return [];
-      if (y >= state.rowsBottom) return [];
-      var row = upperBound(state.rowTop, y, false) - 1;
+      if (!scale || x < state.gutterPx) return [];
+      var row = rowAt(y);
+      if (row < 0) return [];
       var index = state.laneIndex[row];
       if (!index) return [];
       var t = scale.tStep(x), slop = HIT_SLOP_PX / scale.pxPerStep;
@@ -2492,6 +2808,15 @@ var KVWave = (function () {
       }
       if (!wasPress || wasPress.dragging) return;
       var pt = canvasPoint(ev);
+      if (pt.x < state.gutterPx) {
+        // The gutter: a group's triangle (or anywhere on a folded group's row) folds / unfolds it.
+        var gRow = rowAt(pt.y);
+        if (gRow >= 0 && state.rowHead[gRow] && (state.rowMembers[gRow] || pt.x < GUTTER_PAD_PX + GROUP_TOGGLE_PX)) {
+          toggleGroup(state.rowHead[gRow]);
+          canvas.focus({preventScroll: true});
+          return;
+        }
+      }
       if (state.scale && pt.x >= state.gutterPx) state.cursor = Math.round(state.scale.tStep(pt.x));
       var hit = blocksAt(pt.x, pt.y)[0];
       if (hit) { select(hit); follow(hit); } else { select(null); clearFollow(); }
@@ -2506,13 +2831,55 @@ var KVWave = (function () {
       var unit = ev.deltaMode === 1 ? WHEEL_LINE_PX : (ev.deltaMode === 2 ? canvas.clientWidth : 1);
       var dy = ev.deltaY * unit, dx = ev.deltaX * unit;
       if (ev.ctrlKey || ev.metaKey) {
+        ev.preventDefault();
         zoomBy(Math.exp(dy * WHEEL_ZOOM_PER_PX), state.scale.tStep(canvasPoint(ev).x));
-      } else {
-        // Plain and shift+wheel both pan in time (GTKWave habit); horizontal wheels pan directly.
-        var px = Math.abs(dx) > Math.abs(dy) ? dx : dy;
-        panBy(px / state.scale.pxPerStep);
+        return;
       }
+      // More lanes than fit: the plain (vertical) wheel scrolls them, as in Perfetto; at either
+      // end it is left to the page (which then scrolls, as nested scroll areas do). Shift+wheel
+      // and horizontal wheels pan in time; with every lane on screen the plain wheel pans too
+      // (the GTKWave habit the page had before lanes could scroll).
+      if (!ev.shiftKey && Math.abs(dy) >= Math.abs(dx) && lanesOverflow()) {
+        if (scrollLanes(dy)) ev.preventDefault();
+        return;
+      }
+      ev.preventDefault();
+      var px = Math.abs(dx) > Math.abs(dy) ? dx : dy;
+      panBy(px / state.scale.pxPerStep);
     }, {passive: false});
+    // The sticky ruler is drawn where the window's top edge crosses the canvas: redraw on scroll.
+    window.addEventListener("scroll", function () { requestDraw(); }, {passive: true});
+
+    // -- the overview strip: a press centres the view there (span kept), a drag moves it; a press
+    // inside the window drags the window by the point pressed (Perfetto's overview, GTKWave's
+    // horizontal scrollbar).
+    var overviewPress = null;
+    function overviewStep(ev) {
+      var w = state.overviewWindow, rect = overviewCanvas.getBoundingClientRect();
+      if (!w) return null;
+      var x = ev.clientX - rect.left;
+      return Math.max(0, Math.min(1, (x - w.plotX0) / Math.max(1, w.plotX1 - w.plotX0))) * total();
+    }
+    if (overviewCanvas) {
+      overviewCanvas.addEventListener("pointerdown", function (ev) {
+        if (ev.button !== 0) return;
+        var t = overviewStep(ev);
+        if (t === null) return;
+        ev.preventDefault();
+        var v = state.view, span = v.t1Step - v.t0Step;
+        overviewPress = {offset: t >= v.t0Step && t <= v.t1Step ? t - v.t0Step : span / 2, span: span};
+        setView(t - overviewPress.offset, t - overviewPress.offset + span);
+        try { overviewCanvas.setPointerCapture(ev.pointerId); } catch (e) { /* synthetic events have no capture */ }
+      });
+      overviewCanvas.addEventListener("pointermove", function (ev) {
+        if (!overviewPress) return;
+        var t = overviewStep(ev);
+        if (t !== null) setView(t - overviewPress.offset, t - overviewPress.offset + overviewPress.span);
+      });
+      var endOverview = function () { overviewPress = null; };
+      overviewCanvas.addEventListener("pointerup", endOverview);
+      overviewCanvas.addEventListener("pointercancel", endOverview);
+    }
 
     // -- selection and the details panel
     function select(b) {
@@ -2526,6 +2893,7 @@ var KVWave = (function () {
       select(b);
       var v = state.view, span = v.t1Step - v.t0Step;
       if (b.end < v.t0Step || b.start > v.t1Step) setView((b.start + b.end) / 2 - span / 2, (b.start + b.end) / 2 + span / 2);
+      if (state.laneRow[b.lane] !== undefined) scrollRowIntoView(state.laneRow[b.lane]);
       if (!state.pointer) state.cursor = b.start;
       requestDraw();
     }
@@ -2735,19 +3103,25 @@ var KVWave = (function () {
       }
       return null;
     }
-    /** . / , : the next/previous block edge (an event) on the selected lane; the cursor goes there. */
+    /**
+     * . / , : the cursor (only: the selection stays) to the next/previous block edge (an event) on
+     * the selected block's lane, or with no block selected on any shown lane (GTKWave's next edge
+     * moves the cursor, never the selection).
+     */
     function laneEvent(dir) {
       var row = selectedRow();
-      if (row < 0) { selectAndShow(firstVisibleBlock()); return; }
-      var t = state.cursor !== null ? state.cursor : state.selected.start;
-      var index = state.laneIndex[row], edge = laneEdge(index, t, dir);
-      if (edge === null) return;
-      var bestT = edge.t, bestB = blockById(index.lo + edge.i);
+      var t = state.cursor !== null ? state.cursor : (row >= 0 ? state.selected.start : Math.round(state.view.t0Step));
+      var rows = row >= 0 ? [row] : state.laneIndex.map(function (_x, i) { return i; });
+      var best = null;
+      rows.forEach(function (r) {
+        var edge = laneEdge(state.laneIndex[r], t, dir);
+        if (edge !== null && (best === null || (dir > 0 ? edge.t < best : edge.t > best))) best = edge.t;
+      });
+      if (best === null) return;
       state.pointer = null;
       hideTooltip();
-      select(bestB);
-      state.cursor = bestT;
-      keepInView(bestT);
+      state.cursor = best;
+      keepInView(best);
       requestDraw();
     }
     function keySelect(b) { if (b) { state.pointer = null; hideTooltip(); selectAndShow(b); state.cursor = b.start; } }
@@ -2918,12 +3292,14 @@ var KVWave = (function () {
       {keys: ["ArrowUp"], label: "\u2191 / \u2193", help: "select the block on the lane above / below", run: function () { keySelect(crossLane(-1)); }},
       {keys: ["ArrowDown"], label: "", help: "", run: function () { keySelect(crossLane(1)); }},
       {keys: ["Tab"], label: "Tab / Shift+Tab", help: "in the timeline, once a block is selected: next / previous block on its lane (Escape, then Tab, leaves)"},
-      {keys: ["."], label: ". / ,", help: "cursor to the next / previous event (block edge) on the selected lane", run: function () { laneEvent(1); }},
+      {keys: ["."], label: ". / ,", help: "cursor (only) to the next / previous event (block edge) on the selected block's lane, or on any lane", run: function () { laneEvent(1); }},
       {keys: [","], label: "", help: "", run: function () { laneEvent(-1); }},
       {keys: ["]"], label: "] / [", help: "cursor to the next / previous barrier event (the barrier panel follows)", run: function () { stepBarrierEvent(1); }},
       {keys: ["["], label: "", help: "", run: function () { stepBarrierEvent(-1); }},
       {keys: [">"], label: "> / <", help: "cursor one step right / left", run: function () { moveCursor(1); }},
       {keys: ["<"], label: "", help: "", run: function () { moveCursor(-1); }},
+      {keys: ["c"], label: "c / C", help: "fold / unfold the lane group (stages, consumer WGs, TMEM, peer CTA) of the selected block, else of the lane under the pointer; C unfolds every group", run: toggleGroupKey},
+      {keys: ["C"], label: "", help: "", run: function () { state.collapsedGroups.clear(); relayout(); }},
       {keys: ["/"], label: "/", help: "filter lanes by name (the lanes panel also hides and reorders them)", run: function () {
         var panel = document.getElementById("lanes-panel");
         panel.open = true;
@@ -2943,8 +3319,10 @@ var KVWave = (function () {
     }), {title: "Waveform: keyboard and mouse", mouse: [
       "Move: the cursor follows the pointer; the barrier panel shows every barrier after that step.",
       "Click a block: select it (details panel, dependency arrows) and follow its k-tile; click empty space to clear.",
-      "Drag or wheel: pan; Ctrl+wheel: zoom around the pointer; Shift+drag: put markers A and B (the details panel gives the range's statistics).",
-      "The URL hash keeps knobs, view, cursor, markers and the followed chain: copy the link to share the view."]});
+      "Drag: pan; Shift+wheel or a horizontal wheel: pan; Ctrl+wheel: zoom around the pointer; the wheel scrolls the lanes when they do not all fit (else it pans); Shift+drag: put markers A and B (the details panel gives the range's statistics).",
+      "Overview strip (above the ruler): the whole run with the visible window outlined; click or drag on it to move the view.",
+      "A triangle left of a lane name folds its group (stages, consumer WGs, TMEM, peer CTA) into one row; click the folded row's name to unfold.",
+      "The URL hash keeps knobs, view, cursor, markers, the followed chain and the folded lane groups: copy the link to share the view."]});
     document.getElementById("btn-help").addEventListener("click", function () { keys.openHelp(); });
 
     // -- SVG and PNG of the current view (what is on screen, at its zoom, with ruler and legend)
@@ -2952,7 +3330,10 @@ var KVWave = (function () {
     /** Kind names of the blocks on the lanes drawn (hidden and filtered-out lanes left out). */
     function visibleKinds() {
       var c = state.columns, codes = new Uint8Array(c.kinds.length), out = {};
-      state.laneIndex.forEach(function (index) { for (var id = index.lo; id < index.hi; id++) codes[c.kind[id]] = 1; });
+      // Folded groups' rows draw their lanes' blocks, so those kinds are listed too.
+      state.laneIndex.forEach(function (index, row) {
+        (state.rowMemberIndexes[row] || [index]).forEach(function (ix) { for (var id = ix.lo; id < ix.hi; id++) codes[c.kind[id]] = 1; });
+      });
       c.kinds.forEach(function (kind, i) { if (codes[i]) out[kind] = true; });
       return out;
     }
@@ -3032,7 +3413,7 @@ var KVWave = (function () {
       });
       out.push('<rect width="' + state.gutterPx + '" height="' + rowsH + '" fill="' + colours.panel + '"/>');
       state.lanes.forEach(function (lane, row) {
-        out.push('<text x="' + GUTTER_PAD_PX + '" y="' + (state.rowTop[row] + state.rowHeight[row] / 2) + '" fill="' + colours.fg +
+        out.push('<text x="' + (GUTTER_PAD_PX + GROUP_TOGGLE_PX) + '" y="' + (state.rowTop[row] + state.rowHeight[row] / 2) + '" fill="' + colours.fg +
           '" font-size="' + LANE_FONT_PX + '" dominant-baseline="middle">' + xmlText(laneName(lane)) + "</text>");
       });
       out.push('<g class="kv-svg-legend">');
@@ -3094,6 +3475,8 @@ var KVWave = (function () {
       syncUnits();
       state.cursor = p.cursor; state.markerA = p.markerA; state.markerB = p.markerB;
       state.follow = p.follow;
+      // Folded lane groups: the hash's (none when it has no groups= key).
+      state.collapsedGroups = new Set(p.groups || []);
       state.hashMessages = startMessages.concat(p.messages);
       startMessages = [];
       restorePin(p.pin);

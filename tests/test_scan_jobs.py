@@ -91,7 +91,7 @@ def test_jobs_2_equals_jobs_1_on_a_tree_with_failing_files(failing_tree):
         assert one[2] == 0, one[1]
         assert two == one, mode
     listed = [line.split("\t")[0] for line in run_scan(failing_tree, "--jobs", "2")[0].splitlines()]
-    assert listed == ["a/mainloop.hpp", "b/kernel.hpp", "b/c/latin1.hpp"]   # a directory's files first
+    assert listed == ["path", "a/mainloop.hpp", "b/kernel.hpp", "b/c/latin1.hpp"]   # the header, then a directory's files first
 
 
 def _patched_parse(monkeypatch, name, action):
@@ -133,7 +133,8 @@ def test_a_parse_error_in_a_worker_is_the_one_line_error_of_jobs_1(failing_tree,
         outputs.append(capsys.readouterr())
     assert statuses == [2, 2]
     assert outputs[1] == outputs[0]
-    assert outputs[0].out.splitlines()[0].startswith("a/mainloop.hpp\t")      # rows before it
+    assert outputs[0].out.splitlines()[0].startswith("path\t")                 # the header row
+    assert outputs[0].out.splitlines()[1].startswith("a/mainloop.hpp\t")      # rows before it
     assert outputs[0].err == f"error: {failing_tree / 'b' / 'c' / 'latin1.hpp'}:7: refused by the test\n"
 
 
