@@ -2302,7 +2302,27 @@ def _drop_outer_duplicates(kept):
             ops[:] = [o for o in ops if not union.contains(o["_key"][0])]
 
 
-RE_THIS_CALL = re.compile(rf"(?:(?<![\w.>])|(?<=this->))(?P<name>{_IDENT})\s*\(")
+# A call of a same-file helper: `h(`, `this->h(`, `Owner::h(` and templated `h<true, KTraits>(`
+# (the `<...>` is matched by scan_angle). `cute::gemm(tiled_mma, ...)` is CuTe's gemm, not a
+# same-file `gemm` helper: a qualified call counts only when its qualifier names the helper's
+# own struct (_call_qualifier reads the qualifier backwards).
+RE_THIS_CALL = re.compile(rf"(?:(?<![\w.>])|(?<=this->))(?P<name>{_IDENT})\s*(?P<open>[(<])")
+
+
+def _call_qualifier(code, pos):
+    """The identifier before `::` just before pos (`cute` in `cute::gemm(`), '' if unqualified."""
+    i = pos - 1
+    while i >= 0 and code[i].isspace():
+        i -= 1
+    if i < 1 or code[i - 1:i + 1] != "::":
+        return ""
+    i -= 2
+    while i >= 0 and code[i].isspace():
+        i -= 1
+    end = i + 1
+    while i >= 0 and _is_ident_char(code[i]):
+        i -= 1
+    return code[i + 1:end]
 
 
 def _expand_helpers(src, kept, structs, budget):
@@ -2316,10 +2336,11 @@ def _expand_helpers(src, kept, structs, budget):
     if not helpers:
         return
     enclosing = _EnclosingStructs(structs)
-    owner = {}
+    owner, owner_name = {}, {}
     for fn, _, _ in sorted(kept, key=lambda e: e[0]["open"]):
         s = enclosing.at(fn["open"])
         owner[id(fn)] = s["open"] if s else None
+        owner_name[id(fn)] = s["name"] if s else None
     own_ops = {id(fn): list(ops) for fn, _, ops in kept}
     param_names = {}
     memo = {}
@@ -2344,6 +2365,7 @@ def _expand_helpers(src, kept, structs, budget):
             return own_ops[key]
         lam_spans = _SpanUnion((l["open"], l["close"]) for l in ctx.lambdas.values())
         added = []
+        shadowed = set()   # call positions whose own mma op the helper's ops replace
         for m in RE_THIS_CALL.finditer(code, fn["open"], fn["close"]):
             target = helpers.get(m.group("name"))
             if target is None or target[0] is fn or lam_spans.contains(m.start()):
@@ -2352,14 +2374,27 @@ def _expand_helpers(src, kept, structs, budget):
             if owner.get(id(tfn)) != owner.get(id(fn)) or fn["open"] < tfn["open"] < fn["close"] \
                     or tfn["open"] < fn["open"] < tfn["close"]:
                 continue
+            qual = _call_qualifier(code, m.start())
+            if qual and qual != owner_name.get(id(tfn)):
+                continue   # cute::gemm(...), flash::gemm(...): another namespace's function
             paren = m.end() - 1
+            if m.group("open") == "<":   # load_kv<true, KTraits>(...), gemm<true, -1>(...)
+                end = scan_angle(code, paren)
+                paren = RE_SPACES.match(code, end).end() if end is not None else None
+                if paren is None or paren >= fn["close"] or code[paren] != "(":
+                    continue
             close = src.brackets.close_of(paren)
             if close is None:
                 continue
             tparams = params_of(tfn)
             args = [" ".join(code[s:min(e, s + MAX_ARG_CHARS)].split())
                     for s, e in split_top_level(code, paren + 1, close, src.brackets)]
-            for o in expanded(target, depth + 1):
+            inner = expanded(target, depth + 1)
+            if any(o["op"] == "mma" for o in inner):
+                # gemm<true, -1>(tiled_mma, ...) calling this file's own gemm helper: its MMAs
+                # are the helper's, not a second one at the call.
+                shadowed.add(m.start())
+            for o in inner:
                 if budget[0] <= 0:
                     break
                 budget[0] -= 1
@@ -2377,7 +2412,8 @@ def _expand_helpers(src, kept, structs, budget):
                 o.setdefault("_lo", tfn["open"])
                 o.setdefault("via", {"helper": tfn["name"], "line": src.line(m.start())})
                 added.append(o)
-        result = sorted(own_ops[key] + added, key=lambda o: (o["_key"], o["op"]))
+        own = [o for o in own_ops[key] if not (o["op"] == "mma" and o["_key"][0] in shadowed)]
+        result = sorted(own + added, key=lambda o: (o["_key"], o["op"]))
         memo[key] = result
         return result
 
