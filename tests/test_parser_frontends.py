@@ -88,3 +88,69 @@ def test_a_less_than_is_not_a_template_call(tmp_path, validate):
                            "    int x = load_kv < state; (void)(x);")
     m = parse(tmp_path, validate, text)
     assert ops_of(m, "load") == []
+
+
+# Static copies of a named atom, in the style of cute/atom/copy_traits_sm90_tma.hpp's callers
+# (a kernel issuing the bulk copy itself) and of DeepGEMM / FlashMLA's epilogues
+# (`cute::SM90_TMA_STORE_2D::copy(&tensor_map_d, smem_d, n, m)`, `SM90_BULK_COPY_S2G::copy(...)`),
+# and TMA atoms copied without .with(...) (88_hopper_fmha's `copy(params.tma_red_dq, ...)`,
+# FlashMLA's `cute::copy(tma_params.tma_O, ...)`).
+STATIC = """\
+template <int Stages>
+struct Mainloop {
+  using MainloopPipeline = cutlass::PipelineTmaAsync<Stages>;
+  CUTLASS_DEVICE void load(MainloopPipeline pipeline, int state) {
+    pipeline.producer_acquire(state);
+    auto* tma_barrier = pipeline.producer_get_barrier(state);
+    SM90_BULK_COPY_G2S::copy(gK_ptr, tma_barrier, sK_ptr, kBytes);
+    pipeline.producer_commit(state);
+  }
+  CUTLASS_DEVICE void store(Params const& params, int state) {
+    cute::SM90_TMA_STORE_2D::copy(&tensor_map_d, smem_d, n_idx, m_idx);
+    SM90_BULK_COPY_S2G::copy(&sO(row, _0{}), &gO(row, _0{}), kRowBytes);
+    SM90_BULK_REDUCE_ADD::copy(sdQ_ptr, gdQaccum_ptr, kDqBytes, kHint);
+    copy(params.tma_red_dq, tDQsDQ(_,_,_,state), tDQgDQ(_,_,_,g_index));
+    cute::copy(tma_params.tma_O, thr_tma.partition_S(sOutputBuf), thr_tma.partition_D(gO));
+    tma_store_arrive();
+  }
+  template <class Desc>
+  CUTLASS_DEVICE static void copy(Desc const* desc, uint64_t* mbar, void* smem) {
+    SM90_TMA_LOAD_2D::copy(desc, mbar, smem, 0, 0);   // an atom dispatching: no op
+  }
+};
+"""
+
+
+def test_static_bulk_copy_into_a_stage_is_a_load_on_the_barriers_pipeline(tmp_path, validate):
+    """SM90_BULK_COPY_G2S::copy(.., tma_barrier, ..): tma_load on the pipeline tma_barrier came from."""
+    m = parse(tmp_path, validate, STATIC)
+    load = [o for o in next(f for f in m["functions"] if f["name"] == "load")["ops"] if o["op"] == "tma_load"]
+    assert [(o["line"], o["atom"], o["pipeline"]) for o in load] == [(7, "SM90_BULK_COPY_G2S", "MainloopPipeline")]
+
+
+def test_static_stores_and_reductions(tmp_path, validate):
+    """S2G / TMA_STORE_2D are stores, BULK_REDUCE_ADD and tma_red_* reductions, tma_O a store."""
+    m = parse(tmp_path, validate, STATIC)
+    f = next(f for f in m["functions"] if f["name"] == "store")
+    assert [(o["op"], o["line"], o.get("atom"), o["operand"]) for o in f["ops"]] == [
+        ("tma_store", 11, "SM90_TMA_STORE_2D", None),
+        ("tma_store", 12, "SM90_BULK_COPY_S2G", None),
+        ("bulk_reduce", 13, "SM90_BULK_REDUCE_ADD", None),
+        ("bulk_reduce", 14, None, "DQ"),          # the source partition's operand (tDQsDQ)
+        ("tma_store", 15, None, "O"),             # the atom's name (tma_O)
+        ("tma_store_arrive", 16, None, None),
+    ]
+
+
+def test_an_atoms_own_copy_dispatch_is_no_op(tmp_path, validate):
+    """Inside a function named copy (cute's atoms dispatching to each other) nothing is an op."""
+    m = parse(tmp_path, validate, STATIC)
+    assert not [f for f in m["functions"] if f["name"] == "copy" and f["ops"]]
+
+
+def test_a_tma_load_atom_without_with_is_not_a_store(tmp_path, validate):
+    """copy(params.tma_load_k, tKsK, tKgK) (no barrier) is neither a store nor a load."""
+    text = STATIC.replace("copy(params.tma_red_dq,", "copy(params.tma_load_k,")
+    m = parse(tmp_path, validate, text)
+    f = next(f for f in m["functions"] if f["name"] == "store")
+    assert [o["line"] for o in f["ops"]] == [11, 12, 13, 15, 16]
