@@ -1361,7 +1361,8 @@ def _copy_tma_atom_store(span, call):
     fmha_collective_bwd_tma_warpspecialized.hpp:560) and cute::copy(tma_params.tma_O,
     thr_tma.partition_S(sOutputBuf), thr_tma.partition_D(my_tma_gO)) (FlashMLA's
     splitkv_mla.cuh:652): a TMA atom copied without `.with(barrier)` is never a load (a load
-    must name its barrier), so it stores, or reduces when the atom's name says `red`. The
+    must name its barrier), so it stores, or reduces when the atom's name says `red`, unless
+    CuTe's partition names say global -> shared (then it is no store). The
     operand is the source partition's (tDQsDQ -> DQ), else the atom's name (tma_O -> O)."""
     am = RE_TMA_ATOM_ARG.fullmatch(call.first)
     if not am:
@@ -1370,9 +1371,14 @@ def _copy_tma_atom_store(span, call):
     spans = split_top_level(code, call.paren + 1, call.close, span.src.brackets)
     if len(spans) < 3:
         return False
-    name = am.group("name")
-    pm = RE_PARTITION.search(code, spans[1][0], min(spans[1][1], spans[1][0] + MAX_ARG_CHARS))
-    operand = pm.group("operand") if pm and pm.group("space") == "s" else am.group("operand")
+    pm = RE_PARTITION.search(code, spans[-2][0], min(spans[-2][1], spans[-2][0] + MAX_ARG_CHARS))
+    dm = RE_PARTITION.search(code, spans[-1][0], min(spans[-1][1], spans[-1][0] + MAX_ARG_CHARS))
+    if (pm and pm.group("space") == "g") or (dm and dm.group("space") == "s"):
+        # gmem -> smem through a prepared atom (sm103_blockscaled_mma_array_warpspecialized.hpp:1054
+        # `copy(tma_copy_traits_a, group_modes<0,2>(tAgA(...)), tAsA(_,write_stage))`): a load,
+        # left to the partition-copy recogniser
+        return False
+    operand = pm.group("operand") if pm else am.group("operand")
     kind = "bulk_reduce" if am.group("red") else "tma_store"
     span.add(kind, call.m.start(), am.group("recv"), call.paren, operand=operand_name(operand),
              buffer=_buffer_for(operand, span.buffers))
@@ -1643,10 +1649,11 @@ RE_LOAD_ATOM = re.compile(r"SM\d{2,3}\w*_(?:BULK_COPY_G2S|TMA_LOAD)\w*")
 RE_STORE_ATOM = re.compile(r"SM\d{2,3}\w*_(?:BULK_COPY_S2G|TMA_STORE)\w*")
 RE_REDUCE_ATOM = re.compile(r"SM\d{2,3}\w*_(?:BULK|TMA)_REDUCE\w*")
 # A TMA atom as a copy's first argument, without .with(...): params.tma_red_dq, tma_params.tma_O
-# (`red` / `reduce` after tma_: a reduction; a tma_load_* name is not a store and not matched).
+# (`red` / `reduce` after tma_: a reduction; a tma_load_* name is not a store and not matched;
+# CuTe's tutorial 05_mma_tma_epi_sm100.cu:450 names its atom tma_atom_D: operand D).
 RE_TMA_ATOM_ARG = re.compile(rf"""
     (?P<recv> (?:{_IDENT}\s*(?:\.|->)\s*)*
-      (?P<name> tma_ (?!load) (?P<red>red(?:uce)?_)? (?P<operand>[A-Za-z]\w*?) ) ) _?
+      (?P<name> tma_ (?!load) (?:atom_)? (?P<red>red(?:uce)?_)? (?P<operand>[A-Za-z]\w*?) ) ) _?
 """, re.VERBOSE)
 # TMEM -> register loads of the SM100 epilogue: copy(tiled_t2r, ...) / copy(tiled_tmem_load, ...)
 RE_TMEM_LOAD_COPY = re.compile(rf"(?:{_IDENT}\s*(?:\.|->)\s*)*\w*(?:t2r|tmem_load)\w*")

@@ -154,3 +154,21 @@ def test_a_tma_load_atom_without_with_is_not_a_store(tmp_path, validate):
     m = parse(tmp_path, validate, text)
     f = next(f for f in m["functions"] if f["name"] == "store")
     assert [o["line"] for o in f["ops"]] == [11, 12, 13, 15, 16]
+
+
+def test_a_prepared_tma_atom_into_a_shared_partition_is_not_a_store(tmp_path, validate):
+    """copy(tma_copy_traits_a, tAgA(...), tAsA(...)) after an acquire (SM103's array collectives
+    copy through a prepared atom) stays the load it was: never a store."""
+    text = STATIC.replace("SM90_BULK_COPY_G2S::copy(gK_ptr, tma_barrier, sK_ptr, kBytes);",
+                          "copy(tma_copy_traits_a, group_modes<0,2>(tAgA(_,_,k)), tAsA(_,state));")
+    m = parse(tmp_path, validate, text)
+    f = next(f for f in m["functions"] if f["name"] == "load")
+    assert [(o["op"], o["operand"]) for o in f["ops"] if o["line"] == 7] == [("cp_async", "A")]
+
+
+def test_a_tma_atom_named_atom_stores_its_operand(tmp_path, validate):
+    """copy(tma_atom_D, tSG_sD, tSG_gD(...)) (CuTe's Blackwell tutorial style): a store of D."""
+    text = STATIC.replace("cute::copy(tma_params.tma_O,", "copy(tma_atom_D,")
+    m = parse(tmp_path, validate, text)
+    f = next(f for f in m["functions"] if f["name"] == "store")
+    assert [(o["op"], o["operand"]) for o in f["ops"] if o["line"] == 15] == [("tma_store", "D")]
