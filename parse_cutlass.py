@@ -1318,6 +1318,73 @@ def _copy_tma(span, call):
     return True
 
 
+def _copy_static_atom(span, call):
+    """SM90_BULK_COPY_G2S::copy(gmem, mbar, smem, bytes) and the other static copies of a named
+    atom (cute/arch/copy_sm90_tma.hpp:1439, 1474, 980): a load, a store or a reduction by the
+    atom's name (RE_LOAD_ATOM / RE_STORE_ATOM / RE_REDUCE_ATOM). A load's barrier is the argument
+    that names one (`tma_barrier`, `&full_barrier`), resolved as in _copy_tma. Inside a function
+    named `copy` the call is an atom dispatching to another (cute's own SM90_TMA_LOAD::copy), not
+    a kernel's copy, and is no op; so is one inside `copy_*` (the Copy_Traits' copy_unpack,
+    cute/atom/copy_traits_sm90_tma.hpp:579)."""
+    code, src, m = span.code, span.src, call.m
+    atom = _call_qualifier(code, m.start())
+    fname = span.ctx.fn["name"]
+    if not atom or m.group("fn") != "copy" or fname == "copy" or fname.startswith("copy_"):
+        return False
+    if RE_REDUCE_ATOM.fullmatch(atom):
+        span.add("bulk_reduce", m.start(), f"{atom}::copy", call.paren, atom=atom)
+        return True
+    if RE_STORE_ATOM.fullmatch(atom):
+        span.add("tma_store", m.start(), f"{atom}::copy", call.paren, atom=atom)
+        return True
+    if not RE_LOAD_ATOM.fullmatch(atom):
+        return False
+    barrier, res = None, UNRESOLVED
+    names = []
+    for s, e in split_top_level(code, call.paren + 1, call.close, src.brackets):
+        names.extend(RE_BARRIER_NAME.findall(code, s, min(e, s + MAX_ARG_CHARS)))
+    assign = _nearest(span.barrier_pos, span.barrier_assigns, m.start(), names[-1]) if names else None
+    if assign:
+        res = assign[2]
+    elif names:
+        barrier = names[-1]
+    else:
+        rec = _nearest(span.acquire_pos, span.acquires, m.start())
+        res = rec[1] if rec else UNRESOLVED
+    extra = {"barrier": barrier} if barrier else {}
+    span.add("tma_load", m.start(), f"{atom}::copy", call.paren, res, atom=atom, **extra)
+    return True
+
+
+def _copy_tma_atom_store(span, call):
+    """copy(params.tma_red_dq, tDQsDQ(...), tDQgDQ(...)) (88_hopper_fmha's backward mainloop,
+    fmha_collective_bwd_tma_warpspecialized.hpp:560) and cute::copy(tma_params.tma_O,
+    thr_tma.partition_S(sOutputBuf), thr_tma.partition_D(my_tma_gO)) (FlashMLA's
+    splitkv_mla.cuh:652): a TMA atom copied without `.with(barrier)` is never a load (a load
+    must name its barrier), so it stores, or reduces when the atom's name says `red`, unless
+    CuTe's partition names say global -> shared (then it is no store). The
+    operand is the source partition's (tDQsDQ -> DQ), else the atom's name (tma_O -> O)."""
+    am = RE_TMA_ATOM_ARG.fullmatch(call.first)
+    if not am:
+        return False
+    code = span.code
+    spans = split_top_level(code, call.paren + 1, call.close, span.src.brackets)
+    if len(spans) < 3:
+        return False
+    pm = RE_PARTITION.search(code, spans[-2][0], min(spans[-2][1], spans[-2][0] + MAX_ARG_CHARS))
+    dm = RE_PARTITION.search(code, spans[-1][0], min(spans[-1][1], spans[-1][0] + MAX_ARG_CHARS))
+    if (pm and pm.group("space") == "g") or (dm and dm.group("space") == "s"):
+        # gmem -> smem through a prepared atom (sm103_blockscaled_mma_array_warpspecialized.hpp:1054
+        # `copy(tma_copy_traits_a, group_modes<0,2>(tAgA(...)), tAsA(_,write_stage))`): a load,
+        # left to the partition-copy recogniser
+        return False
+    operand = pm.group("operand") if pm else am.group("operand")
+    kind = "bulk_reduce" if am.group("red") else "tma_store"
+    span.add(kind, call.m.start(), am.group("recv"), call.paren, operand=operand_name(operand),
+             buffer=_buffer_for(operand, span.buffers))
+    return True
+
+
 def _copy_tma_store_arg(span, call):
     """copy(params.tma_store_d, ...): a TMA store named by its first argument."""
     sm = RE_TMA_STORE_ARG.fullmatch(call.first)
@@ -1536,7 +1603,9 @@ OP_RECOGNIZERS = (
 # of a _Span and a _CopyCall). A call none claims is not an op.
 COPY_RECOGNIZERS = (
     ("TMA load or store through .with(...)", _copy_tma),
+    ("static copy of a named atom (ATOM::copy)", _copy_static_atom),
     ("TMA store named by its first argument", _copy_tma_store_arg),
+    ("TMA store or reduction through an atom without .with(...)", _copy_tma_atom_store),
     ("bulk reduction", _copy_bulk_reduce),
     ("TMEM load", _copy_tmem_load),
     ("cp.async through a gmem tiled copy", _copy_gmem),
@@ -1573,6 +1642,19 @@ RE_TMA_STORE_NAME = re.compile(r"tma_store_?(?P<operand>[A-Za-z]\w*)?$")
 RE_TMA_STORE_ARG = re.compile(rf"(?P<recv>(?:{_IDENT}\s*(?:\.|->)\s*)*\w*tma_store\w*)")
 # Bulk reductions: copy(SM90_BULK_REDUCE_ADD{}, ...) / a tiled copy named *bulk_reduce* / *tma_reduce*
 RE_BULK_REDUCE = re.compile(r"BULK_REDUCE|bulk_reduce|tma_reduce", re.IGNORECASE)
+# Static copies of a named atom (ATOM::copy(...)), by the atom's name: cute/arch/copy_sm90_tma.hpp's
+# SM90_BULK_COPY_G2S / SM90_TMA_LOAD_2D (loads), SM90_BULK_COPY_S2G / SM90_TMA_STORE_2D (stores),
+# SM90_BULK_REDUCE_ADD / SM90_TMA_REDUCE_ADD_2D (reductions); matched whole (fullmatch).
+RE_LOAD_ATOM = re.compile(r"SM\d{2,3}\w*_(?:BULK_COPY_G2S|TMA_LOAD)\w*")
+RE_STORE_ATOM = re.compile(r"SM\d{2,3}\w*_(?:BULK_COPY_S2G|TMA_STORE)\w*")
+RE_REDUCE_ATOM = re.compile(r"SM\d{2,3}\w*_(?:BULK|TMA)_REDUCE\w*")
+# A TMA atom as a copy's first argument, without .with(...): params.tma_red_dq, tma_params.tma_O
+# (`red` / `reduce` after tma_: a reduction; a tma_load_* name is not a store and not matched;
+# CuTe's tutorial 05_mma_tma_epi_sm100.cu:450 names its atom tma_atom_D: operand D).
+RE_TMA_ATOM_ARG = re.compile(rf"""
+    (?P<recv> (?:{_IDENT}\s*(?:\.|->)\s*)*
+      (?P<name> tma_ (?!load) (?:atom_)? (?P<red>red(?:uce)?_)? (?P<operand>[A-Za-z]\w*?) ) ) _?
+""", re.VERBOSE)
 # TMEM -> register loads of the SM100 epilogue: copy(tiled_t2r, ...) / copy(tiled_tmem_load, ...)
 RE_TMEM_LOAD_COPY = re.compile(rf"(?:{_IDENT}\s*(?:\.|->)\s*)*\w*(?:t2r|tmem_load)\w*")
 
@@ -2302,7 +2384,27 @@ def _drop_outer_duplicates(kept):
             ops[:] = [o for o in ops if not union.contains(o["_key"][0])]
 
 
-RE_THIS_CALL = re.compile(rf"(?:(?<![\w.>])|(?<=this->))(?P<name>{_IDENT})\s*\(")
+# A call of a same-file helper: `h(`, `this->h(`, `Owner::h(` and templated `h<true, KTraits>(`
+# (the `<...>` is matched by scan_angle). `cute::gemm(tiled_mma, ...)` is CuTe's gemm, not a
+# same-file `gemm` helper: a qualified call counts only when its qualifier names the helper's
+# own struct (_call_qualifier reads the qualifier backwards).
+RE_THIS_CALL = re.compile(rf"(?:(?<![\w.>])|(?<=this->))(?P<name>{_IDENT})\s*(?P<open>[(<])")
+
+
+def _call_qualifier(code, pos):
+    """The identifier before `::` just before pos (`cute` in `cute::gemm(`), '' if unqualified."""
+    i = pos - 1
+    while i >= 0 and code[i].isspace():
+        i -= 1
+    if i < 1 or code[i - 1:i + 1] != "::":
+        return ""
+    i -= 2
+    while i >= 0 and code[i].isspace():
+        i -= 1
+    end = i + 1
+    while i >= 0 and _is_ident_char(code[i]):
+        i -= 1
+    return code[i + 1:end]
 
 
 def _expand_helpers(src, kept, structs, budget):
@@ -2316,10 +2418,11 @@ def _expand_helpers(src, kept, structs, budget):
     if not helpers:
         return
     enclosing = _EnclosingStructs(structs)
-    owner = {}
+    owner, owner_name = {}, {}
     for fn, _, _ in sorted(kept, key=lambda e: e[0]["open"]):
         s = enclosing.at(fn["open"])
         owner[id(fn)] = s["open"] if s else None
+        owner_name[id(fn)] = s["name"] if s else None
     own_ops = {id(fn): list(ops) for fn, _, ops in kept}
     param_names = {}
     memo = {}
@@ -2344,6 +2447,7 @@ def _expand_helpers(src, kept, structs, budget):
             return own_ops[key]
         lam_spans = _SpanUnion((l["open"], l["close"]) for l in ctx.lambdas.values())
         added = []
+        shadowed = set()   # call positions whose own mma op the helper's ops replace
         for m in RE_THIS_CALL.finditer(code, fn["open"], fn["close"]):
             target = helpers.get(m.group("name"))
             if target is None or target[0] is fn or lam_spans.contains(m.start()):
@@ -2352,14 +2456,27 @@ def _expand_helpers(src, kept, structs, budget):
             if owner.get(id(tfn)) != owner.get(id(fn)) or fn["open"] < tfn["open"] < fn["close"] \
                     or tfn["open"] < fn["open"] < tfn["close"]:
                 continue
+            qual = _call_qualifier(code, m.start())
+            if qual and qual != owner_name.get(id(tfn)):
+                continue   # cute::gemm(...), flash::gemm(...): another namespace's function
             paren = m.end() - 1
+            if m.group("open") == "<":   # load_kv<true, KTraits>(...), gemm<true, -1>(...)
+                end = scan_angle(code, paren)
+                paren = RE_SPACES.match(code, end).end() if end is not None else None
+                if paren is None or paren >= fn["close"] or code[paren] != "(":
+                    continue
             close = src.brackets.close_of(paren)
             if close is None:
                 continue
             tparams = params_of(tfn)
             args = [" ".join(code[s:min(e, s + MAX_ARG_CHARS)].split())
                     for s, e in split_top_level(code, paren + 1, close, src.brackets)]
-            for o in expanded(target, depth + 1):
+            inner = expanded(target, depth + 1)
+            if any(o["op"] == "mma" for o in inner):
+                # gemm<true, -1>(tiled_mma, ...) calling this file's own gemm helper: its MMAs
+                # are the helper's, not a second one at the call.
+                shadowed.add(m.start())
+            for o in inner:
                 if budget[0] <= 0:
                     break
                 budget[0] -= 1
@@ -2377,7 +2494,8 @@ def _expand_helpers(src, kept, structs, budget):
                 o.setdefault("_lo", tfn["open"])
                 o.setdefault("via", {"helper": tfn["name"], "line": src.line(m.start())})
                 added.append(o)
-        result = sorted(own_ops[key] + added, key=lambda o: (o["_key"], o["op"]))
+        own = [o for o in own_ops[key] if not (o["op"] == "mma" and o["_key"][0] in shadowed)]
+        result = sorted(own + added, key=lambda o: (o["_key"], o["op"]))
         memo[key] = result
         return result
 
