@@ -2314,7 +2314,7 @@ def _name_object(op, objects, mma_only=False):
         op.pop("object", None)
 
 
-# Every warning the parser emits, as (kind, a phrase only that warning holds). README's parser
+# Every warning the parser emits, as (kind, a phrase only that warning holds). docs/parser.md
 # section documents each kind; tests/test_scan_tree.py checks which kinds the CUTLASS tree gives.
 WARNING_KINDS = (
     ("unresolved-clc-pipeline", "fetch_next_work: its pipeline argument"),

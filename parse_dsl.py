@@ -39,7 +39,7 @@ MAX_OPS_PER_FUNCTION = 5000
 MAX_PYTHON_CHARS = 2 * 1024 * 1024
 
 # ----------------------------------------------------------------------------------------------
-# Names the recognisers read (each documented in README, section "CuTe DSL (Python) front end")
+# Names the recognisers read (each documented in docs/dsl.md)
 # ----------------------------------------------------------------------------------------------
 
 # Pipeline method -> op kind. FA4's index/phase wrappers (flash_attn/cute/pipeline.py) map to the

@@ -426,7 +426,7 @@ var KernelSchedule = (function () {
 
   /**
    * One lane's blocks while the engine runs, in the order they were appended: one typed array
-   * per field (the result's columns, README "Result columns"), `after` handles as CSR (afterAt /
+   * per field (the result's columns, docs/simulator.md "Result columns"), `after` handles as CSR (afterAt /
    * afterList). `sorted` stays true while every block starts at or after the previous one.
    * Fields are spelled out (not set in a loop) so every segment has one shape on the hot path.
    */
@@ -519,7 +519,7 @@ var KernelSchedule = (function () {
    * Collects blocks as columns (no object per block while the engine runs), one LaneSegment per
    * lane, so finalize() copies each lane's columns out in order instead of permuting. A block is
    * a handle that says where it is (its lane and its index there, LANE_BITS), -1 for none.
-   * finalize() returns the columns in id order (README "Result columns"). withOperand: every
+   * finalize() returns the columns in id order (docs/simulator.md "Result columns"). withOperand: every
    * block gets an `operand` key (null unless set). capacity: the model's block estimate
    * (presizes the lanes' columns).
    */
@@ -639,7 +639,7 @@ var KernelSchedule = (function () {
   }
 
   /**
-   * The result's block columns (README "Result columns"), in id order: ids are lane order
+   * The result's block columns (docs/simulator.md "Result columns"), in id order: ids are lane order
    * (lanes as listed), then start order, so lane li's blocks are ids laneStart[li] ..
    * laneStart[li + 1] - 1, sorted by start. Each lane's columns are copied whole (a lane that
    * had to be sorted is gathered); only the `after` handles are renumbered (handle -> id).
@@ -826,7 +826,7 @@ var KernelSchedule = (function () {
   }
 
   // ---------------------------------------------------------------------------------------------
-  // Engine: a small discrete-event engine that executes role programs (README "Engine API").
+  // Engine: a small discrete-event engine that executes role programs (docs/simulator.md "Engine API").
   //
   // A role program is a generator function(role) yielding commands made by the Engine's command
   // builders (wait, arrive, work, copy, mma, mmaWait, commit, sync). The engine always advances the
@@ -1813,7 +1813,7 @@ var KernelSchedule = (function () {
   }
 
   /**
-   * The consumer's role program from the parsed mainloop (README "GEMM model"): which steps exist.
+   * The consumer's role program from the parsed mainloop (docs/models/gemm.md): which steps exist.
    * Without a recognised mainloop (a producer function with a load and a consumer function with a
    * consumer_wait and an mma) the CUTLASS 4.2 program is assumed whole (`assumed: true`).
    * {acquire, wait, loopRelease, tailRelease, kPipe: {value, line} | null, lines: {...}}.
@@ -1951,7 +1951,7 @@ var KernelSchedule = (function () {
       };
     }, { drawWaits: false });
 
-    // Steps of a GEMM consumer WG's tile, in source order (README "GEMM model"): the kernel
+    // Steps of a GEMM consumer WG's tile, in source order (docs/models/gemm.md): the kernel
     // layer's order wait, mma()'s k-loop (wait, WGMMA, warpgroup_wait<K_PIPE_MMAS> and the lagged
     // release once k >= K_PIPE_MMAS), the order arrive, mma_tail (warpgroup_wait<0>, release of
     // the last min(K_PIPE_MMAS, K) k-tiles), the epilogue between its order wait and arrive.
@@ -2403,7 +2403,7 @@ var KernelSchedule = (function () {
    * Source references of the attention model, computed once per simulate() call and shared by
    * reference: {gemm0, softmax, gemm1, releaseK, releaseV, issueK, issueV, issueQ, fillK, fillV,
    * fillQ, fullK, fullV, fullQ, transpose, fullVt, epilogue, barrier, waitK, waitV, waitQ, producer,
-   * consumer, shape}. See the README's "Attention model" for the rules.
+   * consumer, shape}. See docs/models/attention.md for the rules.
    */
   function attentionRefs(structure) {
     var st = isObject(structure) ? structure : {};
@@ -2588,7 +2588,7 @@ var KernelSchedule = (function () {
 
   /**
    * Run the attention model (FlashAttention-3 forward, hopper/) on the engine. Roles: the load
-   * warp and each consumer WG, programs as in README "Attention model" (every rule with its FA3
+   * warp and each consumer WG, programs as in docs/models/attention.md (every rule with its FA3
    * lines).
    */
   function runAttention(knobs, refs) {
@@ -3132,7 +3132,7 @@ var KernelSchedule = (function () {
   }
 
   // ---------------------------------------------------------------------------------------------
-  // Model choice: a model only when the structure fits it (README "Model choice").
+  // Model choice: a model only when the structure fits it (docs/fit.md).
 
   /** Op kinds that show a pipeline protocol (a file without any of them has nothing to schedule). */
   var PIPELINE_OPS = kindSet(["producer_acquire", "producer_commit", "consumer_wait", "consumer_try_wait",
@@ -3715,7 +3715,7 @@ var KernelSchedule = (function () {
   // Blackwell model (model: "blackwell"): the SM100 tcgen05/UMMA warp-specialized GEMM of CUTLASS
   // 4.2 (gemm/kernel/sm100_gemm_tma_warpspecialized.hpp, gemm/collective/sm100_mma_warpspecialized.hpp,
   // pipeline/sm100_pipeline.hpp, epilogue/collective/sm100_epilogue_tma_warpspecialized.hpp) as role
-  // programs on the engine: README "Blackwell model" states each rule with its source lines.
+  // programs on the engine: docs/models/blackwell.md states each rule with its source lines.
   // This section is self-contained; it registers itself in MODELS at its end.
 
   /** Numeric knobs of the Blackwell model, in display order. `flag` is the CLI flag / URL-hash key. */
@@ -3793,7 +3793,7 @@ var KernelSchedule = (function () {
   /** Block kinds of the Blackwell model, in legend order. */
   var BW_BLOCK_KINDS = ["clc", "issue", "filling", "full", "umma", "acc", "drain", "tmem_load", "store", "wait"];
 
-  /** Wait reasons of the Blackwell model (README "Blackwell model", wait reasons). */
+  /** Wait reasons of the Blackwell model (docs/models/blackwell.md, wait reasons). */
   var BW_WAIT_REASONS = ["tma", "acc", "mma", "clc", "throttle", "c", "order"];
 
   /** Widget facts of the Blackwell-only knobs (short labels, slider ends) in the shared KNOB_WIDGETS. */
@@ -3913,8 +3913,7 @@ var KernelSchedule = (function () {
   }
 
   /**
-   * Source references of the Blackwell model, computed once per simulate() call (README "Blackwell
-   * model", source references), plus `shape` {clc, kernel, roles, accSource} and the chosen
+   * Source references of the Blackwell model, computed once per simulate() call (docs/models/blackwell.md, source references), plus `shape` {clc, kernel, roles, accSource} and the chosen
    * producer / consumer functions.
    */
   function blackwellRefs(structure) {
@@ -4057,7 +4056,7 @@ var KernelSchedule = (function () {
     return { knobs: knobs, messages: messages };
   }
 
-  /** What the Blackwell model assumes for a structure (fitModel's assumptions; README "Blackwell model"). */
+  /** What the Blackwell model assumes for a structure (fitModel's assumptions; docs/models/blackwell.md). */
   function blackwellAssumptions(st) {
     // (A structure without loads or MMAs never fits: blackwellCovers refuses it.)
     var out = [];
@@ -4098,7 +4097,7 @@ var KernelSchedule = (function () {
     return "";
   }
 
-  /** Lanes of the Blackwell model in display order (README "Blackwell model", lanes). */
+  /** Lanes of the Blackwell model in display order (docs/models/blackwell.md, lanes). */
   function blackwellLanes(knobs, refs) {
     var sh = refs && refs.shape ? refs.shape : { clc: true, roles: [] };
     var roles = sh.roles || [];
@@ -4125,7 +4124,7 @@ var KernelSchedule = (function () {
     return lanes;
   }
 
-  /** Upper bound on the Blackwell block count (README "Blackwell model", block cap). */
+  /** Upper bound on the Blackwell block count (docs/models/blackwell.md, block cap). */
   function estimateBlackwellBlocks(knobs) {
     var n = knobs.outputTiles * knobs.kTiles;
     var ctas = knobs.ctaPair ? 2 : 1;
@@ -4377,7 +4376,7 @@ var KernelSchedule = (function () {
     return sum;
   }
 
-  /** One-line insight on the accumulator stages (README "Blackwell model", verdict). */
+  /** One-line insight on the accumulator stages (docs/models/blackwell.md, verdict). */
   function bwInsight(knobs, v) {
     var A = knobs.accStages;
     var other = v.accStagesComparison;

@@ -114,7 +114,7 @@ var KVWave = (function () {
   TimeScale.prototype.widthPx = function (durationSteps) { return durationSteps * this.pxPerStep; };
 
   /**
-   * The culling index of lane li of result columns c (schedule.js, README "Result columns"): the
+   * The culling index of lane li of result columns c (schedule.js, docs/simulator.md "Result columns"): the
    * lane's blocks are ids lo .. hi-1, sorted by start, so the index is views into the columns
    * (no copy): starts, ends and maxEnds (ends themselves when they are sorted, as they are for
    * blocks that never overlap; else a running maximum, so a search never drops a visible block).

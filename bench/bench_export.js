@@ -1,6 +1,6 @@
 // Benchmark of trace_export.js: export about 1,000,000 blocks as a Chrome trace and as a VCD,
 // streamed to a byte-counting sink as the command line streams to stdout.
-// Usage: node bench/bench_export.js [repeats]   (not part of the test suite; figures in README)
+// Usage: node bench/bench_export.js [repeats]   (not part of the test suite; figures in docs/benchmarks.md)
 "use strict";
 
 const path = require("node:path");
