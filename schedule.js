@@ -3456,9 +3456,9 @@ var KernelSchedule = (function () {
     return [shape.kPipe, shape.vPipe, shape.vtPipe, shape.qPipe, shape.kvPipe].filter(function (x) { return x !== null; });
   }
 
-  /** ATTENTION_NOT_MODELLED plus the collective pipelines outside the modelled roles (with the function using each). */
-  function attentionNotModelled(st) {
-    var inv = fitInventory(st), known = attentionPipes(st), own = Array.isArray(st.functions) ? st.functions : [];
+  /** ATTENTION_NOT_MODELLED plus the collective pipelines outside the modelled roles (with the function using each); inv: fitModel's inventory. */
+  function attentionNotModelled(st, inv) {
+    var known = attentionPipes(st), own = Array.isArray(st.functions) ? st.functions : [];
     var out = ATTENTION_NOT_MODELLED.slice();
     inv.order.forEach(function (id) {
       var p = inv.pipes[id];
@@ -3517,7 +3517,7 @@ var KernelSchedule = (function () {
     var model = MODELS[name];
     var reason = model.covers(st, inv);
     if (reason !== null) return noFit(reason);
-    return { model: name, reason: model.fitReason, assumptions: model.assumptions(st), notModelled: model.notModelled(st) };
+    return { model: name, reason: model.fitReason, assumptions: model.assumptions(st), notModelled: model.notModelled(st, inv) };
   }
 
   /** What the GEMM model assumes of a structure that fits it (fitModel's assumptions). */

@@ -138,3 +138,13 @@ def kv(page, expr):
 def flush(page):
     """Run the pending re-simulation and redraw now."""
     page.evaluate("window.__kv.flush()")
+
+
+def render_page(tmp_path_factory, source, name):
+    """Render the waveform page of a parsed JSON file (an example) into a fresh temp dir; its file:// URL."""
+    import json
+    import pagekit
+    import render_waveform
+    out = tmp_path_factory.mktemp("pages") / name
+    pagekit.write_atomic(out, render_waveform.render(json.loads(source.read_text(encoding="utf-8"))))
+    return out.as_uri()

@@ -18,9 +18,8 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests"))
 
+import browser_util  # noqa: E402
 from browser_util import flush, kv  # noqa: E402
-import pagekit  # noqa: E402
-import render_waveform as rw  # noqa: E402
 
 GEMM = ROOT / "examples" / "sm90_gemm_pingpong.json"
 FA3 = ROOT / "examples" / "fa3_fwd.json"
@@ -29,10 +28,7 @@ MAX_NAME_BYTES = 120
 SAFE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
 
 
-def render(tmp_path_factory, source, name):
-    out = tmp_path_factory.mktemp("exports") / name
-    pagekit.write_atomic(out, rw.render(json.loads(source.read_text(encoding="utf-8"))))
-    return out.as_uri()
+render = browser_util.render_page
 
 
 @pytest.fixture(scope="module")

@@ -9,7 +9,6 @@ independent brute force over the block objects (the test hook's kv.blocks(): tes
 Timeouts only catch hangs; nothing asserts wall-clock speed.
 """
 
-import json
 import subprocess
 import sys
 from pathlib import Path
@@ -20,9 +19,8 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests"))
 
+import browser_util  # noqa: E402
 from browser_util import flush, kv  # noqa: E402
-import pagekit  # noqa: E402
-import render_waveform as rw  # noqa: E402
 
 GEMM = ROOT / "examples" / "sm90_gemm_pingpong.json"
 FA3 = ROOT / "examples" / "fa3_fwd.json"
@@ -30,10 +28,7 @@ MAINLOOP = "include/cutlass/gemm/collective/sm90_mma_tma_gmma_ss_warpspecialized
 PINGPONG = "include/cutlass/gemm/kernel/sm90_gemm_tma_warpspecialized_pingpong.hpp"
 
 
-def _page(tmp_path_factory, src, name):
-    out = tmp_path_factory.mktemp("reading") / name
-    pagekit.write_atomic(out, rw.render(json.loads(src.read_text(encoding="utf-8"))))
-    return out.as_uri()
+_page = browser_util.render_page
 
 
 @pytest.fixture(scope="module")
