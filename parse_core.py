@@ -23,7 +23,7 @@ import sys
 from pathlib import Path
 
 __version__ = "0.1.0"
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 TOOL_NAME = "kernel_logical_visualizer"
 
 MAX_FILE_BYTES = 16 * 1024 * 1024   # larger inputs are refused: headers are < 1 MB

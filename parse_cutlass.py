@@ -27,6 +27,7 @@ from array import array
 from pathlib import Path
 
 import parse_core
+import programs_cpp
 # The shared core (parse_core.py), re-exported: viz.py, the tests and the scripts import these
 # from the CLI's module.
 from parse_core import (  # noqa: F401
@@ -1959,8 +1960,9 @@ class _SpanUnion:
 # ----------------------------------------------------------------------------------------------
 
 
-def parse_kernel_layer(src):
-    """Warpgroup roles, counts, order barriers, schedule and collective calls of a kernel layer."""
+def parse_kernel_layer(src, fns=None):
+    """Warpgroup roles, counts, order barriers, schedule and collective calls of a kernel layer,
+    and the program of its `operator()` with the variables its role branches test."""
     code = src.code
     out = {
         "source": {"path": src.display, "lines": src.lines.count},
@@ -1997,9 +1999,15 @@ def parse_kernel_layer(src):
         if alias.endswith(("Storage", "Params")):
             continue
         cls = re.search(rf"({_IDENT})\s*(?:<|$)", m.group("rhs").strip())
-        out["order_barriers"].append({"alias": alias, "class": cls.group(1) if cls else m.group("rhs").strip(),
-                                      "line": src.line(m.start())})
+        entry = {"alias": alias, "class": cls.group(1) if cls else m.group("rhs").strip(),
+                 "line": src.line(m.start())}
+        targs = m.group("rhs").strip()
+        if cls and targs.endswith(">") and "<" in targs:
+            inner = targs[targs.index("<") + 1:-1]
+            entry["args"] = [programs_cpp.parse_expr(a) for a in programs_cpp.split_top_level_commas(inner)]
+        out["order_barriers"].append(entry)
     _sm100_facts(src, out)
+    _kernel_program(src, fns, out)
     tags = [(m.group(), m.start()) for m in RE_KERNEL_TAG.finditer(code)]
     for tag, pos in tags:
         if out["schedule"] == "sm100":
@@ -2021,6 +2029,38 @@ def parse_kernel_layer(src):
             "text": src.snippet(start, end),
         })
     return out
+
+
+RE_INT_CONSTEXPR = re.compile(rf"\bstatic\s+constexpr\s+(?:const\s+)?(?:u?int\w*|size_t|unsigned|int)\s+(?P<name>{_IDENT})\s*=\s*(?P<value>\d+)\s*[uU]?\s*;")
+RE_ROLE_VAR = re.compile(rf"(?P<name>{_IDENT})\s*=\s*(?:static_cast\s*<\s*)?(?P<enum>WarpGroupRole|ProducerWarpRole|WarpCategory)\s*[>(]")
+RE_ANY_ROLE_ENUM = re.compile(rf"enum\s+class\s+(?P<name>{_IDENT})\s*(?::\s*{_IDENT}\s*)?\{{(?P<body>[^{{}}]*)\}}")
+
+
+def _kernel_program(src, fns, out):
+    """out["program"]: the program of the kernel layer's device `operator()` (programs_cpp), and
+    out["role_vars"]: each variable its role branches compare, with the enum's members in order
+    (`auto warp_group_role = WarpGroupRole(canonical_warp_group_idx());`)."""
+    code = src.code
+    enums = {}
+    for m in RE_ANY_ROLE_ENUM.finditer(code):
+        members = [part.split("=")[0].strip() for part in m.group("body").split(",")]
+        enums.setdefault(m.group("name"), ([x for x in members if re.fullmatch(_IDENT, x)], src.line(m.start())))
+    role_vars = []
+    for m in RE_ROLE_VAR.finditer(code):
+        enum = m.group("enum")
+        if enum in enums and all(v["name"] != m.group("name") for v in role_vars):
+            role_vars.append({"name": m.group("name"), "enum": enum, "members": enums[enum][0],
+                              "line": src.line(m.start()), "enum_line": enums[enum][1]})
+    out["role_vars"] = role_vars
+    out["constants"] = [{"name": m.group("name"), "value": int(m.group("value")), "line": src.line(m.start("name"))}
+                        for m in RE_INT_CONSTEXPR.finditer(code)]
+    out["program"] = None
+    if fns is None:
+        fns = _shallow_functions(src, find_scopes(src)[1])
+    for fn in fns:
+        if fn["name"] == "operator()" and fn["device"]:
+            out["program"] = programs_cpp.function_program(src, fn, [])
+            break
 
 
 def _sm100_facts(src, out):
@@ -2167,6 +2207,7 @@ def parse_text(text, path="<text>", display=None, read_warnings=()):
                             "helper call sites; the rest are not listed")
     assignments = _Assignments(src)
     functions = []
+    programs = []
     objects = _ObjectRegistry(aliases)
     for name, mem in sorted(members.items(), key=lambda kv: kv[1]["pos"]):
         objects.declare(name, [mem["alias"]], "member", src.line(mem["pos"]))
@@ -2187,6 +2228,7 @@ def parse_text(text, path="<text>", display=None, read_warnings=()):
         params = {}
         for alias, name in typed_names(src.code, fn["params"][0], fn["params"][1] + 1, aliases):
             params[name] = alias
+        programs.append(programs_cpp.function_program(src, fn, ops))
         functions.append({
             "name": fn["name"], "role": role_of(ops), "line": fn["line"], "end_line": fn["end_line"],
             "device": fn["device"], "pipeline_params": params, "ops": [_public(o) for o in ops],
@@ -2219,7 +2261,8 @@ def parse_text(text, path="<text>", display=None, read_warnings=()):
         "buffers": buffers,
         "functions": functions,
         "constants": find_constants(src),
-        "kernel_layer": parse_kernel_layer(src) if is_kernel_layer else None,
+        "kernel_layer": parse_kernel_layer(src, fns) if is_kernel_layer else None,
+        "programs": {"functions": programs},
         "warnings": _dedupe(src.warnings),
     }
     return model

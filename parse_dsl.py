@@ -4,7 +4,7 @@
 CUTLASS's CuTe DSL kernels (FlashAttention-4's flash_attn/cute/*.py, CUTLASS's
 examples/python/CuTeDSL) write the same pipeline API as the C++ headers, in Python. This module
 reads one such file with the standard `ast` module (never a regex over the source) and returns
-the JSON model of parse_cutlass.py (schema_version 2, `language: "cute-dsl"`).
+the JSON model of parse_cutlass.py (schema_version 3, `language: "cute-dsl"`).
 
 Steps (each a small function or class below):
   1. read_source (parse_core's, shared with the C++ front end: size, binary and encoding
@@ -1425,8 +1425,11 @@ def parse_tree(text, display):
         raise ParseError(display, f"not Python source: {exc}") from None
 
 
+DSL_PROGRAMS_UNREAD = "the CuTe DSL front end does not read role programs yet (docs/programs.md)"
+
+
 def parse_text(text, path="<text>", display=None, read_warnings=()):
-    """Parse one CuTe DSL source text into the JSON model (schema_version 2, language cute-dsl).
+    """Parse one CuTe DSL source text into the JSON model (schema_version 3, language cute-dsl).
 
     Raises ParseError when the text is not Python; a file without pipeline objects still gives
     a model (parse_file refuses it)."""
@@ -1507,6 +1510,8 @@ def _model(tree, src, path, display):
         "functions": functions,
         "kernel_layer": kernel_layer,
         "constants": constants,
+        # The role programs (docs/programs.md) are read by the C++ front end only so far.
+        "programs": {"functions": [], "unread": DSL_PROGRAMS_UNREAD},
         "warnings": src.warnings,
     }
 

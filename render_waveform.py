@@ -186,6 +186,17 @@ def default_title(parsed):
     return f"{kernel_stem(parsed)} - logical pipeline schedule"
 
 
+def without_programs(parsed):
+    """The structure as the page embeds it: without the role programs (`programs`,
+    `kernel_layer.program`), which only sim/interpret.js reads and the page does not run yet
+    (docs/programs.md); everything else as parsed."""
+    out = {k: v for k, v in parsed.items() if k != "programs"}
+    kl = out.get("kernel_layer")
+    if isinstance(kl, dict) and "program" in kl:
+        out["kernel_layer"] = {k: v for k, v in kl.items() if k != "program"}
+    return out
+
+
 def page_model(parsed, knobs, source_links=None):
     """Return the JSON model embedded in the page: structure, starting knobs, hash keys.
 
@@ -193,7 +204,7 @@ def page_model(parsed, knobs, source_links=None):
     path}}; only then does the page hold absolute paths (examples/ pages never do).
     """
     model = {
-        "parsed": parsed,
+        "parsed": without_programs(parsed),
         "initialKnobs": knobs,
         # Hash key (flag without "--") -> knob name; one source of truth with the CLI.
         "hashKeys": [[flag[2:], name] for flag, name in KNOB_FLAGS] +

@@ -4896,6 +4896,7 @@ var KernelSchedule = (function () {
 
   return {
     simulate: simulate,
+    engine: { Engine: Engine, Ring: Ring, OrderBarrier: OrderBarrier, PipeState: PipeState },
     blockAt: blockAt,
     blocksOf: blocksOf,
     emptyColumns: emptyColumns,

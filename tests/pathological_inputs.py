@@ -9,6 +9,12 @@ Two families:
 """
 
 import parse_cutlass
+import program_expr
+import programs_cpp
+
+# The modules whose RE_* patterns run on every parse: parse_cutlass's by name, the role-program
+# readers' as "module.NAME".
+PATTERN_MODULES = {"": parse_cutlass, "programs_cpp.": programs_cpp, "program_expr.": program_expr}
 
 # One text each pattern matches (checked by the tests). The text is placed inside a function body
 # of a mainloop-looking file so the per-function patterns are exercised too.
@@ -103,6 +109,23 @@ NEAR_MATCH_SAMPLES = {
     "RE_WARPGROUP_WAIT": "warpgroup_wait<K_PIPE_MMAS>();",
     "RE_WARP_CATEGORY": "enum class WarpCategory : int32_t { MMA = 0, Sched = 1, MainloopLoad = 2, Epilogue = 4 };",
     "RE_WGMMA_HINT": "warpgroup_arrive",
+    # schema v3: the role programs (programs_cpp, program_expr) and the kernel layer's facts for them
+    "RE_ANY_ROLE_ENUM": "enum class ProducerWarpRole { Mainloop = 0, Warp1 = 1 };",
+    "RE_INT_CONSTEXPR": "static constexpr uint32_t StagesPerMathWarpGroup = 2;",
+    "RE_ROLE_VAR": "auto warp_group_role = WarpGroupRole(canonical_warp_group_idx());",
+    "programs_cpp.RE_WORD": "typename",
+    "programs_cpp.RE_PRAGMA": "CUTLASS_PRAGMA_NO_UNROLL",
+    "programs_cpp.RE_KEYWORD": "while (work_tile_info.is_valid())",
+    "programs_cpp.RE_IF_CONSTEXPR": " constexpr",
+    "programs_cpp.RE_INC": "++smem_pipe_read",
+    "programs_cpp.RE_ADVANCE": "mainloop_pipe_consumer_state.advance(k_tile_count * NumMmaWarpGroups)",
+    "programs_cpp.RE_COMPOUND": "k_tile_count -= prologue_mma_count",
+    "programs_cpp.RE_BINDING": "auto [next_work_tile_info, increment_pipe] = scheduler.fetch_next_work(work_tile_info)",
+    "programs_cpp.RE_DECL": "typename CollectiveMainloop::PipelineState mainloop_pipe_consumer_state = make_state<Pipe<2>>(x)",
+    "programs_cpp.RE_CALL": "collective_mainloop.template mma<true>(mainloop_pipeline, mainloop_pipe_consumer_state, k_tile_count)",
+    "programs_cpp.RE_PARAM": "MainloopPipeline pipeline",
+    "programs_cpp.RE_PLAIN_NAME": "smem_pipe_write",
+    "program_expr.RE_TOKEN": "min(K_PIPE_MMAS, k_tile_count) > 0x1F && !a->b[2]",
 }
 
 # A mainloop-shaped frame: the near-matches land in a struct, a function body and a call's
@@ -114,9 +137,15 @@ FRAME_TAIL = "\n  }\n};\n"
 
 
 def pattern_names():
-    """Names of every module-level compiled RE_* pattern in parse_cutlass."""
-    return sorted(n for n, v in vars(parse_cutlass).items()
+    """Names of every module-level compiled RE_* pattern of PATTERN_MODULES."""
+    return sorted(prefix + n for prefix, mod in PATTERN_MODULES.items() for n, v in vars(mod).items()
                   if n.startswith("RE_") and hasattr(v, "finditer"))
+
+
+def pattern(name):
+    """The compiled pattern a pattern_names() name stands for."""
+    prefix, _, short = name.rpartition(".")
+    return getattr(PATTERN_MODULES[prefix + "." if prefix else ""], short)
 
 
 def near_matches(sample):

@@ -5,6 +5,7 @@ import subprocess
 import sys
 
 from conftest import ROOT
+import parse_cutlass
 
 EXAMPLES = ROOT / "examples"
 
@@ -25,7 +26,7 @@ def test_examples_hold_facts_not_sources():
         assert "Tri " + "Dao" not in text, path.name
         if path.suffix == ".json":
             model = json.loads(text)
-            assert model["schema_version"] in (1, 2)   # 2: the CuTe DSL example (parse_dsl)
+            assert model["schema_version"] == parse_cutlass.SCHEMA_VERSION
             for fn in model["functions"]:
                 for op in fn["ops"]:
                     assert len(op["text"]) <= 160 and "\n" not in op["text"]

@@ -33,7 +33,7 @@ def ops(model, name, kind=None):
 
 def test_two_objects_of_one_alias_stay_two(validate):
     m = parse("v2_objects.hpp", validate)
-    assert m["language"] == "cpp" and m["schema_version"] == 2
+    assert m["language"] == "cpp" and m["schema_version"] == 3
     acq = ops(m, "load_kv", "producer_acquire")
     assert [(o["pipeline"], o["object"]) for o in acq] == [
         ("MainloopPipeline", "pipeline_k"), ("MainloopPipeline", "pipeline_v"), ("PipelineQ", "pipeline_q")]

@@ -66,7 +66,7 @@ PIPELINE_KINDS = ("producer_acquire", "producer_try_acquire", "producer_commit",
 
 def check_contract(model):
     """The v2 contract every DSL model keeps (CONTRACT.md)."""
-    assert model["schema_version"] == 2 and model["language"] == "cute-dsl"
+    assert model["schema_version"] == 3 and model["language"] == "cute-dsl"
     names = {o["name"] for o in model["pipeline_objects"]}
     assert names == {p["alias"] for p in model["pipelines"]}
     assert all(o["kind"] == "created" for o in model["pipeline_objects"])
@@ -482,7 +482,7 @@ def contract_schema():
     """The v1 JSON Schema widened by CONTRACT.md's schema_version 2 additions (until the parser
     helper's v2 schema lands): language, pipeline_objects, new op kinds and fields."""
     schema = json.loads((ROOT / "schema" / "kernel_viz.schema.json").read_text(encoding="utf-8"))
-    schema["properties"]["schema_version"] = {"enum": [1, 2]}
+    schema["properties"]["schema_version"] = {"enum": [1, 2, 3]}
     schema["properties"]["language"] = {"enum": ["cpp", "cute-dsl"]}
     schema["properties"]["pipeline_objects"] = {"type": "array", "items": {
         "type": "object", "required": ["name", "alias", "class", "stages", "line", "kind"],

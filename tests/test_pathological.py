@@ -46,7 +46,7 @@ def test_every_pattern_has_a_near_match_sample():
     missing = [n for n in P.pattern_names() if n not in P.NEAR_MATCH_SAMPLES]
     assert not missing, f"add a matching sample to tests/pathological_inputs.py for {missing}"
     for name, sample in P.NEAR_MATCH_SAMPLES.items():
-        assert getattr(parse_cutlass, name).search(sample), (name, sample)
+        assert P.pattern(name).search(sample), (name, sample)
 
 
 @pytest.mark.parametrize("name", sorted(P.generic_texts(1)))

@@ -1,0 +1,562 @@
+"""programs_cpp.py: the C++ front end of the role programs (JSON schema 3, docs/programs.md).
+
+A role program is a function body read as a tree of steps: loops, branches, ops, state updates
+and calls, each with its source lines. sim/interpret.js runs them on the engine. This module
+reads one function body (a collective's `load`, `mma`, ...; a kernel layer's `operator()`) from
+the blanked code of parse_cutlass.Source, placing the ops parse_cutlass already found in the
+statements that hold them. Statements are told apart by STATEMENT_PATTERNS, one small function
+each (the pygments way); what none of them reads is counted in the program's `skipped`, never
+guessed. Linear in the body: every statement is visited once, brackets come from the file's
+BracketIndex.
+"""
+
+import bisect
+import re
+
+from program_expr import names_in, parse_expr
+
+MAX_NODES = 4000        # nodes per program; past it the program stops (`incomplete`)
+MAX_BLOCK_DEPTH = 48    # nested blocks deeper than this are not read
+MAX_STATEMENT_CHARS = 2000   # a longer statement without ops is not read (counted in `skipped`)
+
+_IDENT = r"[A-Za-z_]\w*"
+RE_WORD = re.compile(rf"{_IDENT}")
+RE_PRAGMA = re.compile(r"(?:CUTLASS_PRAGMA_(?P<cu>NO_UNROLL|UNROLL)|CUTE_(?P<ce>NO_UNROLL|UNROLL))\b")
+RE_KEYWORD = re.compile(r"(?P<kw>for|while|if|else|do|return|switch|break|continue)\b")
+RE_IF_CONSTEXPR = re.compile(r"\s*constexpr\b")
+RE_INC = re.compile(rf"^(?:(?P<pre>\+\+|--)\s*(?P<a>{_IDENT})|(?P<b>{_IDENT})\s*(?P<post>\+\+|--))$")
+RE_ADVANCE = re.compile(rf"^(?P<name>{_IDENT})\s*\.\s*advance\s*\((?P<expr>.*)\)$")
+RE_COMPOUND = re.compile(rf"^(?P<name>{_IDENT})\s*(?P<op>\+=|-=|\*=|=)(?!=)\s*(?P<expr>.+)$")
+RE_BINDING = re.compile(rf"^(?:const\s+)?auto\s*&{{0,2}}\s*\[(?P<names>[\w\s,]+)\]\s*=\s*(?P<expr>.+)$")
+RE_DECL = re.compile(rf"""^(?P<type>(?:(?:const|constexpr|static|typename|volatile)\s+)*
+    (?:{_IDENT}\s*(?:::\s*(?:template\s+)?{_IDENT}\s*)*)(?:<.*>)?(?:\s*::\s*{_IDENT})*[\s&*]*?)
+    \s(?P<name>{_IDENT})\s*(?:=(?!=)\s*(?P<expr>.+)|\{{(?P<brace>.*)\}}|\((?P<paren>.*)\))?$""", re.VERBOSE | re.S)
+RE_CALL = re.compile(rf"^(?:(?P<recv>{_IDENT}(?:\s*(?:\.|->)\s*{_IDENT})*)\s*(?:\.|->)\s*)?(?:template\s+)?"
+                     rf"(?P<name>{_IDENT}(?:\s*::\s*{_IDENT})*)\s*(?:<(?P<targs>[^;{{}}]*)>)?\s*\((?P<args>.*)\)$", re.S)
+# Checks the compiler evaluates (they are no step of the program).
+COMPILE_TIME_CALLS = frozenset({"static_assert", "CUTE_STATIC_ASSERT_V", "CUTE_STATIC_ASSERT", "assert"})
+IGNORED = {"node": "ignored"}
+NOT_TYPES = frozenset({"return", "else", "case", "goto", "throw", "delete", "new", "using", "typedef"})
+
+# Pipeline member functions that are ops wherever they are called (a kernel layer calls its own
+# pipelines' producer_acquire / consumer_wait ...); the collective ops come from parse_cutlass.
+PIPELINE_METHODS = frozenset({
+    "producer_acquire", "producer_try_acquire", "producer_commit", "producer_tail",
+    "producer_get_barrier", "producer_expect_transaction", "consumer_try_wait", "consumer_wait",
+    "consumer_test_wait", "consumer_release"})
+
+
+def _norm(text):
+    return " ".join(text.split())
+
+
+def _key(op):
+    """Where an op happens in its function: its own offset, or the call site of the lambda or
+    helper whose body holds it (parse_cutlass's `_key`, outermost call first)."""
+    return op.get("_key") or (op.get("_pos", 0),)
+
+
+class _Reader:
+    """Reads the statements of one function body into nodes (docs/programs.md "Nodes")."""
+
+    def __init__(self, src, ops):
+        self.src, self.code, self.br = src, src.code, src.brackets
+        self.ops = sorted(ops, key=lambda o: (_key(o), o["op"]))
+        self.op_keys = [_key(o)[0] for o in self.ops]
+        self.count = 0
+        self.skipped = 0
+        self.stopped = None
+
+    # -- positions -----------------------------------------------------------------------------
+
+    def skip_space(self, pos, hi):
+        while pos < hi and self.code[pos].isspace():
+            pos += 1
+        return pos
+
+    def simple_end(self, pos, hi):
+        """Offset just past the `;` ending the statement at pos (brackets skipped), or hi."""
+        code, br = self.code, self.br
+        k = bisect.bisect_left(br.pos, pos)
+        while k < len(br.pos) and br.pos[k] < hi:
+            ch = br.chars[k]
+            if ch == ";":
+                return br.pos[k] + 1
+            if ch in "([{":
+                p = br.partner[k]
+                if p == br.NONE or br.pos[p] >= hi:
+                    return hi
+                k = p + 1
+                continue
+            return br.pos[k]        # a closer of an enclosing bracket
+        return hi
+
+    def lines(self, lo, hi):
+        return self.src.line(lo), self.src.line(max(lo, hi - 1))
+
+    def ops_in(self, lo, hi):
+        a = bisect.bisect_left(self.op_keys, lo)
+        b = bisect.bisect_left(self.op_keys, hi)
+        return self.ops[a:b]
+
+    # -- blocks --------------------------------------------------------------------------------
+
+    def block(self, lo, hi, depth=0):
+        """Nodes of the statements in code[lo:hi]."""
+        nodes = []
+        if depth > MAX_BLOCK_DEPTH:
+            self.stop(lo, "blocks nested too deeply")
+            return nodes
+        pos = lo
+        while pos < hi and self.stopped is None:
+            pos = self.skip_space(pos, hi)
+            if pos >= hi:
+                break
+            pos = self.statement(pos, hi, nodes, depth)
+        return nodes
+
+    def body_of(self, pos, hi, depth):
+        """(nodes, end) of the statement or block at pos (the body of a loop or branch)."""
+        pos = self.skip_space(pos, hi)
+        out = []
+        end = self.statement(pos, hi, out, depth + 1) if pos < hi else hi
+        return out, end
+
+    def statement(self, pos, hi, nodes, depth):
+        """Read the statement at pos into nodes; return the offset after it."""
+        code = self.code
+        ch = code[pos]
+        if ch == ";":
+            return pos + 1
+        if ch == "{":
+            close = self.br.close_of(pos)
+            if close is None or close > hi:
+                self.stop(pos, "an unbalanced block")
+                return hi
+            nodes.extend(self.block(pos + 1, close, depth + 1))
+            return close + 1
+        m = RE_PRAGMA.match(code, pos)
+        if m:
+            after = self.skip_space(m.end(), hi)
+            out = []
+            end = self.statement(after, hi, out, depth)
+            for node in out:
+                if node.get("node") == "loop":
+                    node["unroll"] = (m.group("cu") or m.group("ce")).lower()
+            nodes.extend(out)
+            return end
+        m = RE_KEYWORD.match(code, pos)
+        if m:
+            handler = KEYWORD_READERS.get(m.group("kw"))
+            return handler(self, m, pos, hi, nodes, depth)
+        end = self.simple_end(pos, hi)
+        if end <= pos:   # a stray closer: step over it (every statement read moves forward)
+            return pos + 1
+        self.simple(pos, end, nodes)
+        return end
+
+    def paren_after(self, pos, hi):
+        """(open, close) of the `(` at or after pos (spaces between), or None."""
+        p = self.skip_space(pos, hi)
+        if p >= hi or self.code[p] != "(":
+            return None
+        close = self.br.close_of(p)
+        if close is None or close >= hi:
+            return None
+        return p, close
+
+    def stop(self, pos, why):
+        if self.stopped is None:
+            self.stopped = {"line": self.src.line(pos), "reason": why}
+
+    def add(self, nodes, node):
+        self.count += 1
+        if self.count > MAX_NODES:
+            self.stop(0, f"more than {MAX_NODES} steps")
+            return
+        nodes.append(node)
+
+    # -- simple statements ---------------------------------------------------------------------
+
+    def simple(self, lo, hi, nodes):
+        """One statement ending at hi: its ops, else the first STATEMENT_PATTERNS reader's node."""
+        text = _norm(self.code[lo:hi].rstrip().rstrip(";"))
+        line, end_line = self.lines(lo, hi)
+        found = self.ops_in(lo, hi)
+        if found:
+            for op in found:
+                self.add(nodes, self.op_node(op))
+            return
+        if len(text) > MAX_STATEMENT_CHARS:
+            self.skipped += 1
+            return
+        for _name, read in STATEMENT_PATTERNS:
+            node = read(text)
+            if node is IGNORED:
+                return
+            if node is not None:
+                node["line"], node["end_line"] = line, end_line
+                node["text"] = _norm(self.src.prose[lo:hi])[:200]
+                self.add(nodes, node)
+                return
+        if text:
+            self.skipped += 1
+
+
+def _op_node(self, op):
+    """The step of a parsed op (parse_cutlass's record): kind, pipeline object, lines, and the
+    state variable it names (the call's first argument when that is a plain name: the
+    `smem_pipe_write` of `pipeline.producer_acquire(smem_pipe_write)`)."""
+    node = {"node": "op", "op": op["op"], "line": op["line"], "end_line": op["end_line"],
+            "text": op["text"]}
+    for key in ("object", "operand", "unit", "count", "via"):
+        if op.get(key) is not None:
+            node[key] = op[key]
+    if "object" not in node and op.get("receiver"):
+        node["receiver"] = op["receiver"]
+    if op.get("_args") and "via" not in op and op["op"] in PIPELINE_METHODS:
+        lo, hi = op["_args"][0]
+        first = self.code[lo:hi].split(",")[0].strip()
+        if RE_PLAIN_NAME.fullmatch(first):
+            node["state"] = first
+    return node
+
+
+RE_PLAIN_NAME = re.compile(_IDENT)
+_Reader.op_node = _op_node
+
+
+# -- keyword statements ------------------------------------------------------------------------
+
+
+def _read_for(r, m, pos, hi, nodes, depth):
+    par = r.paren_after(m.end(), hi)
+    if par is None:
+        r.stop(pos, "a for without its header")
+        return hi
+    op, close = par
+    header = r.code[op + 1:close]
+    parts = _split_semicolons(header)
+    if len(parts) != 3:   # a range-for `for (auto x : xs)` is not read as a counted loop
+        body, end = r.body_of(close + 1, hi, depth)
+        line, end_line = r.lines(pos, end)
+        r.add(nodes, {"node": "loop", "kind": "range", "cond": ["?", _norm(header)], "init": [],
+                      "step": [], "body": body, "line": line, "end_line": end_line,
+                      "text": "for (" + _norm(header) + ")"})
+        return end
+    init, step = [], []
+    if parts[0].strip():
+        r.simple_text(parts[0], pos, init)
+    if parts[2].strip():
+        for piece in parts[2].split(","):
+            r.simple_text(piece, pos, step)
+    body, end = r.body_of(close + 1, hi, depth)
+    line, end_line = r.lines(pos, end)
+    r.add(nodes, {"node": "loop", "kind": "for", "init": init,
+                  "cond": parse_expr(parts[1]) if parts[1].strip() else ["n", 1],
+                  "step": step, "body": body, "line": line, "end_line": end_line,
+                  "text": "for (" + _norm(r.src.prose[op + 1:close]) + ")"})
+    return end
+
+
+def _read_while(r, m, pos, hi, nodes, depth):
+    par = r.paren_after(m.end(), hi)
+    if par is None:
+        r.stop(pos, "a while without its condition")
+        return hi
+    op, close = par
+    body, end = r.body_of(close + 1, hi, depth)
+    line, end_line = r.lines(pos, end)
+    r.add(nodes, {"node": "loop", "kind": "while", "init": [], "step": [],
+                  "cond": parse_expr(r.code[op + 1:close]), "body": body, "line": line,
+                  "end_line": end_line, "text": "while (" + _norm(r.src.prose[op + 1:close]) + ")"})
+    return end
+
+
+def _read_if(r, m, pos, hi, nodes, depth):
+    after = m.end()
+    cm = RE_IF_CONSTEXPR.match(r.code, after)
+    constexpr = bool(cm)
+    if cm:
+        after = cm.end()
+    par = r.paren_after(after, hi)
+    if par is None:
+        r.stop(pos, "an if without its condition")
+        return hi
+    op, close = par
+    then, end = r.body_of(close + 1, hi, depth)
+    els = []
+    nxt = r.skip_space(end, hi)
+    em = RE_KEYWORD.match(r.code, nxt) if nxt < hi else None
+    if em and em.group("kw") == "else":
+        els, end = r.body_of(em.end(), hi, depth)
+    line, end_line = r.lines(pos, end)
+    r.add(nodes, {"node": "if", "constexpr": constexpr, "cond": parse_expr(r.code[op + 1:close]),
+                  "then": then, "else": els, "line": line, "end_line": end_line,
+                  "text": ("if constexpr (" if constexpr else "if (") + _norm(r.src.prose[op + 1:close]) + ")"})
+    return end
+
+
+def _read_return(r, m, pos, hi, nodes, depth):
+    end = r.simple_end(pos, hi)
+    found = r.ops_in(pos, end)
+    for op in found:
+        r.add(nodes, r.op_node(op))
+    expr = _norm(r.code[m.end():end].rstrip().rstrip(";"))
+    line, end_line = r.lines(pos, end)
+    r.add(nodes, {"node": "return", "expr": parse_expr(expr) if expr else None, "line": line,
+                  "end_line": end_line})
+    return end
+
+
+def _read_jump(r, m, pos, hi, nodes, depth):
+    end = r.simple_end(pos, hi)
+    line, end_line = r.lines(pos, end)
+    r.add(nodes, {"node": m.group("kw"), "line": line, "end_line": end_line})
+    return end
+
+
+def _read_unread(r, m, pos, hi, nodes, depth):
+    """do / switch / a stray else: the program stops here (named on the page)."""
+    r.stop(pos, f"`{m.group('kw')}` is not read yet")
+    return hi
+
+
+KEYWORD_READERS = {"for": _read_for, "while": _read_while, "if": _read_if, "return": _read_return,
+                   "break": _read_jump, "continue": _read_jump, "do": _read_unread,
+                   "switch": _read_unread, "else": _read_unread}
+
+
+def _simple_text(self, text, pos, nodes):
+    """A statement given as text (a for header's init or step)."""
+    t = _norm(text)
+    if len(t) > MAX_STATEMENT_CHARS:
+        return
+    for _name, read in STATEMENT_PATTERNS:
+        node = read(t)
+        if node is not None and node is not IGNORED:
+            node["line"] = node["end_line"] = self.src.line(pos)
+            node["text"] = t[:200]
+            nodes.append(node)
+            return
+
+
+_Reader.simple_text = _simple_text
+
+
+def split_top_level_commas(text):
+    """The top-level comma-separated parts of text (brackets and <> nest)."""
+    parts, depth, cur = [], 0, []
+    for ch in text:
+        if ch in "([{<":
+            depth += 1
+        elif ch in ")]}>":
+            depth -= 1
+        if ch == "," and depth == 0:
+            parts.append("".join(cur).strip())
+            cur = []
+        else:
+            cur.append(ch)
+    parts.append("".join(cur).strip())
+    return [p for p in parts if p]
+
+
+def _split_semicolons(header):
+    """A for header's three parts (top-level `;` only)."""
+    parts, depth, cur = [], 0, []
+    for ch in header:
+        if ch in "([{":
+            depth += 1
+        elif ch in ")]}":
+            depth -= 1
+        if ch == ";" and depth == 0:
+            parts.append("".join(cur))
+            cur = []
+        else:
+            cur.append(ch)
+    parts.append("".join(cur))
+    return parts
+
+
+# -- statement patterns (one reader each, tried in order) --------------------------------------
+
+
+def _read_inc(text):
+    m = RE_INC.match(text)
+    if not m:
+        return None
+    name = m.group("a") or m.group("b")
+    return {"node": "set", "name": name, "op": (m.group("pre") or m.group("post"))}
+
+
+def _read_advance(text):
+    m = RE_ADVANCE.match(text)
+    if not m:
+        return None
+    return {"node": "set", "name": m.group("name"), "op": "advance", "expr": parse_expr(m.group("expr"))}
+
+
+def _read_compound(text):
+    m = RE_COMPOUND.match(text)
+    if not m:
+        return None
+    return {"node": "set", "name": m.group("name"), "op": m.group("op"), "expr": parse_expr(m.group("expr"))}
+
+
+def _read_binding(text):
+    m = RE_BINDING.match(text)
+    if not m:
+        return None
+    names = [n.strip() for n in m.group("names").split(",") if n.strip()]
+    return {"node": "let", "names": names, "type": "auto", "expr": parse_expr(m.group("expr"))}
+
+
+def _read_call(text):
+    m = RE_CALL.match(text)
+    if not m or m.group("name") in NOT_TYPES:
+        return None
+    if m.group("name") in COMPILE_TIME_CALLS and not m.group("recv"):
+        return IGNORED
+    args = parse_expr("f(" + m.group("args") + ")")
+    node = {"node": "call", "name": re.sub(r"\s+", "", m.group("name")),
+            "args": args[2] if args[0] == "call" else [["?", _norm(m.group("args"))]]}
+    if m.group("recv"):
+        node["receiver"] = re.sub(r"\s+", "", m.group("recv"))
+    if m.group("targs") is not None:
+        node["targs"] = _norm(m.group("targs"))
+    if node.get("receiver") and node["name"] in PIPELINE_METHODS:
+        first = node["args"][0] if node["args"] else None
+        op = {"node": "op", "op": node["name"], "object": node["receiver"].split(".")[-1]}
+        if first and first[0] == "id":
+            op["state"] = first[1]
+        return op
+    return node
+
+
+def _read_decl(text):
+    m = RE_DECL.match(text)
+    if not m:
+        return None
+    typ = _norm(m.group("type"))
+    first = RE_WORD.match(typ)
+    if not typ or (first and first.group() in NOT_TYPES):
+        return None
+    expr = m.group("expr") if m.group("expr") is not None else m.group("brace") if m.group("brace") is not None \
+        else m.group("paren")
+    node = {"node": "let", "names": [m.group("name")], "type": typ,
+            "expr": parse_expr(expr) if expr is not None and expr.strip() else None}
+    if m.group("brace") is not None or m.group("paren") is not None:
+        node["construct"] = True   # T x{args} / T x(args): a construction, not a copy
+    return node
+
+
+STATEMENT_PATTERNS = (
+    ("increment", _read_inc),          # ++x, x++, --x, x--
+    ("advance", _read_advance),        # x.advance(n)
+    ("binding", _read_binding),        # auto [a, b] = f(...)
+    ("assignment", _read_compound),    # x = e, x += e, x -= e, x *= e
+    ("call", _read_call),              # recv.f(args), f<T>(args) (pipeline methods become ops)
+    ("declaration", _read_decl),       # T x = e, T x{e}, T x(e), T x
+)
+
+
+def function_program(src, fn, ops):
+    """The program of one function: {name, line, end_line, params, body, skipped[, incomplete]}."""
+    r = _Reader(src, ops)
+    body = prune(r.block(fn["open"] + 1, fn["close"]))
+    prog = {"name": fn["name"], "line": fn["line"], "end_line": fn["end_line"],
+            "params": function_params(src, fn), "body": body, "skipped": r.skipped}
+    if r.stopped is not None:
+        prog["incomplete"] = r.stopped
+    return prog
+
+
+SUBTREES = ("init", "body", "step", "then", "else")
+
+
+def prune(body):
+    """The tree without what nothing reads: a `let` survives when a step needs one of its names
+    (a condition, an op's state, a call's argument, an assignment, a return, or a surviving let's
+    initializer, to a fixpoint); `text` stays on loops and branches only, and `end_line` only
+    where it differs from `line` (docs/programs.md "The contract")."""
+    needed, lets = set(), []
+
+    def visit(nodes):
+        for n in nodes:
+            if n["node"] == "let":
+                lets.append(n)
+            else:
+                for key in ("cond", "expr"):
+                    if n.get(key) is not None:
+                        names_in(n[key], needed)
+                for a in n.get("args") or ():
+                    names_in(a, needed)
+                for key in ("state", "name"):
+                    if n.get(key) and n["node"] in ("op", "set"):
+                        needed.add(n[key])
+                if n["node"] == "op" and isinstance(n.get("count"), str):
+                    needed.add(n["count"])
+                if n["node"] == "call" and n.get("receiver"):
+                    needed.add(n["receiver"].split(".")[0])
+            for key in SUBTREES:
+                visit(n.get(key) or ())
+    visit(body)
+    changed = True
+    while changed:
+        changed = False
+        for n in lets:
+            if not n.get("_keep") and any(x in needed for x in n["names"]):
+                n["_keep"] = True
+                changed = True
+                if n.get("expr") is not None:
+                    names_in(n["expr"], needed)
+
+    def rebuild(nodes):
+        out = []
+        for n in nodes:
+            if n["node"] == "let" and not n.pop("_keep", False):
+                continue
+            if n["node"] not in ("loop", "if"):
+                n.pop("text", None)
+            if n.get("end_line") == n.get("line"):
+                n.pop("end_line", None)
+            for key in SUBTREES:
+                if key in n:
+                    n[key] = rebuild(n[key])
+            out.append(n)
+        return out
+    return rebuild(body)
+
+
+RE_PARAM = re.compile(rf"(?P<type>.*?)(?P<ref>[&*]*)\s*(?P<name>{_IDENT})\s*(?:=.*)?$", re.S)
+
+
+def function_params(src, fn):
+    """[{name, type, ref}] of a function's parameters (ref: taken by reference)."""
+    lo, hi = fn["params"]
+    text = src.code[lo:hi]
+    out = []
+    depth, cur = 0, []
+    pieces = []
+    for ch in text:
+        if ch in "(<[{":
+            depth += 1
+        elif ch in ")>]}":
+            depth -= 1
+        if ch == "," and depth == 0:
+            pieces.append("".join(cur))
+            cur = []
+        else:
+            cur.append(ch)
+    pieces.append("".join(cur))
+    for piece in pieces:
+        p = _norm(piece)
+        if not p or p == "void":
+            continue
+        m = RE_PARAM.match(p)
+        if not m:
+            continue
+        typ = _norm(m.group("type"))
+        out.append({"name": m.group("name"), "type": typ,
+                    "ref": "&" in m.group("ref") or typ.endswith("&")})
+    return out

@@ -1,0 +1,978 @@
+/*
+ * sim/interpret.js: the role-program interpreter of kernel_logical_visualizer (docs/programs.md).
+ *
+ * Runs the programs a front end read from the source (JSON schema 3 `programs` and
+ * `kernel_layer.program`) on schedule.js's engine: every role of the kernel layer executes the
+ * kernel's own body with its role variables bound, the collective functions it calls are run
+ * with their arguments bound (by value or by reference, as declared), and each op kind has one
+ * meaning (OP_SEMANTICS). Pure and DOM-free like schedule.js: the page inlines it before
+ * schedule.js (a global KernelInterpret), Node require()s it. The engine's primitives come in as
+ * an argument (KernelSchedule.engine), so this file holds no engine of its own.
+ *
+ * What the interpreter cannot evaluate it does not guess: a role that reaches a runtime branch
+ * whose outcome matters, a call it cannot resolve or a trip count it cannot bind stops there, and
+ * the result names the node and its line (`stopped`).
+ */
+var KernelInterpret = (function () {
+  "use strict";
+
+  var MAX_STEPS_PER_COMMAND = 100000;   // program steps between two engine commands (a bound on any loop)
+  var TILE_KEY = 1048576;               // MMA job keys: tile * TILE_KEY + the tile's MMA count
+
+  // ---------------------------------------------------------------------------------------------
+  // Values
+
+  /** An unknown value, with why (shown when a role stops on it). */
+  function Unknown(why) { this.why = why; }
+  function isUnknown(v) { return v instanceof Unknown; }
+
+  /** cutlass::PipelineState<Stages>: index, phase, count (sm90_pipeline.hpp PipelineState). */
+  function State(S, index, phase, count, followed) {
+    this.S = S; this.index = index; this.phase = phase; this.count = count;
+    this.followed = followed !== false;   // false: a state of a pipeline the run does not model
+  }
+  State.prototype.advance = function (n) {
+    if (!(n > 0)) return;
+    var total = this.index + n, wraps = Math.floor(total / this.S);
+    this.index = total - wraps * this.S;
+    this.phase ^= wraps & 1;
+    this.count += n;
+  };
+  State.prototype.clone = function () { return new State(this.S, this.index, this.phase, this.count, this.followed); };
+
+  /** A role-enum member (`WarpGroupRole::Consumer0`). */
+  function EnumValue(name) { this.name = name; }
+  /** The static persistent tile scheduler (one per thread: each role has its own). */
+  function Scheduler() { this.tile = 0; }
+  /** A work tile's info (`work_tile_info`): the tile index the scheduler handed out. */
+  function Work(tile) { this.tile = tile; }
+  /** What `cute::make_tuple(...)` returns: a structured binding takes its parts. */
+  function Tuple(items) { this.items = items; }
+  /** An object whose calls have a meaning here: a pipeline, an order barrier, a collective. */
+  function Obj(kind, name, data) { this.kind = kind; this.name = name; this.data = data || null; }
+
+  function clone(v) { return v instanceof State ? v.clone() : v instanceof Work ? new Work(v.tile) : v; }
+
+  // ---------------------------------------------------------------------------------------------
+  // Tables (docs/programs.md "Rules", each with the source lines it comes from)
+
+  /** Source names that are knobs: a symbol the source leaves to its instantiation. */
+  var SYMBOL_KNOBS = {
+    "K_PIPE_MMAS": "kPipeMmas", "DispatchPolicy::Stages": "stages", "Stages": "stages", "K_PIPE_MAX": "stages"
+  };
+  /** Variables whose initializer is a shape the parse cannot evaluate, bound to the trip-count knob. */
+  var TRIP_KNOBS = { "k_tile_count": "kTiles" };
+  /** Calls whose value at run time is a documented choice (the page states it). */
+  var RUNTIME_CHOICES = {
+    "cute::elect_one_sync": 1, "elect_one_sync": 1,     // the elected thread's program is the role's
+    "is_producer_load_needed": 0                          // the epilogue's C load is not modelled
+  };
+  /**
+   * The static persistent tile scheduler's static answers (CUTLASS 4.2
+   * gemm/kernel/static_tile_scheduler.hpp: compute_epilogue 404-412, get_work_k_tile_count
+   * 448-452, valid_warpgroup_in_work_tile 498-500, requires_separate_reduction 504-506); a string
+   * is the knob whose value it returns. advance_to_next_work(n) moves this role's tile by n
+   * (192-199), is_valid() is tile < outputTiles.
+   */
+  var SCHEDULER_STATIC = {
+    "TileScheduler::valid_warpgroup_in_work_tile": 1, "TileScheduler::compute_epilogue": 1,
+    "TileScheduler::requires_separate_reduction": 0, "TileScheduler::get_work_k_tile_count": "kTiles"
+  };
+  /** Free calls that construct a pipeline state (sm90_pipeline.hpp make_producer_start_state). */
+  var STATE_MAKERS = { "cutlass::make_producer_start_state": 1, "make_producer_start_state": 1 };
+  /** Methods of a collective epilogue: the latency class of each (absent: no step). */
+  var EPILOGUE_CALLS = { store: "epilogue" };
+
+  // ---------------------------------------------------------------------------------------------
+  // Expressions
+
+  function evalExpr(e, env, ctx, constexpr) {
+    if (!Array.isArray(e)) return new Unknown("no expression");
+    switch (e[0]) {
+      case "n": return e[1];
+      case "id": return lookup(e[1], env, ctx, constexpr);
+      case "un": {
+        var a = evalExpr(e[2], env, ctx, constexpr);
+        if (isUnknown(a) || typeof a !== "number") return isUnknown(a) ? a : new Unknown(e[1] + " of a non-number");
+        return e[1] === "!" ? (a ? 0 : 1) : e[1] === "-" ? -a : e[1] === "~" ? ~a : a;
+      }
+      case "bin": return evalBinary(e, env, ctx, constexpr);
+      case "?:": {
+        var c = evalExpr(e[1], env, ctx, constexpr);
+        if (isUnknown(c)) return c;
+        return evalExpr(c ? e[2] : e[3], env, ctx, constexpr);
+      }
+      case "call": return evalCall(e, env, ctx, constexpr);
+      case "mcall": return evalMethod(e, env, ctx, constexpr);
+      case "post": return new Unknown("an increment inside an expression");
+      default: return new Unknown("not read: " + (e[1] === undefined ? e[0] : e[1]));
+    }
+  }
+
+  function evalBinary(e, env, ctx, constexpr) {
+    var op = e[1];
+    var a = evalExpr(e[2], env, ctx, constexpr);
+    if (op === "&&" && !isUnknown(a) && !truthy(a)) return 0;
+    if (op === "||" && !isUnknown(a) && truthy(a)) return 1;
+    var b = evalExpr(e[3], env, ctx, constexpr);
+    if (op === "&&" || op === "||") {
+      if (isUnknown(b)) return b;
+      if (isUnknown(a)) return op === "&&" && !truthy(b) ? 0 : op === "||" && truthy(b) ? 1 : a;
+      return truthy(b) ? 1 : 0;
+    }
+    if (isUnknown(a)) return a;
+    if (isUnknown(b)) return b;
+    if (a instanceof EnumValue || b instanceof EnumValue) {
+      var same = a instanceof EnumValue && b instanceof EnumValue && a.name === b.name;
+      return op === "==" ? (same ? 1 : 0) : op === "!=" ? (same ? 0 : 1) : new Unknown("enum " + op);
+    }
+    if (typeof a !== "number" || typeof b !== "number") return new Unknown(op + " of non-numbers");
+    switch (op) {
+      case "+": return a + b;
+      case "-": return a - b;
+      case "*": return a * b;
+      case "/": return b === 0 ? new Unknown("division by zero") : Math.trunc(a / b);
+      case "%": return b === 0 ? new Unknown("division by zero") : a % b;
+      case "<": return a < b ? 1 : 0;
+      case ">": return a > b ? 1 : 0;
+      case "<=": return a <= b ? 1 : 0;
+      case ">=": return a >= b ? 1 : 0;
+      case "==": return a === b ? 1 : 0;
+      case "!=": return a !== b ? 1 : 0;
+      case "&": return a & b;
+      case "|": return a | b;
+      case "^": return a ^ b;
+      case "<<": return a << b;
+      case ">>": return a >> b;
+      default: return new Unknown("operator " + op);
+    }
+  }
+
+  function truthy(v) { return typeof v === "number" ? v !== 0 : v !== null && v !== undefined; }
+
+  function lookup(name, env, ctx, constexpr) {
+    if (Object.prototype.hasOwnProperty.call(env, name)) return env[name].v;
+    if (Object.prototype.hasOwnProperty.call(ctx.roleBinding, name)) return ctx.roleBinding[name];
+    if (ctx.roleVarNames[name]) { var u = new Unknown("the role of this thread"); u.roleVar = name; return u; }
+    var sym = SYMBOL_KNOBS[name];
+    if (sym && typeof ctx.knobs[sym] === "number") return ctx.knobs[sym];
+    if (Object.prototype.hasOwnProperty.call(ctx.constants, name)) return ctx.constants[name];
+    var sep = name.lastIndexOf("::");
+    if (sep > 0 && ctx.enums[name.slice(0, sep)]) return new EnumValue(name);
+    if (constexpr) return ctx.flag(name);
+    return new Unknown("`" + name + "` is not known");
+  }
+
+  function evalCall(e, env, ctx, constexpr) {
+    var name = e[1], args = e[2] || [];
+    if (name === "min" || name === "max" || name === "cute::min" || name === "cute::max" || name === "std::min" || name === "std::max") {
+      var vals = args.map(function (a) { return evalExpr(a, env, ctx, constexpr); });
+      for (var i = 0; i < vals.length; i++) if (isUnknown(vals[i]) || typeof vals[i] !== "number") return isUnknown(vals[i]) ? vals[i] : new Unknown(name + " of a non-number");
+      return name.slice(-3) === "min" ? Math.min.apply(null, vals) : Math.max.apply(null, vals);
+    }
+    if (Object.prototype.hasOwnProperty.call(SCHEDULER_STATIC, name)) {
+      var sv = SCHEDULER_STATIC[name];
+      return typeof sv === "string" ? ctx.knobs[sv] : sv;
+    }
+    if (STATE_MAKERS[name]) return new State(ctx.stages, 0, 1, 0, ctx.followsPipeline(e[3] || ""));
+    if (Object.prototype.hasOwnProperty.call(RUNTIME_CHOICES, name)) return RUNTIME_CHOICES[name];
+    if (ctx.enums[name] && args.length === 1) return new Unknown("the role of this thread");
+    if ((name === "int" || name === "static_cast" || name === "uint32_t") && args.length === 1) return evalExpr(args[0], env, ctx, constexpr);
+    return new Unknown("`" + name + "(...)` is not evaluated");
+  }
+
+  function evalMethod(e, env, ctx, constexpr) {
+    var obj = evalExpr(e[1], env, ctx, constexpr), name = e[2];
+    if (obj instanceof State) {
+      if (name === "index") return obj.index;
+      if (name === "phase") return obj.phase;
+      if (name === "count") return obj.count;
+    }
+    if (obj instanceof Work && name === "is_valid") return obj.tile < ctx.knobs.outputTiles ? 1 : 0;
+    if (obj instanceof Scheduler) {
+      if (name === "initial_work_tile_info" || name === "get_current_work") return new Work(obj.tile);
+      // static_tile_scheduler.hpp 266-273 and 299-304: advance, then (the next work, true).
+      if (name === "fetch_next_work") { obj.tile += 1; return new Tuple([new Work(obj.tile), 1]); }
+    }
+    if (obj instanceof Obj && obj.kind === "epilogue" && Object.prototype.hasOwnProperty.call(RUNTIME_CHOICES, name)) return RUNTIME_CHOICES[name];
+    if (Object.prototype.hasOwnProperty.call(RUNTIME_CHOICES, name) && !(obj instanceof Obj)) return RUNTIME_CHOICES[name];
+    return new Unknown("`." + name + "()` is not evaluated");
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // Program preparation: consecutive TMA copies of one stage are one transaction
+
+  /** The nodes of a body with consecutive tma_load ops on one object fused into one copy step. */
+  function fuse(nodes) {
+    var out = [];
+    for (var i = 0; i < nodes.length; i++) {
+      var n = nodes[i];
+      if (n.node === "op" && n.op === "tma_load") {
+        var lines = [n.line], j = i + 1;
+        while (j < nodes.length && nodes[j].node === "op" && nodes[j].op === "tma_load" && nodes[j].object === n.object) {
+          lines.push(nodes[j].line);
+          j++;
+        }
+        out.push({ node: "op", op: "tma_load", object: n.object, line: n.line, end_line: nodes[j - 1].end_line, lines: lines, operand: n.operand });
+        i = j - 1;
+        continue;
+      }
+      var copy = n;
+      ["body", "then", "else", "init", "step"].forEach(function (k) {
+        if (Array.isArray(n[k])) { if (copy === n) copy = Object.assign({}, n); copy[k] = fuse(n[k]); }
+      });
+      out.push(copy);
+    }
+    return out;
+  }
+
+  /** Whether nodes hold a step with an effect (an op, a call on an object, a state update). */
+  function hasEffect(nodes) {
+    for (var i = 0; i < nodes.length; i++) {
+      var n = nodes[i];
+      if (n.node === "op" || n.node === "set" || (n.node === "call" && n.receiver) || n.node === "return") return true;
+      if ((n.body && hasEffect(n.body)) || (n.then && hasEffect(n.then)) || (n["else"] && hasEffect(n["else"]))) return true;
+    }
+    return false;
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // The run context: the structure's programs, knobs, objects
+
+  function Context(structure, knobs, prims) {
+    var kl = structure.kernel_layer || {};
+    this.structure = structure;
+    this.knobs = knobs;
+    this.prims = prims;
+    this.stages = knobs.stages;
+    this.constants = {};
+    var self = this;
+    (kl.constants || []).forEach(function (c) { if (typeof c.value === "number") self.constants[c.name] = c.value; });
+    (structure.constants || []).forEach(function (c) { if (typeof c.value === "number" && !SYMBOL_KNOBS[c.name]) self.constants[c.name] = c.value; });
+    this.enums = {};
+    this.roleVars = kl.role_vars || [];
+    this.roleVarNames = {};
+    this.roleVars.forEach(function (v) { self.enums[v.enum] = v.members; self.roleVarNames[v.name] = true; });
+    this.roleBinding = {};
+    this.flags = {};          // compile-time flags read: {name: value}
+    this.functions = {};
+    var fns = (structure.programs && structure.programs.functions) || [];
+    fns.forEach(function (p) { self.functions[p.name] = { name: p.name, params: p.params || [], body: fuse(p.body || []), line: p.line }; });
+    this.kernel = kl.program ? fuse(kl.program.body || []) : null;
+    this.pipelineAliases = {};
+    (structure.pipelines || []).forEach(function (p) { self.pipelineAliases[p.alias] = p; });
+    this.orderAliases = {};
+    (kl.order_barriers || []).forEach(function (b) { self.orderAliases[b.alias] = b; });
+  }
+
+  /**
+   * Whether a pipeline (by alias, `MainloopPipeline`) is one the run models: a pipeline of the
+   * parsed collective. The kernel layer's other pipelines (the epilogue's, the tile scheduler's)
+   * belong to files not parsed here; their states are not followed and their ops are no steps.
+   */
+  Context.prototype.followsPipeline = function (alias) {
+    var a = String(alias).replace(/^(?:typename\s+)?(?:\w+::)*/, "");
+    return Object.prototype.hasOwnProperty.call(this.pipelineAliases, a);
+  };
+  /** The same for a state's declared type: `PipelineState` and the mainloop's are followed. */
+  Context.prototype.followsStateType = function (type) {
+    var t = String(type).replace(/^typename\s+/, "").trim();
+    return t === "PipelineState" || t === "CollectiveMainloop::PipelineState" || /^MainloopPipeline(?:::|_)PipelineState$/.test(t) ||
+      this.followsPipeline(t.replace(/::PipelineState$/, ""));
+  };
+
+  /** A compile-time flag the source does not define here: its knob (default off). */
+  Context.prototype.flag = function (name) {
+    var given = this.knobs.flags && Object.prototype.hasOwnProperty.call(this.knobs.flags, name) ? this.knobs.flags[name] : 0;
+    this.flags[name] = given ? 1 : 0;
+    return given ? 1 : 0;
+  };
+
+  // ---------------------------------------------------------------------------------------------
+  // Roles: every combination of the role variables a branch tests (docs/programs.md "Roles")
+
+  function enumerateRoles(ctx) {
+    var vars = ctx.roleVars;
+    var out = [];
+    function walk(binding, depth) {
+      ctx.roleBinding = {};
+      Object.keys(binding).forEach(function (k) { ctx.roleBinding[k] = new EnumValue(binding[k]); });
+      var probe = { tested: {}, active: false, receivers: {}, produces: false };
+      probeNodes(ctx.kernel, ctx, probe, 0);
+      var next = null;
+      for (var i = depth; i < vars.length; i++) if (probe.tested[vars[i].name] && !binding[vars[i].name]) { next = vars[i]; break; }
+      if (next === null) {
+        if (probe.active) out.push({ binding: Object.assign({}, binding), receivers: probe.receivers, produces: probe.produces });
+        return;
+      }
+      next.members.forEach(function (m) {
+        var b = Object.assign({}, binding);
+        b[next.name] = next.enum + "::" + m;
+        walk(b, depth);
+      });
+    }
+    walk({}, 0);
+    ctx.roleBinding = {};
+    return out.map(function (r) {
+      var names = Object.keys(r.binding).map(function (k) { return r.binding[k].split("::").pop(); });
+      return { name: names.join(".") || "kernel", binding: r.binding, receivers: r.receivers, produces: r.produces };
+    });
+  }
+
+  /** Static walk for enumerateRoles: which role variables decide, whether the role does anything. */
+  function probeNodes(nodes, ctx, probe, depth) {
+    if (!nodes || depth > 8) return;
+    for (var i = 0; i < nodes.length; i++) {
+      var n = nodes[i];
+      if (n.node === "if") {
+        var c = probeCond(n.cond, ctx, probe, n.constexpr);
+        if (c === null || c) probeNodes(n.then, ctx, probe, depth);
+        if (c === null || !c) probeNodes(n["else"], ctx, probe, depth);
+      } else if (n.node === "loop") {
+        probeNodes(n.body, ctx, probe, depth);
+      } else if (n.node === "op") {
+        probe.active = true;
+      } else if (n.node === "call" && n.receiver) {
+        probe.receivers[n.receiver] = true;
+        var fn = ctx.functions[n.name];
+        if (n.receiver === "collective_mainloop" && fn) {
+          probe.active = true;
+          if (fn.body.some(function hasLoad(x) {
+            return (x.node === "op" && (x.op === "tma_load" || x.op === "producer_acquire")) ||
+              ["body", "then", "else"].some(function (k) { return Array.isArray(x[k]) && x[k].some(hasLoad); });
+          })) probe.produces = true;
+        }
+      }
+    }
+  }
+
+  /**
+   * A condition under the current partial role binding: 1, 0, or null (depends on the run). A
+   * role variable the condition needs (its value is not decided without it) is marked tested, so
+   * enumerateRoles splits on it; one a short circuit skips is not.
+   */
+  function probeCond(cond, ctx, probe, constexpr) {
+    var v = evalExpr(cond, {}, ctx, constexpr);
+    if (!isUnknown(v)) return truthy(v) ? 1 : 0;
+    if (v.roleVar) probe.tested[v.roleVar] = true;
+    return null;
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // Running a role: an explicit stack of frames over the program tree
+
+  /**
+   * One role's interpreter. next() runs program steps until one needs the engine and returns that
+   * command (null at the end, or when the role stops: then this.stopped says where and why).
+   */
+  function RoleRun(run, role, index) {
+    this.run = run;
+    this.ctx = run.ctx;
+    this.role = role;
+    this.index = index;
+    this.env = {};
+    this.frames = [{ nodes: run.ctx.kernel, pc: 0, env: this.env, loop: null, fn: null }];
+    this.stopped = null;
+    this.tile = 0;
+    this.counts = {};          // per tile: copies / waits / MMAs so far (block k)
+    this.acquired = {};        // pipeline object name -> stage of its last acquire
+    this.waited = {};          // pipeline object name -> stage of its last consumer wait
+    this.acquiredGen = {};     // ... and which fill of that stage (state count / stages): the hazard check
+    this.waitedGen = {};
+    this.copyLog = [];         // per copy issued: {stage, gen, line}; per MMA: the stage and fill it reads
+    this.mmaLog = [];
+    this.lastTile = -1;
+    this.scheduler = null;
+    this.dry = false;
+    this.firstMma = null;      // {tile, line}: where the role issues its first MMA (the dry run stops there)
+  }
+
+  RoleRun.prototype.stop = function (node, why) {
+    if (this.stopped === null) this.stopped = { role: this.role.name, line: node && node.line || null, reason: why };
+    this.frames.length = 0;
+    return null;
+  };
+
+  RoleRun.prototype.bindingEnv = function (binding) {
+    var ctx = this.ctx;
+    ctx.roleBinding = {};
+    Object.keys(binding).forEach(function (k) { ctx.roleBinding[k] = new EnumValue(binding[k]); });
+  };
+
+  RoleRun.prototype.eval = function (e, env, constexpr) {
+    this.bindingEnv(this.role.binding);
+    return evalExpr(e, env, this.ctx, constexpr);
+  };
+
+  /** The count of kind in the role's current work tile (the block's k). */
+  RoleRun.prototype.countOf = function (kind) {
+    var t = this.currentTile();
+    if (t !== this.lastTile) { this.counts = {}; this.lastTile = t; }
+    var c = this.counts[kind] || 0;
+    this.counts[kind] = c + 1;
+    return c;
+  };
+
+  RoleRun.prototype.currentTile = function () {
+    var w = this.env.work_tile_info;
+    return w && w.v instanceof Work ? w.v.tile : 0;
+  };
+
+  RoleRun.prototype.next = function () {
+    for (var guard = 0; guard < MAX_STEPS_PER_COMMAND; guard++) {
+      var f = this.frames[this.frames.length - 1];
+      if (!f) return null;
+      if (f.pc >= f.nodes.length) {
+        if (f.loop) {
+          var st = this.loopStep(f);
+          if (st !== undefined) return st;
+          continue;
+        }
+        this.frames.pop();
+        continue;
+      }
+      var node = f.nodes[f.pc++];
+      var cmd = this.exec(node, f);
+      if (cmd !== undefined) return cmd;
+      if (this.stopped) return null;
+    }
+    return this.stop(null, "more than " + MAX_STEPS_PER_COMMAND + " program steps without an engine command");
+  };
+
+  /** End of a loop body: run its step, test its condition again. */
+  RoleRun.prototype.loopStep = function (f) {
+    var loop = f.loop;
+    for (var i = 0; i < loop.step.length; i++) this.exec(loop.step[i], f);
+    f.iter++;
+    if (f.once || !this.loopCond(loop, f.env)) {
+      this.frames.pop();
+      return undefined;
+    }
+    f.pc = 0;
+    return undefined;
+  };
+
+  RoleRun.prototype.loopCond = function (loop, env) {
+    var v = this.eval(loop.cond, env, false);
+    if (isUnknown(v)) return null;
+    return truthy(v);
+  };
+
+  /** Run one node; return an engine command, or undefined to go on. */
+  RoleRun.prototype.exec = function (node, f) {
+    var env = f.env;
+    switch (node.node) {
+      case "let": return this.execLet(node, env, f);
+      case "set": return this.execSet(node, env);
+      case "if": {
+        var c = this.eval(node.cond, env, node.constexpr);
+        if (isUnknown(c)) {
+          if (!hasEffect(node.then) && !hasEffect(node["else"])) return undefined;
+          return this.stop(node, "runtime condition not modelled: " + c.why);
+        }
+        var branch = truthy(c) ? node.then : node["else"];
+        if (branch && branch.length) this.frames.push({ nodes: branch, pc: 0, env: env, loop: null, fn: f.fn });
+        return undefined;
+      }
+      case "loop": return this.enterLoop(node, f);
+      case "op": return this.execOp(node, env);
+      case "call": return this.execCall(node, env, f);
+      case "return": {
+        while (this.frames.length && this.frames[this.frames.length - 1].fn === f.fn) this.frames.pop();
+        return undefined;
+      }
+      case "break": {
+        while (this.frames.length && !this.frames[this.frames.length - 1].loop) this.frames.pop();
+        this.frames.pop();
+        return undefined;
+      }
+      default: return undefined;
+    }
+  };
+
+  RoleRun.prototype.enterLoop = function (node, f) {
+    var env = f.env;
+    for (var i = 0; i < node.init.length; i++) this.exec(node.init[i], { env: env, fn: f.fn });
+    var c = this.loopCond(node, env);
+    var frame = { nodes: node.body, pc: 0, env: env, loop: node, fn: f.fn, iter: 0, once: false };
+    if (c === null) {
+      // An unrolled loop over k-blocks (`for k_block < size<2>(tCrA)` around cute::gemm) is one
+      // issue of the k-tile: its body holds MMAs and nothing that waits.
+      if (node.unroll === "unroll" && onlyMmas(node.body)) {
+        frame.once = true;
+        this.frames.push(frame);
+        return undefined;
+      }
+      return this.stop(node, "the trip count of `" + (node.text || "loop") + "` is not bound");
+    }
+    if (c) this.frames.push(frame);
+    return undefined;
+  };
+
+  function onlyMmas(nodes) {
+    var any = false;
+    for (var i = 0; i < nodes.length; i++) {
+      var n = nodes[i];
+      if (n.node === "op" && n.op === "mma") any = true;
+      else if (n.node === "op" || n.node === "loop" || n.node === "if") return false;
+    }
+    return any;
+  }
+
+  RoleRun.prototype.execLet = function (node, env, f) {
+    var self = this;
+    var names = node.names || [];
+    // `auto [a, b] = collective_epilogue.store(...)`, `x = scheduler.f(...)`: the call is a step;
+    // what it returns is not followed (the names become unknown).
+    var call = this.stepCall(node.expr, env, node);
+    if (call) {
+      names.forEach(function (n) { env[n] = { v: new Unknown("returned by `" + call.name + "`") }; });
+      return this.execCall(call, env, f);
+    }
+    if (names.length !== 1) {   // a structured binding: the parts of a tuple, else unknown
+      var tv = node.expr ? this.eval(node.expr, env, false) : null;
+      names.forEach(function (n, i) {
+        env[n] = { v: tv instanceof Tuple && i < tv.items.length ? clone(tv.items[i]) : new Unknown("part of a structured binding") };
+      });
+      return undefined;
+    }
+    var name = names[0];
+    if (this.ctx.roleVarNames[name]) return undefined;   // the role variables are the role's binding
+    var v = this.valueOfDecl(node, env);
+    if (isUnknown(v) && TRIP_KNOBS[name] && typeof self.ctx.knobs[TRIP_KNOBS[name]] === "number") v = self.ctx.knobs[TRIP_KNOBS[name]];
+    env[name] = { v: v };
+    return undefined;
+  };
+
+  /** The value a declaration gives its name: a state, a scheduler, an object, or its initializer's. */
+  RoleRun.prototype.valueOfDecl = function (node, env) {
+    var type = node.type || "";
+    var ctx = this.ctx;
+    if (/PipelineState\b/.test(type) && node.expr === null) return new State(ctx.stages, 0, 0, 0, ctx.followsStateType(type));
+    if (/\bTileScheduler\b/.test(type)) return (this.scheduler = new Scheduler());
+    var base = type.replace(/^(?:typename\s+)?(?:\w+::)*/, "").replace(/[\s&*]+$/, "");
+    if (ctx.pipelineAliases[base] && this.run.pipes[base]) return new Obj("pipe", base, this.run.pipes[base]);
+    if (ctx.orderAliases[base]) return new Obj("order", base, this.run.order(base));
+    if (base === "CollectiveMainloop") return new Obj("mainloop", base);
+    if (base === "CollectiveEpilogue") return new Obj("epilogue", base);
+    if (node.expr === null) return new Unknown("`" + type + "` default-constructed");
+    if (node.construct) return new Unknown("a `" + type + "` construction");
+    var v = this.eval(node.expr, env, false);
+    return clone(v);
+  };
+
+  /** The call node of an expression `obj.name(args)` on an object whose calls are steps, else null. */
+  RoleRun.prototype.stepCall = function (e, env, at) {
+    if (!Array.isArray(e) || e[0] !== "mcall" || !Array.isArray(e[1]) || e[1][0] !== "id") return null;
+    var obj = this.objectOf(e[1][1], env);
+    if (!(obj instanceof Obj) || (obj.kind !== "epilogue" && obj.kind !== "mainloop")) return null;
+    if (obj.kind === "epilogue" && !EPILOGUE_CALLS[e[2]]) return null;
+    if (obj.kind === "mainloop" && !this.ctx.functions[e[2]]) return null;
+    return { node: "call", receiver: e[1][1], name: e[2], args: e[3] || [], line: at.line, end_line: at.end_line };
+  };
+
+  RoleRun.prototype.execSet = function (node, env) {
+    var box = env[node.name];
+    if (!box) {
+      if (node.name === "work_tile_info" && this.scheduler) { box = env.work_tile_info = { v: null }; } else return undefined;
+    }
+    var v = box.v;
+    if (node.op === "++" || node.op === "--") {
+      if (v instanceof State && node.op === "++") v.advance(1);
+      else if (typeof v === "number") box.v = v + (node.op === "++" ? 1 : -1);
+      else box.v = new Unknown(node.op + " of a non-number");
+      return undefined;
+    }
+    var x = node.expr ? this.eval(node.expr, env, false) : new Unknown("no expression");
+    if (node.op === "advance") {
+      if (v instanceof State && typeof x === "number") v.advance(x);
+      else if (v instanceof State && v.followed) return this.stop(node, "advance by an unknown count: " + (x && x.why));
+      return undefined;
+    }
+    if (node.op === "=") { box.v = clone(x); return undefined; }
+    if (typeof v === "number" && typeof x === "number") {
+      box.v = node.op === "+=" ? v + x : node.op === "-=" ? v - x : v * x;
+    } else {
+      box.v = new Unknown(node.op + " of an unknown value");
+    }
+    return undefined;
+  };
+
+  /** The object a receiver names in this frame (a variable, or a kernel object). */
+  RoleRun.prototype.objectOf = function (name, env) {
+    var last = String(name).split(/\.|->/).pop();
+    var box = env[last] || this.env[last];
+    return box ? box.v : undefined;
+  };
+
+  RoleRun.prototype.execCall = function (node, env, f) {
+    if (!node.receiver) return undefined;   // free calls (fences, reg alloc, prefetch): no step
+    var obj = this.objectOf(node.receiver, env);
+    if (obj instanceof Scheduler) {
+      if (node.name === "advance_to_next_work") {
+        var n = node.args && node.args.length ? this.eval(node.args[0], env, false) : 1;
+        if (typeof n !== "number") return this.stop(node, "advance_to_next_work by an unknown count");
+        obj.tile += n;
+      }
+      return undefined;
+    }
+    if (obj instanceof Obj && obj.kind === "order") return this.run.orderCall(this, obj, node);
+    if (obj instanceof Obj && obj.kind === "epilogue") {
+      var cls = EPILOGUE_CALLS[node.name];
+      if (!cls) return undefined;
+      return this.run.opaque(this, cls, node);
+    }
+    if (obj instanceof Obj && obj.kind === "mainloop") {
+      var fn = this.ctx.functions[node.name];
+      if (!fn) return this.stop(node, "`" + node.receiver + "." + node.name + "` has no program in the parse");
+      return this.callFunction(fn, node, env, f);
+    }
+    return undefined;
+  };
+
+  /** Inline a collective function: its parameters bound to the call's arguments. */
+  RoleRun.prototype.callFunction = function (fn, node, env, f) {
+    var callee = {};
+    for (var i = 0; i < fn.params.length; i++) {
+      var p = fn.params[i], a = node.args[i];
+      if (a === undefined) { callee[p.name] = { v: new Unknown("a default argument") }; continue; }
+      if (a[0] === "id" && env[a[1]]) {
+        callee[p.name] = p.ref ? env[a[1]] : { v: clone(env[a[1]].v) };
+      } else {
+        callee[p.name] = { v: clone(this.eval(a, env, false)) };
+      }
+    }
+    var token = { fn: fn.name };
+    this.frames.push({ nodes: fn.body, pc: 0, env: callee, loop: null, fn: token });
+    return undefined;
+  };
+
+  RoleRun.prototype.execOp = function (node, env) {
+    var sem = OP_SEMANTICS[node.op];
+    if (!sem) return undefined;
+    return sem(this, node, env);
+  };
+
+  // ---------------------------------------------------------------------------------------------
+  // Op semantics: one meaning per op kind (docs/programs.md "Ops")
+
+  function pipeOf(rr, node, env) {
+    var obj = rr.objectOf(node.object || node.receiver || "", env);
+    return obj instanceof Obj && obj.kind === "pipe" ? obj.data : null;
+  }
+  function stateOf(rr, node, env) {
+    var box = node.state ? env[node.state] : null;
+    return box && box.v instanceof State ? box.v : null;
+  }
+
+  var OP_SEMANTICS = {
+    producer_acquire: function (rr, node, env) {
+      var ring = pipeOf(rr, node, env), st = stateOf(rr, node, env);
+      if (!ring) return undefined;
+      if (!st) return rr.stop(node, "producer_acquire on a state the program does not follow");
+      rr.acquired[node.object] = st.index;
+      rr.acquiredGen[node.object] = Math.floor(st.count / st.S);
+      return rr.run.cmdWait(rr, ring.empty[st.index], st.phase, null, node, rr.currentTile(), null, st.index);
+    },
+    producer_get_barrier: function (rr, node, env) {
+      var st = stateOf(rr, node, env);
+      if (st) { rr.acquired[node.object] = st.index; rr.acquiredGen[node.object] = Math.floor(st.count / st.S); }
+      return undefined;
+    },
+    tma_load: function (rr, node, env) {
+      var ring = pipeOf(rr, node, env);
+      if (!ring) return undefined;
+      var s = rr.acquired[node.object];
+      if (s === undefined) return rr.stop(node, "a TMA copy before any acquire of its pipeline");
+      if (!rr.run.dry) rr.copyLog.push({ stage: s, gen: rr.acquiredGen[node.object], line: node.line, pipe: node.object });
+      return rr.run.cmdCopy(rr, ring, s, node, rr.currentTile(), rr.countOf("copy"));
+    },
+    producer_commit: function () { return undefined; },   // TMA pipelines: the transaction bytes complete the phase
+    producer_tail: function (rr, node, env) {
+      var ring = pipeOf(rr, node, env), st = stateOf(rr, node, env);
+      if (!ring || !st) return undefined;
+      // sm90_pipeline.hpp producer_tail: for each stage, wait its empty barrier, advance.
+      rr.frames.push({ nodes: TAIL_NODES(ring.S), pc: 0, env: { __tail: { v: { ring: ring, st: st, node: node } } }, loop: null, fn: null });
+      return undefined;
+    },
+    __tail_wait: function (rr, node, env) {
+      var t = env.__tail.v;
+      var cmd = rr.run.cmdWait(rr, t.ring.empty[t.st.index], t.st.phase, null, t.node, rr.currentTile(), null, t.st.index);
+      t.st.advance(1);
+      return cmd;
+    },
+    consumer_try_wait: function () { return undefined; },
+    consumer_wait: function (rr, node, env) {
+      var ring = pipeOf(rr, node, env), st = stateOf(rr, node, env);
+      if (!ring) return undefined;
+      if (!st) return rr.stop(node, "consumer_wait on a state the program does not follow");
+      rr.waited[node.object] = st.index;
+      rr.waitedGen[node.object] = Math.floor(st.count / st.S);
+      return rr.run.cmdWait(rr, ring.full[st.index], st.phase, "tma", node, rr.currentTile(), rr.countOf("wait"), st.index);
+    },
+    consumer_release: function (rr, node, env) {
+      var ring = pipeOf(rr, node, env), st = stateOf(rr, node, env);
+      if (!ring) return undefined;
+      if (!st) return rr.stop(node, "consumer_release on a state the program does not follow");
+      return rr.run.cmdArrive(rr, ring.empty[st.index]);
+    },
+    mma: function (rr, node, env) {
+      var s = rr.waited[node.object];
+      if (!rr.run.dry && s !== undefined) rr.mmaLog.push({ stage: s, gen: rr.waitedGen[node.object], line: node.line, pipe: node.object });
+      return rr.run.cmdMma(rr, node, rr.currentTile(), rr.countOf("mma"), s === undefined ? null : s);
+    },
+    warpgroup_wait: function (rr, node, env) {
+      var n = typeof node.count === "number" ? node.count : rr.eval(["id", String(node.count)], env, false);
+      if (typeof n !== "number") return rr.stop(node, "warpgroup_wait<" + node.count + "> with an unknown count");
+      return rr.run.cmdMmaWait(rr, n);
+    },
+    warpgroup_arrive: function () { return undefined; }
+  };
+
+  var tailCache = {};
+  function TAIL_NODES(S) {
+    if (!tailCache[S]) { var a = []; for (var i = 0; i < S; i++) a.push({ node: "op", op: "__tail_wait" }); tailCache[S] = a; }
+    return tailCache[S];
+  }
+
+
+  // ---------------------------------------------------------------------------------------------
+  // A run: the engine, the rings, the order barriers, the roles (docs/programs.md "Running")
+
+  var DRY = { dry: true };
+
+  function linesOfNode(node) {
+    if (!node) return [];
+    if (node.lines) return node.lines;
+    return typeof node.line === "number" ? [node.line] : [];
+  }
+
+  /**
+   * Run the programs of structure with knobs on the engine primitives prims
+   * ({Engine, Ring, OrderBarrier}); returns {lanes, total, columns, deadlock, barriers,
+   * barrierEvents, roles, stopped, flags, notes} or {error}.
+   */
+  function run(structure, knobs, prims, options) {
+    var ctx = new Context(structure, knobs, prims);
+    if (!ctx.kernel) return { error: "no kernel-layer program: the roles are not known" };
+    var roles = enumerateRoles(ctx);
+    if (!roles.length) return { error: "no role of the kernel layer reaches a step" };
+    var R = new Run(ctx, roles, options || {});
+    return R.go();
+  }
+
+  function Run(ctx, roles, options) {
+    this.ctx = ctx;
+    this.roles = roles;
+    this.options = options;
+    this.knobs = ctx.knobs;
+    this.dry = false;
+    this.orders = {};
+    this.pipes = {};
+    this.groups = null;
+    this.notes = [];
+  }
+
+  /** The lanes: producing roles, each ring's stages, then the other roles. */
+  Run.prototype.layout = function () {
+    var lanes = [], self = this;
+    var producers = this.roles.filter(function (r) { return r.produces; });
+    var others = this.roles.filter(function (r) { return !r.produces; });
+    producers.forEach(function (r) { r.lane = lanes.length; lanes.push({ id: "role:" + r.name, label: r.name, group: "producer" }); });
+    this.ringLanes = {};
+    var used = (this.ctx.structure.pipelines || []).filter(function (p) { return p.used; });
+    used.forEach(function (p) {
+      self.ringLanes[p.alias] = lanes.length;
+      for (var s = 0; s < self.knobs.stages; s++) lanes.push({ id: p.alias + ".stage" + s, label: p.alias + " stage " + s, group: "stage" });
+    });
+    others.forEach(function (r) { r.lane = lanes.length; lanes.push({ id: "role:" + r.name, label: r.name, group: "consumer" }); });
+    this.usedPipes = used;
+    return lanes;
+  };
+
+  Run.prototype.order = function (alias) {
+    if (this.orders[alias]) return this.orders[alias];
+    var b = this.ctx.orderAliases[alias] || {};
+    var args = (b.args || []).map(function (a) { return evalExpr(a, {}, this.ctx, true); }, this);
+    var depth = typeof args[0] === "number" ? args[0] : 1, length = typeof args[1] === "number" ? args[1] : 2;
+    var users = this.roles.filter(function (r) { return Object.keys(r.receivers).some(function (x) { return true; }); });
+    var bar = this.eng ? new this.ctx.prims.OrderBarrier(this.eng, alias, depth, length, []) : null;
+    this.orders[alias] = { bar: bar, alias: alias, depth: depth, length: length, groups: {}, next: 0 };
+    return this.orders[alias];
+  };
+
+  /** The group of role rr in an order barrier: its rank among the roles that call it, in role order. */
+  Run.prototype.orderGroup = function (rr, ob, receiver) {
+    var key = rr.role.name;
+    if (ob.groups[key] === undefined) {
+      var users = this.roles.filter(function (r) { return r.receivers[receiver]; }).map(function (r) { return r.name; });
+      ob.groups[key] = Math.max(0, users.indexOf(key));
+    }
+    return ob.groups[key];
+  };
+
+  Run.prototype.orderCall = function (rr, obj, node) {
+    var ob = obj.data, g = this.orderGroup(rr, ob, node.receiver);
+    if (this.dry) return node.name === "wait" || node.name === "arrive" ? DRY : undefined;
+    if (g >= ob.length) return rr.stop(node, "order barrier group " + g + " beyond its length " + ob.length);
+    if (node.name === "wait") {
+      var reason = this.nextIsEpilogue(rr) ? "epilogue-order" : "order";
+      return ob.bar.wait(g, reason, linesOfNode(node), rr.currentTile(), null, null, node.line);
+    }
+    if (node.name === "arrive") return ob.bar.arrive(g);
+    return undefined;
+  };
+
+  /** Whether the role's next call with a step is an epilogue call (its order wait is "epilogue-order"). */
+  Run.prototype.nextIsEpilogue = function (rr) {
+    var f = rr.frames[rr.frames.length - 1];
+    for (var i = f.pc; i < f.nodes.length; i++) {
+      var n = f.nodes[i];
+      if (n.node === "let") {
+        var c = rr.stepCall(n.expr, f.env, n);
+        if (c === null) continue;
+        n = c;
+      }
+      if (n.node === "call" && n.receiver) {
+        var o = rr.objectOf(n.receiver, f.env);
+        if (o instanceof Obj && o.kind === "epilogue") { if (EPILOGUE_CALLS[n.name]) return true; continue; }
+        return false;
+      }
+      if (n.node === "op" || n.node === "loop" || n.node === "if") return false;
+    }
+    return false;
+  };
+
+  Run.prototype.opaque = function (rr, cls, node) {
+    if (this.dry) return DRY;
+    var latency = cls === "epilogue" ? this.knobs.epilogueLatency : 0;
+    return this.eng.work(latency, cls, linesOfNode(node), rr.currentTile(), null, null);
+  };
+
+  Run.prototype.cmdWait = function (rr, bar, parity, reason, node, tile, k, stage) {
+    if (this.dry) return DRY;
+    return this.eng.wait(bar, parity, reason, linesOfNode(node), tile, k, stage, node.line);
+  };
+  Run.prototype.cmdArrive = function (rr, bar) {
+    if (this.dry) return DRY;
+    return this.eng.arriveCmd(bar, 1);
+  };
+  Run.prototype.cmdCopy = function (rr, ring, s, node, tile, k) {
+    if (this.dry) return DRY;
+    return this.eng.copy(ring.full[s], this.knobs.tmaLatency, linesOfNode(node), linesOfNode(node), tile, k, s, ring.firstLane + s, ring);
+  };
+  Run.prototype.cmdMma = function (rr, node, tile, k, stage) {
+    if (this.dry) {
+      if (rr.firstMma === null) rr.firstMma = { tile: tile, line: node.line };
+      return DRY;
+    }
+    var parts = this.groups ? this.groups[rr.role.name] || 1 : 1;
+    return this.eng.mma(this.tc, this.knobs.wgmmaLatency, "wgmma", linesOfNode(node), tile, k, stage, parts,
+      parts > 1 ? tile * TILE_KEY + k : null);
+  };
+  Run.prototype.cmdMmaWait = function (rr, n) {
+    if (this.dry) return DRY;
+    return this.eng.mmaWait(n, null, []);
+  };
+
+  /**
+   * Roles that issue their first MMA on the same work tile share every MMA job (one TiledMma
+   * spans their warpgroups: the cooperative kernels); found by a dry run of each role up to its
+   * first MMA, in which no command waits.
+   */
+  Run.prototype.mmaGroups = function () {
+    var self = this, first = {};
+    this.dry = true;
+    this.roles.forEach(function (role, i) {
+      var rr = new RoleRun(self, role, i);
+      for (var n = 0; n < 100000 && rr.firstMma === null; n++) { if (rr.next() === null) break; }
+      if (rr.firstMma !== null) first[role.name] = rr.firstMma.tile + ":" + rr.firstMma.line;
+    });
+    this.dry = false;
+    var count = {};
+    Object.keys(first).forEach(function (k) { count[first[k]] = (count[first[k]] || 0) + 1; });
+    var groups = {};
+    Object.keys(first).forEach(function (k) { groups[k] = count[first[k]]; });
+    return groups;
+  };
+
+  /**
+   * Write-after-read hazards: a copy into a stage issued while an MMA still reads the stage's
+   * previous fill. The i-th `issue` block of a loading role's lane is its i-th copy, the i-th
+   * `wgmma` block of a consuming role's lane its i-th MMA (both lanes hold blocks in start order,
+   * and the tensor core runs a role's jobs in issue order); an MMA reading fill g of stage s is
+   * overlapped when fill g + 1 of s is issued before the MMA ends. Each hazard names the stage,
+   * both lines and the step.
+   */
+  function hazards(c, runs) {
+    var issueKind = c.kinds.indexOf("issue"), mmaKind = c.kinds.indexOf("wgmma");
+    var fills = {}, out = [];
+    function laneBlocks(li, kind, log, each) {
+      if (li === undefined || kind < 0 || !log.length) return;
+      for (var id = c.laneStart[li], i = 0; id < c.laneStart[li + 1] && i < log.length; id++) {
+        if (c.kind[id] === kind) each(id, log[i++]);
+      }
+    }
+    runs.forEach(function (rr) {
+      laneBlocks(rr.role.lane, issueKind, rr.copyLog, function (id, rec) {
+        fills[rec.pipe + ":" + rec.stage + ":" + rec.gen] = { t: c.start[id], line: rec.line };
+      });
+    });
+    runs.forEach(function (rr) {
+      laneBlocks(rr.role.lane, mmaKind, rr.mmaLog, function (id, rec) {
+        var next = fills[rec.pipe + ":" + rec.stage + ":" + (rec.gen + 1)];
+        if (next && next.t < c.end[id] && out.length < 20) {
+          out.push({ stage: rec.stage, pipeline: rec.pipe, copyLine: next.line, mmaLine: rec.line, at: next.t,
+            mmaEnd: c.end[id], role: rr.role.name,
+            message: "stage " + rec.stage + " is refilled (line " + next.line + ") at step " + next.t +
+              " while the MMA of line " + rec.line + " still reads it (until step " + c.end[id] + ")" });
+        }
+      });
+    });
+    return out;
+  }
+
+  Run.prototype.go = function () {
+    var prims = this.ctx.prims, self = this;
+    var lanes = this.layout();
+    this.groups = this.mmaGroups();
+    var maxGroup = 1;
+    Object.keys(this.groups).forEach(function (k) { if (self.groups[k] > maxGroup) maxGroup = self.groups[k]; });
+    var eng = this.eng = new prims.Engine(lanes, { build: true, events: this.options.events !== false, capacity: 0 });
+    this.orders = {};
+    this.usedPipes.forEach(function (p) {
+      // A stage's empty barrier expects one release per role of the consuming group (the kernel
+      // layer's num_consumers: one warpgroup, or every warpgroup of a cooperative TiledMma).
+      self.pipes[p.alias] = new prims.Ring(eng, p.alias, self.knobs.stages, self.ringLanes[p.alias], 1, maxGroup,
+        { full: { wait: [], arrive: [] }, empty: { wait: [], arrive: [] } }, []);
+    });
+    this.tc = eng.queue("tensor core");
+    var runs = [];
+    this.roles.forEach(function (role, i) {
+      var rr = new RoleRun(self, role, i);
+      runs.push(rr);
+      eng.role(role.name, role.lane, function () { return function () { return rr.next(); }; },
+        { drawWaits: !role.produces });
+    });
+    var deadlock = eng.run();
+    var stopped = runs.filter(function (rr) { return rr.stopped; }).map(function (rr) { return rr.stopped; });
+    var columns = eng.tl.finalize();
+    return {
+      lanes: lanes, total: eng.tl.total, columns: columns, deadlock: deadlock, hazards: hazards(columns, runs),
+      barriers: eng.barrierList(), barrierEvents: eng.sortedEvents(), roles: this.roles.map(function (r) {
+        return { name: r.name, binding: r.binding, lane: r.lane, mmaGroup: self.groups[r.name] || null };
+      }),
+      stopped: stopped, flags: this.ctx.flags, busy: this.tc.busy
+    };
+  };
+
+  return {
+    run: run, Run: Run,
+    Unknown: Unknown, State: State, evalExpr: evalExpr, fuse: fuse, Context: Context,
+    enumerateRoles: enumerateRoles, RoleRun: RoleRun, OP_SEMANTICS: OP_SEMANTICS,
+    SYMBOL_KNOBS: SYMBOL_KNOBS, SCHEDULER_STATIC: SCHEDULER_STATIC, TRIP_KNOBS: TRIP_KNOBS, RUNTIME_CHOICES: RUNTIME_CHOICES,
+    EPILOGUE_CALLS: EPILOGUE_CALLS, TILE_KEY: TILE_KEY, isUnknown: isUnknown
+  };
+})();
+
+if (typeof module !== "undefined" && module.exports) module.exports = KernelInterpret;

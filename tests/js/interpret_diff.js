@@ -1,0 +1,63 @@
+// Differential check of the role-program interpreter (sim/interpret.js) against the GEMM model's
+// hand-written program (schedule.js runGemm), on a structure the C++ front end parsed from a real
+// CUTLASS mainloop and kernel layer. Run by tests/test_programs.py:
+//   node tests/js/interpret_diff.js STRUCTURE.json SCHEDULE SEED COUNT [KNOBS_JSON]
+// prints one JSON line {runs, mismatches: [{knobs, first difference}], kp0: [...]}.
+"use strict";
+const path = require("path");
+const fs = require("fs");
+const S = require(path.join(__dirname, "..", "..", "schedule.js"));
+const I = require(path.join(__dirname, "..", "..", "sim", "interpret.js"));
+
+/** A block as the comparison sees it: lane label, kind, times, tile, k, stage. */
+function rows(columns, rename) {
+  return S.blocksOf(columns).map(function (b) {
+    var lane = rename(String(b.lane));
+    // An order-barrier wait belongs to no stage: runGemm draws it with the tile's first k-tile
+    // and stage, the interpreter with none (docs/programs.md "Differences").
+    var orderWait = b.kind === "wait" && (b.reason === "order" || b.reason === "epilogue-order");
+    return [lane, b.kind, b.start, b.end, b.tile, orderWait ? "" : b.k, orderWait ? "" : b.stage, b.reason || ""].join(" ");
+  }).sort();
+}
+
+/** The interpreter's lane ids as the GEMM model names them. */
+function rename(id) {
+  return id.replace(/^role:Producer\.\w+$/, "producer").replace(/^role:Consumer(\d)$/, "consumer$1").replace(/^role:Consumer$/, "consumer0")
+    .replace(/^MainloopPipeline\.stage(\d+)$/, "stage$1");
+}
+
+function rng(seed) {
+  var x = seed >>> 0 || 1;
+  return function (n) { x ^= x << 13; x >>>= 0; x ^= x >>> 17; x ^= x << 5; x >>>= 0; return x % n; };
+}
+
+function main(argv) {
+  var st = JSON.parse(fs.readFileSync(argv[0], "utf8"));
+  var schedule = argv[1], seed = Number(argv[2]), count = Number(argv[3]);
+  var fixed = argv[4] ? JSON.parse(argv[4]) : {};
+  var r = rng(seed), out = { runs: 0, mismatches: [], stopped: [] };
+  for (var i = 0; i < count; i++) {
+    var knobs = Object.assign({
+      stages: 1 + r(8), outputTiles: 1 + r(6), kTiles: 1 + r(9), tmaLatency: r(12), wgmmaLatency: 1 + r(6),
+      epilogueLatency: r(6), kPipeMmas: 1 + r(3)
+    }, fixed);
+    var ir = I.run(st, knobs, S.engine, {});
+    var g = S.simulate(st, Object.assign({ model: "gemm", consumerWGs: schedule === "basic" ? 1 : 2, schedule: schedule === "basic" ? "pingpong" : schedule }, knobs));
+    out.runs++;
+    if (ir.error) { out.mismatches.push({ knobs: knobs, error: ir.error }); continue; }
+    if (ir.stopped.length) out.stopped.push({ knobs: knobs, stopped: ir.stopped });
+    var a = rows(ir.columns, rename), b = g.blocks.map(function (x) {
+      var orderWait = x.kind === "wait" && (x.reason === "order" || x.reason === "epilogue-order");
+      return [x.lane, x.kind, x.start, x.end, x.tile, orderWait ? "" : x.k, orderWait ? "" : x.stage, x.reason || ""].join(" ");
+    }).sort();
+    var diff = null;
+    for (var j = 0; j < Math.max(a.length, b.length); j++) if (a[j] !== b[j]) { diff = { interpreted: a[j] || null, model: b[j] || null, index: j }; break; }
+    var deadA = ir.deadlock !== null, deadB = g.deadlock !== null;
+    if (diff || ir.total !== g.total || deadA !== deadB) {
+      out.mismatches.push({ knobs: knobs, diff: diff, totals: [ir.total, g.total], deadlocks: [deadA, deadB], blocks: [a.length, b.length] });
+    }
+  }
+  process.stdout.write(JSON.stringify(out) + "\n");
+}
+
+main(process.argv.slice(2));
