@@ -55,6 +55,16 @@ TEMPLATE_ASSET = "assets/waveform.html"
 THEME_CSS_ASSET = "assets/theme.css"
 WAVEFORM_CSS_ASSET = "assets/waveform.css"
 WAVEFORM_JS_ASSET = "assets/waveform.js"
+# The page script's modules (docs/waveform.md "Module layout"), packed into the one "waveform"
+# script in this order, WAVEFORM_JS_ASSET last: first the pure modules (each after the ones it
+# requires), then the page's parts, whose install order is runPage's list in waveform.js.
+WAVE_MODULE_ASSETS = (
+    "assets/wave_const.js", "assets/wave_kinds.js", "assets/wave_index.js", "assets/wave_view.js",
+    "assets/wave_result.js", "assets/wave_stats.js",
+    "assets/wave_knobs.js", "assets/wave_worker.js", "assets/wave_layout.js", "assets/wave_verdict.js",
+    "assets/wave_draw.js", "assets/wave_input.js", "assets/wave_panels.js", "assets/wave_exports.js",
+    "assets/wave_svg.js", "assets/wave_url.js", "assets/wave_reading.js", "assets/wave_keys.js",
+)
 COMMON_CSS_ASSET = "assets/common.css"
 COMMON_JS_ASSET = "assets/common.js"
 TRACE_EXPORT_JS_ASSET = "trace_export.js"
@@ -269,20 +279,23 @@ def render(parsed, knobs=None, title=None, gpus=None, source_link="none", source
     assets = {"THEME_CSS": THEME_CSS_ASSET, "COMMON_CSS": COMMON_CSS_ASSET, "WAVEFORM_CSS": WAVEFORM_CSS_ASSET,
               "BOOT_JS": BOOT_JS_ASSET}
     # The page's scripts in the order they run (each after the ones it uses), embedded compressed.
-    scripts = [("PERF_JS", PERF_JS_ASSET), ("SCHEDULE_JS", SCHEDULE_JS_ASSET), ("TRACE_EXPORT_JS", TRACE_EXPORT_JS_ASSET),
-               ("COMMON_JS", COMMON_JS_ASSET), ("WAVEFORM_JS", WAVEFORM_JS_ASSET)]
-    packed = {f"{name}_GZ": packed_js(rel) for name, rel in scripts}
+    # One packing list: each entry is one packed script of one or more files, concatenated.
+    scripts = [("PERF_JS", (PERF_JS_ASSET,)), ("SCHEDULE_JS", (SCHEDULE_JS_ASSET,)),
+               ("TRACE_EXPORT_JS", (TRACE_EXPORT_JS_ASSET,)), ("COMMON_JS", (COMMON_JS_ASSET,)),
+               ("WAVEFORM_JS", WAVE_MODULE_ASSETS + (WAVEFORM_JS_ASSET,))]
+    packed = {f"{name}_GZ": packed_js(*rels) for name, rels in scripts}
     packed["GPUS_JSON"] = pagekit.json_for_script(without_urls(gpus if gpus is not None else read_gpu_table()))
     return pagekit.render_template(TEMPLATE_ASSET, texts, assets, page_model(parsed, knobs, links), packed)
 
 
-def packed_js(relpath):
-    """Return a page script compacted (compact_js), gzip-compressed and base64-encoded.
+def packed_js(*relpaths):
+    """Return page script files, compacted (compact_js) and concatenated in order, gzip-compressed
+    and base64-encoded as one script.
 
     The page's start-up script (assets/boot.js) decompresses and runs it. Deterministic (gzip
     mtime 0), so a page renders byte-identically; base64 text cannot end its element.
     """
-    text = compact_js(pagekit.inline_asset(relpath))
+    text = "".join(compact_js(pagekit.inline_asset(rel)) for rel in relpaths)
     return base64.b64encode(gzip.compress(text.encode("utf-8"), compresslevel=9, mtime=0)).decode("ascii")
 
 

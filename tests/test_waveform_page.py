@@ -155,7 +155,7 @@ def test_render_is_deterministic_and_path_free(parsed, tmp_path):
 
 def test_assets_are_ascii_and_offline():
     for asset in (rw.TEMPLATE_ASSET, rw.THEME_CSS_ASSET, rw.WAVEFORM_CSS_ASSET, rw.WAVEFORM_JS_ASSET,
-                  rw.COMMON_CSS_ASSET, rw.COMMON_JS_ASSET, rw.BOOT_JS_ASSET):
+                  rw.COMMON_CSS_ASSET, rw.COMMON_JS_ASSET, rw.BOOT_JS_ASSET) + rw.WAVE_MODULE_ASSETS:
         # The SVG export names its XML namespace (never fetched), and downloads/PNG export point
         # an element at a Blob URL made on the page (URL.createObjectURL): both stay offline.
         text = pagekit.read_asset(asset).replace("http://www.w3.org/2000/svg", "")
