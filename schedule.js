@@ -4804,7 +4804,7 @@ var KernelSchedule = (function () {
       if (!(e && (e.unitsError || e.name === "PerfError"))) throw e;
       var norm = normalizeKnobs(strip, structure);
       var bad = failure(norm.knobs, norm.messages, [], "units: " + e.message, sourceRefs(structure), {});
-      bad.units = null; bad.time = null; bad.tflops = null; bad.peakFraction = null; bad.bottleneck = null;
+      bad.units = null; bad.time = null; bad.tflops = null; bad.peakFraction = null; bad.bottleneck = null; bad.criticalPath = null;
       return bad;
     }
     for (key in lat.knobs) {
@@ -4819,7 +4819,7 @@ var KernelSchedule = (function () {
         lastWaveTiles: ct ? ct.lastWaveTiles : null, l2Reuse: p.reuse, memLatency: p.memLatency === undefined ? null : p.memLatency },
       hbmFloorCycles: null, bottleneckWhy: null, peakTflops: P.peakTflops(gpu, p.dtype)
     };
-    result.time = null; result.tflops = null; result.peakFraction = null; result.bottleneck = null;
+    result.time = null; result.tflops = null; result.peakFraction = null; result.bottleneck = null; result.criticalPath = null;
     if (result.error !== null || result.deadlock !== null || result.model !== name) return result;
     var floor = u.loads(k) * lat.loadTransfer;
     var cycles = Math.max(result.total, floor);
@@ -4836,7 +4836,53 @@ var KernelSchedule = (function () {
     result.units.hbmFloorCycles = floor;
     result.units.flops = flops;
     result.units.bottleneckWhy = bn.why;
+    result.criticalPath = criticalPath(result.columns);
+    if (result.criticalPath !== null) result.units.bottleneckWhy += "; " + criticalPathText(result.criticalPath);
     return result;
+  }
+
+  /**
+   * The chain of blocks that sets a run's total (docs/performance.md "The critical path"): from the
+   * block ending last (ties: the lowest id), step to the `after` predecessor ending last (ties: the
+   * lowest id) until a block has none. Returns null for a run without blocks, else {blocks (ids in
+   * time order), cycles (the last end), byKind ({kind: cycles on the path}), gapCycles (time on the
+   * path covered by no block of it), shares ({kind: fraction of cycles}, "gap" included when > 0),
+   * top (the kind with the largest share; ties: the first in name order)}.
+   */
+  function criticalPath(columns) {
+    if (!columns || !(columns.n > 0)) return null;
+    var end = columns.end, start = columns.start, at = columns.afterAt, list = columns.afterList;
+    var cur = 0, id, j;
+    for (id = 1; id < columns.n; id++) if (end[id] > end[cur]) cur = id;
+    var path = [], seen = {}, byKind = {}, gap = 0;
+    while (cur >= 0 && !seen[cur]) {
+      seen[cur] = true;
+      path.push(cur);
+      var kind = columns.kinds[columns.kind[cur]];
+      byKind[kind] = (byKind[kind] || 0) + (end[cur] - start[cur]);
+      var pred = -1;
+      for (j = at[cur]; j < at[cur + 1]; j++) {
+        var q = list[j];
+        if (pred < 0 || end[q] > end[pred] || (end[q] === end[pred] && q < pred)) pred = q;
+      }
+      gap += Math.max(0, start[cur] - (pred >= 0 ? end[pred] : 0));
+      cur = pred;
+    }
+    path.reverse();
+    var total = end[path[path.length - 1]];
+    var shares = {}, names = Object.keys(byKind).sort(), top = null;
+    names.forEach(function (kd) {
+      shares[kd] = total > 0 ? byKind[kd] / total : 0;
+      if (top === null || shares[kd] > shares[top]) top = kd;
+    });
+    if (gap > 0) shares.gap = gap / total;
+    return { blocks: path, cycles: total, byKind: byKind, gapCycles: gap, shares: shares, top: top };
+  }
+
+  /** One line naming a critical path: "critical path: N blocks, filling 72%, epilogue 20%, ...". */
+  function criticalPathText(cp) {
+    var parts = Object.keys(cp.shares).sort(function (a, b) { return cp.shares[b] - cp.shares[a] || (a < b ? -1 : 1); });
+    return "critical path: " + cp.blocks.length + " blocks, " + parts.map(function (kd) { return kd + " " + Math.round(cp.shares[kd] * 100) + "%"; }).join(", ");
   }
 
   /**
@@ -4897,6 +4943,7 @@ var KernelSchedule = (function () {
   return {
     simulate: simulate,
     engine: { Engine: Engine, Ring: Ring, OrderBarrier: OrderBarrier, PipeState: PipeState },
+    criticalPath: criticalPath,
     blockAt: blockAt,
     blocksOf: blocksOf,
     emptyColumns: emptyColumns,

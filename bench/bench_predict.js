@@ -15,6 +15,13 @@ function fa3Shape(headdim, seqlen) {
   return { batch: 16384 / seqlen, heads: 2048 / headdim, seqlen: seqlen, headdim: headdim, blockM: 128, blockN: 128, dtype: "bf16" };
 }
 
+/** A square BF16 GEMM of side n with an m x n x 64 CTA tile and `stages` stages (predictGemm's input). */
+function gemmShape(side, m, n, stages) {
+  return { tile: { m: m, n: n, k: 64 }, problem: { m: side, n: side, k: side }, dtype: "bf16", stages: stages };
+}
+
+const FAST_CU = "pranjalssh/fast.cu README.md (commit 38eb642, 'Matrix multiplication of square bf16 matrices, accumulated in fp32'; the worklog 'Outperforming cuBLAS on H100'): ";
+
 const FA3_FIGURE = "FlashAttention-3 (Shah et al., arXiv 2407.08608), figure 'Attention forward speed, head dim D (H100 80GB SXM5)', FA3 bar at 16k, as transcribed by subtext.edge.nugit.net";
 
 /**
@@ -31,7 +38,15 @@ const CASES = [
   { label: "FA3 fwd BF16 hdim 256, seqlen 16k (H100 SXM)", kind: "attention", gpu: "h100-sxm", config: fa3Shape(256, 16384), reported: 642,
     source: FA3_FIGURE.replace("D", "256"), caveat: "as for hdim 128" },
   { label: "FA4 fwd BF16 'up to' (B200)", kind: "attention", gpu: "b200", config: fa3Shape(128, 16384), reported: 1605,
-    source: "Together AI, 'FlashAttention-4' blog post: 'On B200 with BF16, it reaches up to 1605 TFLOPs/s (71% utilization)'", caveat: "configuration of the peak not stated in the stored excerpt; compared against hdim 128, seqlen 16k" }
+    source: "Together AI, 'FlashAttention-4' blog post: 'On B200 with BF16, it reaches up to 1605 TFLOPs/s (71% utilization)'", caveat: "configuration of the peak not stated in the stored excerpt; compared against hdim 128, seqlen 16k" },
+  { label: "cuBLAS BF16 GEMM 4096^3 (H100), as 128x256x64, 4 stages", kind: "gemm", gpu: "h100-sxm", config: gemmShape(4096, 128, 256, 4), reported: 716,
+    source: FAST_CU + "'N=4096 ... cuBLAS: 716 TFLOPs'", caveat: "cuBLAS's kernel choice (tile, stages, cluster) is not reported; 128x256x64 with 4 stages is an assumption. H100 variant not stated (taken as SXM)" },
+  { label: "cuBLAS BF16 GEMM 4096^3 (H100), as 128x128x64, 4 stages", kind: "gemm", gpu: "h100-sxm", config: gemmShape(4096, 128, 128, 4), reported: 716,
+    source: FAST_CU + "'N=4096 ... cuBLAS: 716 TFLOPs'", caveat: "as above, with the project's default tile" },
+  { label: "cuBLAS BF16 GEMM 8192^3 (H100), as 128x256x64, 4 stages", kind: "gemm", gpu: "h100-sxm", config: gemmShape(8192, 128, 256, 4), reported: 795,
+    source: FAST_CU + "'N=8192 ... cuBLAS: 795 TFLOPs'", caveat: "as for 4096^3" },
+  { label: "fast.cu BF16 GEMM 4096^3 (H100), 128x256x64, 3 stages", kind: "gemm", gpu: "h100-sxm", config: gemmShape(4096, 128, 256, 3), reported: 763,
+    source: FAST_CU + "'N=4096 Kernel: 763 TFLOPs'; examples/matmul/matmul_12.cuh sets BM = 128, BN = 256, BK = 64, QSIZE = 3", caveat: "the README does not say which kernel file gives 763 (taken as the last, matmul_12); its 2 consumer WGs, cluster multicast and Hilbert-curve schedule are not modelled" }
 ];
 
 /** Predicted TFLOPS of one case: {bound, serial?, bottleneck}. */

@@ -366,7 +366,7 @@ var KernelPerf = (function () {
 
   /**
    * The TMA latency knob of one load of `bytes`: tmaCycles with the given reuse and fixed latency
-   * (memLatency; the presets have none, so 0 unless given), as {cycles, text, transfer}.
+   * (memLatency if given, else the preset's unloaded figure, else 0), as {cycles, text, transfer}.
    */
   function loadKnob(bytes, gpu, reuse, memLatency, what) {
     var t = tmaCycles({ bytes: bytes }, gpu, { reuse: reuse, latencyCycles: memLatency === undefined ? null : memLatency });

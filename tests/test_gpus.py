@@ -71,3 +71,39 @@ def test_tensor_rates_match_their_datasheet_derivation():
                 continue
             derived = fig["datasheetTflops"] * 1e12 / (sms * clock * 1e6)
             assert abs(derived / fig["value"] - 1) < 0.01, (name, dtype, derived)
+
+
+MEMORY_FIGURES = (("l2BandwidthGBs",), ("latencyCycles", "unloaded"), ("latencyCycles", "loaded"))
+
+
+def memory_figures():
+    """Yield (gpu, path, figure) for every L2 bandwidth and latency figure of every preset."""
+    for name, gpu in sorted(load(GPUS_PATH)["gpus"].items()):
+        for path in MEMORY_FIGURES:
+            fig = gpu
+            for key in path:
+                fig = fig[key]
+            yield name, path, fig
+
+
+def test_memory_figures_cite_a_pinned_measurement_and_the_docs_name_them():
+    """A filled L2 / latency figure links a commit-pinned file and appears in docs/performance.md."""
+    docs = (ROOT / "docs" / "performance.md").read_text(encoding="utf-8")
+    filled = 0
+    for name, path, fig in memory_figures():
+        if fig["value"] is None:
+            continue
+        filled += 1
+        url = fig["source"].get("url", "")
+        assert "/blob/" in url and len(url.split("/blob/")[1].split("/")[0]) == 40, (name, path, url)
+        assert "row" in fig["source"]["where"], (name, path)
+        shown = f"{fig['value']:,}" if fig["value"] >= 1000 and float(fig["value"]).is_integer() else str(fig["value"])
+        assert shown in docs or str(fig["value"]) in docs, (name, path, fig["value"])
+    assert filled >= 4
+
+
+def test_latency_figures_say_they_are_load_latencies_not_tma():
+    """The unloaded figures are pointer-chasing load latencies: each note must say it is not TMA's."""
+    for name, path, fig in memory_figures():
+        if path[0] == "latencyCycles" and fig["value"] is not None:
+            assert "not a measured TMA latency" in fig["note"], name

@@ -183,7 +183,10 @@ test("predictGemm on H100 SXM, 4096^3 BF16, 128x128x64: tensor-core bound at the
   near(p.time.us, us);
   near(p.tflops, 2 * Math.pow(4096, 3) / (us * 1e-6) / 1e12);
   near(p.peakFraction, p.tflops / 989.42976);
-  assert.equal(p.stagesNeeded, null, "no sourced TMA latency");
+  // The preset's unloaded latency (700 cycles, a global load missing L2) is added to the load:
+  // stages needed = ceil((700 + 331.2) / 512) = 3, so 4 stages keep it tensor-core bound.
+  assert.equal(p.kTileCycles.tmaLatency, 700);
+  assert.equal(p.stagesNeeded, 3);
 });
 
 test("predictAttention: per KV block MMA 4*128*128*128/4096 = 2048 on H100, softmax 1024, overlapped vs serial", () => {

@@ -30,8 +30,10 @@ test("one 128x128x64 BF16 k-tile on H100 SXM is a 512-cycle WGMMA (2 x 128 x 128
   assert.match(r.units.derivation.wgmmaLatency, /2 x 128 x 128 x 64 \/ 4096 bf16/);
   // Epilogue: 32768 B / 128 B/clk + 32768 B / (3350e9 / 132 / 1830e6 B/clk) = 256 + 2363.3 -> 2619.
   assert.equal(r.knobs.epilogueLatency, 2619);
-  // No problem: no L2 reuse, so the TMA is the whole 32768 B at 13.87 B/clk = 2363 cycles.
-  assert.equal(r.knobs.tmaLatency, 2363);
+  // No problem: no L2 reuse, so the TMA is the preset's 700-cycle unloaded latency plus the whole
+  // 32768 B at 13.87 B/clk (2363.3 cycles) = 3063.
+  assert.equal(r.knobs.tmaLatency, 3063);
+  assert.match(r.units.derivation.tmaLatency, /^tmaCycles: 700 latency \+ /);
   // FP8 doubles the rate: 256 cycles.
   assert.equal(KS.simulate(GEMM, { gpu: "h100-sxm", dtype: "fp8" }).knobs.wgmmaLatency, 256);
 });
