@@ -23,7 +23,7 @@ import re
 from dataclasses import dataclass, field
 
 # An inline chain longer than this is cut (pathological input): no real CUTLASS or FlashAttention
-# instantiation measured here nests deeper than 24 (see docs/compiled-truth.md).
+# instantiation measured here nests deeper than 21 (FA3; see docs/compiled-truth.md).
 MAX_CHAIN_DEPTH = 256
 
 # .file 3 "/path/to/cutlass.h"[, timestamp, size]
