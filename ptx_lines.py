@@ -4,10 +4,14 @@ nvcc -lineinfo writes `.file N "path"` directives (after the code) and, before e
 `.loc FILE LINE COL[, function_name LABEL[+K], inlined_at FILE2 LINE2 COL2]`. One `.loc` carries
 one inlining level: an instruction inlined through k calls is preceded by k `.loc` lines, outer
 to inner, each inlined at the location of the one before it; frames above the run were written
-before an earlier instruction. So the reader keeps, for every location it has seen, the
-`inlined_at` of the most recent `.loc` at that location, and a chain is read by following those
-links from the current `.loc` (innermost first). Each line is read once and a chain costs at most
-MAX_CHAIN_DEPTH look-ups, so reading is linear in the PTX size.
+before an earlier instruction. So each `.loc` becomes a node whose parent is the node of the most
+recent `.loc` at its `inlined_at` location, looked up when the `.loc` is read, and a chain is read
+by following the parents from the current node (innermost first). The look-up must happen then,
+not when the chain is read: a recursive template (cute's copy() -> Copy_Atom::call() -> copy())
+puts the same location twice in one run with different call sites, and the later `.loc` at that
+location would otherwise redirect the earlier frame's link (a false cycle that cuts the chain
+below the collective). Parents are always earlier nodes, so there are no cycles. Each line is
+read once and a chain costs at most MAX_CHAIN_DEPTH steps, so reading is linear in the PTX size.
 
 read_ptx(text) -> Listing: the files, and every protocol instruction (see CLASS_RULES) with its
 class, its statement text, its PTX line, the entry it lies in and its chain of (file, line, col).
@@ -18,8 +22,8 @@ import posixpath
 import re
 from dataclasses import dataclass, field
 
-# An inline chain longer than this is cut (a cycle in the links, or pathological input): no real
-# CUTLASS instantiation measured here nests deeper than 15 (see docs/compiled-truth.md).
+# An inline chain longer than this is cut (pathological input): no real CUTLASS or FlashAttention
+# instantiation measured here nests deeper than 21 (FA3; see docs/compiled-truth.md).
 MAX_CHAIN_DEPTH = 256
 
 # .file 3 "/path/to/cutlass.h"[, timestamp, size]
@@ -27,7 +31,7 @@ RE_FILE = re.compile(r'\s*\.file\s+(?P<index>\d+)\s+"(?P<path>[^"]*)"')
 # .loc 6 496 9[, function_name $L__info_string80[+12], inlined_at 2 849 9]
 RE_LOC = re.compile(r"""
     \s*\.loc \s+ (?P<file>\d+) \s+ (?P<line>\d+) \s+ (?P<col>\d+)      # the location
-    (?: \s*,\s* function_name \s+ [^,\s]+                                # the inlined function
+    (?: \s*,\s* function_name \s+ (?P<fn>[^,\s]+)                         # the inlined function
         \s*,\s* inlined_at \s+ (?P<afile>\d+) \s+ (?P<aline>\d+) \s+ (?P<acol>\d+) )?  # its call site
 """, re.VERBOSE)
 # .visible .entry NAME(   /   .func (.param ...) NAME(   /   .entry NAME(
@@ -133,8 +137,12 @@ def _statements(line):
 def read_ptx(text):
     """Read PTX text into a Listing (never raises on text; unknown lines are skipped)."""
     listing = Listing()
-    parent = {}            # (file, line, col) -> (file, line, col) it was inlined at, or None
-    current = None         # the location of the latest .loc
+    nodes = []             # per .loc: ((file, line, col), index of its parent node or None)
+    latest = {}            # (file, line, col) -> index of the latest node at that location
+    callees = {}           # node index -> function names of the .locs inlined at it so far
+    by_callee = {}         # ((file, line, col), function name) -> latest node at the location
+                           # that a .loc of that function was inlined at
+    current = None         # the node of the latest .loc
     chain_cache = None     # the chain of `current`, built on first use
     entry = ""
     raw = []               # (cls, opcode, text, ptx_line, entry, chain as index tuples)
@@ -146,11 +154,18 @@ def read_ptx(text):
         if stripped.startswith(".loc"):
             m = RE_LOC.match(line)
             if m:
-                current = (int(m.group("file")), int(m.group("line")), int(m.group("col")))
+                loc = (int(m.group("file")), int(m.group("line")), int(m.group("col")))
+                up = None
                 if m.group("afile") is not None:
-                    parent[current] = (int(m.group("afile")), int(m.group("aline")), int(m.group("acol")))
-                else:
-                    parent[current] = None
+                    site = (int(m.group("afile")), int(m.group("aline")), int(m.group("acol")))
+                    up = _call_site(site, m.group("fn"), latest, callees, by_callee)
+                    if up is None:   # a call site no .loc has named yet: a frame without parent
+                        nodes.append((site, None))
+                        up = latest[site] = len(nodes) - 1
+                    callees.setdefault(up, set()).add(m.group("fn"))
+                    by_callee[site, m.group("fn")] = up
+                nodes.append((loc, up))
+                current = latest[loc] = len(nodes) - 1
                 chain_cache = None
             continue
         if stripped.startswith(".file"):
@@ -173,7 +188,7 @@ def read_ptx(text):
             if cls is None:
                 continue
             if chain_cache is None:
-                chain_cache = _chain(current, parent)
+                chain_cache = _chain(current, nodes)
                 listing.max_chain_depth = max(listing.max_chain_depth, len(chain_cache))
             raw.append((cls, opcode, stmt, lineno, entry, chain_cache))
     listing.lines = lineno
@@ -184,12 +199,27 @@ def read_ptx(text):
     return listing
 
 
-def _chain(loc, parent):
-    """The inline chain of a location, innermost first, following the inlined_at links."""
+def _call_site(site, fn, latest, callees, by_callee):
+    """The node a .loc of function fn inlined at site hangs from. nvcc writes a whole run of .locs
+    (outer to inner) only when the outer frames change; when it interleaves two inlined calls
+    that share a helper (cute's copy() of the TMEM load and of the shared-memory store both pass
+    through util.hpp's explode), a later instruction's .loc may name only the innermost level,
+    inlined at the helper's location, whose latest .loc belongs to the other call. So: the
+    latest node at site when nothing was inlined at it yet, or when fn was (the run being
+    written); else the latest node at site that fn was inlined at before; else the latest."""
+    up = latest.get(site)
+    if up is None:
+        return None
+    seen = callees.get(up)
+    if not seen or fn in seen:
+        return up
+    return by_callee.get((site, fn), up)
+
+
+def _chain(node, nodes):
+    """The inline chain of a node, innermost first: its location and its parents' locations."""
     out = []
-    seen = set()
-    while loc is not None and loc not in seen and len(out) < MAX_CHAIN_DEPTH:
-        seen.add(loc)
+    while node is not None and len(out) < MAX_CHAIN_DEPTH:
+        loc, node = nodes[node]
         out.append(loc)
-        loc = parent.get(loc)
     return tuple(out)

@@ -82,12 +82,63 @@ def test_classify_table():
     assert {op: ptx_lines.classify(op) for op in cases} == cases
 
 
-def test_cycles_and_garbage_never_hang():
-    """A cycle in the inlined_at links ends the chain; lines of noise are skipped."""
+def test_links_that_look_cyclic_and_garbage_never_hang():
+    """inlined_at links that name each other's locations resolve to earlier .locs only (the first
+    call site, never seen before, is a frame without parent); lines of noise are skipped."""
     text = ("\t.loc 1 5 1, function_name $a, inlined_at 1 6 1\n"
             "\t.loc 1 6 1, function_name $b, inlined_at 1 5 1\n"
             "\tbar.sync 0;\n" + "@@ ;;; .loc x y\n{{}}\n" * 50 + "\t.file 1 \"/k.h\"\n")
     listing = ptx_lines.read_ptx(text)
     [ins] = listing.instructions
-    assert [(f.line) for f in ins.chain] == [6, 5]
+    assert [(f.line) for f in ins.chain] == [6, 5, 6]
     assert ptx_lines.read_ptx("").instructions == []
+
+
+def test_a_self_inlined_location_is_cut_at_the_depth_bound():
+    """A run of .locs each inlined at its own location makes the longest possible chain: it is
+    cut at MAX_CHAIN_DEPTH."""
+    text = "\t.loc 1 1 1, function_name $f, inlined_at 1 1 1\n" * 1000 + "\tbar.sync 0;\n"
+    [ins] = ptx_lines.read_ptx(text).instructions
+    assert len(ins.chain) == ptx_lines.MAX_CHAIN_DEPTH
+
+
+def test_recursion_repeats_a_location_with_its_own_call_site():
+    """cute's copy() -> Copy_Atom::call() -> copy(): one run holds the same location (here 2 5 1)
+    twice, each inlined at its own call site. The chain reaches the collective (file 1); a reader
+    that links a location to its latest .loc's call site sees a cycle and stops short of it."""
+    text = """
+	.loc	1 100 3, function_name $k, inlined_at 9 1 1
+	.loc	2 5 1, function_name $copy_a, inlined_at 1 100 3
+	.loc	3 7 1, function_name $call_a, inlined_at 2 5 1
+	.loc	2 9 1, function_name $copy_b, inlined_at 3 7 1
+	.loc	2 5 1, function_name $copy_c, inlined_at 2 9 1
+	.loc	4 1 1, function_name $tma, inlined_at 2 5 1
+	cp.async.bulk.tensor.2d.global.shared::cta.bulk_group [%rd2, {%r1, %r2}], [%r3];
+"""
+    [ins] = ptx_lines.read_ptx(text).instructions
+    assert [(f.file, f.line) for f in ins.chain] == [
+        ("<file 4>", 1), ("<file 2>", 5), ("<file 2>", 9), ("<file 3>", 7), ("<file 2>", 5),
+        ("<file 1>", 100), ("<file 9>", 1)]
+
+
+def test_an_innermost_only_loc_hangs_from_the_call_its_function_came_from():
+    """nvcc interleaves two inlined calls that share a helper (2 5 1) and writes only the innermost
+    .loc for a later instruction of the first call: it hangs from the helper frame its function
+    ($ld) was inlined at before, not from the other call's (which inlined $st there)."""
+    text = """
+	.loc	1 10 3, function_name $k, inlined_at 9 1 1
+	.loc	2 5 1, function_name $helper_ld, inlined_at 1 10 3
+	.loc	3 1 1, function_name $ld, inlined_at 2 5 1
+	tcgen05.ld.sync.aligned.16x256b.x4.b32 {%r1, %r2, %r3, %r4}, [%r5];
+	.loc	1 20 3, function_name $k, inlined_at 9 1 1
+	.loc	2 5 1, function_name $helper_st, inlined_at 1 20 3
+	.loc	3 2 1, function_name $st, inlined_at 2 5 1
+	tcgen05.st.sync.aligned.16x256b.x4.b32 [%r5], {%r1, %r2, %r3, %r4};
+	.loc	3 1 1, function_name $ld, inlined_at 2 5 1
+	tcgen05.ld.sync.aligned.16x256b.x4.b32 {%r1, %r2, %r3, %r4}, [%r5];
+	.loc	3 2 1, function_name $st, inlined_at 2 5 1
+	tcgen05.st.sync.aligned.16x256b.x4.b32 [%r5], {%r1, %r2, %r3, %r4};
+"""
+    got = [(i.cls, [f.line for f in i.chain]) for i in ptx_lines.read_ptx(text).instructions]
+    assert got == [("tmem_load", [1, 5, 10, 1]), ("tmem_store", [2, 5, 20, 1]),
+                   ("tmem_load", [1, 5, 10, 1]), ("tmem_store", [2, 5, 20, 1])]

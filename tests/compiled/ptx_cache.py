@@ -3,7 +3,9 @@
 The cache key hashes everything the PTX depends on: the TU's text and the shared headers of this
 folder, nvcc's `--version` output, the full flag list (which holds the absolute CUTLASS include
 paths, so the PTX's .file paths match the headers the parser reads) and the CUTLASS version
-(include/cutlass/version.h and the installed nvidia-cutlass distribution's version). The cache
+(include/cutlass/version.h and the installed nvidia-cutlass distribution's version); a unit built
+from a FlashAttention checkout ($FLASH_ATTENTION_PATH) also hashes the headers of its include
+folders, so a different revision never reuses another's PTX. The cache
 lives outside the repository: $KLV_PTX_CACHE, else $XDG_CACHE_HOME (or ~/.cache)
 /kernel_logical_visualizer/ptx. A cached entry is `<key>.ptx` plus `<key>.json` (TU name, flags,
 compile seconds); writes go through a temporary file and os.replace, so a killed compile never
@@ -36,12 +38,23 @@ class CompileError(RuntimeError):
     """nvcc failed on a TU (the message holds the tail of its output)."""
 
 
+# FlashAttention-3's own nvcc defines (hopper/setup.py's nvcc_flags): the 128 x 176 tile needs
+# the extended WGMMA shapes; GDC is FA3's PDL; NDEBUG and fast math as FA3 builds.
+FA3_DEFINES = ("-DCUTE_SM90_EXTENDED_MMA_SHAPES_ENABLED", "-DCUTLASS_ENABLE_GDC_FOR_SM90",
+               "-DCUTLASS_DEBUG_TRACE_LEVEL=0", "-DNDEBUG", "--use_fast_math")
+FLASH_ATTENTION = "flash_attention"   # Unit.source of the units built from $FLASH_ATTENTION_PATH
+HEADER_SUFFIXES = (".h", ".hpp", ".cuh")
+
+
 @dataclass(frozen=True)
 class Unit:
-    """One translation unit: its file, target and the extra include folders (under the root)."""
+    """One translation unit: its file, target, the extra include folders (under its source root:
+    the CUTLASS root, or the FlashAttention checkout when source is FLASH_ATTENTION) and defines."""
     name: str
     arch: str                 # sm_90a / sm_100a
-    includes: tuple = ()      # folders under the CUTLASS source root, besides include/
+    includes: tuple = ()      # folders under the unit's source root, besides CUTLASS's include/
+    defines: tuple = ()       # extra nvcc flags (-D...)
+    source: str = "cutlass"   # or FLASH_ATTENTION
 
     @property
     def path(self):
@@ -60,7 +73,34 @@ UNITS = (
     Unit("sm90_fmha_fwd", "sm_90a", ("examples/88_hopper_fmha",)),
     Unit("sm100_fmha_fwd", "sm_100a", ("examples/77_blackwell_fmha",)),
 )
-UNITS_BY_NAME = {u.name: u for u in UNITS}
+# Built only when FLASH_ATTENTION_PATH names a checkout (FlashAttention is not a package here).
+FA3_UNITS = (
+    Unit("fa3_fwd", "sm_90a", ("hopper",), FA3_DEFINES, FLASH_ATTENTION),
+)
+UNITS_BY_NAME = {u.name: u for u in UNITS + FA3_UNITS}
+
+
+def flash_attention_root():
+    """The FlashAttention checkout of $FLASH_ATTENTION_PATH (with hopper/), or None."""
+    env = os.environ.get("FLASH_ATTENTION_PATH")
+    if env and (Path(env) / "hopper").is_dir():
+        return Path(env)
+    return None
+
+
+def available_units():
+    """The CUTLASS units, and the FA3 units when a FlashAttention checkout is given."""
+    return UNITS + (FA3_UNITS if flash_attention_root() else ())
+
+
+def source_root(unit, root):
+    """The root the unit's `includes` are under: the CUTLASS root, or the FlashAttention checkout."""
+    if unit.source == FLASH_ATTENTION:
+        fa = flash_attention_root()
+        if fa is None:
+            raise CompileError(f"{unit.name} needs FLASH_ATTENTION_PATH (a flash-attention checkout)")
+        return fa
+    return root
 
 
 def find_nvcc():
@@ -118,19 +158,32 @@ def nvcc_version(nvcc):
 
 def flags(unit, root):
     """The full nvcc argument list (after the nvcc path) for one unit."""
-    incs = [f"-I{root / 'include'}", f"-I{HERE}"] + [f"-I{root / sub}" for sub in unit.includes]
-    return [*NVCC_FLAGS, f"-arch={unit.arch}", *incs]
+    base = source_root(unit, root)
+    incs = [f"-I{root / 'include'}", f"-I{HERE}"] + [f"-I{base / sub}" for sub in unit.includes]
+    return [*NVCC_FLAGS, *unit.defines, f"-arch={unit.arch}", *incs]
 
 
 def cache_key(unit, root, nvcc_ver):
-    """sha256 of the TU text, this folder's headers, nvcc's version, the flags and CUTLASS's version."""
+    """sha256 of the TU text, this folder's headers, nvcc's version, the flags and CUTLASS's version
+    (and, for a FlashAttention unit, the headers of its include folders)."""
     h = hashlib.sha256()
     for part in (unit.path.read_bytes(),
                  *(p.read_bytes() for p in sorted(HERE.glob("*.cuh"))),
                  nvcc_ver.encode(), "\0".join(flags(unit, root)).encode(),
-                 cutlass_version(root).encode()):
+                 cutlass_version(root).encode(),
+                 *_external_headers(unit, root)):
         h.update(hashlib.sha256(part).digest())
     return h.hexdigest()[:32]
+
+
+def _external_headers(unit, root):
+    """The bytes of the headers directly in a FlashAttention unit's include folders (none for a
+    CUTLASS unit, whose version stands for its headers)."""
+    if unit.source != FLASH_ATTENTION:
+        return []
+    base = source_root(unit, root)
+    return [p.read_bytes() for sub in unit.includes for p in sorted((base / sub).iterdir())
+            if p.suffix in HEADER_SUFFIXES and p.is_file()]
 
 
 def build(unit, root, nvcc, nvcc_ver=None):
@@ -183,7 +236,8 @@ def cutlass_root():
 def main(argv=None):
     """Build the named units (default: all) and print one line per unit."""
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("units", nargs="*", metavar="TU", help=", ".join(UNITS_BY_NAME))
+    ap.add_argument("units", nargs="*", metavar="TU",
+                    help=", ".join(UNITS_BY_NAME) + " (fa3_fwd needs FLASH_ATTENTION_PATH)")
     ap.add_argument("--jobs", type=int, default=DEFAULT_JOBS)
     args = ap.parse_args(argv)
     unknown = [n for n in args.units if n not in UNITS_BY_NAME]
@@ -194,7 +248,7 @@ def main(argv=None):
     if nvcc is None or root is None:
         print(f"ptx_cache: {'no nvcc' if nvcc is None else 'no CUTLASS headers'}", file=sys.stderr)
         return 2
-    units = [UNITS_BY_NAME[n] for n in args.units] or list(UNITS)
+    units = [UNITS_BY_NAME[n] for n in args.units] or list(available_units())
     start = time.monotonic()
     results = build_all(units, root, nvcc, args.jobs)
     failed = 0
