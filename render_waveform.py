@@ -69,6 +69,7 @@ COMMON_CSS_ASSET = "assets/common.css"
 COMMON_JS_ASSET = "assets/common.js"
 TRACE_EXPORT_JS_ASSET = "trace_export.js"
 PERF_JS_ASSET = "sim/perf.js"
+INTERPRET_JS_ASSET = "sim/interpret.js"
 GPUS_JSON_ASSET = "sim/gpus.json"
 BOOT_JS_ASSET = "assets/boot.js"
 # How the details panel links a source line (viz.py --source-link): a file:// URL, a vscode://
@@ -197,14 +198,25 @@ def default_title(parsed):
 
 
 def without_programs(parsed):
-    """The structure as the page embeds it: without the role programs (`programs`,
-    `kernel_layer.program`), which only sim/interpret.js reads and the page does not run yet
-    (docs/programs.md); everything else as parsed."""
+    """The structure as the page's model element embeds it: without the role programs
+    (`programs`, `kernel_layer.program`), which travel compressed in their own script
+    (packed_programs) and are put back by the page before it simulates (docs/programs.md)."""
     out = {k: v for k, v in parsed.items() if k != "programs"}
     kl = out.get("kernel_layer")
     if isinstance(kl, dict) and "program" in kl:
         out["kernel_layer"] = {k: v for k, v in kl.items() if k != "program"}
     return out
+
+
+def packed_programs(parsed):
+    """The role programs as one packed script (gzip, base64, like the page's code) that defines
+    KV_PROGRAMS = {programs, kernelProgram} from a JSON string literal (JSON.parse: no text of
+    the source is ever run as code); `null` members where the structure has none."""
+    kl = parsed.get("kernel_layer") if isinstance(parsed.get("kernel_layer"), dict) else {}
+    data = {"programs": parsed.get("programs"), "kernelProgram": kl.get("program")}
+    literal = json.dumps(pagekit.json_for_script(data), ensure_ascii=True)   # < > & escaped inside too
+    text = "var KV_PROGRAMS = JSON.parse(" + literal + ");\n"
+    return base64.b64encode(gzip.compress(text.encode("ascii"), compresslevel=9, mtime=0)).decode("ascii")
 
 
 def page_model(parsed, knobs, source_links=None):
@@ -280,11 +292,12 @@ def render(parsed, knobs=None, title=None, gpus=None, source_link="none", source
               "BOOT_JS": BOOT_JS_ASSET}
     # The page's scripts in the order they run (each after the ones it uses), embedded compressed.
     # One packing list: each entry is one packed script of one or more files, concatenated.
-    scripts = [("PERF_JS", (PERF_JS_ASSET,)), ("SCHEDULE_JS", (SCHEDULE_JS_ASSET,)),
+    scripts = [("PERF_JS", (PERF_JS_ASSET,)), ("INTERPRET_JS", (INTERPRET_JS_ASSET,)), ("SCHEDULE_JS", (SCHEDULE_JS_ASSET,)),
                ("TRACE_EXPORT_JS", (TRACE_EXPORT_JS_ASSET,)), ("COMMON_JS", (COMMON_JS_ASSET,)),
                ("WAVEFORM_JS", WAVE_MODULE_ASSETS + (WAVEFORM_JS_ASSET,))]
     packed = {f"{name}_GZ": packed_js(*rels) for name, rels in scripts}
     packed["GPUS_JSON"] = pagekit.json_for_script(without_urls(gpus if gpus is not None else read_gpu_table()))
+    packed["PROGRAMS_JS_GZ"] = packed_programs(parsed)
     return pagekit.render_template(TEMPLATE_ASSET, texts, assets, page_model(parsed, knobs, links), packed)
 
 

@@ -96,10 +96,10 @@ var KernelSchedule = (function () {
    * own: "text" ones take words or shapes, "switch" ones are a bare flag on the CLI.
    */
   var KNOB_TABLE = /*KNOB_TABLE_JSON_BEGIN*/{
-    "models": ["gemm", "attention", "blackwell"],
+    "models": ["gemm", "attention", "blackwell", "program"],
     "flagWords": {"on": true, "off": false},
     "knobs": [
-      {"name": "model", "flag": "--model", "choices": ["gemm", "attention", "blackwell"]},
+      {"name": "model", "flag": "--model", "choices": ["gemm", "attention", "blackwell", "program"]},
       {"name": "stages", "flag": "--stages"},
       {"name": "outputTiles", "flag": "--tiles"},
       {"name": "kTiles", "flag": "--k-tiles"},
@@ -3569,6 +3569,136 @@ var KernelSchedule = (function () {
       "k-tiles of each tile are assumed released after the loop's warpgroup_wait<0>");
   }
 
+  // ---------------------------------------------------------------------------------------------
+  // The program model: the code's own role programs (schema 3), run by sim/interpret.js
+  // (docs/programs.md). Not chosen by fitModel yet: asked for with knobs.model = "program".
+
+  /** sim/interpret.js: the page's global, or require()d next to this file. */
+  function interpretModule() {
+    if (typeof KernelInterpret !== "undefined") return KernelInterpret;
+    if (typeof require === "function" && typeof module !== "undefined") return require("./sim/interpret.js");
+    return null;
+  }
+
+  /** The program model's numeric knobs: the GEMM model's, less what the code decides (WGs, schedule). */
+  var PROGRAM_KNOB_RANGES = {};
+  ["stages", "outputTiles", "kTiles", "tmaLatency", "wgmmaLatency", "epilogueLatency", "kPipeMmas"].forEach(function (k) {
+    PROGRAM_KNOB_RANGES[k] = GEMM_KNOB_RANGES[k];
+  });
+  var PROGRAM_DEFAULT_KNOBS = { model: "program" };
+  Object.keys(PROGRAM_KNOB_RANGES).forEach(function (k) { PROGRAM_DEFAULT_KNOBS[k] = GEMM_DEFAULT_KNOBS[k]; });
+
+  function normalizeProgramKnobs(input, sourceKnobs) {
+    var messages = [];
+    var raw = knobObject(input, messages);
+    var knobs = { model: "program" };
+    var src = sourceKnobs || {};
+    for (var name in PROGRAM_KNOB_RANGES) {
+      var r = PROGRAM_KNOB_RANGES[name];
+      var fallback = Math.min(r.max, Math.max(r.min, src[name] ? src[name].value : PROGRAM_DEFAULT_KNOBS[name]));
+      knobs[name] = normalizeNumber(name, raw[name], r, fallback, messages);
+    }
+    reportUnknownKnobs(raw, knobs, messages);
+    return { knobs: knobs, messages: messages };
+  }
+
+  /**
+   * The models a page offers for a structure: every model, except one that runs beside the fit
+   * (`alongside`: the program model) where it does not cover the structure; with alongsideOnly,
+   * only those (what a page offers for a kernel no hand-written model fits).
+   */
+  function offeredModels(structure, alongsideOnly) {
+    return Object.keys(MODELS).filter(function (name) {
+      var m = MODELS[name];
+      return m.alongside ? m.covers(structure) === null : !alongsideOnly;
+    });
+  }
+
+  /** Why the program model cannot run a structure, or null (it needs the kernel layer's program). */
+  function programCovers(st) {
+    var I = interpretModule();
+    if (I === null) return "sim/interpret.js is not loaded";
+    if (!isObject(st) || !isObject(st.programs) || !Array.isArray(st.programs.functions)) {
+      return "the structure has no role programs (schema 3: parse it again)";
+    }
+    if (!isObject(st.kernel_layer) || !isObject(st.kernel_layer.program)) {
+      return "no kernel layer's program was parsed: the roles are not known (parse the collective with --kernel-layer)";
+    }
+    if (!Array.isArray(st.kernel_layer.role_vars) || !st.kernel_layer.role_vars.length) {
+      return "the kernel layer's role branches test no role variable the interpreter reads (an enum of warpgroup or warp roles)";
+    }
+    return null;
+  }
+
+  function estimateProgramBlocks(knobs) {
+    var n = knobs.outputTiles * knobs.kTiles;
+    // per k-tile: issue, filling, full and, per consumer role (two at most in the SM90 kernels), a
+    // wait and an MMA; per tile and role an epilogue and two order waits (an upper bound).
+    return n * 3 + 2 * (2 * n + 3 * knobs.outputTiles) + 64;
+  }
+
+  function simulateProgram(knobs, refs, structure) {
+    var I = interpretModule();
+    var estimate = estimateProgramBlocks(knobs);
+    var run = I.run(structure, knobs, KernelSchedule.engine, { events: recordEvents(estimate), capacity: estimate });
+    if (run.error) {
+      var empty = new Timeline([], false, 0).finalize();
+      return { total: 0, lanes: [], columns: empty, deadlock: null, barriers: [], barrierEvents: [],
+        verdict: { total: 0, waits: {}, tensorCoreUtilization: 0, tensorCoreBusySteps: 0, hazards: [], stopped: [],
+          summary: "the program could not run: " + run.error }, notes: {} };
+    }
+    var verdict = {
+      total: run.total, waits: run.waits,
+      tensorCoreUtilization: run.total > 0 ? run.busy / run.total : 0, tensorCoreBusySteps: run.busy,
+      hazards: run.hazards, stopped: run.stopped, roles: run.roles.map(function (r) { return r.name; }),
+      flags: run.flags, summary: "",
+      hazardText: run.hazards.length ? run.hazards.length + (run.hazards.length >= 20 ? "+" : "") + " (first: " + run.hazards[0].message + ")" : "none",
+      stoppedText: run.stopped.length ? run.stopped.map(function (x) { return x.role + " at line " + x.line + ": " + x.reason; }).join("; ") : "none",
+      flagsText: Object.keys(run.flags).length ? Object.keys(run.flags).sort().map(function (f) { return f + " " + (run.flags[f] ? "on" : "off"); }).join(", ") : "none"
+    };
+    verdict.summary = programSummary(run, verdict);
+    return { total: run.total, lanes: run.lanes, columns: run.columns, verdict: verdict, notes: {},
+      deadlock: run.deadlock, barriers: run.barriers, barrierEvents: run.barrierEvents,
+      barrierEventsOmitted: run.barrierEventsOmitted === true };
+  }
+
+  /** The program verdict's one line: a deadlock, roles that stopped, hazards, else the figures. */
+  function programSummary(run, v) {
+    if (run.deadlock !== null) return run.deadlock.message;
+    var parts = [];
+    if (run.stopped.length) {
+      parts.push("not modelled: " + run.stopped.map(function (s) { return s.role + " stopped at line " + s.line + " (" + s.reason + ")"; }).join("; "));
+    }
+    if (run.hazards.length) parts.push(run.hazards.length + (run.hazards.length >= 20 ? "+" : "") + " hazard(s): " + run.hazards[0].message);
+    parts.push("total " + run.total + " steps; tensor core busy " + Math.round(100 * v.tensorCoreUtilization) + "%");
+    return parts.join("; ");
+  }
+
+  function programView(knobs, refs) {
+    var view = gemmView(knobs, refs);
+    view.verdict = [
+      { label: "Tensor-core utilization", field: "tensorCoreUtilization", format: "percent" },
+      { label: "Hazards (a stage refilled while its MMA reads it)", format: "template", template: "{hazardText}" },
+      { label: "Roles not modelled past a step", format: "template", template: "{stoppedText}" },
+      { label: "Compile-time flags", format: "template", template: "{flagsText}" }
+    ];
+    view.note = ["", ["o.k"], " = output tile o, k-tile k; the lanes are the roles of the kernel layer's own program; time in abstract steps"];
+    return view;
+  }
+
+  /** The run-time choices the interpreter makes (sim/interpret.js RUNTIME_CHOICES, SCHEDULER_STATIC). */
+  var PROGRAM_ASSUMPTIONS = [
+    "cute::elect_one_sync() is taken: the elected thread's program is the role's",
+    "the static persistent tile scheduler: each role's tiles follow advance_to_next_work / fetch_next_work; output tiles (O) is where is_valid() ends",
+    "a runtime branch the program cannot evaluate is skipped when it holds no step, else the role stops there (named in the verdict)"
+  ];
+  var PROGRAM_NOT_MODELLED = [
+    "the epilogue collective's own program: collective_epilogue.store is one epilogue block of E steps; its C load (is_producer_load_needed) is taken as not needed",
+    "the dynamic persistent scheduler and other compile-time flags the source leaves to its instantiation: off unless knobs.flags says on (listed in the verdict's flags)",
+    "pipelines of files not parsed here (the epilogue's, the tile scheduler's): their states and ops are not followed",
+    "a lambda's own loops and branches (its ops run at its call site in order)"
+  ];
+
   var MODELS = {
     gemm: {
       defaults: GEMM_DEFAULT_KNOBS,
@@ -4482,6 +4612,32 @@ var KernelSchedule = (function () {
     assumptions: blackwellAssumptions,
     notModelled: blackwellNotModelled
   };
+
+  /** The program model (docs/programs.md): registered last, as KNOB_TABLE.models lists it. */
+  MODELS.program = {
+    defaults: PROGRAM_DEFAULT_KNOBS,
+    ranges: PROGRAM_KNOB_RANGES,
+    choices: {},
+    normalize: normalizeProgramKnobs,
+    sourceKnobs: function (st) { var g = gemmSourceKnobs(st); return g.kPipeMmas ? { kPipeMmas: g.kPipeMmas } : {}; },
+    estimateBlocks: estimateProgramBlocks,
+    lanes: function () { return []; },
+    simulate: simulateProgram,
+    refs: function () { return { producer: null, consumer: null, copy: "TMA" }; },
+    view: programView,
+    flags: {},
+    waitReasons: WAIT_REASON_PRIORITY,
+    blockKinds: BLOCK_KINDS,
+    emptyVerdict: { hazards: [], stopped: [] },
+    sizeKnobs: "outputTiles (O) or kTiles (K)",
+    covers: programCovers,
+    adaptSpecs: null,
+    fitReason: "the kernel layer's own role programs, run by sim/interpret.js",
+    alongside: true,
+    assumptions: function () { return PROGRAM_ASSUMPTIONS.slice(); },
+    notModelled: function () { return PROGRAM_NOT_MODELLED.slice(); }
+  };
+
   // ============================================================================ end of Blackwell
 
   // ---------------------------------------------------------------------------------------------
@@ -4599,7 +4755,8 @@ var KernelSchedule = (function () {
     if (result.barrierEventsOmitted) {
       norm.messages.push("barrier events omitted: more than " + EVENT_BLOCK_LIMIT + " blocks");
     }
-    if (explicit && fit.model !== norm.knobs.model) {
+    // A model that runs beside the fit (the program model) is no mismatch where it covers the structure.
+    if (explicit && fit.model !== norm.knobs.model && !(model.alongside && model.covers(structure) === null)) {
       norm.messages.push("model " + norm.knobs.model + " was asked for, but " + (fit.model === null ?
         "no schedule model fits this structure: " : "the structure fits the " + fit.model + " model: ") + fit.reason);
     }
@@ -4608,7 +4765,10 @@ var KernelSchedule = (function () {
     result.messages = norm.messages;
     result.error = null;
     result.functions = { producer: refs.producer, consumer: refs.consumer };
-    result.fit = fit;
+    // The model that ran describes itself: a model run beside the fit gives its own reason,
+    // assumptions and omissions (the page's verdict lists them).
+    result.fit = model.alongside && model.covers(structure) === null ?
+      { model: norm.knobs.model, reason: model.fitReason, assumptions: model.assumptions(structure), notModelled: model.notModelled(structure) } : fit;
     result.view = model.view(norm.knobs, refs);
     return result;
   }
@@ -4960,6 +5120,7 @@ var KernelSchedule = (function () {
     WAIT_REASONS: WAIT_REASON_PRIORITY.slice(),
     MODELS: MODELS,
     MODEL_NAMES: Object.keys(MODELS),
+    offeredModels: offeredModels,
     defaultModel: defaultModel,
     fitModel: fitModel,
     knobsFor: knobsFor,

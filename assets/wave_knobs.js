@@ -11,7 +11,7 @@ var KVWaveKnobs = (function () {
     var KS = P.KS, UNIT_SPECS = P.UNIT_SPECS, box = P.box, gpuTable = P.gpuTable, hashKeys = P.hashKeys,
         model = P.model, parsed = P.parsed, state = P.state;
     // -- knobs: specs from the simulator (knobsFor), starting values: model defaults < embedded < hash
-    var modelNames = KS.MODEL_NAMES.slice();
+    var modelNames = KS.offeredModels(parsed);
     var hashKeyOf = {};
     hashKeys.forEach(function (pair) { hashKeyOf[pair[1]] = pair[0]; });
 
@@ -39,7 +39,12 @@ var KVWaveKnobs = (function () {
     var startFit = KS.fitModel(parsed);
     var noFit = startFit.model === null;
     P.pageModel = startFit.model;
-    if (noFit) modelNames = [];
+    // No hand-written model fits: only a model that runs the code's own programs is offered
+    // (KS.offeredModels(parsed, true): the program model where the kernel layer's program was read).
+    if (noFit) {
+      modelNames = KS.offeredModels(parsed, true);
+      if (modelNames.length) { P.pageModel = modelNames[0]; noFit = false; }
+    }
     if (initial.model !== undefined) {
       if (modelNames.indexOf(initial.model) >= 0) P.pageModel = initial.model;
       else if (noFit) P.startMessages.push("initial model " + String(initial.model).slice(0, 40) + " ignored: no schedule model fits this kernel.");

@@ -56,10 +56,10 @@ var KVWaveWorker = (function () {
       var simSource = window.KV_SOURCES && window.KV_SOURCES.schedule;
       if (!simSource || typeof Worker === "undefined" || typeof Blob === "undefined") return null;
       try {
-        // The formulas (perf) and the GPU table come first: a cycles run reads both.
+        // The formulas (perf), the GPU table and the interpreter come first: schedule.js reads them.
         if (!workerUrl) {
           workerUrl = URL.createObjectURL(new Blob([window.KV_SOURCES.perf || "", "\nvar KernelGpuTable = " + JSON.stringify(gpuTable) + ";\n",
-            simSource, "\n", WORKER_MAIN], {type: "text/javascript"}));
+            window.KV_SOURCES.interpret || "", "\n", simSource, "\n", WORKER_MAIN], {type: "text/javascript"}));
         }
         var w = new Worker(workerUrl);
         w.onmessage = onmessage;

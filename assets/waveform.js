@@ -65,10 +65,26 @@ var KVWave = (function () {
     verdictDelta: M.KVWaveStats.verdictDelta,
     sourceHref: M.KVWaveStats.sourceHref,
     TENSOR_CORE_KINDS: M.KVWaveStats.TENSOR_CORE_KINDS,
+    withPrograms: withPrograms,
     constants: {RULER_HEIGHT_PX: M.KVWaveConst.RULER_HEIGHT_PX, LANE_HEIGHT_PX: M.KVWaveConst.LANE_HEIGHT_PX,
       GUTTER_MIN_WIDTH_PX: M.KVWaveConst.GUTTER_MIN_WIDTH_PX, LABEL_MIN_WIDTH_PX: M.KVWaveConst.LABEL_MIN_WIDTH_PX,
       BADGE_ROW_PX: M.KVWaveConst.BADGE_ROW_PX}
   };
+
+  /**
+   * The parsed structure with its role programs put back: the model element carries it without
+   * them, the packed `programs` script defines KV_PROGRAMS = {programs, kernelProgram}
+   * (render_waveform.packed_programs; docs/programs.md). A copy: the embedded model is not changed.
+   */
+  function withPrograms(parsed, packed) {
+    if (!parsed || typeof parsed !== "object" || !packed || typeof packed !== "object") return parsed;
+    var out = Object.assign({}, parsed);
+    if (packed.programs) out.programs = packed.programs;
+    if (packed.kernelProgram && out.kernel_layer && typeof out.kernel_layer === "object") {
+      out.kernel_layer = Object.assign({}, out.kernel_layer, {program: packed.kernelProgram});
+    }
+    return out;
+  }
 
   /** Start the page; any failure is shown in the error box rather than leaving a blank page. */
   function startPage() {
@@ -96,7 +112,7 @@ var KVWave = (function () {
     var KS = window.KernelSchedule;
     if (!KS || typeof KS.simulate !== "function") throw new Error("the simulator (KernelSchedule) is missing");
     var model = JSON.parse(document.getElementById("model").textContent);
-    var parsed = model.parsed;
+    var parsed = withPrograms(model.parsed, window.KV_PROGRAMS);
     var hashKeys = model.hashKeys;
     // GPU presets (sim/gpus.json, embedded as JSON): the GPU select; schedule.js looks a GPU name
     // up in the global KernelGpuTable (docs/performance.md). Unit knobs: KNOB_TABLE.units.

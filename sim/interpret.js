@@ -80,6 +80,12 @@ var KernelInterpret = (function () {
   };
   /** Free calls that construct a pipeline state (sm90_pipeline.hpp make_producer_start_state). */
   var STATE_MAKERS = { "cutlass::make_producer_start_state": 1, "make_producer_start_state": 1 };
+  /**
+   * Pipeline classes whose barrier counts the run models: a TMA producer (the full barrier
+   * completes on the transaction bytes; producer_commit is no step) and consumers that release
+   * one arrival per role of their group (sm90_pipeline.hpp PipelineTmaAsync).
+   */
+  var MODELLED_PIPELINES = { "PipelineTmaAsync": true };
   /** Methods of a collective epilogue: the latency class of each (absent: no step). */
   var EPILOGUE_CALLS = { store: "epilogue" };
 
@@ -393,14 +399,18 @@ var KernelInterpret = (function () {
     return null;
   };
 
-  RoleRun.prototype.bindingEnv = function (binding) {
-    var ctx = this.ctx;
-    ctx.roleBinding = {};
-    Object.keys(binding).forEach(function (k) { ctx.roleBinding[k] = new EnumValue(binding[k]); });
+  /** The role's binding as values (built once per role; the context reads it while this role evaluates). */
+  RoleRun.prototype.bindingValues = function () {
+    if (this.boundValues === undefined) {
+      var out = {}, binding = this.role.binding;
+      Object.keys(binding).forEach(function (k) { out[k] = new EnumValue(binding[k]); });
+      this.boundValues = out;
+    }
+    return this.boundValues;
   };
 
   RoleRun.prototype.eval = function (e, env, constexpr) {
-    this.bindingEnv(this.role.binding);
+    this.ctx.roleBinding = this.bindingValues();
     return evalExpr(e, env, this.ctx, constexpr);
   };
 
@@ -545,12 +555,24 @@ var KernelInterpret = (function () {
   };
 
   /** The value a declaration gives its name: a state, a scheduler, an object, or its initializer's. */
+  /** What a declaration's type makes of it (cached per type text): state, scheduler, or its base name. */
+  var declKinds = new Map();
+  function declKind(type) {
+    var got = declKinds.get(type);
+    if (got === undefined) {
+      got = { state: /PipelineState\b/.test(type), scheduler: /\bTileScheduler\b/.test(type),
+        base: type.replace(/^(?:typename\s+)?(?:\w+::)*/, "").replace(/[\s&*]+$/, "") };
+      declKinds.set(type, got);
+    }
+    return got;
+  }
+
   RoleRun.prototype.valueOfDecl = function (node, env) {
     var type = node.type || "";
-    var ctx = this.ctx;
-    if (/PipelineState\b/.test(type) && node.expr === null) return new State(ctx.stages, 0, 0, 0, ctx.followsStateType(type));
-    if (/\bTileScheduler\b/.test(type)) return (this.scheduler = new Scheduler());
-    var base = type.replace(/^(?:typename\s+)?(?:\w+::)*/, "").replace(/[\s&*]+$/, "");
+    var ctx = this.ctx, kind = declKind(type);
+    if (kind.state && node.expr === null) return new State(ctx.stages, 0, 0, 0, ctx.followsStateType(type));
+    if (kind.scheduler) return (this.scheduler = new Scheduler());
+    var base = kind.base;
     if (ctx.pipelineAliases[base] && this.run.pipes[base]) return new Obj("pipe", base, this.run.pipes[base]);
     if (ctx.orderAliases[base]) return new Obj("order", base, this.run.order(base));
     if (base === "CollectiveMainloop") return new Obj("mainloop", base);
@@ -599,8 +621,16 @@ var KernelInterpret = (function () {
   };
 
   /** The object a receiver names in this frame (a variable, or a kernel object). */
+  var lastNames = new Map();
+  /** The last name of a receiver (`a.b->c` gives c), cached: receivers repeat on every iteration. */
+  function lastName(name) {
+    var got = lastNames.get(name);
+    if (got === undefined) { got = String(name).split(/\.|->/).pop(); lastNames.set(name, got); }
+    return got;
+  }
+
   RoleRun.prototype.objectOf = function (name, env) {
-    var last = String(name).split(/\.|->/).pop();
+    var last = lastName(name);
     var box = env[last] || this.env[last];
     return box ? box.v : undefined;
   };
@@ -649,16 +679,23 @@ var KernelInterpret = (function () {
 
   RoleRun.prototype.execOp = function (node, env) {
     var sem = OP_SEMANTICS[node.op];
-    if (!sem) return undefined;
+    if (!sem) return this.stop(node, "the op `" + node.op + "` is not modelled yet");
     return sem(this, node, env);
   };
 
   // ---------------------------------------------------------------------------------------------
   // Op semantics: one meaning per op kind (docs/programs.md "Ops")
 
+  /**
+   * The ring of an op's pipeline object, or null when the object is no pipeline this run models
+   * (the epilogue's, the scheduler's: the op is then no step). A pipeline of a class whose
+   * barrier counts are not modelled (anything but PipelineTmaAsync so far) stops the role.
+   */
   function pipeOf(rr, node, env) {
     var obj = rr.objectOf(node.object || node.receiver || "", env);
-    return obj instanceof Obj && obj.kind === "pipe" ? obj.data : null;
+    if (!(obj instanceof Obj) || obj.kind !== "pipe") return null;
+    if (!obj.data.modelled) { rr.stop(node, "the pipeline class " + obj.data.cls + " is not modelled yet (only PipelineTmaAsync)"); return null; }
+    return obj.data;
   }
   function stateOf(rr, node, env) {
     var box = node.state ? env[node.state] : null;
@@ -748,6 +785,16 @@ var KernelInterpret = (function () {
   }
 
   /**
+   * The line list of a node, one array per node for the whole run: the timeline interns line
+   * lists by identity (a fresh array per block would grow its table with every block).
+   */
+  Run.prototype.linesOf = function (node) {
+    var got = this.lineCache.get(node);
+    if (got === undefined) { got = linesOfNode(node); this.lineCache.set(node, got); }
+    return got;
+  };
+
+  /**
    * Run the programs of structure with knobs on the engine primitives prims
    * ({Engine, Ring, OrderBarrier}); returns {lanes, total, columns, deadlock, barriers,
    * barrierEvents, roles, stopped, flags, notes} or {error}.
@@ -771,6 +818,7 @@ var KernelInterpret = (function () {
     this.pipes = {};
     this.groups = null;
     this.notes = [];
+    this.lineCache = new Map();
   }
 
   /** The lanes: producing roles, each ring's stages, then the other roles. */
@@ -817,7 +865,7 @@ var KernelInterpret = (function () {
     if (g >= ob.length) return rr.stop(node, "order barrier group " + g + " beyond its length " + ob.length);
     if (node.name === "wait") {
       var reason = this.nextIsEpilogue(rr) ? "epilogue-order" : "order";
-      return ob.bar.wait(g, reason, linesOfNode(node), rr.currentTile(), null, null, node.line);
+      return ob.bar.wait(g, reason, this.linesOf(node), rr.currentTile(), null, null, node.line);
     }
     if (node.name === "arrive") return ob.bar.arrive(g);
     return undefined;
@@ -846,12 +894,12 @@ var KernelInterpret = (function () {
   Run.prototype.opaque = function (rr, cls, node) {
     if (this.dry) return DRY;
     var latency = cls === "epilogue" ? this.knobs.epilogueLatency : 0;
-    return this.eng.work(latency, cls, linesOfNode(node), rr.currentTile(), null, null);
+    return this.eng.work(latency, cls, this.linesOf(node), rr.currentTile(), null, null);
   };
 
   Run.prototype.cmdWait = function (rr, bar, parity, reason, node, tile, k, stage) {
     if (this.dry) return DRY;
-    return this.eng.wait(bar, parity, reason, linesOfNode(node), tile, k, stage, node.line);
+    return this.eng.wait(bar, parity, reason, this.linesOf(node), tile, k, stage, node.line);
   };
   Run.prototype.cmdArrive = function (rr, bar) {
     if (this.dry) return DRY;
@@ -859,7 +907,7 @@ var KernelInterpret = (function () {
   };
   Run.prototype.cmdCopy = function (rr, ring, s, node, tile, k) {
     if (this.dry) return DRY;
-    return this.eng.copy(ring.full[s], this.knobs.tmaLatency, linesOfNode(node), linesOfNode(node), tile, k, s, ring.firstLane + s, ring);
+    return this.eng.copy(ring.full[s], this.knobs.tmaLatency, this.linesOf(node), this.linesOf(node), tile, k, s, ring.firstLane + s, ring);
   };
   Run.prototype.cmdMma = function (rr, node, tile, k, stage) {
     if (this.dry) {
@@ -867,7 +915,7 @@ var KernelInterpret = (function () {
       return DRY;
     }
     var parts = this.groups ? this.groups[rr.role.name] || 1 : 1;
-    return this.eng.mma(this.tc, this.knobs.wgmmaLatency, "wgmma", linesOfNode(node), tile, k, stage, parts,
+    return this.eng.mma(this.tc, this.knobs.wgmmaLatency, "wgmma", this.linesOf(node), tile, k, stage, parts,
       parts > 1 ? tile * TILE_KEY + k : null);
   };
   Run.prototype.cmdMmaWait = function (rr, n) {
@@ -913,14 +961,22 @@ var KernelInterpret = (function () {
         if (c.kind[id] === kind) each(id, log[i++]);
       }
     }
+    // fills[pipe][stage][gen]: the fill's issue time and line (dense arrays: gens count up per stage).
+    function slot(pipe, stage) {
+      var p = fills[pipe] || (fills[pipe] = []);
+      return p[stage] || (p[stage] = { t: [], line: [] });
+    }
     runs.forEach(function (rr) {
       laneBlocks(rr.role.lane, issueKind, rr.copyLog, function (id, rec) {
-        fills[rec.pipe + ":" + rec.stage + ":" + rec.gen] = { t: c.start[id], line: rec.line };
+        var f = slot(rec.pipe, rec.stage);
+        f.t[rec.gen] = c.start[id];
+        f.line[rec.gen] = rec.line;
       });
     });
     runs.forEach(function (rr) {
       laneBlocks(rr.role.lane, mmaKind, rr.mmaLog, function (id, rec) {
-        var next = fills[rec.pipe + ":" + rec.stage + ":" + (rec.gen + 1)];
+        var f = fills[rec.pipe] && fills[rec.pipe][rec.stage], g = rec.gen + 1;
+        var next = f && f.t[g] !== undefined ? { t: f.t[g], line: f.line[g] } : null;
         if (next && next.t < c.end[id] && out.length < 20) {
           out.push({ stage: rec.stage, pipeline: rec.pipe, copyLine: next.line, mmaLine: rec.line, at: next.t,
             mmaEnd: c.end[id], role: rr.role.name,
@@ -932,19 +988,34 @@ var KernelInterpret = (function () {
     return out;
   }
 
+  /** The drawn wait steps of each consuming role by reason (the verdict's `waits`). */
+  function waitsOf(eng) {
+    var out = {};
+    eng.roles.forEach(function (role) {
+      if (!role.drawWaits) return;
+      var w = { total: 0 };
+      for (var reason in role.waits) { w[reason] = role.waits[reason]; w.total += role.waits[reason]; }
+      out[role.name] = w;
+    });
+    return out;
+  }
+
   Run.prototype.go = function () {
     var prims = this.ctx.prims, self = this;
     var lanes = this.layout();
     this.groups = this.mmaGroups();
     var maxGroup = 1;
     Object.keys(this.groups).forEach(function (k) { if (self.groups[k] > maxGroup) maxGroup = self.groups[k]; });
-    var eng = this.eng = new prims.Engine(lanes, { build: true, events: this.options.events !== false, capacity: 0 });
+    var eng = this.eng = new prims.Engine(lanes, { build: true, events: this.options.events !== false, capacity: this.options.capacity || 0 });
     this.orders = {};
     this.usedPipes.forEach(function (p) {
+      var cls = Array.isArray(p["class"]) ? p["class"].join(" | ") : String(p["class"]);
       // A stage's empty barrier expects one release per role of the consuming group (the kernel
       // layer's num_consumers: one warpgroup, or every warpgroup of a cooperative TiledMma).
       self.pipes[p.alias] = new prims.Ring(eng, p.alias, self.knobs.stages, self.ringLanes[p.alias], 1, maxGroup,
         { full: { wait: [], arrive: [] }, empty: { wait: [], arrive: [] } }, []);
+      self.pipes[p.alias].cls = cls;
+      self.pipes[p.alias].modelled = MODELLED_PIPELINES[cls] === true;
     });
     this.tc = eng.queue("tensor core");
     var runs = [];
@@ -962,7 +1033,7 @@ var KernelInterpret = (function () {
       barriers: eng.barrierList(), barrierEvents: eng.sortedEvents(), roles: this.roles.map(function (r) {
         return { name: r.name, binding: r.binding, lane: r.lane, mmaGroup: self.groups[r.name] || null };
       }),
-      stopped: stopped, flags: this.ctx.flags, busy: this.tc.busy
+      stopped: stopped, flags: this.ctx.flags, busy: this.tc.busy, waits: waitsOf(eng), barrierEventsOmitted: eng.events === null
     };
   };
 
@@ -970,7 +1041,7 @@ var KernelInterpret = (function () {
     run: run, Run: Run,
     Unknown: Unknown, State: State, evalExpr: evalExpr, fuse: fuse, Context: Context,
     enumerateRoles: enumerateRoles, RoleRun: RoleRun, OP_SEMANTICS: OP_SEMANTICS,
-    SYMBOL_KNOBS: SYMBOL_KNOBS, SCHEDULER_STATIC: SCHEDULER_STATIC, TRIP_KNOBS: TRIP_KNOBS, RUNTIME_CHOICES: RUNTIME_CHOICES,
+    SYMBOL_KNOBS: SYMBOL_KNOBS, SCHEDULER_STATIC: SCHEDULER_STATIC, MODELLED_PIPELINES: MODELLED_PIPELINES, TRIP_KNOBS: TRIP_KNOBS, RUNTIME_CHOICES: RUNTIME_CHOICES,
     EPILOGUE_CALLS: EPILOGUE_CALLS, TILE_KEY: TILE_KEY, isUnknown: isUnknown
   };
 })();

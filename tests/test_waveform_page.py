@@ -63,8 +63,9 @@ def test_all_markers_filled_and_assets_inlined(parsed):
         assert page.count(probe) >= 1, asset
     # Scripts come after the model; the simulator, exporter and shared module before the page script.
     scripts = page_scripts(page)
-    assert [name for name, _ in scripts] == ["perf", "schedule", "trace_export", "common", "waveform"]
-    for (name, text), probe in zip(scripts, ("var KernelPerf", "var KernelSchedule", "var KernelExport", "var KVCommon", "var KVWave")):
+    assert [name for name, _ in scripts] == ["perf", "interpret", "schedule", "trace_export", "common", "programs", "waveform"]
+    for (name, text), probe in zip(scripts, ("var KernelPerf", "var KernelInterpret", "var KernelSchedule", "var KernelExport",
+                                             "var KVCommon", "var KV_PROGRAMS = JSON.parse(", "var KVWave")):
         assert probe in text, name
     assert page.index('id="model"') < page.index('class="kv-code"') < page.index("DecompressionStream")
 
@@ -104,7 +105,7 @@ def test_json_cannot_break_out_of_its_script(parsed):
     assert model["parsed"] == rw.without_programs(nasty)
     # The path also appears in the header, escaped as HTML text.
     assert "a&lt;/script&gt;b.hpp" in page
-    assert page.lower().count("</script>") == 8  # model, GPU table, 5 packed scripts, start-up script
+    assert page.lower().count("</script>") == 10  # model, GPU table, 7 packed scripts, start-up script
 
 
 def test_header_text_is_escaped(parsed):
@@ -412,3 +413,17 @@ def test_docs_code_path_rule_cites_the_parsed_mma_lines(parsed):
     assert m, "docs/waveform.md no longer states the code-path rule"
     mma_lines = [op["line"] for fn in parsed["functions"] if fn["role"] == "consumer" for op in fn["ops"] if op["op"] == "mma"]
     assert [int(x) for x in m.groups()] == mma_lines
+
+
+def test_role_programs_travel_packed_as_data(parsed):
+    """The programs leave the model element and come back from a packed script that only parses a
+    JSON string (no source text is run as code): the page's withPrograms gives the structure back."""
+    nasty = copy.deepcopy(parsed)
+    nasty["programs"]["functions"][0]["name"] = "x</script><script>alert(1)</script>\u2028"
+    page = rw.render(nasty)
+    (text,) = [t for name, t in page_scripts(page) if name == "programs"]
+    assert text.startswith("var KV_PROGRAMS = JSON.parse(\"") and text.rstrip().endswith(");")
+    assert text.isascii() and "</script" not in text
+    literal = text[len("var KV_PROGRAMS = JSON.parse("):text.rindex(")")]
+    data = json.loads(json.loads(literal))
+    assert data == {"programs": nasty["programs"], "kernelProgram": nasty["kernel_layer"]["program"]}

@@ -488,7 +488,8 @@ test("knobsFor lists each model's knob specs in display order", () => {
   assert.deepEqual(gemm.map((s) => s.name), Object.keys(KS.KNOB_RANGES).concat(["schedule"]));
   assert.deepEqual(gemm[gemm.length - 1].choices, ["pingpong", "cooperative"]);
   assert.deepEqual(KS.knobsFor("nope"), []);
-  assert.deepEqual(KS.MODEL_NAMES, ["gemm", "attention", "blackwell"]);
+  assert.deepEqual(KS.MODEL_NAMES, ["gemm", "attention", "blackwell", "program"]);
+  assert.deepEqual(KS.knobsFor("program").map((s) => s.name), ["stages", "outputTiles", "kTiles", "tmaLatency", "wgmmaLatency", "epilogueLatency", "kPipeMmas"]);
   assert.deepEqual(KS.ATTENTION_WAIT_REASONS, ATTENTION_WAIT_PRIORITY);
 });
 
