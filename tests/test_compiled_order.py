@@ -9,8 +9,8 @@ loop one iteration (init, body, step), and a collective_mainloop call is inlined
 or call is matched to the protocol instructions whose inline chain has that line in the kernel
 layer (and in the collective, under that call site). The checks: the visited steps' first
 instructions are in PTX order; every program loop the compiler kept is a PTX back edge holding
-exactly that loop's steps; every compiled line is on some role's path. The PTX comes from
-test_compiled_truth's session fixture (tests/compiled/ptx_cache.py).
+exactly that loop's steps; every compiled line is on some role's path. The three units' PTX
+comes from tests/compiled/ptx_cache.py (the same cache as test_compiled_truth.py).
 """
 
 import copy
