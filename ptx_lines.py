@@ -16,6 +16,7 @@ read once and a chain costs at most MAX_CHAIN_DEPTH steps, so reading is linear 
 read_ptx(text) -> Listing: the files, and every protocol instruction (see CLASS_RULES) with its
 class, its statement text, its PTX line, the entry it lies in and its chain of (file, line, col).
 Listing.first_frame(instruction, files) maps a chain to its innermost frame in a set of files.
+back_edges(text) lists the branches to an earlier label of the same function (its loops).
 """
 
 import posixpath
@@ -40,6 +41,10 @@ RE_ENTRY_NAME = re.compile(r"(?P<name>[A-Za-z_$][\w$]*)\s*\(?\s*$|(?P<name2>[A-Z
 # A statement's leading label (`LAB_WAIT:`), predicate (`@p`, `@!%p3`) and braces are skipped.
 RE_STATEMENT_HEAD = re.compile(r"[\s{}]*(?:[A-Za-z_$][\w$]*:)?[\s{}]*(?:@!?%?[\w$]+\s+)?")
 RE_OPCODE = re.compile(r"[a-z][\w.:]*")
+# $L__BB0_12:   /   LAB_WAIT:   (a label at the start of a code line)
+RE_LABEL = re.compile(r"\s*(?P<label>[A-Za-z_$][\w$]*):")
+# [@%p3 ]bra[.uni] $L__BB0_12;   (the branch's target label)
+RE_BRANCH = re.compile(r"(?:^|[;{}\s])(?:@!?%?[\w$]+\s+)?bra(?:\.uni)?\s+(?P<target>[A-Za-z_$][\w$]*)\s*;")
 
 # Instruction classes, first match wins: (class, opcode pattern). The opcode is the statement's
 # first token (with its dotted modifiers); operands never take part. Fences, mbarrier.init and
@@ -223,3 +228,49 @@ def _chain(node, nodes):
         loc, node = nodes[node]
         out.append(loc)
     return tuple(out)
+
+
+@dataclass(frozen=True)
+class BackEdge:
+    """A branch to an earlier label: the PTX lines of the label and of the branch, and the brace
+    depth of the label (1: the function body; deeper: a `{ }` scope, such as an inline-asm block's
+    own LAB_WAIT retry loop around mbarrier.try_wait)."""
+    label: str
+    label_line: int
+    branch_line: int
+    depth: int
+
+
+def back_edges(text):
+    """Every branch to an earlier label of the same function, in PTX order. A label name is looked
+    up among the labels of the enclosing scopes that are still open (inline-asm blocks reuse names
+    such as LAB_WAIT in every block), nearest first."""
+    out = []
+    scopes = [{}]     # per open brace scope: label -> (line, depth)
+    for lineno, line in enumerate(text.splitlines(), 1):
+        stripped = line.lstrip()
+        if not stripped or stripped.startswith("//") or stripped.startswith("."):
+            if stripped.startswith((".visible", ".entry", ".func", ".weak")):
+                scopes = [{}]      # a new function: its labels are its own
+            continue
+        # Statements are split at braces so a label or branch is seen in its own scope.
+        for piece in re.split(r"([{}])", line):
+            if piece == "{":
+                scopes.append({})
+                continue
+            if piece == "}":
+                if len(scopes) > 1:
+                    scopes.pop()
+                continue
+            m = RE_LABEL.match(piece)
+            if m and not piece[m.end():].lstrip().startswith(":"):
+                scopes[-1][m.group("label")] = (lineno, len(scopes) - 1)
+            b = RE_BRANCH.search(piece)
+            if b:
+                for scope in reversed(scopes):
+                    if b.group("target") in scope:
+                        at, depth = scope[b.group("target")]
+                        if at < lineno:
+                            out.append(BackEdge(b.group("target"), at, lineno, depth))
+                        break
+    return out
