@@ -5,7 +5,8 @@
 var KVWaveDraw = (function () {
   "use strict";
   var ARROW_HEAD_PX = KVWaveConst.ARROW_HEAD_PX, BADGE_ROW_PX = KVWaveConst.BADGE_ROW_PX,
-      BLOCK_INSET_PX = KVWaveConst.BLOCK_INSET_PX, DIM_ALPHA = KVWaveConst.DIM_ALPHA,
+      BLOCK_INSET_PX = KVWaveConst.BLOCK_INSET_PX, CRITICAL_HALO_PX = KVWaveConst.CRITICAL_HALO_PX,
+      CRITICAL_STROKE_PX = KVWaveConst.CRITICAL_STROKE_PX, DIM_ALPHA = KVWaveConst.DIM_ALPHA,
       FILL_KEYS = KVWaveConst.FILL_KEYS, GROUP_TOGGLE_PX = KVWaveConst.GROUP_TOGGLE_PX,
       GUTTER_MIN_WIDTH_PX = KVWaveConst.GUTTER_MIN_WIDTH_PX, GUTTER_PAD_PX = KVWaveConst.GUTTER_PAD_PX,
       KEY_DIM = KVWaveConst.KEY_DIM, KEY_SLIVER = KVWaveConst.KEY_SLIVER,
@@ -24,7 +25,7 @@ var KVWaveDraw = (function () {
       WAIT_HATCH_STROKES = KVWaveConst.WAIT_HATCH_STROKES,
       WAIT_HATCH_TILE_PX = KVWaveConst.WAIT_HATCH_TILE_PX,
       dependentsOfColumns = KVWaveIndex.dependentsOfColumns, fillMaskIn = KVWaveIndex.fillMaskIn,
-      lowerBoundIn = KVWaveIndex.lowerBoundIn, overviewSummary = KVWaveIndex.overviewSummary,
+      lowerBoundIn = KVWaveIndex.lowerBoundIn, pathIndexOf = KVWaveIndex.pathIndexOf, overviewSummary = KVWaveIndex.overviewSummary,
       visibleRange = KVWaveIndex.visibleRange, labelCandidates = KVWaveKinds.labelCandidates,
       TENSOR_CORE_KINDS = KVWaveStats.TENSOR_CORE_KINDS, TimeScale = KVWaveView.TimeScale,
       hashNumber = KVWaveView.hashNumber, niceTickStep = KVWaveView.niceTickStep;
@@ -43,7 +44,7 @@ var KVWaveDraw = (function () {
         colours[k] = v("--kind-" + k, "#888");
         colours[k + "-fg"] = v("--kind-" + k + "-fg", "#000");
       });
-      ["bg", "fg", "muted", "panel", "border", "grid", "cursor", "marker-a", "marker-b", "highlight", "danger", "kind-wait-hatch"]
+      ["bg", "fg", "muted", "panel", "border", "grid", "cursor", "marker-a", "marker-b", "highlight", "focus", "danger", "kind-wait-hatch"]
         .forEach(function (k) { colours[k] = v("--" + k, "#888"); });
       P.uiFont = v("--font-ui", "sans-serif");
       var tile = document.createElement("canvas");
@@ -188,7 +189,7 @@ var KVWaveDraw = (function () {
 
     /**
      * The visible blocks: queued by fill (culled per lane, sub-pixel blocks summarised), painted
-     * one fill() per key, labelled, then arrows and the hover and selection outlines.
+     * one fill() per key, labelled, then arrows and the hover / selection / critical-path outlines.
      */
     function drawBlocks(scale, widthCss) {
       var fills = state.fills || (state.fills = P.fillSummaryOf(state.columns));
@@ -201,6 +202,7 @@ var KVWaveDraw = (function () {
       state.lastRects = rects;
       state.lastLabels = batch.labels;
       drawArrows(scale, widthCss);
+      drawCriticalPath(scale, widthCss);
       if (P.isLive(state.hover)) outlineBlock(scale, state.hover, colours.fg, 1.5);
       if (P.isLive(state.selected)) outlineBlock(scale, state.selected, colours.cursor, 2.5);
     }
@@ -366,6 +368,40 @@ var KVWaveDraw = (function () {
         }
       }
       ctx.globalAlpha = 1;
+    }
+
+    /**
+     * The critical path's blocks (result.criticalPath.blocks, with a GPU) outlined over the lanes
+     * when the highlight is on (state.showCritical; b, or the verdict's checkbox): a bg-coloured
+     * halo under a --focus stroke, so it shows on every fill. Culled like the blocks: the path's
+     * index (pathIndexOf, built once per result) gives the ids that touch the window by binary
+     * search; a block on a hidden or scrolled-away lane is skipped; runs of sub-pixel blocks on
+     * one row merge into one outline. Off: returns at once. state.criticalDrawn: the ids outlined.
+     */
+    function drawCriticalPath(scale, widthCss) {
+      state.criticalDrawn = [];
+      var cp = state.showCritical && state.result ? state.result.criticalPath : null;
+      if (!cp || !cp.blocks || !cp.blocks.length) return;
+      var ci = state.criticalIndex;
+      if (!ci || ci.result !== state.result) ci = state.criticalIndex = {result: state.result, index: pathIndexOf(state.columns, cp.blocks)};
+      var index = ci.index, range = visibleRange(index, scale.t0Step, scale.t1Step), yMax = state.viewHeightPx || Infinity;
+      var outlines = [], lastOnRow = {}, drawn = state.criticalDrawn;
+      for (var i = range[0]; i < range[1]; i++) {
+        var id = index.ids[i], bb = idBox(scale, id);
+        if (!bb || bb.x1 <= state.gutterPx || bb.x0 >= widthCss || bb.y + bb.h < RULER_HEIGHT_PX || bb.y > yMax) continue;
+        drawn.push(id);
+        var last = lastOnRow[bb.y];
+        if (last && bb.x1 - bb.x0 < SEPARATE_MIN_WIDTH_PX && bb.x0 <= last.x1 + 1) { last.x1 = Math.max(last.x1, bb.x1); continue; }
+        outlines.push(lastOnRow[bb.y] = bb);
+      }
+      var path = new Path2D();
+      outlines.forEach(function (b) { path.rect(b.x0 + 0.5, b.y + 0.5, Math.max(1, b.x1 - b.x0 - 1), b.h - 1); });
+      ctx.lineWidth = CRITICAL_HALO_PX;
+      ctx.strokeStyle = colours.bg;
+      ctx.stroke(path);
+      ctx.lineWidth = CRITICAL_STROKE_PX;
+      ctx.strokeStyle = colours.focus;
+      ctx.stroke(path);
     }
 
     /**

@@ -1,9 +1,10 @@
-/* Waveform page part: notices, the verdict box and the structure-only section (text only, via textContent).
+/* Waveform page part: notices, the verdict box (with the critical-path toggle) and the structure-only section (text only, via textContent).
  * install(P) adds its functions to the page context P (assets/waveform.js). ASCII only.
  */
 var KVWaveVerdict = (function () {
   "use strict";
-  var viewHolder = KVWaveKinds.viewHolder, percentText = KVWaveResult.percentText;
+  var viewHolder = KVWaveKinds.viewHolder, percentText = KVWaveResult.percentText,
+      criticalPathLine = KVWaveResult.criticalPathLine;
 
   /** Install this part of the page on the page context P. */
   function install(P) {
@@ -99,17 +100,50 @@ var KVWaveVerdict = (function () {
       w.el.title = r.deadlock.message;
     }
 
-    /** A cycles run (a GPU chosen): time, throughput, the bottleneck and the computed knobs. */
+    /** A cycles run (a GPU chosen): time, throughput, the bottleneck, its critical path and the computed knobs. */
     function renderUnits(w, r) {
       var u = r.units, inp = u.inputs;
       w.line("Time: " + P.stepText(r.time.cycles).split(" \u00b7 ")[1] + " (" + Math.round(r.time.cycles) + " cycles at " + u.clockMHz + " MHz, " + u.gpu + ")", "kv-big kv-units");
       w.line("Throughput: " + r.tflops.toFixed(1) + " TFLOPS, " + pct(r.peakFraction) + " of the " + u.peakTflops.toFixed(1) + " TFLOPS " + inp.dtype + " peak" +
         (inp.problem ? " (problem " + inp.problem + ": " + inp.tiles + " tiles on " + inp.ctas + " CTAs, " + inp.waves + " waves)" : " (no problem size: this CTA's tiles on every SM, L2 reuse 0)"));
       w.line("Bottleneck: " + r.bottleneck + " (" + u.bottleneckWhy + ")", "kv-units-bottleneck");
+      renderCriticalPath(w, r.criticalPath);
       w.list(Object.keys(u.derivation).map(function (k) {
         return k + " = " + r.knobs[k] + " (" + u.sources[k] + (u.sources[k] === "gpu" ? ": " + u.derivation[k] : "") + ")";
       }).concat(["tile " + inp.tile + " (" + u.sources.tile + "), dtype " + inp.dtype + " (" + u.sources.dtype + "), cluster " + inp.cluster]))
         .className = "kv-muted kv-units-derivation";
+    }
+
+    /**
+     * The critical path's per-kind shares (criticalPathLine) and the checkbox that highlights its
+     * blocks on the timeline (state.showCritical, the b key, critical=on in the URL hash).
+     */
+    function renderCriticalPath(w, cp) {
+      var text = criticalPathLine(cp);
+      if (!text) return;
+      var p = w.line(text + " ", "kv-critical");
+      var label = document.createElement("label");
+      var toggle = document.createElement("input");
+      toggle.type = "checkbox";
+      toggle.id = "critical-toggle";
+      toggle.checked = !!state.showCritical;
+      toggle.addEventListener("change", function () { setCritical(toggle.checked); });
+      label.appendChild(toggle);
+      label.appendChild(document.createTextNode(" highlight on the timeline (b)"));
+      label.title = "Outline the critical path's blocks on the timeline (b); the URL hash keeps it (critical=on)";
+      p.appendChild(label);
+    }
+
+    /** Turn the critical path's highlight on or off (redraws; the hash follows). */
+    function setCritical(on) {
+      state.showCritical = !!on;
+      var toggle = document.getElementById("critical-toggle");
+      if (toggle) toggle.checked = state.showCritical;
+      P.requestDraw();
+    }
+    /** The b key: toggle the highlight when the run has a critical path (a GPU chosen). */
+    function toggleCritical() {
+      if (state.result && state.result.criticalPath) setCritical(!state.showCritical);
     }
 
     /** Bubbles per lane: the total and each wait reason, in the view's reason order, then the rest by name. */
@@ -213,6 +247,8 @@ var KVWaveVerdict = (function () {
     P.renderNotices = renderNotices;
     P.pct = pct;
     P.renderVerdict = renderVerdict;
+    P.setCritical = setCritical;
+    P.toggleCritical = toggleCritical;
     P.renderStructure = renderStructure;
   }
 
