@@ -5,7 +5,8 @@
 var KVWaveDraw = (function () {
   "use strict";
   var ARROW_HEAD_PX = KVWaveConst.ARROW_HEAD_PX, BADGE_ROW_PX = KVWaveConst.BADGE_ROW_PX,
-      BLOCK_INSET_PX = KVWaveConst.BLOCK_INSET_PX, DIM_ALPHA = KVWaveConst.DIM_ALPHA,
+      BLOCK_INSET_PX = KVWaveConst.BLOCK_INSET_PX, CRITICAL_HALO_PX = KVWaveConst.CRITICAL_HALO_PX,
+      CRITICAL_STROKE_PX = KVWaveConst.CRITICAL_STROKE_PX, DIM_ALPHA = KVWaveConst.DIM_ALPHA,
       FILL_KEYS = KVWaveConst.FILL_KEYS, GROUP_TOGGLE_PX = KVWaveConst.GROUP_TOGGLE_PX,
       GUTTER_MIN_WIDTH_PX = KVWaveConst.GUTTER_MIN_WIDTH_PX, GUTTER_PAD_PX = KVWaveConst.GUTTER_PAD_PX,
       KEY_DIM = KVWaveConst.KEY_DIM, KEY_SLIVER = KVWaveConst.KEY_SLIVER,
@@ -24,7 +25,7 @@ var KVWaveDraw = (function () {
       WAIT_HATCH_STROKES = KVWaveConst.WAIT_HATCH_STROKES,
       WAIT_HATCH_TILE_PX = KVWaveConst.WAIT_HATCH_TILE_PX,
       dependentsOfColumns = KVWaveIndex.dependentsOfColumns, fillMaskIn = KVWaveIndex.fillMaskIn,
-      lowerBoundIn = KVWaveIndex.lowerBoundIn, overviewSummary = KVWaveIndex.overviewSummary,
+      lowerBoundIn = KVWaveIndex.lowerBoundIn, pathIndexOf = KVWaveIndex.pathIndexOf, overviewSummary = KVWaveIndex.overviewSummary,
       visibleRange = KVWaveIndex.visibleRange, labelCandidates = KVWaveKinds.labelCandidates,
       TENSOR_CORE_KINDS = KVWaveStats.TENSOR_CORE_KINDS, TimeScale = KVWaveView.TimeScale,
       hashNumber = KVWaveView.hashNumber, niceTickStep = KVWaveView.niceTickStep;
@@ -43,7 +44,7 @@ var KVWaveDraw = (function () {
         colours[k] = v("--kind-" + k, "#888");
         colours[k + "-fg"] = v("--kind-" + k + "-fg", "#000");
       });
-      ["bg", "fg", "muted", "panel", "border", "grid", "cursor", "marker-a", "marker-b", "highlight", "danger", "kind-wait-hatch"]
+      ["bg", "fg", "muted", "panel", "border", "grid", "cursor", "marker-a", "marker-b", "highlight", "focus", "danger", "kind-wait-hatch"]
         .forEach(function (k) { colours[k] = v("--" + k, "#888"); });
       P.uiFont = v("--font-ui", "sans-serif");
       var tile = document.createElement("canvas");
@@ -186,119 +187,175 @@ var KVWaveDraw = (function () {
       }
     }
 
+    /**
+     * The visible blocks: queued by fill (culled per lane, sub-pixel blocks summarised), painted
+     * one fill() per key, labelled, then arrows and the hover / selection / critical-path outlines.
+     */
     function drawBlocks(scale, widthCss) {
-      var anyHighlight = state.highlighted.size > 0, hl = state.highlightedSorted || [];
-      // rects[key] is a flat [x, y, w, h, ...] list; "~" marks the dimmed variant of a fill, "^"
-      // its 1px slivers. While drawing, keys are numbers (fill code * 4 + variant: KEY_SLIVER,
-      // KEY_DIM), so no key string is built per block; rects and blockCount get the names at the end.
-      // labels[key] is a flat [block, x0, x1, yMid, dim, ...] list per fill (its text colour).
-      var labels = {}, summarised = [];
-      var xMin = state.gutterPx, xMax = widthCss, xMaxY = state.viewHeightPx || Infinity;
-      var fills = state.fills || (state.fills = P.fillSummaryOf(state.columns)), codes = fills.code, names = fills.names;
-      var nKeys = names.length * 4, lists = new Array(nKeys).fill(null), counts = new Int32Array(nKeys);
-      var laneFirst = new Int32Array(nKeys);
-      var y = 0, h = 0;
-      /** Queue one rectangle under key number ki; slivers coalesce with the previous sliver of that key on this lane. */
-      function queue(ki, cx0, cx1, wide) {
-        var list = lists[ki] || (lists[ki] = []);
-        var n = list.length;
-        counts[ki]++;
-        if (laneFirst[ki] < 0) laneFirst[ki] = n;
-        if (wide) {
-          // Wide enough to see: a 1px gap keeps back-to-back blocks of one colour apart.
-          list.push(cx0, y, cx1 - cx0 - 1, h);
-        } else if (n > laneFirst[ki] && list[n - 4] + list[n - 2] >= cx0 - 0.5) {
-          list[n - 2] = Math.max(list[n - 2], cx1 - list[n - 4]);
-        } else {
-          list.push(cx0, y, cx1 - cx0, h);
-        }
+      var fills = state.fills || (state.fills = P.fillSummaryOf(state.columns));
+      var batch = newBatch(fills, state.gutterPx, widthCss);
+      var summarised = queueRows(batch, scale);
+      var rects = namedRects(batch);
+      paintRects(rects);
+      paintLabels(batch.labels);
+      state.summarised = summarised;
+      state.lastRects = rects;
+      state.lastLabels = batch.labels;
+      drawArrows(scale, widthCss);
+      drawCriticalPath(scale, widthCss);
+      if (P.isLive(state.hover)) outlineBlock(scale, state.hover, colours.fg, 1.5);
+      if (P.isLive(state.selected)) outlineBlock(scale, state.selected, colours.cursor, 2.5);
+    }
+
+    /**
+     * One frame's rectangle queues. lists[ki] is a flat [x, y, w, h, ...] list per key number ki
+     * (fill code * 4 + KEY_SLIVER for 1px slivers + KEY_DIM when dimmed), so no key string is
+     * built per block (namedRects names them at the end); labels[fill] is a flat
+     * [block, x0, x1, yMid, dim, ...] list per fill (its text colour). y / h: the lane being queued.
+     */
+    function newBatch(fills, xMin, xMax) {
+      var nKeys = fills.names.length * 4;
+      return {fills: fills, nKeys: nKeys, lists: new Array(nKeys).fill(null), counts: new Int32Array(nKeys),
+        laneFirst: new Int32Array(nKeys), labels: {}, xMin: xMin, xMax: xMax, y: 0, h: 0,
+        anyHighlight: state.highlighted.size > 0, hl: state.highlightedSorted || []};
+    }
+
+    /** Queue one rectangle under key number ki; slivers coalesce with the previous sliver of that key on this lane. */
+    function queueRect(batch, ki, cx0, cx1, wide) {
+      var list = batch.lists[ki] || (batch.lists[ki] = []);
+      var n = list.length, laneFirst = batch.laneFirst;
+      batch.counts[ki]++;
+      if (laneFirst[ki] < 0) laneFirst[ki] = n;
+      if (wide) {
+        // Wide enough to see: a 1px gap keeps back-to-back blocks of one colour apart.
+        list.push(cx0, batch.y, cx1 - cx0 - 1, batch.h);
+      } else if (n > laneFirst[ki] && list[n - 4] + list[n - 2] >= cx0 - 0.5) {
+        list[n - 2] = Math.max(list[n - 2], cx1 - list[n - 4]);
+      } else {
+        list.push(cx0, batch.y, cx1 - cx0, batch.h);
       }
-      /** One 1px sliver per fill bit of mask in pixel column px ("^" keys, "~" when dimmed). */
-      function slivers(mask, px, dim) {
-        var cx0 = Math.max(px, xMin), cx1 = Math.min(px + MIN_BLOCK_WIDTH_PX, xMax);
-        if (cx1 <= cx0) return;
-        for (var f = 0; mask !== 0; f++, mask >>>= 1) {
-          if (mask & 1) queue(f * 4 + KEY_SLIVER + (dim ? KEY_DIM : 0), cx0, cx1, false);
-        }
+    }
+
+    /** One 1px sliver per fill bit of mask in pixel column px (sliver keys, dimmed ones when dim). */
+    function queueSlivers(batch, mask, px, dim) {
+      var cx0 = Math.max(px, batch.xMin), cx1 = Math.min(px + MIN_BLOCK_WIDTH_PX, batch.xMax);
+      if (cx1 <= cx0) return;
+      for (var f = 0; mask !== 0; f++, mask >>>= 1) {
+        if (mask & 1) queueRect(batch, f * 4 + KEY_SLIVER + (dim ? KEY_DIM : 0), cx0, cx1, false);
       }
+    }
+
+    /** Queue every shown row's visible blocks; returns the rows whose sub-pixel blocks were summarised. */
+    function queueRows(batch, scale) {
+      var summarised = [], yMax = state.viewHeightPx || Infinity;
       for (var row = 0; row < state.laneIndex.length; row++) {
         var rowBox = blockY(row), thin = 0;
-        if (rowBox.y + rowBox.h < RULER_HEIGHT_PX || rowBox.y > xMaxY) continue;  // scrolled out of the canvas
+        if (rowBox.y + rowBox.h < RULER_HEIGHT_PX || rowBox.y > yMax) continue;  // scrolled out of the canvas
         // A folded group's row draws the blocks of all its lanes (unlabelled: they may overlap).
         var members = state.rowMemberIndexes[row] || [state.laneIndex[row]], folded = !!state.rowMemberIndexes[row];
         for (var mi = 0; mi < members.length; mi++) {
-        var index = members[mi], lo = index.lo, starts = index.starts, ends = index.ends;
-        var range = visibleRange(index, scale.t0Step, scale.t1Step);
-        y = rowBox.y; h = rowBox.h; laneFirst.fill(-1);
-        var i = range[0], end = range[1];
-        while (i < end) {
-          var x0 = scale.xPx(starts[i]), x1 = scale.xPx(ends[i]);
-          if (x1 - x0 >= MIN_BLOCK_WIDTH_PX) {
-            var id = lo + i;
-            i++;
-            var cx0 = Math.max(x0, xMin), cx1 = Math.min(x1, xMax);
-            if (cx1 <= cx0) continue;
-            var dim = anyHighlight && !state.highlighted.has(id);
-            var wide = cx1 - cx0 >= SEPARATE_MIN_WIDTH_PX, name = names[codes[id]];
-            // Slivers ("^" keys) are painted after wide blocks, the rarest fill last (on top).
-            queue(codes[id] * 4 + (wide ? 0 : KEY_SLIVER) + (dim ? KEY_DIM : 0), cx0, cx1, wide);
-            if (!folded && cx1 - cx0 >= LABEL_MIN_WIDTH_PX) (labels[name] || (labels[name] = [])).push(P.blockById(id), cx0, cx1, y + h / 2, dim);
-            continue;
-          }
-          // Level of detail: blocks i .. j-1 start in this pixel column and are narrower than a
-          // pixel (only the last of them can reach past it: blocks on a lane never overlap). They
-          // are not visited one by one: the fill summary says which fills occur among them, and
-          // each gets a 1px sliver in its own colour (whole pixels, so no blend), so a rare kind
-          // (one epilogue among many WGMMAs) is never swallowed by a common one.
-          var px = Math.floor(x0);
-          var j = Math.max(i + 1, lowerBoundIn(starts, scale.tStep(px + 1), i + 1, end));
-          if (j - 1 > i && scale.xPx(ends[j - 1]) - scale.xPx(starts[j - 1]) >= MIN_BLOCK_WIDTH_PX) j--;
-          thin += j - i;
-          var mask = fillMaskIn(fills, lo + i, lo + j), bright = 0;
-          if (anyHighlight) {
-            // Followed blocks in the column keep their colour; the rest are dimmed.
-            var h0 = lowerBoundIn(hl, lo + i, 0, hl.length), h1 = lowerBoundIn(hl, lo + j, h0, hl.length);
-            if (h1 > h0) {
-              for (var q = h0; q < h1; q++) bright |= 1 << codes[hl[q]];
-              mask = 0;
-              for (var b = lo + i; b < lo + j; b++) if (!state.highlighted.has(b)) mask |= 1 << codes[b];
-            }
-            slivers(mask, px, true);
-            slivers(bright, px, false);
-          } else {
-            slivers(mask, px, false);
-          }
-          i = j;
-        }
+          batch.y = rowBox.y; batch.h = rowBox.h; batch.laneFirst.fill(-1);
+          thin += queueLane(batch, members[mi], scale, folded);
         }
         if (thin) summarised.push({lane: state.lanes[row].id, label: laneName(state.lanes[row]), blocks: thin});
       }
-      // The keys' names: fill, "^" for slivers, "~" when dimmed.
-      var rects = {}, blockCount = {};
-      for (var ki = 0; ki < nKeys; ki++) {
-        if (lists[ki] === null) continue;
+      return summarised;
+    }
+
+    /** Queue one lane's visible blocks (and labels unless folded); returns how many were summarised. */
+    function queueLane(batch, index, scale, folded) {
+      var lo = index.lo, starts = index.starts, ends = index.ends, codes = batch.fills.code, names = batch.fills.names;
+      var xMin = batch.xMin, xMax = batch.xMax, labels = batch.labels, y = batch.y, h = batch.h;
+      var anyHighlight = batch.anyHighlight, range = visibleRange(index, scale.t0Step, scale.t1Step);
+      var i = range[0], end = range[1], thin = 0;
+      while (i < end) {
+        var x0 = scale.xPx(starts[i]), x1 = scale.xPx(ends[i]);
+        if (x1 - x0 >= MIN_BLOCK_WIDTH_PX) {
+          var id = lo + i;
+          i++;
+          var cx0 = Math.max(x0, xMin), cx1 = Math.min(x1, xMax);
+          if (cx1 <= cx0) continue;
+          var dim = anyHighlight && !state.highlighted.has(id);
+          var wide = cx1 - cx0 >= SEPARATE_MIN_WIDTH_PX, name = names[codes[id]];
+          // Slivers (sliver keys) are painted after wide blocks, the rarest fill last (on top).
+          queueRect(batch, codes[id] * 4 + (wide ? 0 : KEY_SLIVER) + (dim ? KEY_DIM : 0), cx0, cx1, wide);
+          if (!folded && cx1 - cx0 >= LABEL_MIN_WIDTH_PX) (labels[name] || (labels[name] = [])).push(P.blockById(id), cx0, cx1, y + h / 2, dim);
+          continue;
+        }
+        var px = Math.floor(x0), j = subPixelRunEnd(index, scale, i, end, px);
+        thin += j - i;
+        queueColumn(batch, lo + i, lo + j, px);
+        i = j;
+      }
+      return thin;
+    }
+
+    /**
+     * Level of detail: the end of the run of blocks from i that start in block i's pixel column px
+     * and are narrower than a pixel (only the last of them can reach past it: blocks on a lane never
+     * overlap), found by binary search over the lane's starts, never visited one by one.
+     */
+    function subPixelRunEnd(index, scale, i, end, px) {
+      var starts = index.starts, ends = index.ends;
+      var j = Math.max(i + 1, lowerBoundIn(starts, scale.tStep(px + 1), i + 1, end));
+      if (j - 1 > i && scale.xPx(ends[j - 1]) - scale.xPx(starts[j - 1]) >= MIN_BLOCK_WIDTH_PX) j--;
+      return j;
+    }
+
+    /**
+     * Blocks a..b-1 (ids) share pixel column px: the fill summary says which fills occur among
+     * them, and each gets a 1px sliver in its own colour (whole pixels, so no blend), so a rare
+     * kind (one epilogue among many WGMMAs) is never swallowed by a common one. Followed blocks in
+     * the column keep their colour; the rest are dimmed.
+     */
+    function queueColumn(batch, a, b, px) {
+      var fills = batch.fills, codes = fills.code, hl = batch.hl;
+      var mask = fillMaskIn(fills, a, b), bright = 0;
+      if (!batch.anyHighlight) { queueSlivers(batch, mask, px, false); return; }
+      var h0 = lowerBoundIn(hl, a, 0, hl.length), h1 = lowerBoundIn(hl, b, h0, hl.length);
+      if (h1 > h0) {
+        for (var q = h0; q < h1; q++) bright |= 1 << codes[hl[q]];
+        mask = 0;
+        for (var id = a; id < b; id++) if (!state.highlighted.has(id)) mask |= 1 << codes[id];
+      }
+      queueSlivers(batch, mask, px, true);
+      queueSlivers(batch, bright, px, false);
+    }
+
+    /** The queues by key name (fill, "^" for slivers, "~" when dimmed); keeps the counts in state.lastCounts. */
+    function namedRects(batch) {
+      var rects = {}, blockCount = {}, names = batch.fills.names;
+      for (var ki = 0; ki < batch.nKeys; ki++) {
+        if (batch.lists[ki] === null) continue;
         var keyName = ((ki & KEY_SLIVER) ? "^" : "") + names[ki >> 2] + ((ki & KEY_DIM) ? "~" : "");
-        rects[keyName] = lists[ki];
-        blockCount[keyName] = counts[ki];
+        rects[keyName] = batch.lists[ki];
+        blockCount[keyName] = batch.counts[ki];
       }
       state.lastCounts = blockCount;
-      // Fills batched by colour: one fillStyle change and one fill() per key, in paintOrder.
+      return rects;
+    }
+
+    /** Fills batched by colour: one fillStyle change and one fill() per key, in paintOrder. */
+    function paintRects(rects) {
       var order = paintOrder(rects);
       for (var k = 0; k < order.length; k++) {
-        var list2 = rects[order[k]], base = order[k].replace(/[\^~]/g, "");
+        var list = rects[order[k]], base = order[k].replace(/[\^~]/g, "");
         ctx.globalAlpha = order[k].indexOf("~") >= 0 ? DIM_ALPHA : 1;
         ctx.fillStyle = base === "wait" && waitPattern ? waitPattern : colours[base];
         ctx.beginPath();
-        for (var r = 0; r < list2.length; r += 4) ctx.rect(list2[r], list2[r + 1], list2[r + 2], list2[r + 3]);
+        for (var r = 0; r < list.length; r += 4) ctx.rect(list[r], list[r + 1], list[r + 2], list[r + 3]);
         ctx.fill();
       }
       ctx.globalAlpha = 1;
-      // Labels, grouped by text colour.
+    }
+
+    /** Labels, grouped by text colour: the longest candidate that fits each block's width. */
+    function paintLabels(labels) {
       useFont(LABEL_FONT_PX + "px " + P.uiFont);
       ctx.textBaseline = "middle";
       ctx.textAlign = "center";
-      for (var k2 = 0; k2 < FILL_KEYS.length; k2++) {
-        var fk = FILL_KEYS[k2], group = labels[fk];
+      for (var k = 0; k < FILL_KEYS.length; k++) {
+        var fk = FILL_KEYS[k], group = labels[fk];
         if (!group) continue;
         ctx.fillStyle = colours[fk + "-fg"];
         for (var j = 0; j < group.length; j += 5) {
@@ -311,12 +368,40 @@ var KVWaveDraw = (function () {
         }
       }
       ctx.globalAlpha = 1;
-      state.summarised = summarised;
-      state.lastRects = rects;
-      state.lastLabels = labels;
-      drawArrows(scale, widthCss);
-      if (P.isLive(state.hover)) outlineBlock(scale, state.hover, colours.fg, 1.5);
-      if (P.isLive(state.selected)) outlineBlock(scale, state.selected, colours.cursor, 2.5);
+    }
+
+    /**
+     * The critical path's blocks (result.criticalPath.blocks, with a GPU) outlined over the lanes
+     * when the highlight is on (state.showCritical; b, or the verdict's checkbox): a bg-coloured
+     * halo under a --focus stroke, so it shows on every fill. Culled like the blocks: the path's
+     * index (pathIndexOf, built once per result) gives the ids that touch the window by binary
+     * search; a block on a hidden or scrolled-away lane is skipped; runs of sub-pixel blocks on
+     * one row merge into one outline. Off: returns at once. state.criticalDrawn: the ids outlined.
+     */
+    function drawCriticalPath(scale, widthCss) {
+      state.criticalDrawn = [];
+      var cp = state.showCritical && state.result ? state.result.criticalPath : null;
+      if (!cp || !cp.blocks || !cp.blocks.length) return;
+      var ci = state.criticalIndex;
+      if (!ci || ci.result !== state.result) ci = state.criticalIndex = {result: state.result, index: pathIndexOf(state.columns, cp.blocks)};
+      var index = ci.index, range = visibleRange(index, scale.t0Step, scale.t1Step), yMax = state.viewHeightPx || Infinity;
+      var outlines = [], lastOnRow = {}, drawn = state.criticalDrawn;
+      for (var i = range[0]; i < range[1]; i++) {
+        var id = index.ids[i], bb = idBox(scale, id);
+        if (!bb || bb.x1 <= state.gutterPx || bb.x0 >= widthCss || bb.y + bb.h < RULER_HEIGHT_PX || bb.y > yMax) continue;
+        drawn.push(id);
+        var last = lastOnRow[bb.y];
+        if (last && bb.x1 - bb.x0 < SEPARATE_MIN_WIDTH_PX && bb.x0 <= last.x1 + 1) { last.x1 = Math.max(last.x1, bb.x1); continue; }
+        outlines.push(lastOnRow[bb.y] = bb);
+      }
+      var path = new Path2D();
+      outlines.forEach(function (b) { path.rect(b.x0 + 0.5, b.y + 0.5, Math.max(1, b.x1 - b.x0 - 1), b.h - 1); });
+      ctx.lineWidth = CRITICAL_HALO_PX;
+      ctx.strokeStyle = colours.bg;
+      ctx.stroke(path);
+      ctx.lineWidth = CRITICAL_STROKE_PX;
+      ctx.strokeStyle = colours.focus;
+      ctx.stroke(path);
     }
 
     /**

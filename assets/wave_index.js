@@ -27,6 +27,27 @@ var KVWaveIndex = (function (KVWaveConst) {
     return {lo: lo, hi: hi, n: hi - lo, starts: starts, ends: ends, maxEnds: maxEnds};
   }
 
+  /**
+   * The culling index of a set of block ids from any lanes (the critical path: result.criticalPath.blocks),
+   * in the shape visibleRange reads: ids sorted by start (ties: the lower id), their starts, ends
+   * and the running maximum of ends, so visibleRange(index, t0, t1) gives the positions of every
+   * id that may touch the window and never drops a visible one. Ids outside the columns are dropped.
+   */
+  function pathIndexOf(c, ids) {
+    var kept = [];
+    for (var k = 0; k < (ids ? ids.length : 0); k++) if (ids[k] >= 0 && ids[k] < c.n) kept.push(ids[k]);
+    kept.sort(function (a, b) { return (c.start[a] - c.start[b]) || (a - b); });
+    var n = kept.length, out = {n: n, ids: new Int32Array(kept), starts: new Float64Array(n), ends: new Float64Array(n), maxEnds: new Float64Array(n)};
+    var running = -Infinity;
+    for (var i = 0; i < n; i++) {
+      out.starts[i] = c.start[kept[i]];
+      out.ends[i] = c.end[kept[i]];
+      running = Math.max(running, out.ends[i]);
+      out.maxEnds[i] = running;
+    }
+    return out;
+  }
+
   /** An empty lane index (a lane the result has no blocks for). */
   function emptyLaneIndex() {
     var z = new Float64Array(0);
@@ -266,6 +287,6 @@ var KVWaveIndex = (function (KVWaveConst) {
     return {bins: bins, busy: busy, wait: wait, waitLanes: waitLanes};
   }
 
-  return {laneIndexOf: laneIndexOf, emptyLaneIndex: emptyLaneIndex, LOD_SHIFT: LOD_SHIFT, LOD_GROUP: LOD_GROUP, LOD_MASK: LOD_MASK, buildFillSummary: buildFillSummary, fillMaskIn: fillMaskIn, dependentsOfColumns: dependentsOfColumns, laneEdge: laneEdge, upperBound: upperBound, lowerBoundIn: lowerBoundIn, visibleRange: visibleRange, GROUP_NAMES: GROUP_NAMES, RE_GROUP_KEY: RE_GROUP_KEY, groupKeyOf: groupKeyOf, groupName: groupName, groupRows: groupRows, overviewSummary: overviewSummary};
+  return {laneIndexOf: laneIndexOf, emptyLaneIndex: emptyLaneIndex, pathIndexOf: pathIndexOf, LOD_SHIFT: LOD_SHIFT, LOD_GROUP: LOD_GROUP, LOD_MASK: LOD_MASK, buildFillSummary: buildFillSummary, fillMaskIn: fillMaskIn, dependentsOfColumns: dependentsOfColumns, laneEdge: laneEdge, upperBound: upperBound, lowerBoundIn: lowerBoundIn, visibleRange: visibleRange, GROUP_NAMES: GROUP_NAMES, RE_GROUP_KEY: RE_GROUP_KEY, groupKeyOf: groupKeyOf, groupName: groupName, groupRows: groupRows, overviewSummary: overviewSummary};
 })(typeof KVWaveConst !== "undefined" ? KVWaveConst : require("./wave_const.js"));
 if (typeof module !== "undefined" && module.exports) module.exports = KVWaveIndex;

@@ -72,6 +72,7 @@ var KVWaveKeys = (function () {
       {keys: ["g"], label: "g", help: "search blocks (kind, o.k, wait reason, operand, lane); in the box Enter / Shift+Enter go to the next / previous match, Escape returns", run: P.focusSearch},
       {keys: ["n"], label: "n / N", help: "next / previous search match (cursor, selection and view go there)", run: function () { P.jumpMatch(1); }},
       {keys: ["N"], label: "", help: "", run: function () { P.jumpMatch(-1); }},
+      {keys: ["b", "B"], label: "b", help: "highlight the critical path (the chain of blocks that sets the total; with a GPU chosen) on the timeline, or stop", run: P.toggleCritical},
       {keys: ["p"], label: "p / P", help: "pin this run to compare (verdict deltas, ghost under the lanes) / unpin", run: P.pinRun},
       {keys: ["P"], label: "", help: "", run: P.unpinRun},
       {keys: ["Escape"], label: "Escape", help: "close the export menu, else clear the selected block and the followed chain; never the markers", run: P.escape}
@@ -85,7 +86,7 @@ var KVWaveKeys = (function () {
       "Drag: pan; Shift+wheel or a horizontal wheel: pan; Ctrl+wheel: zoom around the pointer; the wheel scrolls the lanes when they do not all fit (else it pans); Shift+drag: put markers A and B (the details panel gives the range's statistics).",
       "Overview strip (above the ruler): the whole run with the visible window outlined; click or drag on it to move the view.",
       "A triangle left of a lane name folds its group (stages, consumer WGs, TMEM, peer CTA) into one row; click the folded row's name to unfold.",
-      "The URL hash keeps knobs, view, cursor, markers, the followed chain and the folded lane groups: copy the link to share the view."]});
+      "The URL hash keeps knobs, view, cursor, markers, the followed chain, the folded lane groups and the critical-path highlight: copy the link to share the view."]});
     document.getElementById("btn-help").addEventListener("click", function () { keys.openHelp(); });
 
   }

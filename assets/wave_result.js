@@ -22,6 +22,18 @@ var KVWaveResult = (function (KVWaveConst) {
   }
 
   /**
+   * The verdict's critical-path line (result.criticalPath, docs/performance.md "The critical path"):
+   * "Critical path: N blocks over C cycles: kind P%, ..." with every share (gap included) in
+   * descending order (ties: by name), as percentText writes them; "" for no path.
+   */
+  function criticalPathLine(cp) {
+    if (!cp || !Array.isArray(cp.blocks) || !cp.shares) return "";
+    var kinds = Object.keys(cp.shares).sort(function (a, b) { return (cp.shares[b] - cp.shares[a]) || (a < b ? -1 : 1); });
+    return "Critical path: " + cp.blocks.length + " blocks over " + Math.round(cp.cycles) + " cycles: " +
+      kinds.map(function (k) { return k + " " + percentText(cp.shares[k]); }).join(", ");
+  }
+
+  /**
    * Barrier state after every event at or before step t, replayed from result.barrierEvents:
    * [{barrier, phase, arrivals, expected, completions, waiters: [{lane, parity, since}], events}].
    * phase is the barrier's phase bit; arrivals count the arrives since its last phase completion;
@@ -191,6 +203,6 @@ var KVWaveResult = (function (KVWaveConst) {
     return r;
   }
 
-  return {percentText: percentText, barrierStateAt: barrierStateAt, barrierEventStep: barrierEventStep, codePathLines: codePathLines, packResult: packResult, packEvents: packEvents, unpackEvents: unpackEvents, unpackResult: unpackResult};
+  return {percentText: percentText, criticalPathLine: criticalPathLine, barrierStateAt: barrierStateAt, barrierEventStep: barrierEventStep, codePathLines: codePathLines, packResult: packResult, packEvents: packEvents, unpackEvents: unpackEvents, unpackResult: unpackResult};
 })(typeof KVWaveConst !== "undefined" ? KVWaveConst : require("./wave_const.js"));
 if (typeof module !== "undefined" && module.exports) module.exports = KVWaveResult;

@@ -35,6 +35,7 @@ var KVWaveUrl = (function () {
       P.syncUnits();
       state.cursor = p.cursor; state.markerA = p.markerA; state.markerB = p.markerB;
       state.follow = p.follow;
+      state.showCritical = p.critical;
       // Folded lane groups: the hash's (none when it has no groups= key).
       state.collapsedGroups = new Set(p.groups || []);
       state.hashMessages = P.startMessages.concat(p.messages);

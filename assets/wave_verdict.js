@@ -1,9 +1,10 @@
-/* Waveform page part: notices, the verdict box and the structure-only section (text only, via textContent).
+/* Waveform page part: notices, the verdict box (with the critical-path toggle) and the structure-only section (text only, via textContent).
  * install(P) adds its functions to the page context P (assets/waveform.js). ASCII only.
  */
 var KVWaveVerdict = (function () {
   "use strict";
-  var viewHolder = KVWaveKinds.viewHolder, percentText = KVWaveResult.percentText;
+  var viewHolder = KVWaveKinds.viewHolder, percentText = KVWaveResult.percentText,
+      criticalPathLine = KVWaveResult.criticalPathLine;
 
   /** Install this part of the page on the page context P. */
   function install(P) {
@@ -27,82 +28,139 @@ var KVWaveVerdict = (function () {
 
     function pct(x) { return percentText(x); }
 
+    /** Text writers over the verdict element: line(text, cls) appends a <p>, list(items, parent) a <ul>. */
+    function verdictWriter(el) {
+      return {
+        el: el,
+        line: function (text, cls) {
+          var p = document.createElement("p");
+          if (cls) p.className = cls;
+          p.textContent = text;
+          el.appendChild(p);
+          return p;
+        },
+        list: function (items, parent) {
+          var ul = document.createElement("ul");
+          items.forEach(function (text) {
+            var li = document.createElement("li");
+            li.textContent = text;
+            ul.appendChild(li);
+          });
+          (parent || el).appendChild(ul);
+          return ul;
+        }
+      };
+    }
+
+    /** The verdict box: no model, no verdict, a deadlock, or the figures (cycles, waits, the view's lines, the fit's notes). */
     function renderVerdict() {
       var el = document.getElementById("verdict");
       el.textContent = "";
       el.removeAttribute("data-state");
-      function line(text, cls) {
-        var p = document.createElement("p");
-        if (cls) p.className = cls;
-        p.textContent = text;
-        el.appendChild(p);
-        return p;
-      }
-      function list(items, parent) {
-        var ul = document.createElement("ul");
-        items.forEach(function (text) {
-          var li = document.createElement("li");
-          li.textContent = text;
-          ul.appendChild(li);
-        });
-        (parent || el).appendChild(ul);
-        return ul;
-      }
-      var r = state.result, v = r && r.verdict;
-      if (r && !r.error && r.model === null && r.fit) {
-        // Honest page: no model fits; no verdict figures.
-        el.setAttribute("data-state", "no-model");
-        line("No schedule model fits this kernel", "kv-big");
-        line(String(r.fit.reason));
-        line("Below: what was parsed (pipelines, roles, operations with their lines).", "kv-muted");
-        return;
-      }
+      var w = verdictWriter(el), r = state.result, v = r && r.verdict;
+      if (r && !r.error && r.model === null && r.fit) { renderNoModel(w, r); return; }
       if (!r || r.error || !v) {
-        line("No verdict" + (r && r.error ? ": " + r.error : "."), "kv-big");
+        w.line("No verdict" + (r && r.error ? ": " + r.error : "."), "kv-big");
         return;
       }
-      if (r.deadlock) {
-        el.setAttribute("data-state", "deadlock");
-        line("Deadlock after step " + r.deadlock.step + ": no role can progress", "kv-big kv-danger");
-        list(r.deadlock.waiting.map(function (w) {
-          return w.lane + " waits on " + w.barrier + (w.phase === null ? "" : " (phase " + w.phase + ")") +
-            (w.line === null ? "" : " at line " + w.line);
-        }));
-        if (r.deadlockKnobs && r.deadlockKnobs.length) {
-          line("Made so by: " + r.deadlockKnobs.map(function (k) {
-            return k.knob + " = " + k.value + " (at " + k.fine + " it runs)";
-          }).join("; "), "kv-danger");
-        } else if (r.deadlockKnobs) {
-          line("At the source's own settings too: the code's protocol deadlocks here.", "kv-danger");
-        }
-        el.title = r.deadlock.message;
-        return;
-      }
+      if (r.deadlock) { renderDeadlock(w, r); return; }
       var unit = r.units && r.time ? "cycles" : "steps";
-      line("Total: " + v.total + " " + unit, "kv-big");
-      if (r.units && r.time) {
-        var u = r.units, inp = u.inputs;
-        line("Time: " + P.stepText(r.time.cycles).split(" \u00b7 ")[1] + " (" + Math.round(r.time.cycles) + " cycles at " + u.clockMHz + " MHz, " + u.gpu + ")", "kv-big kv-units");
-        line("Throughput: " + r.tflops.toFixed(1) + " TFLOPS, " + pct(r.peakFraction) + " of the " + u.peakTflops.toFixed(1) + " TFLOPS " + inp.dtype + " peak" +
-          (inp.problem ? " (problem " + inp.problem + ": " + inp.tiles + " tiles on " + inp.ctas + " CTAs, " + inp.waves + " waves)" : " (no problem size: this CTA's tiles on every SM, L2 reuse 0)"));
-        line("Bottleneck: " + r.bottleneck + " (" + u.bottleneckWhy + ")", "kv-units-bottleneck");
-        list(Object.keys(u.derivation).map(function (k) {
-          return k + " = " + r.knobs[k] + " (" + u.sources[k] + (u.sources[k] === "gpu" ? ": " + u.derivation[k] : "") + ")";
-        }).concat(["tile " + inp.tile + " (" + u.sources.tile + "), dtype " + inp.dtype + " (" + u.sources.dtype + "), cluster " + inp.cluster]))
-          .className = "kv-muted kv-units-derivation";
+      w.line("Total: " + v.total + " " + unit, "kv-big");
+      if (r.units && r.time) renderUnits(w, r);
+      renderWaits(w, v, unit);
+      renderViewLines(w, r);
+      renderFitNotes(w, r);
+      P.renderCompare(el);
+      el.title = v.summary ? String(v.summary) : "";
+    }
+
+    /** Honest page: no model fits; no verdict figures. */
+    function renderNoModel(w, r) {
+      w.el.setAttribute("data-state", "no-model");
+      w.line("No schedule model fits this kernel", "kv-big");
+      w.line(String(r.fit.reason));
+      w.line("Below: what was parsed (pipelines, roles, operations with their lines).", "kv-muted");
+    }
+
+    /** A deadlock: the waiting roles with their barriers, phases and lines, and the knobs that make it deadlock. */
+    function renderDeadlock(w, r) {
+      w.el.setAttribute("data-state", "deadlock");
+      w.line("Deadlock after step " + r.deadlock.step + ": no role can progress", "kv-big kv-danger");
+      w.list(r.deadlock.waiting.map(function (x) {
+        return x.lane + " waits on " + x.barrier + (x.phase === null ? "" : " (phase " + x.phase + ")") +
+          (x.line === null ? "" : " at line " + x.line);
+      }));
+      if (r.deadlockKnobs && r.deadlockKnobs.length) {
+        w.line("Made so by: " + r.deadlockKnobs.map(function (k) {
+          return k.knob + " = " + k.value + " (at " + k.fine + " it runs)";
+        }).join("; "), "kv-danger");
+      } else if (r.deadlockKnobs) {
+        w.line("At the source's own settings too: the code's protocol deadlocks here.", "kv-danger");
       }
-      var order = viewHolder.current && viewHolder.current.waitReasons ? viewHolder.current.waitReasons.map(function (w) { return w.reason; }) : [];
-      var ul = document.createElement("ul");
-      Object.keys(v.waits || {}).sort().forEach(function (lane) {
-        var w = v.waits[lane] || {};
-        var reasons = order.concat(Object.keys(w).filter(function (k) {
+      w.el.title = r.deadlock.message;
+    }
+
+    /** A cycles run (a GPU chosen): time, throughput, the bottleneck, its critical path and the computed knobs. */
+    function renderUnits(w, r) {
+      var u = r.units, inp = u.inputs;
+      w.line("Time: " + P.stepText(r.time.cycles).split(" \u00b7 ")[1] + " (" + Math.round(r.time.cycles) + " cycles at " + u.clockMHz + " MHz, " + u.gpu + ")", "kv-big kv-units");
+      w.line("Throughput: " + r.tflops.toFixed(1) + " TFLOPS, " + pct(r.peakFraction) + " of the " + u.peakTflops.toFixed(1) + " TFLOPS " + inp.dtype + " peak" +
+        (inp.problem ? " (problem " + inp.problem + ": " + inp.tiles + " tiles on " + inp.ctas + " CTAs, " + inp.waves + " waves)" : " (no problem size: this CTA's tiles on every SM, L2 reuse 0)"));
+      w.line("Bottleneck: " + r.bottleneck + " (" + u.bottleneckWhy + ")", "kv-units-bottleneck");
+      renderCriticalPath(w, r.criticalPath);
+      w.list(Object.keys(u.derivation).map(function (k) {
+        return k + " = " + r.knobs[k] + " (" + u.sources[k] + (u.sources[k] === "gpu" ? ": " + u.derivation[k] : "") + ")";
+      }).concat(["tile " + inp.tile + " (" + u.sources.tile + "), dtype " + inp.dtype + " (" + u.sources.dtype + "), cluster " + inp.cluster]))
+        .className = "kv-muted kv-units-derivation";
+    }
+
+    /**
+     * The critical path's per-kind shares (criticalPathLine) and the checkbox that highlights its
+     * blocks on the timeline (state.showCritical, the b key, critical=on in the URL hash).
+     */
+    function renderCriticalPath(w, cp) {
+      var text = criticalPathLine(cp);
+      if (!text) return;
+      var p = w.line(text + " ", "kv-critical");
+      var label = document.createElement("label");
+      var toggle = document.createElement("input");
+      toggle.type = "checkbox";
+      toggle.id = "critical-toggle";
+      toggle.checked = !!state.showCritical;
+      toggle.addEventListener("change", function () { setCritical(toggle.checked); });
+      label.appendChild(toggle);
+      label.appendChild(document.createTextNode(" highlight on the timeline (b)"));
+      label.title = "Outline the critical path's blocks on the timeline (b); the URL hash keeps it (critical=on)";
+      p.appendChild(label);
+    }
+
+    /** Turn the critical path's highlight on or off (redraws; the hash follows). */
+    function setCritical(on) {
+      state.showCritical = !!on;
+      var toggle = document.getElementById("critical-toggle");
+      if (toggle) toggle.checked = state.showCritical;
+      P.requestDraw();
+    }
+    /** The b key: toggle the highlight when the run has a critical path (a GPU chosen). */
+    function toggleCritical() {
+      if (state.result && state.result.criticalPath) setCritical(!state.showCritical);
+    }
+
+    /** Bubbles per lane: the total and each wait reason, in the view's reason order, then the rest by name. */
+    function renderWaits(w, v, unit) {
+      var order = viewHolder.current && viewHolder.current.waitReasons ? viewHolder.current.waitReasons.map(function (x) { return x.reason; }) : [];
+      w.list(Object.keys(v.waits || {}).sort().map(function (lane) {
+        var waits = v.waits[lane] || {};
+        var reasons = order.concat(Object.keys(waits).filter(function (k) {
           return k !== "total" && order.indexOf(k) < 0;
-        }).sort()).filter(function (k) { return w[k] > 0; }).map(function (k) { return k + " " + w[k]; });
-        var li = document.createElement("li");
-        li.textContent = lane + " bubbles: " + (w.total || 0) + " " + unit + (reasons.length ? " (" + reasons.join(", ") + ")" : "");
-        ul.appendChild(li);
-      });
-      el.appendChild(ul);
+        }).sort()).filter(function (k) { return waits[k] > 0; }).map(function (k) { return k + " " + waits[k]; });
+        return lane + " bubbles: " + (waits.total || 0) + " " + unit + (reasons.length ? " (" + reasons.join(", ") + ")" : "");
+      }));
+    }
+
+    /** The verdict lines the result's view names (percent, template, stages against the current knob, or the value). */
+    function renderViewLines(w, r) {
+      var v = r.verdict;
       (viewHolder.current && viewHolder.current.verdict ? viewHolder.current.verdict : []).forEach(function (spec) {
         var value = spec.field ? v[spec.field] : undefined, text;
         if (spec.format === "percent") text = pct(value);
@@ -115,26 +173,27 @@ var KVWaveVerdict = (function () {
           text = (value === null || value === undefined ? "n/a" + (why ? ": " + why : "") : String(value)) +
             (typeof value === "number" && typeof have === "number" ? (have >= value ? " (have " + have + ": hidden)" : " (have " + have + ": too few)") : "");
         } else text = String(value);
-        line(spec.label + ": " + text);
+        w.line(spec.label + ": " + text);
       });
+    }
+
+    /** The fit's assumptions, then what the model leaves out, folded under "Not modelled (n)". */
+    function renderFitNotes(w, r) {
       var assumptions = r.fit && r.fit.assumptions ? r.fit.assumptions : [];
       if (assumptions.length) {
-        line("Assumptions:", "kv-muted");
-        list(assumptions).className = "kv-muted";
+        w.line("Assumptions:", "kv-muted");
+        w.list(assumptions).className = "kv-muted";
       }
       var left = r.fit && r.fit.notModelled ? r.fit.notModelled : [];
-      if (left.length) {
-        // Folded by default (a summary with the count): the verdict stays short above the lanes.
-        var fold = document.createElement("details");
-        fold.className = "kv-muted kv-not-modelled";
-        var summary = document.createElement("summary");
-        summary.textContent = "Not modelled (" + left.length + ")";
-        fold.appendChild(summary);
-        el.appendChild(fold);
-        list(left, fold);
-      }
-      P.renderCompare(el);
-      el.title = v.summary ? String(v.summary) : "";
+      if (!left.length) return;
+      // Folded by default (a summary with the count): the verdict stays short above the lanes.
+      var fold = document.createElement("details");
+      fold.className = "kv-muted kv-not-modelled";
+      var summary = document.createElement("summary");
+      summary.textContent = "Not modelled (" + left.length + ")";
+      fold.appendChild(summary);
+      w.el.appendChild(fold);
+      w.list(left, fold);
     }
 
     /** Structure-only listing (pipelines, roles, ops with lines) for a kernel no model fits. */
@@ -188,6 +247,8 @@ var KVWaveVerdict = (function () {
     P.renderNotices = renderNotices;
     P.pct = pct;
     P.renderVerdict = renderVerdict;
+    P.setCritical = setCritical;
+    P.toggleCritical = toggleCritical;
     P.renderStructure = renderStructure;
   }
 

@@ -47,7 +47,7 @@ var KVWaveView = (function (KVWaveConst, KVWaveIndex) {
    * {flag: true}, or null for a knob the model does not have.
    */
   function parseHash(hash, hashKeys, ranges, currentModel) {
-    var out = {model: null, knobs: {}, view: null, cursor: null, markerA: null, markerB: null, follow: null, pin: null, groups: null, messages: []};
+    var out = {model: null, knobs: {}, view: null, cursor: null, markerA: null, markerB: null, follow: null, pin: null, groups: null, critical: false, messages: []};
     var text = String(hash || "").replace(/^#/, "");
     if (!text) return out;
     if (text.length > MAX_HASH_LENGTH) {
@@ -132,6 +132,11 @@ var KVWaveView = (function (KVWaveConst, KVWaveIndex) {
           else if (out.groups.indexOf(g) < 0) out.groups.push(g);
         });
         out.groups.sort();
+      } else if (key === "critical") {
+        // The critical path's highlight on the timeline (written as critical=on; off is no key).
+        var on = value.toLowerCase();
+        if (!Object.prototype.hasOwnProperty.call(HASH_FLAG_WORDS, on)) out.messages.push("URL hash: ignored " + shown + " (expected on or off).");
+        else out.critical = HASH_FLAG_WORDS[on];
       } else if (key === "follow") {
         var m = RE_FOLLOW.exec(value);
         if (!m) { out.messages.push("URL hash: ignored " + shown + " (expected tile.k or e<tile>)."); return; }
@@ -152,7 +157,7 @@ var KVWaveView = (function (KVWaveConst, KVWaveIndex) {
   /** One knob value as hash text: on / off for booleans, else the value itself (URI-encoded). */
   function hashValue(v) { return typeof v === "boolean" ? (v ? "on" : "off") : encodeURIComponent(String(v)); }
 
-  /** Serialise knobs and view into "k=v&..." (knobs in hashKeys order, then view, cursor, markers, follow, collapsed groups, pin). */
+  /** Serialise knobs and view into "k=v&..." (knobs in hashKeys order, then view, cursor, markers, follow, collapsed groups, pin, the critical-path highlight). */
   function formatHash(s, hashKeys) {
     var parts = [];
     hashKeys.forEach(function (pair) {
@@ -167,6 +172,7 @@ var KVWaveView = (function (KVWaveConst, KVWaveIndex) {
     var groups = s.collapsedGroups ? Array.from(s.collapsedGroups).sort() : [];
     if (groups.length) parts.push("groups=" + groups.join(","));
     if (s.pinText) parts.push("pin=" + s.pinText);
+    if (s.showCritical) parts.push("critical=on");
     return parts.join("&");
   }
 

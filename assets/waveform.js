@@ -35,6 +35,8 @@ var KVWave = (function () {
     packEvents: M.KVWaveResult.packEvents,
     unpackResult: M.KVWaveResult.unpackResult,
     percentText: M.KVWaveResult.percentText,
+    criticalPathLine: M.KVWaveResult.criticalPathLine,
+    pathIndexOf: M.KVWaveIndex.pathIndexOf,
     barrierStateAt: M.KVWaveResult.barrierStateAt,
     barrierEventStep: M.KVWaveResult.barrierEventStep,
     codePathLines: M.KVWaveResult.codePathLines,
@@ -149,6 +151,9 @@ var KVWave = (function () {
       // over the canvas (client coordinates), so keyboard/wheel moves re-aim the cursor and tooltip.
       selected: null, pointer: null, allLanes: [], perLane: {}, hiddenLanes: new Set(), laneOrder: [], laneFilter: "",
       dependents: null, summarised: [],
+      // The critical path's highlight (b, the verdict's checkbox, critical=on): its culling index
+      // (built once per result) and the ids the last frame outlined.
+      showCritical: false, criticalIndex: null, criticalDrawn: [],
       scale: null, gutterPx: GUTTER_MIN_WIDTH_PX, frames: 0, lastFrameMs: 0, lastSimMs: 0, lastDrawMs: 0,
       lastWorker: null, resultDrawPending: false, lastResultDrawnAt: 0, lastResultFrameAt: 0
     };
