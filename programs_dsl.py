@@ -313,15 +313,18 @@ class _Reader:
 
     def ops_of(self, *roots):
         """The placed ops whose anchor lies in these expression / statement nodes, in order."""
-        found = []
+        hits = []
         for root in roots:
             if root is None:
                 continue
             for sub in ast.walk(root):
                 hit = self.anchors.get(id(sub))
                 if hit:
-                    found.extend(hit)
-        return found
+                    hits.append(((sub.end_lineno, sub.end_col_offset), hit))
+        # Evaluation order: a call ends after the calls in its arguments and receiver, so the
+        # barrier of `cute.copy(..., tma_bar_ptr=p.producer_get_barrier(s))` comes first.
+        hits.sort(key=lambda h: h[0])
+        return [entry for _pos, hit in hits for entry in hit]
 
     def add_ops(self, nodes, found):
         for op, via, objects in found:
