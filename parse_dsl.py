@@ -26,6 +26,7 @@ import sys
 from pathlib import Path
 
 import parse_core
+import programs_dsl
 from parse_core import MAX_TEXT_CHARS, SCHEMA_VERSION, InputError, ParseError, operand_name, role_of
 
 LANGUAGE = "cute-dsl"
@@ -534,7 +535,7 @@ class Walker:
         self.reached.add(id(fn))
         env = self._params_env(cname, fn, bound=None)
         ctx = {"cls": cname, "frame": frame, "via": [], "kernel": kernel, "in_role": False,
-               "fn_name": fn.name, "returns": [], "env_texts": {}}
+               "fn_name": fn.name, "returns": [], "env_texts": {}, "fn_node": fn}
         try:
             self.walk_body(fn.body, env, ctx)
         except Budget:
@@ -596,6 +597,9 @@ class Walker:
             "receiver": receiver, "pipeline": pipe.name if pipe else None,
             "object": pipe.name if pipe else None,
             "buffer": None, "text": self.src.text(text_node),
+            # For programs_dsl (removed before the model is returned): the call, the function
+            # walked, the helper / lambda calls on the way (each with its callee and call node).
+            "_call": node, "_fn": ctx["fn_node"], "_via": list(ctx["via"]),
         }
         for key, value in extra.items():
             if value is not None:
@@ -604,7 +608,7 @@ class Walker:
             op["buffer"] = buffer_for(op["operand"], self.buffers)
         if ctx["via"]:
             outer = ctx["via"][0]
-            op["via"] = {k: v for k, v in outer.items() if k != "_node"}
+            op["via"] = {k: v for k, v in outer.items() if not k.startswith("_")}
             if len(ctx["via"]) > 1:
                 # The inner calls, compactly: [name, call line] (+ the name it was called by).
                 op["via"]["chain"] = [
@@ -1348,7 +1352,7 @@ class Walker:
                 env = merged
         via_key = "lambda" if callee.kind in ("lambda", "local") else "helper"
         via_name = name if callee.kind == "lambda" else callee.name
-        entry = {via_key: via_name, "line": node.lineno, "_node": fn}
+        entry = {via_key: via_name, "line": node.lineno, "_node": fn, "_call": node}
         if callee.kind != "lambda" and name not in (callee.name, f"self.{callee.name}"):
             entry["as"] = name
         inner = dict(ctx, via=ctx["via"] + [entry], returns=[], stmt=None, env_texts=env.get(TEXTS, {}))
@@ -1425,9 +1429,6 @@ def parse_tree(text, display):
         raise ParseError(display, f"not Python source: {exc}") from None
 
 
-DSL_PROGRAMS_UNREAD = "the CuTe DSL front end does not read role programs yet (docs/programs.md)"
-
-
 def parse_text(text, path="<text>", display=None, read_warnings=()):
     """Parse one CuTe DSL source text into the JSON model (schema_version 3, language cute-dsl).
 
@@ -1451,6 +1452,10 @@ def _model(tree, src, path, display):
     arch = arch_of(facts.names, path)
     walker = Walker(src, index, buffers, arch, facts.count)
     walker.run()
+    kernel = min(index.kernels, key=lambda k: k[1].lineno)[1] if index.kernels else None
+    # The role programs (docs/programs.md "CuTe DSL front end"); strips the ops' private keys.
+    programs, kernel_program, role_vars = programs_dsl.read(
+        src, index, walker.frames, kernel, walker.warp_roles, lambda n: bool(RE_WARP_INDEX.match(n)))
     functions = []
     for frame in walker.frames:
         pair_mmas_with_waits(frame.ops)
@@ -1483,8 +1488,7 @@ def _model(tree, src, path, display):
             if isinstance(value, int):
                 constants.append({"name": f"self.{attr}", "value": value, "line": line})
     kernel_layer = None
-    if index.kernels:
-        kernel = min(index.kernels, key=lambda k: k[1].lineno)[1]
+    if kernel is not None:
         kernel_layer = {
             "source": {"path": display, "lines": len(src.lines)},
             "schedule": "unknown", "schedule_line": None,
@@ -1495,6 +1499,7 @@ def _model(tree, src, path, display):
             "order_barriers": [], "calls": [],
             "kernel": kernel.name, "kernel_line": kernel.lineno,
             "warp_roles": walker.warp_roles,
+            "program": kernel_program, "role_vars": role_vars,
         }
     has_ops = any(f["ops"] for f in functions)
     return {
@@ -1510,8 +1515,7 @@ def _model(tree, src, path, display):
         "functions": functions,
         "kernel_layer": kernel_layer,
         "constants": constants,
-        # The role programs (docs/programs.md) are read by the C++ front end only so far.
-        "programs": {"functions": [], "unread": DSL_PROGRAMS_UNREAD},
+        "programs": {"functions": programs},
         "warnings": src.warnings,
     }
 

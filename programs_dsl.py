@@ -1,0 +1,789 @@
+"""programs_dsl.py: the CuTe DSL front end of the role programs (JSON schema 3, docs/programs.md).
+
+The same contract as programs_cpp.py (loops, branches, ops, lets, sets, calls, returns, each with
+its source lines; expressions as program_expr trees), read from Python's `ast` instead of blanked
+C++. parse_dsl.py walks each kernel and lists its ops with the call node that made each one and
+the helper calls it went through (`_call`, `_fn`, `_via` on each op record); this module places
+every op in the statement of the function whose body holds it, reads every statement with the
+reader STATEMENT_READERS gives its node type (one small function each, the ast.NodeVisitor way),
+and reads the kernel's warp-index variable into `kernel_layer.role_vars`. What no reader reads is
+counted in `skipped` (or stops the program, named in `incomplete`), never guessed. Linear in the
+function: every statement and expression node is visited a bounded number of times.
+"""
+
+import ast
+import re
+
+from program_expr import MAX_DEPTH, MAX_EXPR_CHARS
+from programs_cpp import MAX_BLOCK_DEPTH, MAX_NODES, prune
+
+# -- expressions -------------------------------------------------------------------------------
+# Python operators as program_expr spells them (C-style): `//` and `/` are both "/", `is` / `is not`
+# compare like == / != (`x is None`), `and` / `or` / `not` are && / || / !.
+BIN_OPS = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/", ast.FloorDiv: "/", ast.Mod: "%",
+           ast.LShift: "<<", ast.RShift: ">>", ast.BitAnd: "&", ast.BitOr: "|", ast.BitXor: "^"}
+CMP_OPS = {ast.Eq: "==", ast.NotEq: "!=", ast.Lt: "<", ast.LtE: "<=", ast.Gt: ">", ast.GtE: ">=",
+           ast.Is: "==", ast.IsNot: "!="}
+UNARY_OPS = {ast.Not: "!", ast.USub: "-", ast.UAdd: "+", ast.Invert: "~"}
+BOOL_OPS = {ast.And: "&&", ast.Or: "||"}
+# Augmented assignments: `set` ops (`q_producer_phase ^= 1` flips a phase, FA4 sm90 line 799).
+AUG_OPS = {ast.Add: "+=", ast.Sub: "-=", ast.Mult: "*=", ast.Div: "/=", ast.FloorDiv: "/=",
+           ast.Mod: "%=", ast.BitXor: "^=", ast.BitOr: "|=", ast.BitAnd: "&=", ast.LShift: "<<=",
+           ast.RShift: ">>="}
+
+# `if const_expr(c):` / `if cutlass.const_expr(c):` is decided when the kernel is compiled.
+CONST_EXPR_CALLS = frozenset({"const_expr", "cutlass.const_expr"})
+# Counted loops: `range(...)`, `cutlass.range(...)`, `cutlass.range_constexpr(...)` (unrolled).
+RANGE_CALLS = frozenset({"range", "cutlass.range", "cute.range", "cutlass.range_dynamic"})
+RANGE_CONSTEXPR_CALLS = frozenset({"range_constexpr", "cutlass.range_constexpr", "cute.range_constexpr"})
+# `with cute.arch.elect_one():` runs its body on one elected thread: an `if` on that call (the
+# C++ front end's `if (cute::elect_one_sync())`); other `with` bodies are read in place.
+ELECT_ONE_CALLS = frozenset({"cute.arch.elect_one", "elect_one"})
+# No step of the program: the compiler's checks and Python's own bookkeeping.
+IGNORED_STATEMENTS = (ast.Pass, ast.Assert, ast.Import, ast.ImportFrom, ast.Global, ast.Nonlocal,
+                      ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+# State objects advanced in place: `state.advance()` moves one stage (flash_attn/cute/pipeline.py
+# PipelineStateSimple.advance, lines 73-77; CUTLASS's PipelineState.advance the same).
+ADVANCE_METHOD = "advance"
+# Pipeline methods whose first argument is the pipeline state (the op node's `state`).
+STATE_FIRST_METHODS = frozenset({
+    "producer_acquire", "producer_try_acquire", "producer_commit", "producer_tail",
+    "producer_get_barrier", "consumer_wait", "consumer_try_wait", "consumer_test_wait",
+    "consumer_release"})
+# A TMA copy function (copy_utils.tma_producer_copy_fn) takes its stage from `producer_state=`.
+STATE_KEYWORDS = ("producer_state", "consumer_state", "state")
+RE_IDENT = re.compile(r"[A-Za-z_]\w*$")
+
+
+def _text(src, node, limit=MAX_EXPR_CHARS):
+    """One-line source text of a node, at most limit characters."""
+    text = " ".join(src.segment(node, limit=limit).split())
+    return text if len(text) <= limit else text[:limit - 3] + "..."
+
+
+def dotted(node):
+    """`a.b.c` of a Name/Attribute chain and its root name, else (None, None)."""
+    parts = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    if isinstance(node, ast.Name):
+        parts.append(node.id)
+        return ".".join(reversed(parts)), node.id
+    return None, None
+
+
+class ExprReader:
+    """Python expressions as program_expr trees. A dotted name whose root is not a local of the
+    function (a module: `cute.arch.warp_idx`, `cutlass.range`) is one name, as C++ keeps
+    `cute::arch::warp_idx`; on a local (`self`, a parameter, an assigned name) it is a member
+    access or a member call. What it does not read is ["?", text]."""
+
+    def __init__(self, src, local_names):
+        self.src, self.locals = src, local_names
+
+    def unread(self, node):
+        return ["?", _text(self.src, node)]
+
+    def expr(self, node, depth=0):
+        """The tree of one expression node."""
+        if node is None:
+            return None
+        if depth > MAX_DEPTH:
+            return self.unread(node)
+        reader = EXPR_READERS.get(type(node))
+        return reader(self, node, depth + 1) if reader else self.unread(node)
+
+    def args(self, call, depth):
+        """Positional arguments, then keywords as ["kw", name, e] (`**x` and `*x` unread)."""
+        out = [self.unread(a) if isinstance(a, ast.Starred) else self.expr(a, depth) for a in call.args]
+        for k in call.keywords:
+            out.append(["kw", k.arg, self.expr(k.value, depth)] if k.arg else self.unread(k.value))
+        return out
+
+    def is_module_path(self, node):
+        """(dotted, True) when node is a Name/Attribute chain whose root is not a local."""
+        name, root = dotted(node)
+        return name, (name is not None and root not in self.locals)
+
+
+def _expr_constant(r, node, depth):
+    v = node.value
+    if isinstance(v, bool):
+        return ["n", 1 if v else 0]
+    if isinstance(v, int):
+        return ["n", v]
+    return r.unread(node)        # None, floats, strings: not values the interpreter computes
+
+
+def _expr_name(r, node, depth):
+    if node.id in ("True", "False"):
+        return ["n", 1 if node.id == "True" else 0]
+    return ["id", node.id]
+
+
+def _expr_attribute(r, node, depth):
+    name, module = r.is_module_path(node)
+    if module:
+        return ["id", name]
+    return ["member", r.expr(node.value, depth), node.attr]
+
+
+def _expr_call(r, node, depth):
+    func = node.func
+    args = r.args(node, depth)
+    if isinstance(func, ast.Name):
+        return ["call", func.id, args]
+    if isinstance(func, ast.Attribute):
+        name, module = r.is_module_path(func)
+        if module:
+            return ["call", name, args]
+        return ["mcall", r.expr(func.value, depth), func.attr, args]
+    return r.unread(node)
+
+
+def _expr_binop(r, node, depth):
+    op = BIN_OPS.get(type(node.op))
+    if op is None:               # ** and @ have no C spelling
+        return r.unread(node)
+    return ["bin", op, r.expr(node.left, depth), r.expr(node.right, depth)]
+
+
+def _expr_unary(r, node, depth):
+    return ["un", UNARY_OPS[type(node.op)], r.expr(node.operand, depth)]
+
+
+def _expr_boolop(r, node, depth):
+    op = BOOL_OPS[type(node.op)]
+    out = r.expr(node.values[0], depth)
+    for v in node.values[1:]:
+        out = ["bin", op, out, r.expr(v, depth)]
+    return out
+
+
+def _expr_compare(r, node, depth):
+    """`a < b` is ["bin", "<", a, b]; a chain `a < b < c` is (a < b) && (b < c)."""
+    parts, left = [], node.left
+    for op, right in zip(node.ops, node.comparators):
+        c = CMP_OPS.get(type(op))
+        if c is None:            # in / not in
+            return r.unread(node)
+        parts.append(["bin", c, r.expr(left, depth), r.expr(right, depth)])
+        left = right
+    out = parts[0]
+    for p in parts[1:]:
+        out = ["bin", "&&", out, p]
+    return out
+
+
+def _expr_ifexp(r, node, depth):
+    return ["?:", r.expr(node.test, depth), r.expr(node.body, depth), r.expr(node.orelse, depth)]
+
+
+def _expr_subscript(r, node, depth):
+    index = node.slice
+    if type(index).__name__ == "Index":      # Python 3.8's wrapper
+        index = index.value
+    if isinstance(index, (ast.Slice, ast.Tuple)):
+        return ["index", r.expr(node.value, depth), r.unread(index)]
+    return ["index", r.expr(node.value, depth), r.expr(index, depth)]
+
+
+def _expr_tuple(r, node, depth):
+    """A tuple or list is a call of `tuple` / `list` (`return a, b`; C++ writes make_tuple)."""
+    kind = "tuple" if isinstance(node, ast.Tuple) else "list"
+    return ["call", kind, [r.unread(e) if isinstance(e, ast.Starred) else r.expr(e, depth) for e in node.elts]]
+
+
+EXPR_READERS = {
+    ast.Constant: _expr_constant, ast.Name: _expr_name, ast.Attribute: _expr_attribute,
+    ast.Call: _expr_call, ast.BinOp: _expr_binop, ast.UnaryOp: _expr_unary,
+    ast.BoolOp: _expr_boolop, ast.Compare: _expr_compare, ast.IfExp: _expr_ifexp,
+    ast.Subscript: _expr_subscript, ast.Tuple: _expr_tuple, ast.List: _expr_tuple,
+}
+
+
+# -- where each op goes --------------------------------------------------------------------------
+
+
+class OpPlacement:
+    """The ops of every function, placed at the node of its body that holds them.
+
+    parse_dsl records on each op the function its frame walks (`_fn`), the call node (`_call`)
+    and the helper / lambda calls it went through (`_via`, outermost first: `_node` the callee,
+    `_call` the call). In function F the op goes at F's own call node when F is the innermost
+    function, or at the call of the lambda / local function that holds it (with `via`) when only
+    lambdas lie between; when a helper (a method or module function) lies between, the op is in
+    that helper's program and F's statement is a `call` node naming it (`function`)."""
+
+    def __init__(self, frames):
+        self.anchors = {}        # id(F) -> {id(anchor node): [(op, via, [objects])]}
+        self.resolved = {}       # id(call node) -> [program names it calls], in order
+        self.kept = {}           # id(F) -> F, the functions that get a program
+        seen = {}
+        for frame in frames:
+            for op in frame.ops:
+                if "_fn" in op:
+                    self.place(op, seen)
+
+    def place(self, op, seen):
+        stack = [op["_fn"]] + [e["_node"] for e in op["_via"]]
+        helpers = [op["_fn"]] + [e["_node"] for e in op["_via"] if "helper" in e]
+        for fn in helpers:
+            self.kept.setdefault(id(fn), fn)
+        for i, fn in enumerate(stack):
+            if not any(fn is h for h in helpers):
+                continue
+            rest = op["_via"][i:]
+            if rest and "helper" in rest[0]:
+                names = self.resolved.setdefault(id(rest[0]["_call"]), [])
+                if rest[0]["_node"].name not in names:
+                    names.append(rest[0]["_node"].name)
+                continue
+            if any("helper" in e for e in rest):
+                continue         # a lambda of F calls a helper: the op is that helper's
+            anchor = rest[0]["_call"] if rest else op["_call"]
+            key = (id(fn), id(anchor), id(op["_call"]))
+            entry = seen.get(key)
+            if entry is not None:
+                if op.get("object") and op["object"] not in entry[2]:
+                    entry[2].append(op["object"])
+                continue
+            via = None
+            if rest:
+                via = {"lambda": rest[0].get("lambda"), "line": rest[0]["line"]}
+                if len(rest) > 1:
+                    via["chain"] = [[e.get("lambda"), e["line"]] for e in rest[1:]]
+            entry = (op, via, [op["object"]] if op.get("object") else [])
+            seen[key] = entry
+            self.anchors.setdefault(id(fn), {}).setdefault(id(anchor), []).append(entry)
+
+
+# -- statements ------------------------------------------------------------------------------
+
+
+class _Reader:
+    """Reads the statements of one function into nodes (docs/programs.md "The contract")."""
+
+    def __init__(self, src, fn, placement):
+        self.src, self.fn = src, fn
+        self.anchors = placement.anchors.get(id(fn), {})
+        self.resolved = placement.resolved
+        self.bound = set(_param_names(fn))
+        self.ex = ExprReader(src, _local_names(fn))
+        self.count = 0
+        self.skipped = 0
+        self.stopped = None
+
+    def stop(self, node, why):
+        if self.stopped is None:
+            self.stopped = {"line": node.lineno, "reason": why}
+
+    def add(self, nodes, node):
+        self.count += 1
+        if self.count > MAX_NODES:
+            self.stop(self.fn, f"more than {MAX_NODES} steps")
+            return
+        nodes.append(node)
+
+    def lines(self, node):
+        return node.lineno, max(node.lineno, getattr(node, "end_lineno", None) or node.lineno)
+
+    def block(self, stmts, depth=0):
+        """Nodes of a statement list."""
+        nodes = []
+        if depth > MAX_BLOCK_DEPTH:
+            if stmts:
+                self.stop(stmts[0], "blocks nested too deeply")
+            return nodes
+        for stmt in stmts:
+            if self.stopped is not None:
+                break
+            self.statement(stmt, nodes, depth)
+        return nodes
+
+    def statement(self, stmt, nodes, depth):
+        if isinstance(stmt, IGNORED_STATEMENTS):
+            return
+        reader = STATEMENT_READER_OF.get(type(stmt))
+        if reader is None:
+            self.stop(stmt, f"`{type(stmt).__name__}` is not read yet")
+            return
+        reader(self, stmt, nodes, depth)
+
+    def ops_of(self, *roots):
+        """The placed ops whose anchor lies in these expression / statement nodes, in order."""
+        hits = []
+        for root in roots:
+            if root is None:
+                continue
+            for sub in ast.walk(root):
+                hit = self.anchors.get(id(sub))
+                if hit:
+                    hits.append(((sub.end_lineno, sub.end_col_offset), hit))
+        # Evaluation order: a call ends after the calls in its arguments and receiver, so the
+        # barrier of `cute.copy(..., tma_bar_ptr=p.producer_get_barrier(s))` comes first.
+        hits.sort(key=lambda h: h[0])
+        return [entry for _pos, hit in hits for entry in hit]
+
+    def add_ops(self, nodes, found):
+        for op, via, objects in found:
+            self.add(nodes, self.op_node(op, via, objects))
+
+    def op_node(self, op, via, objects):
+        """The step of a parsed op: kind, pipeline object, lines, state variable, arguments."""
+        node = {"node": "op", "op": op["op"], "line": op["line"], "end_line": op["end_line"],
+                "text": op["text"]}
+        if len(objects) == 1:
+            node["object"] = objects[0]
+        elif objects:            # the helper runs on several pipelines: bound by its caller
+            node["objects"] = sorted(objects)
+        for key in ("operand", "unit", "count", "barrier_id", "call", "receiver"):
+            if op.get(key) is not None:
+                node[key] = op[key]
+        if via is not None:
+            node["via"] = via
+        call = op["_call"]
+        if isinstance(call, ast.Call):
+            node["args"] = self.ex.args(call, 0)
+            state = _state_of(call)
+            if state is not None:
+                node["state"] = state
+        return node
+
+    def resolved_of(self, call, node):
+        """`function` (or `functions`) of a node whose call the parse followed into a helper."""
+        names = self.resolved.get(id(call)) if call is not None else None
+        if names:
+            if len(names) == 1:
+                node["function"] = names[0]
+            else:
+                node["functions"] = list(names)
+        return node
+
+    def bind(self, name):
+        """True the first time a name is bound in the function (a `let`), then False (a `set`)."""
+        if name in self.bound:
+            return False
+        self.bound.add(name)
+        return True
+
+
+def _param_names(fn):
+    a = fn.args
+    return [p.arg for p in a.posonlyargs + a.args + a.kwonlyargs]
+
+
+def _local_names(fn):
+    """Parameters and every name the function (not its nested functions) assigns."""
+    names = set(_param_names(fn))
+    todo = list(fn.body)
+    while todo:
+        node = todo.pop()
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+            names.add(node.id)
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            names.add(node.name)
+            continue
+        if isinstance(node, (ast.Lambda, ast.ClassDef)):
+            continue
+        todo.extend(ast.iter_child_nodes(node))
+    return names
+
+
+def _state_of(call):
+    """The state variable of a pipeline call: its first argument (`pipeline_k.producer_acquire(
+    kv_producer_state)`), or a `producer_state=` keyword (`load_K(..., producer_state=s)`)."""
+    func = call.func
+    if isinstance(func, ast.Attribute) and func.attr in STATE_FIRST_METHODS and call.args:
+        if isinstance(call.args[0], ast.Name):
+            return call.args[0].id
+    for k in call.keywords:
+        if k.arg in STATE_KEYWORDS and isinstance(k.value, ast.Name):
+            return k.value.id
+    return None
+
+
+def _simple_ops(r, stmt, nodes):
+    """A simple statement holding placed ops is those ops (as the C++ front end reads them)."""
+    found = r.ops_of(stmt)
+    if found:
+        r.add_ops(nodes, found)
+        return True
+    return False
+
+
+def _value_call(value):
+    return value if isinstance(value, ast.Call) else None
+
+
+def _read_assign(r, stmt, nodes, depth):
+    """`x = e` (let the first time, set after), `a, b = e` (let of several names)."""
+    if _simple_ops(r, stmt, nodes):
+        return
+    line, end_line = r.lines(stmt)
+    expr = r.ex.expr(stmt.value)
+    read = False
+    for target in stmt.targets:
+        if isinstance(target, ast.Name):
+            node = {"node": "let", "names": [target.id], "expr": expr} if r.bind(target.id) else \
+                {"node": "set", "name": target.id, "op": "=", "expr": expr}
+        elif isinstance(target, (ast.Tuple, ast.List)) and all(isinstance(t, ast.Name) for t in target.elts):
+            names = [t.id for t in target.elts]
+            for n in names:
+                r.bind(n)
+            node = {"node": "let", "names": names, "expr": expr}
+        else:
+            continue             # self.x = e, a[i] = e: not a variable of the program
+        node["line"], node["end_line"] = line, end_line
+        r.add(nodes, r.resolved_of(_value_call(stmt.value), node))
+        read = True
+    if not read:
+        r.skipped += 1
+
+
+def _read_annassign(r, stmt, nodes, depth):
+    """`x: T = e` (a let with its type), `x: T` (no step)."""
+    if stmt.value is None:
+        return
+    if _simple_ops(r, stmt, nodes):
+        return
+    if not isinstance(stmt.target, ast.Name):
+        r.skipped += 1
+        return
+    line, end_line = r.lines(stmt)
+    name = stmt.target.id
+    expr = r.ex.expr(stmt.value)
+    node = {"node": "let", "names": [name], "type": _text(r.src, stmt.annotation), "expr": expr} \
+        if r.bind(name) else {"node": "set", "name": name, "op": "=", "expr": expr}
+    node["line"], node["end_line"] = line, end_line
+    r.add(nodes, r.resolved_of(_value_call(stmt.value), node))
+
+
+def _read_augassign(r, stmt, nodes, depth):
+    """`x += e`, `phase ^= 1`: a set with the C operator."""
+    if _simple_ops(r, stmt, nodes):
+        return
+    if not isinstance(stmt.target, ast.Name):
+        r.skipped += 1
+        return
+    line, end_line = r.lines(stmt)
+    r.add(nodes, {"node": "set", "name": stmt.target.id, "op": AUG_OPS.get(type(stmt.op), "?="),
+                  "expr": r.ex.expr(stmt.value), "line": line, "end_line": end_line})
+
+
+def _read_expr(r, stmt, nodes, depth):
+    """A call statement: its ops, `state.advance()`, else a call node."""
+    if _simple_ops(r, stmt, nodes):
+        return
+    call = stmt.value
+    if isinstance(call, ast.Constant):
+        return                   # a docstring
+    if not isinstance(call, ast.Call):
+        r.skipped += 1
+        return
+    line, end_line = r.lines(stmt)
+    func = call.func
+    if isinstance(func, ast.Attribute) and func.attr == ADVANCE_METHOD and isinstance(func.value, ast.Name):
+        step = r.ex.expr(call.args[0]) if call.args else ["n", 1]
+        r.add(nodes, {"node": "set", "name": func.value.id, "op": "advance", "expr": step,
+                      "line": line, "end_line": end_line})
+        return
+    node = {"node": "call", "args": r.ex.args(call, 0), "line": line, "end_line": end_line}
+    if isinstance(func, ast.Name):
+        node["name"] = func.id
+    elif isinstance(func, ast.Attribute):
+        name, module = r.ex.is_module_path(func)
+        if module:
+            node["name"] = name
+        else:
+            recv, _root = dotted(func.value)
+            if recv is None:
+                r.skipped += 1
+                return
+            node["name"], node["receiver"] = func.attr, recv
+    else:
+        r.skipped += 1
+        return
+    r.add(nodes, r.resolved_of(call, node))
+
+
+def _unroll_of(call, name):
+    """`unroll` of a counted loop: range_constexpr and unroll_full=True unroll it; unroll=1 does not."""
+    if name in RANGE_CONSTEXPR_CALLS:
+        return "unroll"
+    for k in call.keywords:
+        if k.arg == "unroll_full" and isinstance(k.value, ast.Constant) and k.value.value is True:
+            return "unroll"
+        if k.arg == "unroll" and isinstance(k.value, ast.Constant) and k.value.value == 1:
+            return "no_unroll"
+    return None
+
+
+def _read_for(r, stmt, nodes, depth):
+    """`for i in range(a, b, s)` (and cutlass.range / range_constexpr): a counted loop,
+    init `let i = a`, cond `i < b` (`i > b` for a negative literal step), step `set i += s`;
+    any other iterable is a `range` loop over its text."""
+    found = r.ops_of(stmt.iter)
+    r.add_ops(nodes, found)
+    if stmt.orelse:
+        r.stop(stmt.orelse[0], "a for ... else is not read yet")
+        return
+    line, end_line = r.lines(stmt)
+    text = f"for {_text(r.src, stmt.target)} in {_text(r.src, stmt.iter)}"
+    call = stmt.iter if isinstance(stmt.iter, ast.Call) else None
+    name = dotted(call.func)[0] if call is not None else None
+    counted = call is not None and (name in RANGE_CALLS or name in RANGE_CONSTEXPR_CALLS) and \
+        isinstance(stmt.target, ast.Name) and 1 <= len(call.args) <= 3 and \
+        not any(isinstance(a, ast.Starred) for a in call.args)
+    if not counted:
+        if isinstance(stmt.target, ast.Name):
+            r.bind(stmt.target.id)
+        body = r.block(stmt.body, depth + 1)
+        r.add(nodes, {"node": "loop", "kind": "range", "cond": r.ex.expr(stmt.iter), "init": [],
+                      "step": [], "body": body, "line": line, "end_line": end_line, "text": text})
+        return
+    var = stmt.target.id
+    args = call.args
+    start = r.ex.expr(args[0]) if len(args) >= 2 else ["n", 0]
+    stop = r.ex.expr(args[1] if len(args) >= 2 else args[0])
+    step = r.ex.expr(args[2]) if len(args) == 3 else ["n", 1]
+    negative = step[0] == "un" and step[1] == "-" and step[2][0] == "n" or (step[0] == "n" and step[1] < 0)
+    first = r.bind(var)
+    init = [{"node": "let" if first else "set", "line": line,
+             **({"names": [var]} if first else {"name": var, "op": "="}), "expr": start}]
+    loop = {"node": "loop", "kind": "for", "init": init,
+            "cond": ["bin", ">" if negative else "<", ["id", var], stop],
+            "step": [{"node": "set", "name": var, "op": "+=", "expr": step, "line": line}],
+            "body": r.block(stmt.body, depth + 1), "line": line, "end_line": end_line, "text": text}
+    unroll = _unroll_of(call, name)
+    if unroll:
+        loop["unroll"] = unroll
+    r.add(nodes, loop)
+
+
+def _read_while(r, stmt, nodes, depth):
+    r.add_ops(nodes, r.ops_of(stmt.test))
+    if stmt.orelse:
+        r.stop(stmt.orelse[0], "a while ... else is not read yet")
+        return
+    line, end_line = r.lines(stmt)
+    r.add(nodes, {"node": "loop", "kind": "while", "init": [], "step": [],
+                  "cond": r.ex.expr(stmt.test), "body": r.block(stmt.body, depth + 1),
+                  "line": line, "end_line": end_line, "text": "while " + _text(r.src, stmt.test)})
+
+
+def _const_expr_arg(test):
+    """The condition inside `const_expr(c)` / `cutlass.const_expr(c)`, else None."""
+    if isinstance(test, ast.Call) and dotted(test.func)[0] in CONST_EXPR_CALLS and \
+            len(test.args) == 1 and not test.keywords:
+        return test.args[0]
+    return None
+
+
+def _read_if(r, stmt, nodes, depth):
+    """`if c:` / `if const_expr(c):` (constexpr) / `elif` / `else`."""
+    r.add_ops(nodes, r.ops_of(stmt.test))
+    inner = _const_expr_arg(stmt.test)
+    line, end_line = r.lines(stmt)
+    src_line = r.src.lines[line - 1].lstrip() if 0 < line <= len(r.src.lines) else ""
+    keyword = "elif" if src_line.startswith("elif") else "if"
+    # Each arm starts from the names bound before the if (a name first bound in both arms is a
+    # let in each); after the if, a name either arm bound is bound (later assignments are sets).
+    before = set(r.bound)
+    then = r.block(stmt.body, depth + 1)
+    after_then, r.bound = r.bound, set(before)
+    els = r.block(stmt.orelse, depth + 1)
+    r.bound |= after_then
+    r.add(nodes, {"node": "if", "constexpr": inner is not None,
+                  "cond": r.ex.expr(inner if inner is not None else stmt.test),
+                  "then": then, "else": els, "line": line, "end_line": end_line,
+                  "text": f"{keyword} {_text(r.src, stmt.test)}"})
+
+
+def _read_with(r, stmt, nodes, depth):
+    """`with cute.arch.elect_one():` is an if on that call; other with-bodies are read in place."""
+    r.add_ops(nodes, r.ops_of(*[i.context_expr for i in stmt.items]))
+    elect = [i for i in stmt.items if isinstance(i.context_expr, ast.Call)
+             and dotted(i.context_expr.func)[0] in ELECT_ONE_CALLS]
+    if not elect:
+        nodes.extend(r.block(stmt.body, depth + 1))
+        return
+    line, end_line = r.lines(stmt)
+    call = elect[0].context_expr
+    r.add(nodes, {"node": "if", "constexpr": False, "cond": r.ex.expr(call),
+                  "then": r.block(stmt.body, depth + 1), "else": [], "line": line,
+                  "end_line": end_line, "text": "with " + _text(r.src, call)})
+
+
+def _read_return(r, stmt, nodes, depth):
+    r.add_ops(nodes, r.ops_of(stmt.value))
+    line, end_line = r.lines(stmt)
+    r.add(nodes, r.resolved_of(_value_call(stmt.value), {
+        "node": "return", "expr": r.ex.expr(stmt.value), "line": line, "end_line": end_line}))
+
+
+def _read_jump(r, stmt, nodes, depth):
+    line, end_line = r.lines(stmt)
+    r.add(nodes, {"node": "break" if isinstance(stmt, ast.Break) else "continue", "line": line,
+                  "end_line": end_line})
+
+
+STATEMENT_READERS = (
+    ("assignment", (ast.Assign,), _read_assign),              # x = e, a, b = e
+    ("annotated", (ast.AnnAssign,), _read_annassign),         # x: T = e
+    ("augmented", (ast.AugAssign,), _read_augassign),         # x += e, phase ^= 1
+    ("call", (ast.Expr,), _read_expr),                        # ops, state.advance(), f(args)
+    ("for", (ast.For,), _read_for),                           # for i in cutlass.range(n)
+    ("while", (ast.While,), _read_while),                     # while c
+    ("if", (ast.If,), _read_if),                              # if / if const_expr / elif / else
+    ("with", (ast.With,), _read_with),                        # with cute.arch.elect_one()
+    ("return", (ast.Return,), _read_return),
+    ("jump", (ast.Break, ast.Continue), _read_jump),
+)
+STATEMENT_READER_OF = {t: read for _name, types, read in STATEMENT_READERS for t in types}
+
+
+# -- programs --------------------------------------------------------------------------------
+
+
+def function_params(src, fn, body):
+    """[{name, type, ref[, default]}] of a function's parameters (`self` left out). Python passes
+    objects, so `ref` is true for a parameter the body advances in place (`state.advance()`: the
+    caller's state moves too) and false otherwise (`x = e` rebinds the callee's name only)."""
+    advanced = set()
+
+    def visit(nodes):
+        for n in nodes:
+            if n["node"] == "set" and n["op"] == "advance":
+                advanced.add(n["name"])
+            for key in ("init", "body", "step", "then", "else"):
+                visit(n.get(key) or ())
+    visit(body)
+    a = fn.args
+    positional = a.posonlyargs + a.args
+    defaults = [None] * (len(positional) - len(a.defaults)) + list(a.defaults)
+    pairs = list(zip(positional, defaults)) + list(zip(a.kwonlyargs, a.kw_defaults))
+    ex = ExprReader(src, set())
+    out = []
+    for i, (arg, default) in enumerate(pairs):
+        if i == 0 and arg.arg == "self":
+            continue
+        p = {"name": arg.arg, "type": _text(src, arg.annotation) if arg.annotation is not None else "",
+             "ref": arg.arg in advanced}
+        if default is not None:
+            p["default"] = ex.expr(default)
+        out.append(p)
+    return out
+
+
+def _prune(body, local_callables):
+    """programs_cpp.prune, keeping also the lets of local callables a call node names
+    (`load_K = partial(self.load_KV, ...)` ... `load_K(block=n_block, ...)`): prune reads a
+    node's `expr`, so each such call carries its name there while it runs."""
+    marked = []
+
+    def mark(nodes):
+        for n in nodes:
+            if n["node"] == "call" and "receiver" not in n and n["name"] in local_callables and "expr" not in n:
+                n["expr"] = ["id", n["name"]]
+                marked.append(n)
+            for key in ("init", "body", "step", "then", "else"):
+                mark(n.get(key) or ())
+    mark(body)
+    out = prune(body)
+    for n in marked:
+        del n["expr"]
+    return out
+
+
+def function_program(src, fn, placement, cname=None):
+    """The program of one function: {name, line, end_line, params, body, skipped[, incomplete]}."""
+    r = _Reader(src, fn, placement)
+    body = _prune(r.block(fn.body), r.ex.locals)
+    end = max(fn.lineno, fn.end_lineno or fn.lineno)
+    prog = {"name": fn.name, "line": fn.lineno, "end_line": end,
+            "params": function_params(src, fn, body), "body": body, "skipped": r.skipped}
+    if cname is not None:
+        prog["class"] = cname
+    if r.stopped is not None:
+        prog["incomplete"] = r.stopped
+    return prog
+
+
+# -- role variables ------------------------------------------------------------------------------
+
+
+def _cuts(warp_sets):
+    """Representative warp indices: the smallest index of every run of warps that no branch tells
+    apart (branches `== 0`, `< 4`: runs [0], [1, 3], [4, ...) give 0, 1, 4)."""
+    cuts = {0}
+    for warps in warp_sets:
+        s = set(warps)
+        for w in s:
+            if w - 1 not in s:
+                cuts.add(w)
+            if w + 1 not in s:
+                cuts.add(w + 1)
+    return sorted(cuts)
+
+
+def role_vars(src, kernel, warp_roles, is_warp_index):
+    """kernel_layer.role_vars of a DSL kernel: each warp-index variable its role branches compare
+    (`warp_idx = cute.arch.make_warp_uniform(cute.arch.warp_idx())`), with the branches (line,
+    test, the warps they select) and `members`, the representative warp indices the interpreter
+    splits roles over, each with its run of warps in `spans` ([lo, hi], hi null: and above)."""
+    ex = ExprReader(src, _local_names(kernel))
+    names, first = [], {}
+    for node in ast.walk(kernel):
+        if isinstance(node, ast.Compare):
+            for side in [node.left] + list(node.comparators):
+                if isinstance(side, ast.Name) and is_warp_index(side.id) and side.id not in names:
+                    names.append(side.id)
+        elif isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+            prev = first.get(node.targets[0].id)
+            if prev is None or node.lineno < prev.lineno:
+                first[node.targets[0].id] = node
+    out = []
+    for name in sorted(names, key=lambda n: (first[n].lineno if n in first else kernel.lineno, n)):
+        branches = []
+        for role in warp_roles:
+            if re.search(rf"\b{re.escape(name)}\b", role["test"]):
+                branches.append({"line": role["line"], "test": role["test"], "warps": role["warps"],
+                                 "role": role["name"]})
+        if not branches:
+            continue
+        lists = [b["warps"] for b in branches if isinstance(b["warps"], list)]
+        members = _cuts(lists)
+        spans = [[m, members[i + 1] - 1] for i, m in enumerate(members[:-1])] + [[members[-1], None]]
+        var = {"name": name, "kind": "warp_index", "members": members, "spans": spans,
+               "branches": branches, "line": first[name].lineno if name in first else kernel.lineno}
+        if name in first:
+            var["expr"] = ex.expr(first[name].value)
+        out.append(var)
+    return out
+
+
+def read(src, index, frames, kernel, warp_roles, is_warp_index):
+    """(programs.functions, kernel_layer.program, kernel_layer.role_vars) of a parsed DSL file;
+    strips the private keys parse_dsl left on the ops (`_call`, `_fn`, `_via`)."""
+    placement = OpPlacement(frames)
+    class_of = {}
+    for cname, info in index.classes.items():
+        for m in info["methods"].values():
+            class_of[id(m)] = cname
+    functions, kernel_program = [], None
+    if kernel is not None:
+        placement.kept.setdefault(id(kernel), kernel)
+    for fn in sorted(placement.kept.values(), key=lambda f: f.lineno):
+        prog = function_program(src, fn, placement, class_of.get(id(fn)))
+        if fn is kernel:
+            kernel_program = prog
+        else:
+            functions.append(prog)
+    roles = role_vars(src, kernel, warp_roles, is_warp_index) if kernel is not None else []
+    for frame in frames:
+        for op in frame.ops:
+            for key in ("_call", "_fn", "_via"):
+                op.pop(key, None)
+    return functions, kernel_program, roles
