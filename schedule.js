@@ -3624,8 +3624,12 @@ var KernelSchedule = (function () {
     if (!isObject(st.kernel_layer) || !isObject(st.kernel_layer.program)) {
       return "no kernel layer's program was parsed: the roles are not known (parse the collective with --kernel-layer)";
     }
-    if (!Array.isArray(st.kernel_layer.role_vars) || !st.kernel_layer.role_vars.length) {
+    var vars = st.kernel_layer.role_vars;
+    if (!Array.isArray(vars) || !vars.length) {
       return "the kernel layer's role branches test no role variable the interpreter reads (an enum of warpgroup or warp roles)";
+    }
+    if (vars.some(function (v) { return !isObject(v) || typeof v["enum"] !== "string"; })) {
+      return "the role variables are warp indices (a CuTe DSL kernel): the interpreter reads enum roles only so far";
     }
     return null;
   }
