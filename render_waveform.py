@@ -70,6 +70,8 @@ COMMON_JS_ASSET = "assets/common.js"
 TRACE_EXPORT_JS_ASSET = "trace_export.js"
 PERF_JS_ASSET = "sim/perf.js"
 INTERPRET_JS_ASSET = "sim/interpret.js"
+TIMELINE_JS_ASSET = "sim/timeline.js"
+ENGINE_JS_ASSET = "sim/engine.js"
 GPUS_JSON_ASSET = "sim/gpus.json"
 BOOT_JS_ASSET = "assets/boot.js"
 # How the details panel links a source line (viz.py --source-link): a file:// URL, a vscode://
@@ -292,7 +294,10 @@ def render(parsed, knobs=None, title=None, gpus=None, source_link="none", source
               "BOOT_JS": BOOT_JS_ASSET}
     # The page's scripts in the order they run (each after the ones it uses), embedded compressed.
     # One packing list: each entry is one packed script of one or more files, concatenated.
-    scripts = [("PERF_JS", (PERF_JS_ASSET,)), ("INTERPRET_JS", (INTERPRET_JS_ASSET,)), ("SCHEDULE_JS", (SCHEDULE_JS_ASSET,)),
+    # The simulator is three files: the timeline builder, the engine (which uses it), then
+    # schedule.js (which binds both at its top).
+    scripts = [("PERF_JS", (PERF_JS_ASSET,)), ("INTERPRET_JS", (INTERPRET_JS_ASSET,)),
+               ("TIMELINE_JS", (TIMELINE_JS_ASSET,)), ("ENGINE_JS", (ENGINE_JS_ASSET,)), ("SCHEDULE_JS", (SCHEDULE_JS_ASSET,)),
                ("TRACE_EXPORT_JS", (TRACE_EXPORT_JS_ASSET,)), ("COMMON_JS", (COMMON_JS_ASSET,)),
                ("WAVEFORM_JS", WAVE_MODULE_ASSETS + (WAVEFORM_JS_ASSET,))]
     packed = {f"{name}_GZ": packed_js(*rels) for name, rels in scripts}

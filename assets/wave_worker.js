@@ -56,10 +56,12 @@ var KVWaveWorker = (function () {
       var simSource = window.KV_SOURCES && window.KV_SOURCES.schedule;
       if (!simSource || typeof Worker === "undefined" || typeof Blob === "undefined") return null;
       try {
-        // The formulas (perf), the GPU table and the interpreter come first: schedule.js reads them.
+        // The formulas (perf), the GPU table, the interpreter, the timeline builder and the engine
+        // come first: schedule.js reads them (the last two at its start).
         if (!workerUrl) {
           workerUrl = URL.createObjectURL(new Blob([window.KV_SOURCES.perf || "", "\nvar KernelGpuTable = " + JSON.stringify(gpuTable) + ";\n",
-            window.KV_SOURCES.interpret || "", "\n", simSource, "\n", WORKER_MAIN], {type: "text/javascript"}));
+            window.KV_SOURCES.interpret || "", "\n", window.KV_SOURCES.timeline || "", "\n", window.KV_SOURCES.engine || "", "\n",
+            simSource, "\n", WORKER_MAIN], {type: "text/javascript"}));
         }
         var w = new Worker(workerUrl);
         w.onmessage = onmessage;

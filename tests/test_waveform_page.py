@@ -63,9 +63,13 @@ def test_all_markers_filled_and_assets_inlined(parsed):
         assert page.count(probe) >= 1, asset
     # Scripts come after the model; the simulator, exporter and shared module before the page script.
     scripts = page_scripts(page)
-    assert [name for name, _ in scripts] == ["perf", "interpret", "schedule", "trace_export", "common", "programs", "waveform"]
-    for (name, text), probe in zip(scripts, ("var KernelPerf", "var KernelInterpret", "var KernelSchedule", "var KernelExport",
-                                             "var KVCommon", "var KV_PROGRAMS = JSON.parse(", "var KVWave")):
+    # The simulator's timeline builder and engine run before schedule.js, which binds them at its top.
+    assert [name for name, _ in scripts] == ["perf", "interpret", "timeline", "engine", "schedule", "trace_export", "common",
+                                             "programs", "waveform"]
+    probes = ("var KernelPerf", "var KernelInterpret", "var KernelTimeline", "var KernelEngine", "var KernelSchedule",
+              "var KernelExport", "var KVCommon", "var KV_PROGRAMS = JSON.parse(", "var KVWave")
+    assert len(probes) == len(scripts)
+    for (name, text), probe in zip(scripts, probes):
         assert probe in text, name
     assert page.index('id="model"') < page.index('class="kv-code"') < page.index("DecompressionStream")
 
@@ -105,7 +109,7 @@ def test_json_cannot_break_out_of_its_script(parsed):
     assert model["parsed"] == rw.without_programs(nasty)
     # The path also appears in the header, escaped as HTML text.
     assert "a&lt;/script&gt;b.hpp" in page
-    assert page.lower().count("</script>") == 10  # model, GPU table, 7 packed scripts, start-up script
+    assert page.lower().count("</script>") == 12  # model, GPU table, 9 packed scripts, start-up script
 
 
 def test_header_text_is_escaped(parsed):
@@ -369,7 +373,8 @@ def test_a_file_without_pipeline_ops_says_so_on_stderr_and_the_page(tmp_path):
     assert 'id="structure"' in page  # the page's structure-only section (filled by waveform.js)
 
 
-# Runs the file and the compacted (page) form of schedule.js on the same inputs; prints equality.
+# Runs the file and the compacted (page) form of the simulator (its files in page order, joined) on
+# the same inputs; prints equality.
 NODE_COMPACT = r"""
 const fs = require("fs"), vm = require("vm");
 const [file, compactPath, examples] = process.argv.slice(1);
@@ -393,11 +398,14 @@ def test_the_page_inlines_a_compacted_simulator_that_behaves_the_same(tmp_path, 
     node = shutil.which("node")
     if node is None:
         pytest.skip("node is not installed")
-    compact = rw.compact_js(pagekit.read_asset(rw.SCHEDULE_JS_ASSET))
-    assert len(compact) < 0.8 * len(pagekit.read_asset(rw.SCHEDULE_JS_ASSET))
-    assert compact == dict(page_scripts(rw.render(parsed)))["schedule"]
-    path = tmp_path / "compact_schedule.js"
-    path.write_text(compact, encoding="utf-8")
+    scripts = dict(page_scripts(rw.render(parsed)))
+    sim = (("timeline", rw.TIMELINE_JS_ASSET), ("engine", rw.ENGINE_JS_ASSET), ("schedule", rw.SCHEDULE_JS_ASSET))
+    for name, asset in sim:
+        compact = rw.compact_js(pagekit.read_asset(asset))
+        assert len(compact) < 0.8 * len(pagekit.read_asset(asset)), asset
+        assert compact == scripts[name]
+    path = tmp_path / "compact_sim.js"
+    path.write_text("\n".join(scripts[name] for name, _ in sim), encoding="utf-8")
     examples = [str(ROOT / "examples" / name) for name in ("sm90_gemm_pingpong.json", "fa3_fwd.json")]
     proc = subprocess.run([node, "-e", NODE_COMPACT, str(ROOT / rw.SCHEDULE_JS_ASSET), str(path), json.dumps(examples)],
                           capture_output=True, text=True, timeout=120, check=True)

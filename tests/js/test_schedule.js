@@ -674,18 +674,28 @@ test("fallbacks: producer without loads, 'both' roles, missing or partial struct
 // ------------------------------------------------------------------------------------------------
 // Packaging: the file must work as an inlined classic <script> and stay ASCII.
 
-test("loads as a classic script defining the KernelSchedule global", () => {
-  const source = fs.readFileSync(SCHEDULE_PATH, "utf8");
+// The simulator's files in the order the page runs them (render_waveform.py's packing list).
+const SIM_PATHS = [path.join(__dirname, "..", "..", "sim", "timeline.js"), path.join(__dirname, "..", "..", "sim", "engine.js"),
+  SCHEDULE_PATH];
+
+test("loads as classic scripts defining the KernelTimeline, KernelEngine and KernelSchedule globals", () => {
   const context = vm.createContext({});
-  vm.runInContext(source, context);
+  for (const p of SIM_PATHS) vm.runInContext(fs.readFileSync(p, "utf8"), context);
+  assert.equal(typeof context.KernelTimeline.Timeline, "function");
+  assert.equal(typeof context.KernelEngine.Engine, "function");
   assert.equal(typeof context.KernelSchedule.simulate, "function");
   assert.equal(context.KernelSchedule.simulate(null, {}).total, 48);
+  // schedule.js without the files it imports says which one is missing (no require in a page).
+  assert.throws(() => vm.runInContext(fs.readFileSync(SCHEDULE_PATH, "utf8"), vm.createContext({})),
+    /schedule\.js: sim\/timeline\.js is not loaded/);
 });
 
-test("schedule.js source is ASCII only", () => {
-  const bytes = fs.readFileSync(SCHEDULE_PATH);
-  const bad = bytes.findIndex((byte) => byte > 0x7e || (byte < 0x20 && byte !== 0x0a));
-  assert.equal(bad, -1, "non-ASCII or control byte at offset " + bad);
+test("the simulator's sources (schedule.js, sim/timeline.js, sim/engine.js) are ASCII only", () => {
+  for (const p of SIM_PATHS) {
+    const bytes = fs.readFileSync(p);
+    const bad = bytes.findIndex((byte) => byte > 0x7e || (byte < 0x20 && byte !== 0x0a));
+    assert.equal(bad, -1, path.basename(p) + ": non-ASCII or control byte at offset " + bad);
+  }
 });
 
 test("minStagesToHideTma is not searched above 10,000 k-tiles, and the summary says so", () => {

@@ -1,0 +1,986 @@
+/*
+ * sim/engine.js: the discrete-event engine of kernel_logical_visualizer's simulator
+ * (docs/simulator.md "Engine API"): Engine (lanes, barriers, tensor-core queues, roles and the
+ * command builders a role program yields), Role, Command, Barrier (an mbarrier), MmaQueue / MmaJob,
+ * EventLog (the barrier events), and the pipeline objects the models build on it: Ring (a stage
+ * ring with its full and empty barriers), PipeState (cutlass::PipelineState) and OrderBarrier
+ * (OrderedSequenceBarrier). Blocks go to sim/timeline.js's Timeline.
+ *
+ * Pure and DOM-free, plain ES2017, ASCII only, no module syntax: the page inlines it after
+ * sim/timeline.js and before schedule.js as a classic script, which makes KernelEngine a global;
+ * Node gets the same object through module.exports.
+ */
+var KernelEngine = (function () {
+  "use strict";
+
+  /** sim/timeline.js: the page's global, or require()d next to this file. */
+  function timelineModule() {
+    if (typeof KernelTimeline !== "undefined") return KernelTimeline;
+    if (typeof require === "function" && typeof module !== "undefined") return require("./timeline.js");
+    throw new Error("sim/engine.js: sim/timeline.js is not loaded (the page runs it before this file)");
+  }
+
+  var TL = timelineModule();
+  var Timeline = TL.Timeline, objectList = TL.objectList, grown = TL.grown, KIND_WAIT = TL.KIND_WAIT, EMPTY = TL.EMPTY;
+
+  // Engine: a small discrete-event engine that executes role programs (docs/simulator.md "Engine API").
+  //
+  // A role program is a generator function(role) yielding commands made by the Engine's command
+  // builders (wait, arrive, work, copy, mma, mmaWait, commit, sync). The engine always advances the
+  // runnable role with the smallest clock (ties: the role that ran last, then creation order), so
+  // shared in-order resources (the tensor-core queue) see issues in time order. Arrivals may be
+  // recorded at a future time (a TMA lands L steps after its issue; a commit arrives when the
+  // MMAs complete): a phase completes at the latest time among its arrivals, and a wait resolves
+  // at max(the waiter's clock, that completion time).
+
+  /** pendingN of a role parked on a job's other parts: any count passes (a small integer, not Infinity). */
+  var NO_MMA_WAIT = 0x3fffffff;
+
+  var CMD_WAIT = 1, CMD_ARRIVE = 2, CMD_WORK = 3, CMD_COPY = 4, CMD_MMA = 5, CMD_MMA_WAIT = 6, CMD_COMMIT = 7,
+    CMD_SYNC = 8;
+
+  /**
+   * An mbarrier: `expected` arrivals complete a phase; the phase bit is completed & 1. A wait on
+   * parity p passes once (completed & 1) !== p (PTX mbarrier.try_wait.parity), at the time of the
+   * latest completion.
+   */
+  function Barrier(id, name, kind, stage, expected, lines) {
+    this.id = id;
+    this.name = name;
+    this.kind = kind;
+    this.stage = stage;
+    this.expected = expected;
+    this.lines = lines;
+    this.arrivals = 0;
+    this.completed = 0;
+    // time of the latest completion
+    this.time = 0;
+    // block (handle) whose end completed it (the binding arrival), -1 for none
+    this.blk = -1;
+    this.pendTime = 0;
+    this.pendBlk = -1;
+    // roles blocked on it: waiters[0..nWaiting) (slots reused, never shrunk)
+    this.waiters = objectList();
+    this.nWaiting = 0;
+    // function(barrier, time), e.g. a ring drawing a stage's FULL block
+    this.onComplete = null;
+  }
+
+  /** In-order tensor-core queue shared by the roles of a CTA: one job at a time, FIFO by issue. */
+  function MmaQueue(name) {
+    this.name = name;
+    // end of the last started job
+    this.end = 0;
+    this.blk = -1;
+    // issued jobs waiting for their other parts (cooperative: one job, two WGs)
+    this.pending = objectList();
+    // jobs still collecting parts (by their key; a handful at most, so a list)
+    this.open = objectList();
+    // sum of job latencies (jobs never overlap)
+    this.busy = 0;
+  }
+
+  /**
+   * One MMA job on a queue. Its parts' roles and blocks: role0 / blk, role1 / blk1, then arrays
+   * for any further parts (a cooperative job has two). Roles parked on it form a list through
+   * Role.nextWaiter (waitHead .. waitTail, in the order they parked).
+   */
+  function MmaJob(c) {
+    this.key = c.key;
+    this.latency = c.latency;
+    this.kind = c.kind;
+    this.lines = c.lines;
+    this.tile = c.tile;
+    this.k = c.k;
+    this.stage = c.stage;
+    this.parts = c.parts;
+    this.issued = 0;
+    this.issueTime = 0;
+    this.role0 = null;
+    this.role1 = null;
+    this.moreRoles = null;
+    this.start = 0;
+    this.end = 0;
+    this.done = false;
+    this.blk = -1;
+    this.blk1 = -1;
+    this.moreBlks = null;
+    this.waitHead = null;
+    this.waitTail = null;
+    this.commits = null;
+  }
+
+  /** The open job of queue q with this key (parts still to be issued), or null. */
+  function openJob(q, key) {
+    for (var i = 0; i < q.open.length; i++) if (q.open[i].key === key) return q.open[i];
+    return null;
+  }
+
+  /** Take job off queue q's open list (order there does not matter: it is searched by key). */
+  function removeOpen(q, job) {
+    var open = q.open, i = open.indexOf(job);
+    open[i] = open[open.length - 1];
+    open.pop();
+  }
+
+  /** The block (handle) this job drew on role r's lane. */
+  MmaJob.prototype.blkOf = function (r) {
+    if (r === this.role1) return this.blk1;
+    if (this.moreRoles !== null) {
+      for (var j = 0; j < this.moreRoles.length; j++) if (this.moreRoles[j] === r) return this.moreBlks[j];
+    }
+    return this.blk;
+  };
+
+  /** The role of part i (in issue order). */
+  MmaJob.prototype.roleOf = function (i) {
+    return i === 0 ? this.role0 : i === 1 ? this.role1 : this.moreRoles[i - 2];
+  };
+
+  /** Record role r as the job's next part. */
+  MmaJob.prototype.addRole = function (r) {
+    if (this.role0 === null) this.role0 = r;
+    else if (this.role1 === null) this.role1 = r;
+    else (this.moreRoles || (this.moreRoles = [])).push(r);
+  };
+
+  /** Record the block drawn for part i. */
+  MmaJob.prototype.setBlk = function (i, blk) {
+    if (i === 0) this.blk = blk;
+    else if (i === 1) this.blk1 = blk;
+    else (this.moreBlks || (this.moreBlks = [])).push(blk);
+  };
+
+  /** Park role r on this job (resumed by startJobs, in parking order). */
+  MmaJob.prototype.park = function (r) {
+    r.nextWaiter = null;
+    if (this.waitTail === null) this.waitHead = r;
+    else this.waitTail.nextWaiter = r;
+    this.waitTail = r;
+  };
+
+  var EV_ARRIVE = 0, EV_COMPLETE = 1, EV_WAIT_BEGIN = 2, EV_WAIT_END = 3;
+  var EV_NAMES = ["arrive", "complete", "wait_begin", "wait_end"];
+
+  /** Growable typed columns of barrier events (t, barrier id, type code, lane index or -1). */
+  function EventLog(capacity) {
+    var cap = Math.max(1024, capacity || 0);
+    this.n = 0;
+    this.t = new Float64Array(cap);
+    this.bar = new Int32Array(cap);
+    this.type = new Uint8Array(cap);
+    this.lane = new Int32Array(cap);
+  }
+  EventLog.prototype.add = function (t, bar, type, lane) {
+    if (this.n === this.t.length) {
+      this.t = grown(this.t, 0);
+      this.bar = grown(this.bar, 0);
+      this.type = grown(this.type, 0);
+      this.lane = grown(this.lane, 0);
+    }
+    var i = this.n++;
+    this.t[i] = t;
+    this.bar[i] = bar;
+    this.type[i] = type;
+    this.lane[i] = lane;
+  };
+
+  /** A role: one lane (and optional sub-lanes), a program, a clock. */
+  function Role(engine, index, name, lane, program, options) {
+    this.engine = engine;
+    this.index = index;
+    this.name = name;
+    // lane index
+    this.lane = lane;
+    // the program's generator, or its step function
+    this.gen = null;
+    this.stepFn = null;
+    this.program = program;
+    this.now = 0;
+    this.done = false;
+    // the barrier waited on, or null
+    this.blocked = null;
+    // parity, source line and wait-block fields of that wait
+    this.bParity = 0;
+    this.bLine = null;
+    this.wReason = null;
+    this.wLines = null;
+    this.wTile = null;
+    this.wK = null;
+    this.wStage = null;
+    // warpgroup_wait count to re-check when parked on an MMA job
+    this.pendingN = 0;
+    // r.jobs[jobHead..] are outstanding
+    this.jobHead = 0;
+    // blocks binding at the current clock: after[0..nAfter) (slots reused, never shrunk)
+    this.after = [];
+    this.nAfter = 0;
+    // outstanding MMA jobs, oldest first
+    this.jobs = objectList();
+    // the next role parked on the same MMA job (MmaJob.park)
+    this.nextWaiter = null;
+    this.lastJob = null;
+    this.drawWaits = !options || options.drawWaits !== false;
+    // reason -> steps (drawn wait blocks), built when the run ends from waitReasons / waitSteps
+    // (the reasons in the order they first occurred, and their totals)
+    this.waits = {};
+    this.waitReasons = objectList();
+    this.waitSteps = [];
+    this.waitTotal = 0;
+  }
+
+  /**
+   * %GeneratorPrototype%.next, the `next` of every role program's generator. Each generator
+   * function has its own prototype, so `r.gen.next` would be a megamorphic lookup per command.
+   */
+  var GENERATOR_NEXT = Object.getPrototypeOf(function* () {}).prototype.next;
+
+  /**
+   * The command a program yields (one per engine, refilled by each builder): every field
+   * declared here so the object keeps one shape whatever the order of the commands.
+   */
+  function Command() {
+    this.op = 0;
+    this.bar = null;
+    this.parity = 0;
+    this.reason = null;
+    this.lines = null;
+    this.tile = null;
+    this.k = null;
+    this.stage = null;
+    this.line = null;
+    this.count = 1;
+    this.latency = 0;
+    this.kind = null;
+    this.li = -1;
+    this.fillLines = null;
+    this.ring = null;
+    this.operand = null;
+    this.queue = null;
+    this.parts = 1;
+    this.key = null;
+    this.n = 0;
+  }
+
+  /** The engine: lanes, barriers, queues, roles; run() executes until all roles end or none can move. */
+  function Engine(lanes, options) {
+    this.lanes = lanes;
+    this.build = !options || options.build !== false;
+    // A run that builds no blocks (a probe) keeps only the timeline's total: no lane columns.
+    this.tl = new Timeline(this.build ? lanes : [], options && options.operand, this.build ? options && options.capacity : 0);
+    // end of the last block drawn per lane
+    this.laneEnd = new Float64Array(lanes.length);
+    // handle of the last block drawn per lane
+    this.laneLast = new Int32Array(lanes.length).fill(-1);
+    this.barriers = objectList();
+    // Barrier events, recorded compactly (typed columns) and turned into objects only when read.
+    // about two barrier events per block
+    this.events = this.build && (!options || options.events !== false) ? new EventLog(2 * ((options && options.capacity) || 0)) : null;
+    this.queues = objectList();
+    this.roles = objectList();
+    this.heap = objectList();
+    // set by a hook to end a run early (minStagesToHideTma probes)
+    this.stopped = false;
+    // watchLate(): the reason of a "late" wait (one that starts after step 0 and ends while
+    // lateQueue is idle), whether one was drawn, whether it ends the run
+    this.lateReason = null;
+    this.lateQueue = null;
+    this.late = false;
+    this.stopOnLate = false;
+    this.cmd = new Command();
+  }
+
+  /**
+   * Watch for a late wait: a wait block of `reason` that starts after step 0 and ends while queue
+   * q is idle (engine.late turns true; with stop, the run ends there). The GEMM model's
+   * minStagesToHideTma probe ("tma", the tensor core).
+   */
+  Engine.prototype.watchLate = function (reason, q, stop) {
+    this.lateReason = reason;
+    this.lateQueue = q;
+    this.stopOnLate = !!stop;
+  };
+
+  /** New barrier; lines = {wait: [int], arrive: [int]}. */
+  Engine.prototype.barrier = function (name, kind, stage, expected, lines) {
+    var b = new Barrier(this.barriers.length, name, kind, stage, expected, lines || { wait: [], arrive: [] });
+    this.barriers.push(b);
+    return b;
+  };
+
+  /** New tensor-core (or any in-order unit) queue. */
+  Engine.prototype.queue = function (name) {
+    var q = new MmaQueue(name);
+    this.queues.push(q);
+    return q;
+  };
+
+  /**
+   * New role on lane index `lane`, running program(role), which returns either a generator
+   * (yielding commands) or a step function (returning the next command, null at the end; the
+   * hot models' roles, which saves a generator resumption per command).
+   */
+  Engine.prototype.role = function (name, lane, program, options) {
+    var r = new Role(this, this.roles.length, name, lane, program, options);
+    this.roles.push(r);
+    return r;
+  };
+
+  /** Record a barrier event (time-sorted when the run ends). */
+  Engine.prototype.event = function (t, bar, type, role) {
+    if (this.events === null) return;
+    this.events.add(t, bar.id, type, role ? role.lane : -1);
+  };
+
+  /**
+   * Draw a block on lane index li; its `after` block handles are after[0..nAfter) (nAfter
+   * defaults to after.length). Returns the block's handle (an index into the timeline's
+   * columns), or -1 when not building.
+   */
+  Engine.prototype.draw = function (li, kind, start, end, tile, k, stage, reason, lines, after, nAfter) {
+    if (end > this.laneEnd[li]) this.laneEnd[li] = end;
+    if (!this.build) { if (end > this.tl.total) this.tl.total = end; return -1; }
+    var blk = this.tl.add(li, kind, start, end, tile, k, stage, reason, lines, after, nAfter === undefined ? after.length : nAfter);
+    this.laneLast[li] = blk;
+    return blk;
+  };
+
+  /** One arrival on bar at time t caused by block blk (may be a future time). */
+  Engine.prototype.arrive = function (bar, t, blk, role) {
+    if (bar.arrivals === 0 || t >= bar.pendTime) { bar.pendTime = t; bar.pendBlk = blk; }
+    bar.arrivals++;
+    if (this.events !== null) this.event(t, bar, EV_ARRIVE, role);
+    if (bar.arrivals < bar.expected) return;
+    bar.arrivals = 0;
+    bar.completed++;
+    bar.time = bar.pendTime;
+    bar.blk = bar.pendBlk;
+    if (this.events !== null) this.event(bar.time, bar, EV_COMPLETE, null);
+    if (bar.onComplete !== null) bar.onComplete(bar, bar.time);
+    var nw = bar.nWaiting;
+    if (nw > 0) {
+      // Resume the waiters this phase releases, in order; keep the others (in place: only a
+      // wait adds one, and none runs while this loop resumes roles, since resume only queues
+      // them).
+      var waiters = bar.waiters, kept = 0;
+      for (var i = 0; i < nw; i++) {
+        var w = waiters[i];
+        if ((bar.completed & 1) !== w.bParity) this.resume(w, bar);
+        else waiters[kept++] = w;
+      }
+      for (var j = kept; j < nw; j++) waiters[j] = null;
+      bar.nWaiting = kept;
+    }
+  };
+
+  /** Role r passes the wait it is blocked on (bar completed): advance its clock, draw its wait block. */
+  Engine.prototype.resume = function (r, bar) {
+    r.blocked = null;
+    this.passWait(r, bar, r.wReason, r.wLines, r.wTile, r.wK, r.wStage);
+    this.push(r);
+  };
+
+  /** Common part of a passed wait: clock, binding block, wait block on the role's lane. */
+  Engine.prototype.passWait = function (r, bar, reason, lines, tile, k, stage) {
+    var t = bar.time > r.now ? bar.time : r.now;
+    if (this.events !== null) this.event(t, bar, EV_WAIT_END, r);
+    this.advanceTo(r, t, bar.blk, bar.time, reason, lines, tile, k, stage);
+  };
+
+  /** Move role r's clock to t because of cause (which ended at causeTime); draws the wait block. */
+  Engine.prototype.advanceTo = function (r, t, cause, causeTime, reason, lines, tile, k, stage) {
+    var before = r.now;
+    if (t > r.now) { r.now = t; r.nAfter = 0; }
+    if (cause >= 0 && causeTime === t && !hasAfter(r, cause)) r.after[r.nAfter++] = cause;
+    var li = r.lane;
+    // The wait block covers the time the role was blocked and its lane shows nothing else.
+    var from = this.laneEnd[li] > before ? this.laneEnd[li] : before;
+    if (r.drawWaits && t > from && reason !== null) {
+      this.drawAfter1(li, "wait", from, t, tile, k, stage, reason, lines, this.laneLast[li]);
+      addWait(r, reason, t - from);
+      r.waitTotal += t - from;
+      if (reason === this.lateReason && from > 0 && this.lateQueue.end < t) {
+        this.late = true;
+        if (this.stopOnLate) this.stopped = true;
+      }
+    }
+  };
+
+  /** Add dt steps of waiting for `reason` to role r's totals. */
+  function addWait(r, reason, dt) {
+    var list = r.waitReasons;
+    for (var i = 0; i < list.length; i++) {
+      if (list[i] === reason) { r.waitSteps[i] += dt; return; }
+    }
+    list.push(reason);
+    r.waitSteps.push(dt);
+  }
+
+  /** role.waits of each role from its totals (reasons in the order they first occurred). */
+  function finishWaits(roles) {
+    for (var i = 0; i < roles.length; i++) {
+      var r = roles[i], waits = {};
+      for (var j = 0; j < r.waitReasons.length; j++) waits[r.waitReasons[j]] = r.waitSteps[j];
+      r.waits = waits;
+    }
+  }
+
+  /** Whether block handle b is among role r's binding blocks. */
+  function hasAfter(r, b) {
+    for (var i = 0; i < r.nAfter; i++) if (r.after[i] === b) return true;
+    return false;
+  }
+
+  /** Handles collected by bindings(): BIND[0..nBind). */
+  var BIND = [], nBind = 0;
+
+  /** Scratch `after` list of one handle (drawAfter1). */
+  var ONE = [-1];
+
+  /** Add handle b to BIND unless already there (tiny lists: linear scan). */
+  function bind(b) {
+    for (var i = 0; i < nBind; i++) if (BIND[i] === b) return;
+    BIND[nBind++] = b;
+  }
+
+  /**
+   * Blocks binding role r at time start: its pending causes, lane li's last block (not a wait)
+   * and block `own` (work on a sub-lane: the role's own last block) if they end at start. They
+   * are left in BIND[0..n); returns n (draw(..., BIND, n) copies them).
+   */
+  Engine.prototype.bindings = function (r, start, li, own) {
+    if (!this.build) return 0;
+    var last = this.laneLast[li], tl = this.tl;
+    nBind = 0;
+    for (var i = 0; i < r.nAfter; i++) {
+      var b = r.after[i];
+      if (b >= 0 && tl.endOf(b) === start) bind(b);
+    }
+    if (last >= 0 && tl.endOf(last) === start && tl.kindOf(last) !== KIND_WAIT) bind(last);
+    if (own >= 0 && tl.endOf(own) === start) bind(own);
+    return nBind;
+  };
+
+  /** draw() with `after` the one handle h (none when h < 0). */
+  Engine.prototype.drawAfter1 = function (li, kind, start, end, tile, k, stage, reason, lines, h) {
+    ONE[0] = h;
+    return this.draw(li, kind, start, end, tile, k, stage, reason, lines, ONE, h < 0 ? 0 : 1);
+  };
+
+  // Command builders (one shared command object: the engine reads it before resuming any program).
+
+  /** Block until bar's phase with parity `parity` completes; a wait block with reason and lines if it blocks. */
+  Engine.prototype.wait = function (bar, parity, reason, lines, tile, k, stage, line) {
+    var c = this.cmd;
+    c.op = CMD_WAIT; c.bar = bar; c.parity = parity; c.reason = reason; c.lines = lines;
+    c.tile = tile; c.k = k; c.stage = stage; c.line = line === undefined ? null : line;
+    return c;
+  };
+
+  /** Instantaneous arrival on bar (consumer_release, producer_commit, order-barrier arrive, named arrive). */
+  Engine.prototype.arriveCmd = function (bar, count) {
+    var c = this.cmd;
+    c.op = CMD_ARRIVE; c.bar = bar; c.count = count || 1;
+    return c;
+  };
+
+  /** Opaque work of `latency` steps drawn on lane index li (default the role's lane). */
+  Engine.prototype.work = function (latency, kind, lines, tile, k, stage, li) {
+    var c = this.cmd;
+    c.op = CMD_WORK; c.latency = latency; c.kind = kind; c.lines = lines; c.tile = tile; c.k = k; c.stage = stage;
+    c.li = li === undefined ? -1 : li;
+    return c;
+  };
+
+  /**
+   * Asynchronous copy (TMA): `issue` steps on the role (an "issue" block), then the data lands
+   * `latency` steps later (a "filling" block on fillLane) and arrives on bar (the stage's full
+   * barrier, expected 1: the transaction bytes). ring/item let a Ring draw the FULL block later.
+   */
+  Engine.prototype.copy = function (bar, latency, issueLines, fillLines, tile, k, stage, fillLane, ring, operand) {
+    var c = this.cmd;
+    c.op = CMD_COPY; c.bar = bar; c.latency = latency; c.lines = issueLines; c.fillLines = fillLines;
+    c.tile = tile; c.k = k; c.stage = stage; c.li = fillLane; c.ring = ring || null; c.operand = operand || null;
+    return c;
+  };
+
+  /**
+   * Issue an MMA job of `latency` on queue q: it starts at max(issue time, end of the previously
+   * issued job) and is drawn on the role's lane as `kind`. parts > 1 with a key: one job for
+   * several roles (cooperative WGs); it starts once all parts are issued, and each issuer waits
+   * for that (the WGs of a cooperative tile issue together).
+   */
+  Engine.prototype.mma = function (q, latency, kind, lines, tile, k, stage, parts, key) {
+    var c = this.cmd;
+    c.op = CMD_MMA; c.queue = q; c.latency = latency; c.kind = kind; c.lines = lines; c.tile = tile; c.k = k;
+    c.stage = stage; c.parts = parts || 1; c.key = key === undefined ? null : key;
+    return c;
+  };
+
+  /** warpgroup_wait<n>: block until at most n of this role's MMA jobs are incomplete. */
+  Engine.prototype.mmaWait = function (n, reason, lines) {
+    var c = this.cmd;
+    c.op = CMD_MMA_WAIT; c.n = n; c.reason = reason || null; c.lines = lines || EMPTY;
+    return c;
+  };
+
+  /** tcgen05.commit / umma_arrive: arrive on bar when every MMA this role issued so far completes. */
+  Engine.prototype.commit = function (bar) {
+    var c = this.cmd;
+    c.op = CMD_COMMIT; c.bar = bar;
+    return c;
+  };
+
+  /** Named barrier sync (bar.sync): arrive, then wait for the phase this arrival belongs to. */
+  Engine.prototype.sync = function (bar, reason, lines, tile, k, stage, line) {
+    var c = this.wait(bar, 0, reason, lines, tile, k, stage, line);
+    c.op = CMD_SYNC;
+    return c;
+  };
+
+  // Heap of runnable roles by (clock, index).
+
+  Engine.prototype.less = function (a, b) {
+    return a.now < b.now || (a.now === b.now && a.index < b.index);
+  };
+
+  Engine.prototype.push = function (r) {
+    var h = this.heap;
+    var i = h.length;
+    h.push(r);
+    while (i > 0) {
+      var p = (i - 1) >> 1;
+      if (!this.less(h[i], h[p])) break;
+      var tmp = h[i]; h[i] = h[p]; h[p] = tmp;
+      i = p;
+    }
+  };
+
+  Engine.prototype.pop = function () {
+    var h = this.heap;
+    var top = h[0];
+    var last = h.pop();
+    if (h.length > 0) {
+      h[0] = last;
+      var i = 0, n = h.length;
+      for (;;) {
+        var l = 2 * i + 1, r = l + 1, m = i;
+        if (l < n && this.less(h[l], h[m])) m = l;
+        if (r < n && this.less(h[r], h[m])) m = r;
+        if (m === i) break;
+        var tmp = h[i]; h[i] = h[m]; h[m] = tmp;
+        i = m;
+      }
+    }
+    return top;
+  };
+
+  /** Start the queue's pending jobs whose parts are all issued, in issue order. */
+  Engine.prototype.startJobs = function (q) {
+    while (q.pending.length > 0 && q.pending[0].issued === q.pending[0].parts) {
+      var job = q.pending.shift();
+      var start = job.issueTime > q.end ? job.issueTime : q.end;
+      job.start = start;
+      job.end = start + job.latency;
+      q.busy += job.latency;
+      var first = -1;
+      for (var i = 0; i < job.issued; i++) {
+        var r = job.roleOf(i), li = r.lane;
+        if (r.drawWaits && start > this.laneEnd[li] && start > job.issueTime) {
+          // Issued, but queued behind another job: the WG's lane waits for the tensor core.
+          this.advanceLaneWait(r, start, "tensor-core", job);
+        }
+        if (this.build) {
+          if (q.blk >= 0 && q.end === start) r.after[r.nAfter++] = q.blk;
+          var nb = this.bindings(r, start, li);
+          var blk = this.draw(li, job.kind, start, job.end, job.tile, job.k, job.stage, null, job.lines, BIND, nb);
+          if (first < 0) first = blk;
+          job.setBlk(i, blk);
+        } else this.draw(li, job.kind, start, job.end, null, null, null, null, null, EMPTY, 0);
+      }
+      job.blk = first;
+      q.end = job.end;
+      q.blk = first;
+      job.done = true;
+      if (job.commits !== null) {
+        for (var c = 0; c < job.commits.length; c++) this.arrive(job.commits[c][0], job.end, first, job.commits[c][1]);
+      }
+      var w = job.waitHead;
+      job.waitHead = job.waitTail = null;
+      while (w !== null) {
+        // step() may park w on another job (which relinks it): take the next one first
+        var nextW = w.nextWaiter;
+        w.nextWaiter = null;
+        this.step(w);
+        w = nextW;
+      }
+    }
+  };
+
+  /** A wait block on r's lane up to t that is not a barrier wait (queued MMA). */
+  Engine.prototype.advanceLaneWait = function (r, t, reason, job) {
+    var li = r.lane, from = this.laneEnd[li] > job.issueTime ? this.laneEnd[li] : job.issueTime;
+    this.drawAfter1(li, "wait", from, t, job.tile, job.k, job.stage, reason, job.lines, this.laneLast[li]);
+    addWait(r, reason, t - from);
+    r.waitTotal += t - from;
+  };
+
+  /**
+   * Execute one command of role r. Returns true when r may continue at once, false when it is
+   * blocked (parked on a barrier or a job) or finished.
+   */
+  Engine.prototype.exec = function (r, c) {
+    var t, li, blk, nb;
+    switch (c.op) {
+      case CMD_WAIT:
+      case CMD_SYNC: {
+        var bar = c.bar, parity = c.parity;
+        if (c.op === CMD_SYNC) {
+          parity = bar.completed & 1;
+          blk = this.build ? this.laneLast[r.lane] : -1;
+          this.arrive(bar, r.now, blk, r);
+        }
+        if (this.events !== null) this.event(r.now, bar, EV_WAIT_BEGIN, r);
+        if ((bar.completed & 1) !== parity) {
+          this.passWait(r, bar, c.reason, c.lines, c.tile, c.k, c.stage);
+          return true;
+        }
+        r.blocked = bar;
+        r.bParity = parity;
+        r.bLine = c.line;
+        r.wReason = c.reason; r.wLines = c.lines; r.wTile = c.tile; r.wK = c.k; r.wStage = c.stage;
+        bar.waiters[bar.nWaiting++] = r;
+        return false;
+      }
+      case CMD_ARRIVE: {
+        blk = this.build ? (r.nAfter > 0 ? r.after[r.nAfter - 1] : this.laneLast[r.lane]) : -1;
+        for (var n = 0; n < c.count; n++) this.arrive(c.bar, r.now, blk, r);
+        return true;
+      }
+      case CMD_WORK: {
+        if (c.latency <= 0) return true;
+        li = c.li < 0 ? r.lane : c.li;
+        t = r.now;
+        nb = this.bindings(r, t, li, li !== r.lane ? this.laneLast[r.lane] : -1);
+        blk = this.draw(li, c.kind, t, t + c.latency, c.tile, c.k, c.stage, null, c.lines, BIND, nb);
+        r.now = t + c.latency;
+        r.nAfter = 0;
+        if (blk >= 0) r.after[r.nAfter++] = blk;
+        return true;
+      }
+      case CMD_COPY: {
+        t = r.now;
+        nb = this.bindings(r, t, r.lane);
+        var issue = this.draw(r.lane, "issue", t, t + 1, c.tile, c.k, c.stage, null, c.lines, BIND, nb);
+        if (issue >= 0 && c.operand !== null) this.tl.setOperand(issue, c.operand);
+        var land = t + 1 + c.latency;
+        var fill = issue;
+        if (c.latency > 0) {
+          fill = this.drawAfter1(c.li, "filling", t + 1, land, c.tile, c.k, c.stage, null, c.fillLines, issue);
+          if (fill >= 0 && c.operand !== null) this.tl.setOperand(fill, c.operand);
+        }
+        if (c.ring !== null) c.ring.landed(c.stage, land, fill, c.tile, c.k);
+        r.now = t + 1;
+        r.nAfter = 0;
+        if (issue >= 0) r.after[r.nAfter++] = issue;
+        this.arrive(c.bar, land, fill, null);
+        return true;
+      }
+      case CMD_MMA:
+        return this.issueMma(r, c);
+      case CMD_MMA_WAIT:
+        return this.mmaWaitNow(r, c.n);
+      case CMD_COMMIT: {
+        var last = r.lastJob;
+        if (last === null) this.arrive(c.bar, r.now, -1, r);
+        else if (last.done) this.arrive(c.bar, last.end > r.now ? last.end : r.now, last.blk, r);
+        else (last.commits || (last.commits = [])).push([c.bar, r]);
+        return true;
+      }
+    }
+    throw new Error("engine: unknown command " + c.op);
+  };
+
+  /** CMD_MMA of role r: issue its part of the job (a new one, or the open job of its key); false while the job waits for other parts. */
+  Engine.prototype.issueMma = function (r, c) {
+    var q = c.queue, job = null;
+    if (c.key !== null) job = openJob(q, c.key);
+    if (job === null) {
+      job = new MmaJob(c);
+      q.pending.push(job);
+      if (c.key !== null && c.parts > 1) q.open.push(job);
+    }
+    job.issued++;
+    if (r.now > job.issueTime) job.issueTime = r.now;
+    job.addRole(r);
+    r.jobs.push(job);
+    r.lastJob = job;
+    if (job.issued === job.parts && job.key !== null && job.parts > 1) removeOpen(q, job);
+    this.startJobs(q);
+    if (!job.done) {
+      // Wait for the other parts; resume with a no-op re-check (the job is done then).
+      r.pendingN = NO_MMA_WAIT;
+      job.park(r);
+      return false;
+    }
+    return true;
+  };
+
+  /** warpgroup_wait<n> of role r: true when passed (clock advanced), false when parked on a job. */
+  Engine.prototype.mmaWaitNow = function (r, n) {
+    var jobs = r.jobs;
+    var outstanding = jobs.length - r.jobHead;
+    if (outstanding <= n) return true;
+    var target = jobs[jobs.length - 1 - n];
+    if (!target.done) {
+      r.pendingN = n;
+      target.park(r);
+      return false;
+    }
+    r.jobHead = jobs.length - n;
+    if (r.jobHead > 64 && r.jobHead * 2 > jobs.length) {
+      // drop the passed jobs in place
+      var keep = jobs.length - r.jobHead;
+      for (var i = 0; i < keep; i++) jobs[i] = jobs[r.jobHead + i];
+      jobs.length = keep;
+      r.jobHead = 0;
+    }
+    var own = -1;
+    if (this.build) own = target.blkOf(r);
+    this.advanceTo(r, target.end > r.now ? target.end : r.now, own, target.end, null, EMPTY, target.tile, target.k, target.stage);
+    return true;
+  };
+
+  /** Resume a role parked on a job: re-check its warpgroup_wait, then continue its program. */
+  Engine.prototype.step = function (r) {
+    if (this.mmaWaitNow(r, r.pendingN)) this.push(r);
+  };
+
+  /**
+   * Run every role to its end or until none can move. Returns null, or the deadlock
+   * {step, message, waiting: [{lane, barrier, phase, line}]}.
+   */
+  Engine.prototype.run = function () {
+    var i;
+    for (i = 0; i < this.roles.length; i++) {
+      var program = this.roles[i].program(this.roles[i]);
+      if (typeof program === "function") this.roles[i].stepFn = program;
+      else this.roles[i].gen = program;
+      this.push(this.roles[i]);
+    }
+    while (this.heap.length > 0 && !this.stopped) {
+      var r = this.pop();
+      // Run r while it stays the earliest runnable role.
+      for (;;) {
+        var cmd;
+        if (r.stepFn !== null) cmd = r.stepFn();
+        else {
+          var next = GENERATOR_NEXT.call(r.gen);
+          cmd = next.done ? null : next.value;
+        }
+        // (stored every time: a store only reached at a role's end would deoptimise each run)
+        r.done = cmd === null;
+        if (r.done) break;
+        if (!this.exec(r, cmd)) break;
+        if (this.stopped) break;
+        if (this.heap.length > 0 && this.less(this.heap[0], r)) { this.push(r); break; }
+      }
+    }
+    finishWaits(this.roles);
+    if (this.stopped) return null;
+    return this.deadlock();
+  };
+
+  /**
+   * After a run: null when every role ended, else the deadlock {step, message, waiting: [{lane,
+   * barrier, phase, line}]} (the roles still waiting, each on its barrier or MMA job).
+   */
+  Engine.prototype.deadlock = function () {
+    var i, waiting = [];
+    for (i = 0; i < this.roles.length; i++) {
+      var role = this.roles[i];
+      if (role.done) continue;
+      if (role.blocked !== null) {
+        waiting.push({ lane: this.lanes[role.lane].id, barrier: role.blocked.name,
+          phase: role.bParity, line: role.bLine, since: role.now });
+      } else {
+        waiting.push({ lane: this.lanes[role.lane].id, barrier: "tensor core (" + (role.lastJob ? "job of tile " +
+          role.lastJob.tile + " k " + role.lastJob.k : "no job") + ")", phase: null, line: null, since: role.now });
+      }
+    }
+    if (waiting.length === 0) return null;
+    var step = 0;
+    for (i = 0; i < waiting.length; i++) if (waiting[i].since > step) step = waiting[i].since;
+    var text = waiting.map(function (w) {
+      return w.lane + " waits on " + w.barrier + (w.phase === null ? "" : " (phase " + w.phase + ")") +
+        (w.line === null ? "" : " at line " + w.line);
+    });
+    waiting.forEach(function (w) { delete w.since; });
+    return { step: step, message: "deadlock: no role can progress after step " + step + ": " + text.join("; "), waiting: waiting };
+  };
+
+  /** Barrier descriptions for the result (CONTRACT.md `barriers`). */
+  Engine.prototype.barrierList = function () {
+    return this.barriers.map(function (b) {
+      return { id: b.id, name: b.name, kind: b.kind, stage: b.stage, expected: b.expected, lines: b.lines };
+    });
+  };
+
+  /**
+   * Barrier events in time order (stable: same-time events keep their recording order), each
+   * {t, barrier, type, lane, phase} with the barrier's phase bit after it. Arrivals can be
+   * recorded ahead of time (a TMA landing), so the phase is replayed here: it flips at each
+   * "complete". Returns a function that builds the array (the result's lazy barrierEvents).
+   */
+  Engine.prototype.sortedEvents = function () {
+    var columns = this.sortedEventColumns();
+    var build = function () {
+      var c = columns(), out = new Array(c.n);
+      for (var i = 0; i < c.n; i++) {
+        out[i] = { t: c.t[i], barrier: c.barrier[i], type: EV_NAMES[c.type[i]], lane: c.lane[i] < 0 ? null : c.lanes[c.lane[i]],
+          phase: c.phase[i] };
+      }
+      return out;
+    };
+    // The typed form rides along (the page's Worker transfers it instead of event objects).
+    build.columns = columns;
+    return build;
+  };
+
+  /**
+   * The barrier events as typed columns in time order, built once on first call: {n, t
+   * (Float64Array), barrier (Int32Array: barriers[].id), type (Uint8Array: index into
+   * EV_NAMES / types), lane (Int32Array: index into lanes, -1 for none), phase (Uint8Array),
+   * types, lanes}. Returns that function.
+   */
+  Engine.prototype.sortedEventColumns = function () {
+    var log = this.events, laneIds = this.lanes.map(function (lane) { return lane.id; }), nBars = this.barriers.length;
+    var cache = null;
+    return function () {
+      if (cache !== null) return cache;
+      var n = log === null ? 0 : log.n, i;
+      var c = { n: n, t: new Float64Array(n), barrier: new Int32Array(n), type: new Uint8Array(n), lane: new Int32Array(n),
+        phase: new Uint8Array(n), types: EV_NAMES, lanes: laneIds };
+      var order = new Float64Array(n);
+      // Sort numeric keys t * 2^23 + recording index natively (stable by construction).
+      for (i = 0; i < n; i++) order[i] = log.t[i] * 8388608 + i;
+      order.sort();
+      var phase = new Uint8Array(nBars);
+      for (i = 0; i < n; i++) {
+        var k = order[i] % 8388608;
+        var bar = log.bar[k], type = log.type[k];
+        if (type === EV_COMPLETE) phase[bar] ^= 1;
+        c.t[i] = log.t[k]; c.barrier[i] = bar; c.type[i] = type; c.lane[i] = log.lane[k]; c.phase[i] = phase[bar];
+      }
+      cache = c;
+      return c;
+    };
+  };
+
+  /**
+   * A stage ring of one pipeline (PipelineTmaAsync / PipelineAsync / PipelineTmaUmmaAsync): S
+   * stages, each with a full barrier (expected `fullExpected`: 1 = the TMA transaction) and an
+   * empty barrier (expected `emptyExpected` consumer arrivals). Draws FILLING (by copy) and FULL
+   * from the landing of the data to the completion of the stage's empty barrier (its release).
+   */
+  function Ring(engine, name, S, firstLane, fullExpected, emptyExpected, lines, fullLines) {
+    this.engine = engine;
+    this.name = name;
+    this.S = S;
+    this.firstLane = firstLane;
+    this.full = [];
+    this.empty = [];
+    this.land = new Float64Array(S);
+    this.landBlk = new Int32Array(S).fill(-1);
+    this.landTile = new Array(S).fill(null);
+    this.landK = new Array(S).fill(null);
+    this.fullLines = fullLines || EMPTY;
+    this.operand = null;
+    var self = this;
+    for (var s = 0; s < S; s++) {
+      this.full.push(engine.barrier(name + ".full[" + s + "]", "full", s, fullExpected, lines.full));
+      var e = engine.barrier(name + ".empty[" + s + "]", "empty", s, emptyExpected, lines.empty);
+      e.onComplete = function (bar, t) { self.released(bar.stage, t, bar.blk); };
+      this.empty.push(e);
+    }
+  }
+
+  /** The data of (tile, k) landed in stage s at t (block blk). */
+  Ring.prototype.landed = function (s, t, blk, tile, k) {
+    this.land[s] = t;
+    this.landBlk[s] = blk;
+    this.landTile[s] = tile;
+    this.landK[s] = k;
+  };
+
+  /** Stage s released at t: draw its FULL block from the landing. */
+  Ring.prototype.released = function (s, t) {
+    var eng = this.engine;
+    if (this.landBlk[s] < 0 && eng.build) return;
+    if (t > this.land[s]) {
+      var fb = this.landBlk[s];
+      var blk = eng.drawAfter1(this.firstLane + s, "full", this.land[s], t, this.landTile[s], this.landK[s], s, null,
+        this.fullLines, fb);
+      if (blk >= 0 && fb >= 0 && eng.tl.operandOf(fb)) eng.tl.setOperand(blk, eng.tl.operandOf(fb));
+    }
+    this.landBlk[s] = -1;
+  };
+
+  /** Producer/consumer pipeline state (cutlass::PipelineState): index, phase, count. */
+  function PipeState(S, index, phase) {
+    this.S = S;
+    this.index = index;
+    this.phase = phase;
+  }
+  PipeState.prototype.advance = function (n) {
+    for (var i = 0; i < (n === undefined ? 1 : n); i++) {
+      this.index++;
+      if (this.index === this.S) { this.index = 0; this.phase ^= 1; }
+    }
+    return this;
+  };
+  PipeState.prototype.clone = function () { return new PipeState(this.S, this.index, this.phase); };
+
+  /**
+   * OrderedSequenceBarrier<Depth, Length> (sm90_pipeline.hpp 1262-1353): Depth x Length barriers
+   * of one group arrival each; group g waits on barrier[stage][g] with its phase (group 0 starts
+   * on the opposite phase, so it passes first) and arrive() signals barrier[stage][g+1 mod Length]
+   * and advances its stage.
+   */
+  function OrderBarrier(engine, name, depth, length, lines) {
+    this.engine = engine;
+    this.depth = depth;
+    this.length = length;
+    this.bars = [];
+    for (var d = 0; d < depth; d++) {
+      for (var l = 0; l < length; l++) {
+        this.bars.push(engine.barrier(name + "[" + d + "][" + l + "]", "order", d, 1, lines));
+      }
+    }
+    this.state = [];
+    for (var g = 0; g < length; g++) this.state.push(new PipeState(depth, 0, g === 0 ? 1 : 0));
+  }
+
+  /** Command: group g waits for its turn. */
+  OrderBarrier.prototype.wait = function (g, reason, lines, tile, k, stage, line) {
+    var st = this.state[g];
+    return this.engine.wait(this.bars[st.index * this.length + g], st.phase, reason, lines, tile, k, stage, line);
+  };
+
+  /** Command: group g hands over to group g + 1 and advances. */
+  OrderBarrier.prototype.arrive = function (g) {
+    var st = this.state[g];
+    var bar = this.bars[st.index * this.length + (g + 1) % this.length];
+    st.advance(1);
+    return this.engine.arriveCmd(bar, 1);
+  };
+
+  return {
+    Engine: Engine,
+    Ring: Ring,
+    OrderBarrier: OrderBarrier,
+    PipeState: PipeState
+  };
+})();
+
+if (typeof module !== "undefined" && module.exports) module.exports = KernelEngine;
