@@ -58,15 +58,23 @@ var KernelInterpret = (function () {
 
   /** Source names that are knobs: a symbol the source leaves to its instantiation. */
   var SYMBOL_KNOBS = {
-    "K_PIPE_MMAS": "kPipeMmas", "DispatchPolicy::Stages": "stages", "Stages": "stages", "K_PIPE_MAX": "stages"
+    "K_PIPE_MMAS": "kPipeMmas", "DispatchPolicy::Stages": "stages", "Stages": "stages", "K_PIPE_MAX": "stages",
+    "MainloopPipeline::Stages": "stages"
   };
   /** Variables whose initializer is a shape the parse cannot evaluate, bound to the trip-count knob. */
   var TRIP_KNOBS = { "k_tile_count": "kTiles" };
   /** Calls whose value at run time is a documented choice (the page states it). */
   var RUNTIME_CHOICES = {
     "cute::elect_one_sync": 1, "elect_one_sync": 1,     // the elected thread's program is the role's
-    "is_producer_load_needed": 0                          // the epilogue's C load is not modelled
+    "is_producer_load_needed": 0,                         // the epilogue's C load is not modelled
+    "cute::block_rank_in_cluster": 0                      // the run is the cluster's first CTA (the MMA leader)
   };
+  /**
+   * `size(X{})` of the MMA atom's CTA shape: 1, one CTA per MMA (the 2-SM CTA pair, with a peer
+   * CTA, is not modelled). SM100 kernel layer 426 (`size<0>(typename TiledMma::AtomThrID{})`) and
+   * 428 (`size(AtomThrShapeMNK{}) == 2`).
+   */
+  var MMA_CTA_SHAPES = { "AtomThrShapeMNK": 1, "TiledMma::AtomThrID": 1, "typename TiledMma::AtomThrID": 1 };
   /**
    * The static persistent tile scheduler's static answers (CUTLASS 4.2
    * gemm/kernel/static_tile_scheduler.hpp: compute_epilogue 404-412, get_work_k_tile_count
@@ -85,7 +93,23 @@ var KernelInterpret = (function () {
    * completes on the transaction bytes; producer_commit is no step) and consumers that release
    * one arrival per role of their group (sm90_pipeline.hpp PipelineTmaAsync).
    */
-  var MODELLED_PIPELINES = { "PipelineTmaAsync": true };
+  /**
+   * Each modelled pipeline class: the knob of its stage count, what producer_commit and
+   * consumer_release do (`none`: no step, `arrive`: one arrival, `commit`: a tcgen05/umma commit,
+   * arriving when every MMA the role issued so far completes), and the wait reasons of its
+   * producer_acquire and consumer_wait. Sources: sm90_pipeline.hpp PipelineTmaAsync;
+   * sm100_pipeline.hpp PipelineTmaUmmaAsync (537: consumer_release 725, 740-751 umma_arrive) and
+   * PipelineUmmaAsync (119: producer_commit 212, 260-267 umma_arrive; consumer_release 242).
+   */
+  var PIPELINE_CLASSES = {
+    "PipelineTmaAsync": { stages: "stages", commit: "none", release: "arrive", acquireReason: null, waitReason: "tma" },
+    "PipelineTmaUmmaAsync": { stages: "stages", commit: "none", release: "commit", acquireReason: null, waitReason: "tma" },
+    "PipelineUmmaAsync": { stages: "accStages", commit: "commit", release: "arrive", acquireReason: "acc", waitReason: "mma" }
+  };
+  var MODELLED_PIPELINES = {};
+  Object.keys(PIPELINE_CLASSES).forEach(function (k) { MODELLED_PIPELINES[k] = true; });
+  /** Per MMA unit: the knob of one k-tile's MMA latency and the block kind. */
+  var MMA_UNITS = { umma: { latency: "ummaLatency", kind: "umma" } };
   /** Methods of a collective epilogue: the latency class of each (absent: no step). */
   var EPILOGUE_CALLS = { store: "epilogue" };
 
@@ -180,7 +204,12 @@ var KernelInterpret = (function () {
       var sv = SCHEDULER_STATIC[name];
       return typeof sv === "string" ? ctx.knobs[sv] : sv;
     }
-    if (STATE_MAKERS[name]) return new State(ctx.stages, 0, 1, 0, ctx.followsPipeline(e[3] || ""));
+    if (STATE_MAKERS[name]) return new State(ctx.stagesOf(e[3] || ""), 0, 1, 0, ctx.followsPipeline(e[3] || ""));
+    if (name === "cute::make_tuple" || name === "make_tuple") {
+      return new Tuple(args.map(function (a) { return clone(evalExpr(a, env, ctx, constexpr)); }));
+    }
+    if (name === "size" && args.length === 1 && Array.isArray(args[0]) && args[0][0] === "call" &&
+        Object.prototype.hasOwnProperty.call(MMA_CTA_SHAPES, args[0][1])) return MMA_CTA_SHAPES[args[0][1]];
     if (Object.prototype.hasOwnProperty.call(RUNTIME_CHOICES, name)) return RUNTIME_CHOICES[name];
     if (ctx.enums[name] && args.length === 1) return new Unknown("the role of this thread");
     if ((name === "int" || name === "static_cast" || name === "uint32_t") && args.length === 1) return evalExpr(args[0], env, ctx, constexpr);
@@ -199,6 +228,12 @@ var KernelInterpret = (function () {
       if (name === "initial_work_tile_info" || name === "get_current_work") return new Work(obj.tile);
       // static_tile_scheduler.hpp 266-273 and 299-304: advance, then (the next work, true).
       if (name === "fetch_next_work") { obj.tile += 1; return new Tuple([new Work(obj.tile), 1]); }
+      // sm100_tile_scheduler.hpp 555-562: without a reduction, fixup returns the accumulator state it got.
+      if (name === "fixup" && (e[3] || []).length >= 5) return clone(evalExpr(e[3][4], env, ctx, constexpr));
+      if (Object.prototype.hasOwnProperty.call(SCHEDULER_STATIC, "TileScheduler::" + name)) {
+        var sv2 = SCHEDULER_STATIC["TileScheduler::" + name];
+        return typeof sv2 === "string" ? ctx.knobs[sv2] : sv2;
+      }
     }
     if (obj instanceof Obj && obj.kind === "epilogue" && Object.prototype.hasOwnProperty.call(RUNTIME_CHOICES, name)) return RUNTIME_CHOICES[name];
     if (Object.prototype.hasOwnProperty.call(RUNTIME_CHOICES, name) && !(obj instanceof Obj)) return RUNTIME_CHOICES[name];
@@ -242,6 +277,16 @@ var KernelInterpret = (function () {
     return false;
   }
 
+  /** Whether nodes hold an op (of kind `kind`, or any when null), at any depth. */
+  function hasOp(nodes, kind) {
+    for (var i = 0; i < nodes.length; i++) {
+      var n = nodes[i];
+      if (n.node === "op" && (kind === null || n.op === kind)) return true;
+      if ((n.body && hasOp(n.body, kind)) || (n.then && hasOp(n.then, kind)) || (n["else"] && hasOp(n["else"], kind))) return true;
+    }
+    return false;
+  }
+
   // ---------------------------------------------------------------------------------------------
   // The run context: the structure's programs, knobs, objects
 
@@ -266,7 +311,19 @@ var KernelInterpret = (function () {
     fns.forEach(function (p) { self.functions[p.name] = { name: p.name, params: p.params || [], body: fuse(p.body || []), line: p.line }; });
     this.kernel = kl.program ? fuse(kl.program.body || []) : null;
     this.pipelineAliases = {};
-    (structure.pipelines || []).forEach(function (p) { self.pipelineAliases[p.alias] = p; });
+    this.pipelineList = [];
+    (structure.pipelines || []).forEach(function (p) { self.pipelineAliases[p.alias] = p; self.pipelineList.push(p); });
+    // The kernel layer's own pipeline aliases (`using AccumulatorPipeline = cutlass::PipelineUmmaAsync<...>`,
+    // SM100 kernel layer 169) give the class of a collective's template-parameter pipeline.
+    this.kernelPipelines = {};
+    (kl.pipelines || []).forEach(function (k) {
+      self.kernelPipelines[k.alias] = k;
+      var p = self.pipelineAliases[k.alias];
+      if (!p || !p.template_parameter) return;
+      var merged = Object.assign({}, p, { "class": k["class"], line: k.line, kernel_layer: true });
+      self.pipelineAliases[k.alias] = merged;
+      self.pipelineList[self.pipelineList.indexOf(p)] = merged;
+    });
     this.orderAliases = {};
     (kl.order_barriers || []).forEach(function (b) { self.orderAliases[b.alias] = b; });
   }
@@ -284,7 +341,20 @@ var KernelInterpret = (function () {
   Context.prototype.followsStateType = function (type) {
     var t = String(type).replace(/^typename\s+/, "").trim();
     return t === "PipelineState" || t === "CollectiveMainloop::PipelineState" || /^MainloopPipeline(?:::|_)PipelineState$/.test(t) ||
-      this.followsPipeline(t.replace(/::PipelineState$/, ""));
+      this.followsPipeline(t.replace(/::PipelineState$/, "")) || this.followsPipeline(t.replace(/(Pipeline)State$/, "$1"));
+  };
+  /** The pipeline alias a state's declared type names (`AccumulatorPipelineState`), or "". */
+  Context.prototype.pipelineOfStateType = function (type) {
+    var t = String(type).replace(/^typename\s+/, "").trim().replace(/^(?:\w+::)*/, "");
+    var a = t.replace(/::PipelineState$/, "").replace(/(Pipeline)State$/, "$1");
+    return Object.prototype.hasOwnProperty.call(this.pipelineAliases, a) ? a : "";
+  };
+  /** The stage count of a pipeline (by alias): the knob its class names (PIPELINE_CLASSES), else `stages`. */
+  Context.prototype.stagesOf = function (alias) {
+    var a = String(alias).replace(/^(?:typename\s+)?(?:\w+::)*/, "");
+    var p = this.pipelineAliases[a], rule = p && PIPELINE_CLASSES[String(p["class"])];
+    var n = rule ? this.knobs[rule.stages] : undefined;
+    return typeof n === "number" ? n : this.stages;
   };
 
   /** A compile-time flag the source does not define here: its knob (default off). */
@@ -338,15 +408,19 @@ var KernelInterpret = (function () {
         probeNodes(n.body, ctx, probe, depth);
       } else if (n.node === "op") {
         probe.active = true;
+      } else if ((n.node === "let" || n.node === "set") && Array.isArray(n.expr) && n.expr[0] === "mcall" &&
+          Array.isArray(n.expr[1]) && n.expr[1][0] === "id") {
+        // `auto [a, b] = collective_epilogue.store(...)`, `state = collective_mainloop.mma(...)`: a call.
+        probeNodes([{ node: "call", receiver: n.expr[1][1], name: n.expr[2] }], ctx, probe, depth + 1);
       } else if (n.node === "call" && n.receiver) {
         probe.receivers[n.receiver] = true;
+        if (n.receiver === "collective_epilogue" && EPILOGUE_CALLS[n.name]) probe.active = true;
         var fn = ctx.functions[n.name];
-        if (n.receiver === "collective_mainloop" && fn) {
+        // A call of a collective function with no op (prefetch_tma_descriptors, load_init) does not make a
+        // role; one whose program copies with TMA makes a loading role (its lane goes first).
+        if (n.receiver === "collective_mainloop" && fn && hasOp(fn.body, null)) {
           probe.active = true;
-          if (fn.body.some(function hasLoad(x) {
-            return (x.node === "op" && (x.op === "tma_load" || x.op === "producer_acquire")) ||
-              ["body", "then", "else"].some(function (k) { return Array.isArray(x[k]) && x[k].some(hasLoad); });
-          })) probe.produces = true;
+          if (hasOp(fn.body, "tma_load")) probe.produces = true;
         }
       }
     }
@@ -454,7 +528,9 @@ var KernelInterpret = (function () {
     var loop = f.loop;
     for (var i = 0; i < loop.step.length; i++) this.exec(loop.step[i], f);
     f.iter++;
-    if (f.once || !this.loopCond(loop, f.env)) {
+    var again = f.once ? false : this.loopCond(loop, f.env);
+    if (again === null) return this.stop(loop, "the condition of `" + (loop.text || "loop") + "` is not known after an iteration");
+    if (!again) {
       this.frames.pop();
       return undefined;
     }
@@ -488,6 +564,9 @@ var KernelInterpret = (function () {
       case "op": return this.execOp(node, env);
       case "call": return this.execCall(node, env, f);
       case "return": {
+        // A collective function's return value goes to the caller's let / assignment (`auto [state, iter] =
+        // collective_mainloop.load(...)`): a tuple's parts by position, else the one value.
+        if (f.fn && f.fn.ret && node.expr) this.bindReturn(f.fn.ret, this.eval(node.expr, env, false));
         while (this.frames.length && this.frames[this.frames.length - 1].fn === f.fn) this.frames.pop();
         return undefined;
       }
@@ -537,7 +616,7 @@ var KernelInterpret = (function () {
     var call = this.stepCall(node.expr, env, node);
     if (call) {
       names.forEach(function (n) { env[n] = { v: new Unknown("returned by `" + call.name + "`") }; });
-      return this.execCall(call, env, f);
+      return this.execCall(call, env, f, { names: names, env: env });
     }
     if (names.length !== 1) {   // a structured binding: the parts of a tuple, else unknown
       var tv = node.expr ? this.eval(node.expr, env, false) : null;
@@ -560,8 +639,10 @@ var KernelInterpret = (function () {
   function declKind(type) {
     var got = declKinds.get(type);
     if (got === undefined) {
-      got = { state: /PipelineState\b/.test(type), scheduler: /\bTileScheduler\b/.test(type),
-        base: type.replace(/^(?:typename\s+)?(?:\w+::)*/, "").replace(/[\s&*]+$/, "") };
+      var base = type.replace(/^(?:typename\s+)?(?:\w+::)*/, "").replace(/[\s&*]+$/, "");
+      // `TileScheduler scheduler(...)` is the scheduler; `typename TileScheduler::WorkTileInfo` is not.
+      got = { state: /PipelineState\b/.test(type), scheduler: /\bTileScheduler\b/.test(type) && !/\bTileScheduler::/.test(type),
+        base: base };
       declKinds.set(type, got);
     }
     return got;
@@ -570,11 +651,15 @@ var KernelInterpret = (function () {
   RoleRun.prototype.valueOfDecl = function (node, env) {
     var type = node.type || "";
     var ctx = this.ctx, kind = declKind(type);
-    if (kind.state && node.expr === null) return new State(ctx.stages, 0, 0, 0, ctx.followsStateType(type));
+    if (kind.state && node.expr === null) return new State(ctx.stagesOf(ctx.pipelineOfStateType(type)), 0, 0, 0, ctx.followsStateType(type));
     if (kind.scheduler) return (this.scheduler = new Scheduler());
     var base = kind.base;
     if (ctx.pipelineAliases[base] && this.run.pipes[base]) return new Obj("pipe", base, this.run.pipes[base]);
     if (ctx.orderAliases[base]) return new Obj("order", base, this.run.order(base));
+    // A kernel-layer pipeline of a class the run does not model (the CLC pipelines): its ops stop the role.
+    if (ctx.kernelPipelines[base] && !ctx.pipelineAliases[base]) {
+      return new Obj("pipe", base, { modelled: false, cls: String(ctx.kernelPipelines[base]["class"]) });
+    }
     if (base === "CollectiveMainloop") return new Obj("mainloop", base);
     if (base === "CollectiveEpilogue") return new Obj("epilogue", base);
     if (node.expr === null) return new Unknown("`" + type + "` default-constructed");
@@ -604,6 +689,15 @@ var KernelInterpret = (function () {
       else if (typeof v === "number") box.v = v + (node.op === "++" ? 1 : -1);
       else box.v = new Unknown(node.op + " of a non-number");
       return undefined;
+    }
+    if (node.op === "=") {
+      var call = this.stepCall(node.expr, env, node);
+      if (call) {
+        // The arguments are read before the assignment; a function that returns nothing leaves the name unknown.
+        var prev = box.v, cmd = this.execCall(call, env, null, { names: [node.name], env: env });
+        if (box.v === prev) box.v = new Unknown("returned by `" + call.name + "`");
+        return cmd;
+      }
     }
     var x = node.expr ? this.eval(node.expr, env, false) : new Unknown("no expression");
     if (node.op === "advance") {
@@ -635,7 +729,16 @@ var KernelInterpret = (function () {
     return box ? box.v : undefined;
   };
 
-  RoleRun.prototype.execCall = function (node, env, f) {
+  /** Bind a returned value to a call's targets: a tuple's parts by position, else the one name. */
+  RoleRun.prototype.bindReturn = function (ret, v) {
+    function put(n, x) { if (ret.env[n]) ret.env[n].v = x; else ret.env[n] = { v: x }; }
+    if (ret.names.length === 1 && !(v instanceof Tuple)) { put(ret.names[0], clone(v)); return; }
+    ret.names.forEach(function (n, i) {
+      put(n, v instanceof Tuple && i < v.items.length ? clone(v.items[i]) : new Unknown("part of a returned value"));
+    });
+  };
+
+  RoleRun.prototype.execCall = function (node, env, f, ret) {
     if (!node.receiver) return undefined;   // free calls (fences, reg alloc, prefetch): no step
     var obj = this.objectOf(node.receiver, env);
     if (obj instanceof Scheduler) {
@@ -650,18 +753,55 @@ var KernelInterpret = (function () {
     if (obj instanceof Obj && obj.kind === "epilogue") {
       var cls = EPILOGUE_CALLS[node.name];
       if (!cls) return undefined;
+      var acc = this.accumulatorArgs(node, env);
+      if (acc) return this.epilogueStore(node, acc, ret);
       return this.run.opaque(this, cls, node);
     }
     if (obj instanceof Obj && obj.kind === "mainloop") {
       var fn = this.ctx.functions[node.name];
       if (!fn) return this.stop(node, "`" + node.receiver + "." + node.name + "` has no program in the parse");
-      return this.callFunction(fn, node, env, f);
+      return this.callFunction(fn, node, env, f, ret);
     }
     return undefined;
   };
 
+  /**
+   * The accumulator pipeline an epilogue call is handed (an argument that is a ring of a class
+   * whose consumer waits on MMAs, `PipelineUmmaAsync`) and the state after it, or null.
+   */
+  RoleRun.prototype.accumulatorArgs = function (node, env) {
+    var args = node.args || [];
+    for (var i = 0; i + 1 < args.length; i++) {
+      var a = args[i];
+      if (!Array.isArray(a) || a[0] !== "id") continue;
+      var o = this.objectOf(a[1], env);
+      if (!(o instanceof Obj) || o.kind !== "pipe" || !o.data.rule || o.data.rule.waitReason !== "mma") continue;
+      var b = args[i + 1], sb = Array.isArray(b) && b[0] === "id" ? env[b[1]] : null;
+      if (sb && sb.v instanceof State) return { ring: o.data, state: sb.v };
+    }
+    return null;
+  };
+
+  /**
+   * An SM100 epilogue's store of one output tile (sm100_epilogue_tma_warpspecialized.hpp, not parsed:
+   * EPILOGUE_SM100 in docs/programs.md): wait for the accumulator stage (866), the TMEM load (882),
+   * release the stage (888) and advance the state (889), then convert / smem / TMA store (922, 771);
+   * it returns (load state, store state, accumulator state) (955).
+   */
+  RoleRun.prototype.epilogueStore = function (node, acc, ret) {
+    var st = acc.state.clone();
+    var env = { __epi: { v: { ring: acc.ring, st: st, node: node } } };
+    if (ret) {
+      var after = st.clone();
+      after.advance(1);
+      this.bindReturn(ret, new Tuple([new Unknown("the epilogue's C load state"), new Unknown("the epilogue's store state"), after]));
+    }
+    this.frames.push({ nodes: EPILOGUE_SM100, pc: 0, env: env, loop: null, fn: null });
+    return undefined;
+  };
+
   /** Inline a collective function: its parameters bound to the call's arguments. */
-  RoleRun.prototype.callFunction = function (fn, node, env, f) {
+  RoleRun.prototype.callFunction = function (fn, node, env, f, ret) {
     var callee = {};
     for (var i = 0; i < fn.params.length; i++) {
       var p = fn.params[i], a = node.args[i];
@@ -672,7 +812,7 @@ var KernelInterpret = (function () {
         callee[p.name] = { v: clone(this.eval(a, env, false)) };
       }
     }
-    var token = { fn: fn.name };
+    var token = { fn: fn.name, ret: ret || null };
     this.frames.push({ nodes: fn.body, pc: 0, env: callee, loop: null, fn: token });
     return undefined;
   };
@@ -692,9 +832,10 @@ var KernelInterpret = (function () {
    * barrier counts are not modelled (anything but PipelineTmaAsync so far) stops the role.
    */
   function pipeOf(rr, node, env) {
-    var obj = rr.objectOf(node.object || node.receiver || "", env);
+    var name = node.object || node.receiver || "";
+    var obj = rr.objectOf(name, env);
     if (!(obj instanceof Obj) || obj.kind !== "pipe") return null;
-    if (!obj.data.modelled) { rr.stop(node, "the pipeline class " + obj.data.cls + " is not modelled yet (only PipelineTmaAsync)"); return null; }
+    if (!obj.data.modelled) { rr.stop(node, "the pipeline class " + obj.data.cls + " is not modelled yet (PIPELINE_CLASSES: " + Object.keys(PIPELINE_CLASSES).join(", ") + ")"); return null; }
     return obj.data;
   }
   function stateOf(rr, node, env) {
@@ -709,8 +850,10 @@ var KernelInterpret = (function () {
       if (!st) return rr.stop(node, "producer_acquire on a state the program does not follow");
       rr.acquired[node.object] = st.index;
       rr.acquiredGen[node.object] = Math.floor(st.count / st.S);
-      return rr.run.cmdWait(rr, ring.empty[st.index], st.phase, null, node, rr.currentTile(), null, st.index);
+      return rr.run.cmdWait(rr, ring.empty[st.index], st.phase, ring.rule.acquireReason, node, rr.currentTile(),
+        ring.rule.acquireReason ? 0 : null, st.index);
     },
+    producer_try_acquire: function () { return undefined; },   // the token: producer_acquire waits
     producer_get_barrier: function (rr, node, env) {
       var st = stateOf(rr, node, env);
       if (st) { rr.acquired[node.object] = st.index; rr.acquiredGen[node.object] = Math.floor(st.count / st.S); }
@@ -724,7 +867,13 @@ var KernelInterpret = (function () {
       if (!rr.run.dry) rr.copyLog.push({ stage: s, gen: rr.acquiredGen[node.object], line: node.line, pipe: node.object });
       return rr.run.cmdCopy(rr, ring, s, node, rr.currentTile(), rr.countOf("copy"));
     },
-    producer_commit: function () { return undefined; },   // TMA pipelines: the transaction bytes complete the phase
+    producer_commit: function (rr, node, env) {
+      var ring = pipeOf(rr, node, env);
+      if (!ring || ring.rule.commit === "none") return undefined;   // TMA pipelines: the transaction bytes complete the phase
+      var st = stateOf(rr, node, env);
+      if (!st) return rr.stop(node, "producer_commit on a state the program does not follow");
+      return ring.rule.commit === "commit" ? rr.run.cmdCommit(rr, ring.full[st.index]) : rr.run.cmdArrive(rr, ring.full[st.index]);
+    },
     producer_tail: function (rr, node, env) {
       var ring = pipeOf(rr, node, env), st = stateOf(rr, node, env);
       if (!ring || !st) return undefined;
@@ -745,13 +894,14 @@ var KernelInterpret = (function () {
       if (!st) return rr.stop(node, "consumer_wait on a state the program does not follow");
       rr.waited[node.object] = st.index;
       rr.waitedGen[node.object] = Math.floor(st.count / st.S);
-      return rr.run.cmdWait(rr, ring.full[st.index], st.phase, "tma", node, rr.currentTile(), rr.countOf("wait"), st.index);
+      return rr.run.cmdWait(rr, ring.full[st.index], st.phase, ring.rule.waitReason, node, rr.currentTile(),
+        ring.rule.waitReason === "tma" ? rr.countOf("wait") : null, st.index);
     },
     consumer_release: function (rr, node, env) {
       var ring = pipeOf(rr, node, env), st = stateOf(rr, node, env);
       if (!ring) return undefined;
       if (!st) return rr.stop(node, "consumer_release on a state the program does not follow");
-      return rr.run.cmdArrive(rr, ring.empty[st.index]);
+      return ring.rule.release === "commit" ? rr.run.cmdCommit(rr, ring.empty[st.index]) : rr.run.cmdArrive(rr, ring.empty[st.index]);
     },
     mma: function (rr, node, env) {
       var s = rr.waited[node.object];
@@ -763,8 +913,19 @@ var KernelInterpret = (function () {
       if (typeof n !== "number") return rr.stop(node, "warpgroup_wait<" + node.count + "> with an unknown count");
       return rr.run.cmdMmaWait(rr, n);
     },
-    warpgroup_arrive: function () { return undefined; }
+    warpgroup_arrive: function () { return undefined; },
+    __epi_acc_wait: function (rr, node, env) {
+      var e = env.__epi.v;
+      return rr.run.cmdWait(rr, e.ring.full[e.st.index], e.st.phase, "mma", e.node, rr.currentTile(), null, e.st.index);
+    },
+    __epi_tmem_load: function (rr, node, env) { return rr.run.opaque(rr, "tmem_load", env.__epi.v.node, env.__epi.v.st.index); },
+    __epi_acc_release: function (rr, node, env) { var e = env.__epi.v; return rr.run.cmdArrive(rr, e.ring.empty[e.st.index]); },
+    __epi_store: function (rr, node, env) { return rr.run.opaque(rr, "store", env.__epi.v.node, null); }
   };
+
+  /** The SM100 epilogue store's steps (RoleRun.epilogueStore), each an op of OP_SEMANTICS. */
+  var EPILOGUE_SM100 = [{ node: "op", op: "__epi_acc_wait" }, { node: "op", op: "__epi_tmem_load" },
+    { node: "op", op: "__epi_acc_release" }, { node: "op", op: "__epi_store" }];
 
   var tailCache = {};
   function TAIL_NODES(S) {
@@ -828,10 +989,10 @@ var KernelInterpret = (function () {
     var others = this.roles.filter(function (r) { return !r.produces; });
     producers.forEach(function (r) { r.lane = lanes.length; lanes.push({ id: "role:" + r.name, label: r.name, group: "producer" }); });
     this.ringLanes = {};
-    var used = (this.ctx.structure.pipelines || []).filter(function (p) { return p.used; });
+    var used = this.ctx.pipelineList.filter(function (p) { return p.used; });
     used.forEach(function (p) {
       self.ringLanes[p.alias] = lanes.length;
-      for (var s = 0; s < self.knobs.stages; s++) lanes.push({ id: p.alias + ".stage" + s, label: p.alias + " stage " + s, group: "stage" });
+      for (var s = 0, S = self.ctx.stagesOf(p.alias); s < S; s++) lanes.push({ id: p.alias + ".stage" + s, label: p.alias + " stage " + s, group: "stage" });
     });
     others.forEach(function (r) { r.lane = lanes.length; lanes.push({ id: "role:" + r.name, label: r.name, group: "consumer" }); });
     this.usedPipes = used;
@@ -891,10 +1052,14 @@ var KernelInterpret = (function () {
     return false;
   };
 
-  Run.prototype.opaque = function (rr, cls, node) {
+  /** The knob of each opaque work class's latency. */
+  var OPAQUE_LATENCY = { epilogue: "epilogueLatency", tmem_load: "tmemLoadLatency", store: "storeLatency" };
+
+  Run.prototype.opaque = function (rr, cls, node, stage) {
     if (this.dry) return DRY;
-    var latency = cls === "epilogue" ? this.knobs.epilogueLatency : 0;
-    return this.eng.work(latency, cls, this.linesOf(node), rr.currentTile(), null, null);
+    var latency = this.knobs[OPAQUE_LATENCY[cls]];
+    return this.eng.work(typeof latency === "number" ? latency : 0, cls, this.linesOf(node), rr.currentTile(), null,
+      stage === undefined ? null : stage);
   };
 
   Run.prototype.cmdWait = function (rr, bar, parity, reason, node, tile, k, stage) {
@@ -915,8 +1080,14 @@ var KernelInterpret = (function () {
       return DRY;
     }
     var parts = this.groups ? this.groups[rr.role.name] || 1 : 1;
+    var unit = MMA_UNITS[node.unit];
+    if (unit) return this.eng.mma(this.tc, this.knobs[unit.latency], unit.kind, this.linesOf(node), tile, k, stage, 1, null);
     return this.eng.mma(this.tc, this.knobs.wgmmaLatency, "wgmma", this.linesOf(node), tile, k, stage, parts,
       parts > 1 ? tile * TILE_KEY + k : null);
+  };
+  Run.prototype.cmdCommit = function (rr, bar) {
+    if (this.dry) return DRY;
+    return this.eng.commit(bar);
   };
   Run.prototype.cmdMmaWait = function (rr, n) {
     if (this.dry) return DRY;
@@ -1012,10 +1183,11 @@ var KernelInterpret = (function () {
       var cls = Array.isArray(p["class"]) ? p["class"].join(" | ") : String(p["class"]);
       // A stage's empty barrier expects one release per role of the consuming group (the kernel
       // layer's num_consumers: one warpgroup, or every warpgroup of a cooperative TiledMma).
-      self.pipes[p.alias] = new prims.Ring(eng, p.alias, self.knobs.stages, self.ringLanes[p.alias], 1, maxGroup,
+      self.pipes[p.alias] = new prims.Ring(eng, p.alias, self.ctx.stagesOf(p.alias), self.ringLanes[p.alias], 1, maxGroup,
         { full: { wait: [], arrive: [] }, empty: { wait: [], arrive: [] } }, []);
       self.pipes[p.alias].cls = cls;
       self.pipes[p.alias].modelled = MODELLED_PIPELINES[cls] === true;
+      self.pipes[p.alias].rule = PIPELINE_CLASSES[cls] || null;
     });
     this.tc = eng.queue("tensor core");
     var runs = [];

@@ -2,7 +2,10 @@
 // hand-written program (schedule.js runGemm), on a structure the C++ front end parsed from a real
 // CUTLASS mainloop and kernel layer. Run by tests/test_programs.py:
 //   node tests/js/interpret_diff.js STRUCTURE.json SCHEDULE SEED COUNT [KNOBS_JSON]
-// prints one JSON line {runs, mismatches: [{knobs, first difference}], kp0: [...]}.
+// prints one JSON line {runs, mismatches: [{knobs, first difference}], stopped: [...]}.
+// SCHEDULE `blackwell`: against the hand-written Blackwell model (runBlackwell) instead, on an SM100
+// structure, with the lane mapping of BLACKWELL below (docs/programs.md "Equivalence with the
+// Blackwell model").
 "use strict";
 const path = require("path");
 const fs = require("fs");
@@ -26,6 +29,50 @@ function rename(id) {
     .replace(/^MainloopPipeline\.stage(\d+)$/, "stage$1");
 }
 
+/** The interpreter's SM100 lane ids as runBlackwell names them; null: a lane the comparison leaves out. */
+function renameBlackwell(id) {
+  if (/^AccumulatorPipeline\.stage\d+$/.test(id)) return null;   // the TMEM lanes: drawn by the hand model only
+  return id.replace(/^role:MainloopLoad$/, "producer").replace(/^role:MMA$/, "mma").replace(/^role:Epilogue$/, "epilogue")
+    .replace(/^MainloopPipeline\.stage(\d+)$/, "stage$1");
+}
+
+/** Blackwell rows: lane, kind, times, tile, k, stage, reason; the hand model's acc lanes are left out. */
+function blackwellRows(blocks, rename) {
+  return blocks.map(function (b) {
+    var lane = rename(String(b.lane));
+    if (lane === null || /^acc\d+$/.test(lane)) return null;
+    return [lane, b.kind, b.start, b.end, b.tile, b.k, b.stage, b.reason || ""].join(" ");
+  }).filter(function (x) { return x !== null; }).sort();
+}
+
+function blackwell(st, r, count, fixed, out) {
+  // The hand model's static-scheduler variant: the program runs with IsSchedDynamicPersistent off.
+  var hand = JSON.parse(JSON.stringify(st));
+  hand.kernel_layer.clc = false;
+  for (var i = 0; i < count; i++) {
+    var knobs = Object.assign({
+      stages: 1 + r(8), accStages: 1 + r(4), outputTiles: 1 + r(6), kTiles: 1 + r(9), tmaLatency: r(12),
+      ummaLatency: 1 + r(6), tmemLoadLatency: r(6), storeLatency: r(6)
+    }, fixed);
+    var ir = I.run(st, knobs, S.engine, {});
+    var g = S.simulate(hand, Object.assign({ model: "blackwell", epiSubtiles: 1, ctaPair: false, loadC: false }, knobs));
+    out.runs++;
+    if (ir.error) { out.mismatches.push({ knobs: knobs, error: ir.error }); continue; }
+    if (ir.stopped.length) out.stopped.push({ knobs: knobs, stopped: ir.stopped });
+    var a = blackwellRows(S.blocksOf(ir.columns), renameBlackwell), b = blackwellRows(g.blocks, function (x) { return x; });
+    compare(out, knobs, a, b, ir, g);
+  }
+}
+
+function compare(out, knobs, a, b, ir, g) {
+  var diff = null;
+  for (var j = 0; j < Math.max(a.length, b.length); j++) if (a[j] !== b[j]) { diff = { interpreted: a[j] || null, model: b[j] || null, index: j }; break; }
+  var deadA = ir.deadlock !== null, deadB = g.deadlock !== null;
+  if (diff || ir.total !== g.total || deadA !== deadB) {
+    out.mismatches.push({ knobs: knobs, diff: diff, totals: [ir.total, g.total], deadlocks: [deadA, deadB], blocks: [a.length, b.length] });
+  }
+}
+
 function rng(seed) {
   var x = seed >>> 0 || 1;
   return function (n) { x ^= x << 13; x >>>= 0; x ^= x >>> 17; x ^= x << 5; x >>>= 0; return x % n; };
@@ -36,6 +83,11 @@ function main(argv) {
   var schedule = argv[1], seed = Number(argv[2]), count = Number(argv[3]);
   var fixed = argv[4] ? JSON.parse(argv[4]) : {};
   var r = rng(seed), out = { runs: 0, mismatches: [], stopped: [] };
+  if (schedule === "blackwell") {
+    blackwell(st, r, count, fixed, out);
+    process.stdout.write(JSON.stringify(out) + "\n");
+    return;
+  }
   for (var i = 0; i < count; i++) {
     var knobs = Object.assign({
       stages: 1 + r(8), outputTiles: 1 + r(6), kTiles: 1 + r(9), tmaLatency: r(12), wgmmaLatency: 1 + r(6),
