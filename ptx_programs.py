@@ -366,7 +366,12 @@ def find_loops(blocks, stmts, rpo, idom, warnings):
                           "a branch back to a block that does not dominate it (irreducible loop); "
                           "no loop node")
                     continue
-                loop = loops.setdefault(s, Loop(s))
+                # the LAB_WAIT retry of an inline-asm wait: its branch lies in a scope below the
+                # body's, so it is a spin loop even when it shares its header with a real loop
+                last = stmts[blocks[b].end - 1] if blocks[b].end > blocks[b].start else None
+                spin = last is not None and len(last.scopes) > 1
+                loop = loops.setdefault((s, spin), Loop(s))
+                loop.spin = spin
                 loop.latches.append(b)
                 work = [b]
                 while work:
@@ -374,14 +379,11 @@ def find_loops(blocks, stmts, rpo, idom, warnings):
                     if x not in loop.blocks:
                         loop.blocks.add(x)
                         work.extend(p for p in blocks[x].preds if p in index)
-    for h, loop in loops.items():
-        first = blocks[h].start
-        # the LAB_WAIT retry of an inline-asm wait: the header lies in a scope below the body's
-        loop.spin = first < len(stmts) and len(stmts[first].scopes) > 1
     by_size = sorted(loops.values(), key=lambda lp: len(lp.blocks))
     for i, lp in enumerate(by_size):
         for outer in by_size[i + 1:]:
-            if lp.header in outer.blocks and outer is not lp:
+            if lp.header in outer.blocks and outer is not lp and \
+                    (len(outer.blocks) > len(lp.blocks) or lp.spin):
                 lp.parent = outer
                 outer.children.append(lp)
                 break
@@ -760,8 +762,8 @@ class ProgramBuilder:
                 last = max(pos[x] for x in child.blocks if x in pos)
                 i = last + 1
                 continue
-            spin = self.loops.get(b)
-            if spin is not None and spin.spin:
+            spin = self.loops.get((b, True))
+            if spin is not None:
                 inside = sorted(x for x in spin.blocks if x in pos)
                 for x in inside:
                     out.extend(self.ops(x))
@@ -820,8 +822,8 @@ class ProgramBuilder:
 
     def is_spin_edge(self, b, s):
         """An edge back to a spin loop's header (the asm retry)."""
-        lp = self.loops.get(s)
-        return lp is not None and lp.spin and b in lp.blocks
+        lp = self.loops.get((s, True))
+        return lp is not None and b in lp.blocks
 
     def unstructured(self, stmt):
         """No if node for a branch of another shape; warned once per branch."""
@@ -857,15 +859,13 @@ class ProgramBuilder:
         """The op and call nodes of one block (a spin loop's wait is marked)."""
         blk = self.blocks[b]
         out = []
-        lp = self.loops.get(b)
-        spin = any(lp.spin and b in lp.blocks for lp in self.loops.values()) if self.loops else False
+        spin = any(lp.spin and b in lp.blocks for lp in self.loops.values())
         for k in range(blk.start, blk.end):
             node = _op_node(self.stmts[k], self.info, self.warnings, self.seen)
             if node is not None:
                 if spin and node["node"] == "op" and node["op"] == "mbarrier_wait":
                     node["spin"] = True
                 out.append(node)
-        del lp
         return out
 
 
@@ -910,7 +910,7 @@ def read_programs(text, entry=None):
             "loops": sum(1 for lp in loops.values() if not lp.spin and reach.get(lp.header, 0) & mask),
         })
     loop_list = []
-    for lp in sorted(loops.values(), key=lambda lp: blocks[lp.header].start):
+    for lp in sorted(loops.values(), key=lambda lp: (blocks[lp.header].start, lp.spin)):
         hdr = blocks[lp.header]
         loop_list.append({
             "ptx_line": stmts[hdr.start].line if hdr.start < len(stmts) else 0,
