@@ -1,0 +1,961 @@
+"""Role programs read from one kernel's PTX (stdlib only): the first piece of the PTX front end.
+
+    python3 ptx_programs.py kernel.ptx            # prints the JSON model
+    python3 ptx_programs.py kernel.ptx --entry NAME
+
+Steps (docs/ptx-front-end.md):
+1. Split the chosen `.entry` body into statements (labels, `bra`, `@%p bra`, `ret` / `exit`),
+   scoping labels by `{ }` blocks (every inline-asm block reuses LAB_WAIT / DONE).
+2. Basic blocks and the CFG; dominators (Cooper, Harvey and Kennedy's iterative algorithm over
+   reverse postorder); back edges to a dominator give natural loops, nested by containment; a
+   retreating edge to a non-dominator is an irreducible loop (a warning). A loop whose header is
+   inside an inline-asm block (the LAB_WAIT retry around mbarrier.try_wait) is a spin loop: its
+   wait is one op (`spin: true`), not a loop node.
+3. Roles: a branch predicate is evaluated for every thread of `.maxntid` when its definitions
+   reach `%tid.x` through single-definition registers and a small table of integer ops
+   (EVAL_OPS). A predicate equal on all lanes of each warp splits the warps that reach a block
+   (a warp mask propagated over the CFG); the warps are then partitioned by the blocks they
+   reach, one role per class. A branch that depends on %tid but cannot be evaluated is warned
+   about and both its sides stay reachable.
+4. Per role, the blocks it reaches become a schema-3 body: natural loops as `loop` nodes,
+   forward branches in the layout's if / if-else shape as `if` nodes, the protocol instructions
+   (ptx_lines.CLASS_RULES) as `op` nodes with their source chain; a branch in any other shape
+   leaves its blocks in layout order with a warning.
+
+Every loop is bounded by the text's size, the evaluator by EVAL_BUDGET and the dataflow by
+MAX_PASSES; bad text gives warnings, never an exception.
+"""
+
+import argparse
+import json
+import re
+import sys
+from pathlib import Path
+
+import ptx_lines
+
+MAX_STATEMENT = 20000      # characters in one statement (a wgmma with 64 accumulators is ~1,500)
+LINE_DIRECTIVES = (".loc", ".file", ".section", ".maxntid", ".reqntid", ".minnctapersm", ".maxnreg")
+MAX_BRACE_DEPTH = 64        # deeper `{` nesting is malformed text (a warning; the rest is flat)
+EVAL_BUDGET = 4096          # registers evaluated per kernel (each is a vector over the threads)
+EVAL_DEPTH = 64             # definition chain followed per predicate
+MAX_THREADS = 1024          # the hardware's block size limit
+MAX_PASSES = 64             # dominator and warp-mask passes over the CFG
+WARP = 32
+WARPGROUP = 128
+
+# Opcodes that start like a protocol instruction but have no ptx_lines class on purpose: set-up,
+# fences and hints. Any other opcode with a protocol head and no class is `unknown_protocol`.
+KNOWN_UNCLASSED = re.compile(r"(?:mbarrier\.(?:init|inval)|fence\.|barrier\.cluster\.|"
+                             r"prefetch\.|setmaxnreg\.|cp\.async\.bulk\.prefetch\b)")
+PROTOCOL_HEADS = ptx_lines.CLASS_HEADS + ("fence.", "setmaxnreg.", "prefetch.")
+
+RE_ENTRY = re.compile(r"\s*(?:\.visible\s+|\.weak\s+)*\.entry\s+(?P<name>[A-Za-z_$][\w$]*)")
+RE_NTID = re.compile(r"\s*\.(?:maxntid|reqntid)\s+(?P<x>\d+)(?:\s*,\s*(?P<y>\d+))?(?:\s*,\s*(?P<z>\d+))?")
+RE_LABEL = re.compile(r"\s*(?P<label>[A-Za-z_$][\w$]*)\s*:(?!:)")
+RE_GUARD = re.compile(r"\s*@(?P<neg>!?)(?P<pred>%?[\w$]+)\s+")
+RE_OPCODE = re.compile(r"\s*(?P<op>[a-z][\w.:]*)")
+RE_INT = re.compile(r"-?(?:0[xX][0-9a-fA-F]+|\d+)U?$")
+
+
+def _warn(warnings, kind, line, message):
+    """Append one warning (kind, PTX line, message)."""
+    warnings.append({"kind": kind, "line": line, "message": message})
+
+
+# ---------------------------------------------------------------- 1. statements
+
+
+class Stmt:
+    """One PTX statement: its line, opcode, operands, guard predicate and brace scope chain."""
+    __slots__ = ("line", "op", "args", "guard", "neg", "text", "scopes", "labels")
+
+    def __init__(self, line, op, args, guard, neg, text, scopes):
+        self.line, self.op, self.args, self.guard, self.neg = line, op, args, guard, neg
+        self.text, self.scopes, self.labels = text, scopes, []
+
+
+def split_operands(text):
+    """Operands at the top level of a statement (commas inside [] and {} do not split)."""
+    out, depth, cur = [], 0, []
+    for ch in text:
+        if ch in "[{(":
+            depth += 1
+        elif ch in "]})":
+            depth = max(0, depth - 1)
+        if ch == "," and depth == 0:
+            out.append("".join(cur).strip())
+            cur = []
+        else:
+            cur.append(ch)
+    if "".join(cur).strip():
+        out.append("".join(cur).strip())
+    return out
+
+
+def read_entry(text, entry, warnings):
+    """(entry name, (x, y, z) threads or None, statements, labels) of the chosen .entry."""
+    lines = text.splitlines()
+    names = [(i, m.group("name")) for i, ln in enumerate(lines) for m in [RE_ENTRY.match(ln)] if m]
+    if not names:
+        raise PtxError("no .entry in the text")
+    if entry is None:
+        start, name = names[0]
+        if len(names) > 1:
+            _warn(warnings, "several_entries", start + 1,
+                  f"{len(names)} entries; reading the first ({name}); pick one with --entry")
+    else:
+        found = [(i, n) for i, n in names if n == entry]
+        if not found:
+            raise PtxError(f"no .entry named {entry}")
+        start, name = found[0]
+    stmts, ntid = [], None
+    labels = {}          # (scope id, name) -> index of the statement it labels
+    pending = []         # labels waiting for their statement
+    scopes, next_scope, opened = [], 0, False
+    buf, buf_line, vec = [], 0, 0    # the statement being read, its first line, its {} depth
+    has_text = False                 # whether buf holds more than blanks
+    for i in range(start, len(lines)):
+        line = lines[i].split("//", 1)[0]
+        stripped = line.strip()
+        if not opened:
+            m = RE_NTID.match(line)
+            if m:
+                ntid = tuple(int(m.group(k) or 1) for k in "xyz")
+        if stripped.startswith(LINE_DIRECTIVES):
+            continue         # .loc / .file / .maxntid ...: one line, no `;`, never inside a statement
+        for ch in line:
+            blank = not has_text
+            if ch in "{}" and vec == 0 and has_text and "".join(buf).rstrip().endswith(":"):
+                # labels just before a scope brace: they label the next statement
+                _statement("".join(buf), buf_line, scopes or [0], stmts, labels, pending, warnings)
+                buf, has_text, blank = [], False, True
+            if ch == "{" and blank and vec == 0:
+                if len(scopes) >= MAX_BRACE_DEPTH:
+                    _warn(warnings, "malformed", i + 1, f"braces nested deeper than {MAX_BRACE_DEPTH}")
+                    vec += 1
+                    continue
+                next_scope += 1
+                scopes.append(next_scope)
+                opened = True
+                buf, has_text = [], False
+                continue
+            if ch == "}" and vec == 0:
+                if scopes:
+                    scopes.pop()
+                buf, has_text = [], False
+                if opened and not scopes:
+                    break
+                continue
+            if not scopes:
+                buf, has_text = [], False
+                continue
+            if ch == "{":
+                vec += 1
+            elif ch == "}":
+                vec -= 1
+            if ch == ";" and vec == 0:
+                _statement("".join(buf), buf_line, scopes, stmts, labels, pending, warnings)
+                buf, has_text = [], False
+                continue
+            if blank and not ch.isspace():
+                buf_line, has_text = i + 1, True
+            buf.append(ch)
+            if len(buf) > MAX_STATEMENT:
+                _warn(warnings, "malformed", buf_line, f"a statement longer than {MAX_STATEMENT} characters")
+                buf, vec, has_text = [], 0, False
+        else:
+            if not has_text:
+                buf = []
+            else:
+                buf.append("\n")
+            continue
+        break
+    else:
+        if scopes:
+            _warn(warnings, "malformed", len(lines), "the entry's body is not closed")
+    for key in pending:        # labels at the very end: they label the end of the function
+        labels[key] = len(stmts)
+    return name, ntid, stmts, labels
+
+
+def _statement(text, line, scopes, stmts, labels, pending, warnings):
+    """Read one `;`-terminated statement (its leading labels first) into stmts."""
+    m = RE_LABEL.match(text)
+    while m:
+        pending.append((scopes[-1], m.group("label")))
+        text = text[m.end():]
+        m = RE_LABEL.match(text)
+    if not text.strip() or text.lstrip().startswith("."):
+        return
+    line += text[:len(text) - len(text.lstrip())].count("\n")   # the opcode's own line
+    g = RE_GUARD.match(text)
+    pos = g.end() if g else 0
+    o = RE_OPCODE.match(text, pos)
+    if not o:
+        _warn(warnings, "malformed", line, f"unreadable statement: {' '.join(text.split())[:80]}")
+        return
+    s = Stmt(line, o.group("op"), split_operands(text[o.end():]),
+             g.group("pred") if g else None, bool(g and g.group("neg")),
+             " ".join(text.split()), tuple(scopes))
+    for key in pending:
+        labels[key] = len(stmts)
+        s.labels.append(key[1])
+    pending.clear()
+    stmts.append(s)
+
+
+class PtxError(ValueError):
+    """The text has nothing this reader can start from (no .entry)."""
+
+
+# ---------------------------------------------------------------- 2. blocks, CFG, loops
+
+TERMINATORS = ("ret", "exit", "trap")
+
+
+def _target(stmt, labels):
+    """The statement index a branch goes to, searching the branch's open scopes innermost first."""
+    name = stmt.args[0] if stmt.args else ""
+    for sid in reversed(stmt.scopes):
+        if (sid, name) in labels:
+            return labels[(sid, name)]
+    return None
+
+
+class Block:
+    """A basic block: statements [start, end), successors (taken branch first) and its branch."""
+    __slots__ = ("id", "start", "end", "succs", "preds", "branch", "taken", "fall")
+
+    def __init__(self, bid, start, end):
+        self.id, self.start, self.end = bid, start, end
+        self.succs, self.preds, self.branch, self.taken, self.fall = [], [], None, None, None
+
+
+def build_cfg(stmts, labels, warnings):
+    """Basic blocks in layout order, with their edges."""
+    n = len(stmts)
+    leaders = {0} if n else set()
+    leaders.update(i for i in labels.values() if i < n)
+    targets = {}
+    for i, s in enumerate(stmts):
+        if s.op.startswith("bra") or s.op in TERMINATORS:
+            leaders.add(i + 1)
+            if s.op.startswith("bra"):
+                t = _target(s, labels)
+                if t is None:
+                    _warn(warnings, "unknown_label", s.line, f"branch to an undefined label: {s.text}")
+                targets[i] = t
+    starts = sorted(x for x in leaders if x < n)
+    blocks, at = [], {}
+    for k, st in enumerate(starts):
+        end = starts[k + 1] if k + 1 < len(starts) else n
+        at[st] = len(blocks)
+        blocks.append(Block(len(blocks), st, end))
+    end_id = None
+
+    def block_at(i):
+        """The block that starts at statement i (the function end is a virtual exit block)."""
+        nonlocal end_id
+        if i in at:
+            return at[i]
+        if end_id is None:
+            end_id = len(blocks)
+            blocks.append(Block(end_id, n, n))
+        return end_id
+    for b in list(blocks):
+        last = stmts[b.end - 1] if b.end > b.start else None
+        if last is not None and last.op.startswith("bra"):
+            b.branch = last
+            t = targets.get(b.end - 1)
+            if t is not None:
+                b.taken = block_at(t)
+                b.succs.append(b.taken)
+            if last.guard is not None or t is None:
+                b.fall = block_at(b.end)
+                b.succs.append(b.fall)
+        elif last is not None and last.op in TERMINATORS and last.guard is None:
+            pass
+        elif b.end <= n and b.id != end_id:
+            b.fall = block_at(b.end)
+            b.succs.append(b.fall)
+    for b in blocks:
+        b.succs = list(dict.fromkeys(b.succs))
+        for s in b.succs:
+            blocks[s].preds.append(b.id)
+    return blocks
+
+
+def reverse_postorder(blocks):
+    """Block ids reachable from block 0, in reverse postorder (iterative DFS)."""
+    if not blocks:
+        return []
+    seen, order, stack = {0}, [], [(0, 0)]
+    while stack:
+        b, k = stack.pop()
+        succs = blocks[b].succs
+        if k < len(succs):
+            stack.append((b, k + 1))
+            s = succs[k]
+            if s not in seen:
+                seen.add(s)
+                stack.append((s, 0))
+        else:
+            order.append(b)
+    return order[::-1]
+
+
+def dominators(blocks, rpo, warnings):
+    """Immediate dominators (Cooper, Harvey, Kennedy), as {block: idom}."""
+    index = {b: i for i, b in enumerate(rpo)}
+    idom = {rpo[0]: rpo[0]} if rpo else {}
+
+    def meet(a, b):
+        """The nearest common dominator of a and b."""
+        while a != b:
+            while index[a] > index[b]:
+                a = idom[a]
+            while index[b] > index[a]:
+                b = idom[b]
+        return a
+    for _ in range(MAX_PASSES):
+        changed = False
+        for b in rpo[1:]:
+            new = None
+            for p in blocks[b].preds:
+                if p in idom:
+                    new = p if new is None else meet(p, new)
+            if new is not None and idom.get(b) != new:
+                idom[b], changed = new, True
+        if not changed:
+            return idom
+    _warn(warnings, "budget", 0, f"dominators did not settle in {MAX_PASSES} passes")
+    return idom
+
+
+def dominates(idom, a, b):
+    """Whether block a dominates block b."""
+    while True:
+        if a == b:
+            return True
+        up = idom.get(b)
+        if up is None or up == b:
+            return False
+        b = up
+
+
+class Loop:
+    """A natural loop: its header, the blocks of its body, back-edge sources, parent, spin flag."""
+    __slots__ = ("header", "blocks", "latches", "parent", "spin", "children")
+
+    def __init__(self, header):
+        self.header, self.blocks, self.latches = header, {header}, []
+        self.parent, self.spin, self.children = None, False, []
+
+
+def find_loops(blocks, stmts, rpo, idom, warnings):
+    """Natural loops by header (back edges to a dominator); irreducible edges are warnings."""
+    index = {b: i for i, b in enumerate(rpo)}
+    loops = {}
+    for b in rpo:
+        for s in blocks[b].succs:
+            if s in index and index[s] <= index[b]:
+                if not dominates(idom, s, b):
+                    line = stmts[blocks[b].end - 1].line if blocks[b].end > blocks[b].start else 0
+                    _warn(warnings, "irreducible", line,
+                          "a branch back to a block that does not dominate it (irreducible loop); "
+                          "no loop node")
+                    continue
+                # the LAB_WAIT retry of an inline-asm wait: its branch lies in a scope below the
+                # body's, so it is a spin loop even when it shares its header with a real loop
+                last = stmts[blocks[b].end - 1] if blocks[b].end > blocks[b].start else None
+                spin = last is not None and len(last.scopes) > 1
+                loop = loops.setdefault((s, spin), Loop(s))
+                loop.spin = spin
+                loop.latches.append(b)
+                work = [b]
+                while work:
+                    x = work.pop()
+                    if x not in loop.blocks:
+                        loop.blocks.add(x)
+                        work.extend(p for p in blocks[x].preds if p in index)
+    by_size = sorted(loops.values(), key=lambda lp: len(lp.blocks))
+    for i, lp in enumerate(by_size):
+        for outer in by_size[i + 1:]:
+            if lp.header in outer.blocks and outer is not lp and \
+                    (len(outer.blocks) > len(lp.blocks) or lp.spin):
+                lp.parent = outer
+                outer.children.append(lp)
+                break
+    return loops
+
+
+# ---------------------------------------------------------------- 3. roles
+
+def _imm(text):
+    """An integer immediate, or None."""
+    t = text.strip()
+    if not RE_INT.match(t):
+        return None
+    t = t.rstrip("U")
+    neg = t.startswith("-")
+    v = int(t[1:] if neg else t, 0)
+    return -v if neg else v
+
+
+class Evaluator:
+    """Values of registers as functions of %tid.x, evaluated for every thread (None: unknown)."""
+
+    def __init__(self, stmts, nthreads, block_start=None):
+        self.defs = {}       # register -> [(statement index, statement)]
+        self.block_start = block_start or {}
+        for k, s in enumerate(stmts):
+            if s.op.startswith(("bra", "st.", "ret", "exit", "bar", "wgmma", "mbarrier")) or not s.args:
+                continue
+            for d in s.args[0].split("|"):
+                self.defs.setdefault(d.strip(), []).append((k, s))
+        self.n = nthreads
+        self.memo = {}
+        self.budget = EVAL_BUDGET
+
+    def touches_tid(self, reg, depth=0, seen=None):
+        """Whether any definition chain of reg reads a thread or warp index."""
+        seen = set() if seen is None else seen
+        if reg in seen or depth > EVAL_DEPTH:
+            return False
+        seen.add(reg)
+        for _, s in self.defs.get(reg, ()):
+            for a in s.args[1:]:
+                if re.search(r"%(?:tid|laneid|warpid)\b", a):
+                    return True
+                if a.startswith("%") and self.touches_tid(a, depth + 1, seen):
+                    return True
+        return False
+
+    def reaching(self, reg, at):
+        """The one definition of reg that reaches statement `at`: the only one, or the last one
+        before `at` in the same basic block; else None."""
+        defs = self.defs.get(reg, ())
+        if len(defs) == 1:
+            return defs[0]
+        if at is None:
+            return None
+        home = self.block_start.get(at)
+        best = None
+        for k, s in defs:
+            if k < at and self.block_start.get(k) == home and (best is None or k > best[0]):
+                best = (k, s)
+        return best
+
+    def value(self, operand, depth=0, at=None):
+        """The operand's value per thread (a list), or None when it is not a function of %tid.x."""
+        operand = operand.strip()
+        imm = _imm(operand)
+        if imm is not None:
+            return [imm] * self.n
+        if operand == "%tid.x":
+            return list(range(self.n))
+        if operand in ("%tid.y", "%tid.z"):
+            return [0] * self.n if self.flat else None
+        d = self.reaching(operand, at)
+        if d is None or depth > EVAL_DEPTH:
+            return None
+        if d[0] in self.memo:
+            return self.memo[d[0]]
+        if self.budget <= 0:
+            return None
+        self.budget -= 1
+        self.memo[d[0]] = None        # a cycle reads as unknown
+        v = self._eval(d[1], operand, depth, d[0])
+        self.memo[d[0]] = v
+        return v
+
+    flat = True   # set False when the block has a y or z extent
+
+    def _eval(self, s, dest, depth, at):
+        """One definition's value, per EVAL_OPS."""
+        head = s.op.split(".")[0]
+        args = [self.value(a, depth + 1, at) if i else None for i, a in enumerate(s.args)]
+        if s.guard is not None:
+            return None
+        width = 64 if (".u64" in s.op or ".s64" in s.op or ".b64" in s.op) else 32
+        mask = (1 << width) - 1
+        signed = ".s" in s.op
+
+        def norm(x):
+            """Wrap to the width, as signed when the type is."""
+            x &= mask
+            return x - (1 << width) if signed and x >> (width - 1) else x
+        if head == "shfl" and ".idx" in s.op and len(s.args) >= 5:
+            src, lane, clamp = args[1], _uniform(args[2]), _uniform(args[3])
+            if src is None or lane is None or clamp != WARP - 1 or dest != s.args[0].split("|")[0].strip():
+                return None
+            return [src[(t - t % WARP) + lane] if (t - t % WARP) + lane < self.n else None for t in range(self.n)]
+        if head in ("mov", "cvt") and len(args) == 2 and args[1] is not None:
+            return args[1]
+        if head == "setp" and len(args) >= 3 and "|" not in s.args[0]:
+            a, b = args[1], args[2]
+            if a is None or b is None:
+                return None
+            cmp = s.op.split(".")[1]
+            uns = any(t in s.op for t in (".u", ".b"))
+            if uns:
+                a = [x & 0xFFFFFFFFFFFFFFFF for x in a]
+                b = [x & 0xFFFFFFFFFFFFFFFF for x in b]
+            f = SETP.get(cmp)
+            return None if f is None else [int(f(x, y)) for x, y in zip(a, b)]
+        if head == "selp" and len(args) == 4 and None not in args[1:]:
+            return [x if c else y for x, y, c in zip(args[1], args[2], args[3])]
+        if head == "not" and len(args) == 2 and args[1] is not None:
+            return [int(not x) for x in args[1]] if ".pred" in s.op else [norm(~x) for x in args[1]]
+        f = EVAL_OPS.get(head)
+        if f is None or len(args) != 3 or args[1] is None or args[2] is None:
+            return None
+        if ".pred" in s.op:
+            return [int(bool(f(x, y))) for x, y in zip(args[1], args[2])]
+        out = []
+        for x, y in zip(args[1], args[2]):
+            if not signed:
+                x, y = x & mask, y & mask
+            r = f(x, y)
+            if r is None:
+                return None
+            out.append(norm(r))
+        return out
+
+
+def _uniform(vals):
+    """The one value every thread has, or None."""
+    if not vals or vals[0] is None or any(v != vals[0] for v in vals):
+        return None
+    return vals[0]
+
+
+def _div(x, y):
+    """PTX div: truncating; None on division by zero."""
+    if y == 0:
+        return None
+    q = abs(x) // abs(y)
+    return q if (x >= 0) == (y >= 0) else -q
+
+
+def _rem(x, y):
+    """PTX rem: the sign of the dividend."""
+    q = _div(x, y)
+    return None if q is None else x - q * y
+
+
+# The integer ops the role evaluator follows (everything else is unknown).
+EVAL_OPS = {
+    "add": lambda x, y: x + y, "sub": lambda x, y: x - y, "mul": lambda x, y: x * y,
+    "div": _div, "rem": _rem, "and": lambda x, y: x & y, "or": lambda x, y: x | y,
+    "xor": lambda x, y: x ^ y, "shl": lambda x, y: x << min(y, 64),
+    "shr": lambda x, y: x >> min(y, 64), "min": min, "max": max,
+}
+SETP = {
+    "eq": lambda x, y: x == y, "ne": lambda x, y: x != y, "lt": lambda x, y: x < y,
+    "le": lambda x, y: x <= y, "gt": lambda x, y: x > y, "ge": lambda x, y: x >= y,
+    "lo": lambda x, y: x < y, "ls": lambda x, y: x <= y, "hi": lambda x, y: x > y,
+    "hs": lambda x, y: x >= y,
+}
+
+
+def branch_masks(blocks, ev, nwarps, loops, stmts, warnings):
+    """{block: (taken warp mask, fallthrough warp mask)} of every warp-uniform thread predicate."""
+    out, in_loop = {}, set()
+    for lp in loops.values():
+        if not lp.spin:
+            in_loop |= lp.blocks
+    for b in blocks:
+        s = b.branch
+        if s is None or s.guard is None or b.taken is None:
+            continue
+        vals = ev.value(s.guard, at=b.end - 1) if ev is not None else None
+        if vals is None:
+            if ev is not None and b.id not in in_loop and ev.touches_tid(s.guard):
+                _warn(warnings, "unresolved_role_predicate", s.line,
+                      f"the predicate {s.guard} of `{s.text}` depends on the thread index but "
+                      "is not evaluated (a register with several definitions or an op outside "
+                      "EVAL_OPS): both sides kept for every warp")
+            continue
+        taken = 0
+        uniform = True
+        for w in range(nwarps):
+            lanes = vals[w * WARP:(w + 1) * WARP]
+            t = [bool(x) != s.neg for x in lanes if x is not None]
+            if not t:
+                continue
+            if all(t):
+                taken |= 1 << w
+            elif any(t):
+                uniform = False
+        if uniform:
+            full = (1 << nwarps) - 1
+            out[b.id] = (taken, full & ~taken)
+    return out
+
+
+def warp_reach(blocks, rpo, masks, nwarps, warnings):
+    """{block: mask of the warps that may reach it} (a forward dataflow to a fixpoint)."""
+    reach = {b: 0 for b in rpo}
+    if not rpo:
+        return reach
+    reach[rpo[0]] = (1 << nwarps) - 1
+    for _ in range(MAX_PASSES):
+        changed = False
+        for b in rpo:
+            m = reach[b]
+            blk = blocks[b]
+            for s in blk.succs:
+                out = m
+                if b in masks:
+                    out &= masks[b][0] if s == blk.taken else masks[b][1]
+                    if s == blk.taken and s == blk.fall:
+                        out = m
+                if s in reach and out & ~reach[s]:
+                    reach[s] |= out
+                    changed = True
+        if not changed:
+            return reach
+    _warn(warnings, "budget", 0, f"warp reach did not settle in {MAX_PASSES} passes")
+    return reach
+
+
+def role_classes(reach, loops, nwarps):
+    """The warps partitioned by the loops they reach (a role is its steady state: warps that
+    differ only in straight-line set-up code, such as warp 0 initialising the barriers, are one
+    role, and that difference stays an `if` in its program), as warp masks in warp order."""
+    classes = [(1 << nwarps) - 1]
+    for m in sorted({reach.get(lp.header, 0) for lp in loops.values() if not lp.spin}):
+        nxt = []
+        for c in classes:
+            for part in (c & m, c & ~m):
+                if part:
+                    nxt.append(part)
+        classes = nxt
+    return sorted(classes, key=lambda c: (c & -c))
+
+
+def role_name(mask, nwarps):
+    """`wg1-2` for whole warpgroups, else `wg0.w0+w2` (warps within their warpgroup)."""
+    warps = [w for w in range(nwarps) if mask >> w & 1]
+    per = WARPGROUP // WARP
+    groups = sorted({w // per for w in warps})
+    whole = all(all(mask >> (g * per + k) & 1 for k in range(per)) for g in groups) and \
+        all(g * per + k < nwarps for g in groups for k in range(per))
+    if whole:
+        runs = _runs(groups)
+        return "wg" + ",".join(f"{a}" if a == b else f"{a}-{b}" for a, b in runs)
+    parts = []
+    for g in groups:
+        ws = [w % per for w in warps if w // per == g]
+        parts.append(f"wg{g}.w" + "+w".join(str(w) for w in ws))
+    return ",".join(parts)
+
+
+def _runs(xs):
+    """Consecutive runs of sorted integers as (first, last) pairs."""
+    out = []
+    for x in xs:
+        if out and out[-1][1] == x - 1:
+            out[-1][1] = x
+        else:
+            out.append([x, x])
+    return [tuple(r) for r in out]
+
+
+# ---------------------------------------------------------------- 4. programs
+
+def _op_node(stmt, info, warnings, seen_unknown):
+    """The op node of a protocol statement, or None."""
+    cls = ptx_lines.classify(stmt.op)
+    if cls is None:
+        if stmt.op.startswith(PROTOCOL_HEADS) and not KNOWN_UNCLASSED.match(stmt.op):
+            if stmt.op not in seen_unknown:
+                seen_unknown.add(stmt.op)
+                _warn(warnings, "unknown_protocol", stmt.line,
+                      f"{stmt.op} looks like a protocol instruction but has no class")
+        if stmt.op == "call" or stmt.op.startswith("call."):
+            names = [a for a in stmt.args if re.match(r"[A-Za-z_$]", a)]
+            return {"node": "call", "name": names[0] if names else "?", "ptx_line": stmt.line,
+                    "line": stmt.line}
+        return None
+    node = {"node": "op", "op": cls, "opcode": stmt.op, "ptx_line": stmt.line}
+    chain = info.get((stmt.line, stmt.op))
+    if chain:
+        node["file"], node["line"] = chain[0].file, chain[0].line
+        node["chain"] = [[f.file, f.line] for f in chain]
+    else:
+        node["line"] = None
+    if stmt.guard:
+        node["guard"] = ("!" if stmt.neg else "") + stmt.guard
+    addrs = [a.strip("[]").strip() for a in stmt.args if a.startswith("[")]
+    if cls.startswith("mbarrier") and addrs:
+        node["barrier"] = addrs[0]
+        if ".parity" in stmt.op and len(stmt.args) >= 3:
+            node["parity"] = stmt.args[2]
+    elif cls in ("tma_load", "bulk_load") and len(addrs) >= 2:
+        node["barrier"] = addrs[-1]
+    elif cls == "umma_commit" and addrs:
+        node["barrier"] = addrs[0]
+    elif cls in ("wgmma_wait", "bulk_wait", "cp_async_wait") and stmt.args:
+        node["count"] = _imm(stmt.args[0]) if _imm(stmt.args[0]) is not None else stmt.args[0]
+    elif cls in ("bar_sync", "bar_arrive") and stmt.args:
+        node["barrier"] = _imm(stmt.args[0]) if _imm(stmt.args[0]) is not None else stmt.args[0]
+        if len(stmt.args) > 1:
+            node["count"] = _imm(stmt.args[1]) if _imm(stmt.args[1]) is not None else stmt.args[1]
+    return node
+
+
+class ProgramBuilder:
+    """Schema-3 bodies of one role from the CFG, its loops and the role's reachable blocks."""
+
+    def __init__(self, blocks, stmts, loops, masks, mask, reach, info, warnings, seen_unknown, warned):
+        self.blocks, self.stmts, self.loops, self.masks = blocks, stmts, loops, masks
+        self.mask, self.info, self.warnings, self.seen = mask, info, warnings, seen_unknown
+        self.mine = {b for b, m in reach.items() if m & mask}
+        self.inner = {}            # block -> innermost non-spin loop
+        for lp in sorted((lp for lp in loops.values() if not lp.spin), key=lambda lp: -len(lp.blocks)):
+            for b in lp.blocks:
+                self.inner[b] = lp
+        self.warned = warned
+
+    def succs(self, b):
+        """The role's successors of block b (a branch the role's warps decide keeps one side)."""
+        blk = self.blocks[b]
+        out = []
+        for s in blk.succs:
+            if b in self.masks and blk.taken != blk.fall:
+                side = self.masks[b][0] if s == blk.taken else self.masks[b][1]
+                if not side & self.mask:
+                    continue
+            out.append(s)
+        return out
+
+    def child_loop(self, b, loop):
+        """The loop directly inside `loop` that holds block b, or None."""
+        lp = self.inner.get(b)
+        while lp is not None and lp.parent is not loop and lp is not loop:
+            nxt = lp.parent
+            while nxt is not None and nxt.spin:
+                nxt = nxt.parent
+            lp = nxt
+        return None if lp is loop else lp
+
+    def body(self, loop):
+        """The body of a loop (None: the whole role) in layout order."""
+        members = self.mine if loop is None else (loop.blocks & self.mine)
+        if loop is None:
+            members = {b for b in members if b < len(self.blocks)}
+        return self.region(sorted(members), loop)
+
+    def region(self, order, loop):
+        """The nodes of the blocks `order` (layout order) of one loop level."""
+        pos = {b: i for i, b in enumerate(order)}
+        out, i = [], 0
+        while i < len(order):
+            b = order[i]
+            child = self.child_loop(b, loop)
+            if child is not None:
+                node = self.loop_node(child)
+                out.append(node)
+                last = max(pos[x] for x in child.blocks if x in pos)
+                i = last + 1
+                continue
+            spin = self.loops.get((b, True))
+            if spin is not None:
+                inside = sorted(x for x in spin.blocks if x in pos)
+                for x in inside:
+                    out.extend(self.ops(x))
+                i = pos[inside[-1]] + 1
+                continue
+            out.extend(self.ops(b))
+            nxt, node = self.branch(order, pos, i, loop)
+            if node is not None:
+                out.append(node)
+            i = nxt
+        return out
+
+    def branch(self, order, pos, i, loop):
+        """(next position, if node or None) for the branch ending order[i]."""
+        b = order[i]
+        blk = self.blocks[b]
+        succs = self.succs(b)
+        if blk.branch is None or len(succs) < 2:
+            return i + 1, None
+        t, f = blk.taken, blk.fall
+        s = blk.branch
+        cond_taken = ["un", "!", ["id", s.guard]] if s.neg else ["id", s.guard]
+        head = {"node": "if", "line": s.line, "ptx_line": s.line, "text": s.text}
+        if loop is not None and (t not in loop.blocks or t == loop.header):
+            kind = "continue" if t == loop.header else "break"
+            return i + 1, dict(head, cond=cond_taken, then=[{"node": kind, "ptx_line": s.line}], **{"else": []})
+        if t not in pos:
+            if t == len(self.blocks) - 1 or not self.blocks[t].succs:
+                return i + 1, dict(head, cond=cond_taken, then=[{"node": "return", "ptx_line": s.line}], **{"else": []})
+            return i + 1, self.unstructured(s)
+        j = pos[t]
+        if j <= i or pos.get(f) != i + 1:
+            return i + 1, self.unstructured(s)
+        then_blocks = order[i + 1:j]
+        k = j
+        last = self.blocks[then_blocks[-1]] if then_blocks else None
+        if last is not None and last.branch is not None and last.branch.guard is None and \
+                last.taken in pos and pos[last.taken] > j:
+            k = pos[last.taken]
+        if not self.closed(order, pos, i + 1, j, j if k == j else k) or \
+                (k > j and not self.closed(order, pos, j, k, k)):
+            return i + 1, self.unstructured(s)
+        node = dict(head, cond=["un", "!", cond_taken] if not s.neg else ["id", s.guard],
+                    then=self.region(then_blocks, loop), **{"else": self.region(order[j:k], loop)})
+        return k, node
+
+    def closed(self, order, pos, lo, hi, join):
+        """Whether the blocks order[lo:hi] branch only among themselves, to the join, or out of
+        this loop level (break / continue / return)."""
+        for b in order[lo:hi]:
+            for s in self.succs(b):
+                p = pos.get(s)
+                if p is not None and not (lo <= p < hi or p == join) and not self.is_spin_edge(b, s):
+                    return False
+        return True
+
+    def is_spin_edge(self, b, s):
+        """An edge back to a spin loop's header (the asm retry)."""
+        lp = self.loops.get((s, True))
+        return lp is not None and b in lp.blocks
+
+    def unstructured(self, stmt):
+        """No if node for a branch of another shape; warned once per branch."""
+        if stmt.line not in self.warned:
+            self.warned.add(stmt.line)
+            _warn(self.warnings, "unstructured_branch", stmt.line,
+                  f"`{stmt.text}` is not in an if / if-else shape: its blocks stay in layout order")
+        return None
+
+    def loop_node(self, lp):
+        """A loop node: header and back-edge PTX lines, its body."""
+        hdr = self.blocks[lp.header]
+        latch = max(lp.latches)
+        first = self.stmts[hdr.start].line if hdr.start < len(self.stmts) else 0
+        back = self.stmts[self.blocks[latch].end - 1].line
+        src = self.first_source(lp)
+        node = {"node": "loop", "kind": "back_edge", "ptx_line": first, "end_ptx_line": back,
+                "line": src[1] if src else None, "body": self.body(lp)}
+        if src:
+            node["file"] = src[0]
+        return node
+
+    def first_source(self, lp):
+        """(file, line) of the first op in the loop's blocks, the loop's source anchor."""
+        for b in sorted(lp.blocks):
+            for k in range(self.blocks[b].start, self.blocks[b].end):
+                chain = self.info.get((self.stmts[k].line, self.stmts[k].op))
+                if chain:
+                    return chain[0].file, chain[0].line
+        return None
+
+    def ops(self, b):
+        """The op and call nodes of one block (a spin loop's wait is marked)."""
+        blk = self.blocks[b]
+        out = []
+        spin = any(lp.spin and b in lp.blocks for lp in self.loops.values())
+        for k in range(blk.start, blk.end):
+            node = _op_node(self.stmts[k], self.info, self.warnings, self.seen)
+            if node is not None:
+                if spin and node["node"] == "op" and node["op"] == "mbarrier_wait":
+                    node["spin"] = True
+                out.append(node)
+        return out
+
+
+def read_programs(text, entry=None):
+    """The JSON model of one kernel's PTX: language, entry, roles' programs, loops, warnings."""
+    warnings = []
+    name, ntid, stmts, labels = read_entry(text, entry, warnings)
+    listing = ptx_lines.read_ptx(text)
+    info = {}
+    for ins in listing.instructions:
+        info.setdefault((ins.ptx_line, ins.opcode), ins.chain)
+    blocks = build_cfg(stmts, labels, warnings)
+    rpo = reverse_postorder(blocks)
+    idom = dominators(blocks, rpo, warnings)
+    loops = find_loops(blocks, stmts, rpo, idom, warnings)
+    ev, nthreads = None, None
+    if ntid is None:
+        _warn(warnings, "no_thread_count", 0,
+              "no .maxntid / .reqntid: roles are not split (one role for every thread)")
+        nwarps = 1
+    else:
+        nthreads = min(ntid[0] * ntid[1] * ntid[2], MAX_THREADS)
+        if ntid[1] * ntid[2] != 1:
+            _warn(warnings, "thread_shape", 0, f"block shape {ntid}: %tid.y / %tid.z are not evaluated")
+        ev = Evaluator(stmts, nthreads, {k: b.start for b in blocks for k in range(b.start, b.end)})
+        ev.flat = ntid[1] * ntid[2] == 1
+        nwarps = max(1, (nthreads + WARP - 1) // WARP)
+    masks = branch_masks(blocks, ev, nwarps, loops, stmts, warnings)
+    reach = warp_reach(blocks, rpo, masks, nwarps, warnings)
+    seen_unknown, warned = set(), set()
+    programs = []
+    for mask in role_classes(reach, loops, nwarps):
+        pb = ProgramBuilder(blocks, stmts, loops, masks, mask, reach, info, warnings, seen_unknown, warned)
+        body = pb.body(None)
+        programs.append({
+            "name": role_name(mask, nwarps) if ntid else "all",
+            "warps": [w for w in range(nwarps) if mask >> w & 1] if ntid else None,
+            "line": stmts[0].line if stmts else 0,
+            "end_line": stmts[-1].line if stmts else 0,
+            "params": [], "skipped": 0, "body": body,
+            "ops": _count_ops(body),
+            "loops": sum(1 for lp in loops.values() if not lp.spin and reach.get(lp.header, 0) & mask),
+        })
+    loop_list = []
+    for lp in sorted(loops.values(), key=lambda lp: (blocks[lp.header].start, lp.spin)):
+        hdr = blocks[lp.header]
+        loop_list.append({
+            "ptx_line": stmts[hdr.start].line if hdr.start < len(stmts) else 0,
+            "back_edges": sorted(stmts[blocks[b].end - 1].line for b in lp.latches),
+            "blocks": len(lp.blocks), "spin": lp.spin,
+            "parent": (stmts[blocks[lp.parent.header].start].line if lp.parent else None),
+        })
+    warnings.sort(key=lambda w: (w["line"], w["kind"]))
+    return {"language": "ptx", "schema_version": 3, "entry": name,
+            "threads": list(ntid) if ntid else None,
+            "cfg": {"statements": len(stmts), "blocks": len(blocks),
+                    "edges": sum(len(b.succs) for b in blocks)},
+            "loops": loop_list, "programs": programs, "warnings": warnings}
+
+
+def _count_ops(nodes):
+    """The number of op nodes in a body, nested ones included."""
+    n = 0
+    stack = list(nodes)
+    while stack:
+        x = stack.pop()
+        n += x.get("node") == "op"
+        for k in ("body", "then", "else"):
+            stack.extend(x.get(k) or ())
+    return n
+
+
+def main(argv=None):
+    """CLI: print the JSON model of a PTX file; exit 2 with one stderr line on bad input."""
+    ap = argparse.ArgumentParser(
+        description="Read role programs from one kernel's PTX (nvcc -lineinfo -ptx).",
+        epilog="example: python3 ptx_programs.py sm90_gemm_pingpong.ptx > programs.json")
+    ap.add_argument("ptx", help="a .ptx file")
+    ap.add_argument("--entry", help="the .entry to read (default: the first)")
+    args = ap.parse_args(argv)
+    try:
+        text = Path(args.ptx).read_text(errors="replace")
+        model = read_programs(text, args.entry)
+    except (OSError, PtxError) as err:
+        print(f"ptx_programs: {args.ptx}: {err}", file=sys.stderr)
+        return 2
+    json.dump(model, sys.stdout, indent=1, sort_keys=True)
+    sys.stdout.write("\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
