@@ -2032,7 +2032,7 @@ def parse_kernel_layer(src, fns=None):
 
 
 RE_INT_CONSTEXPR = re.compile(rf"\bstatic\s+constexpr\s+(?:const\s+)?(?:u?int\w*|size_t|unsigned|int)\s+(?P<name>{_IDENT})\s*=\s*(?P<value>\d+)\s*[uU]?\s*;")
-RE_ROLE_VAR = re.compile(rf"(?P<name>{_IDENT})\s*=\s*(?:static_cast\s*<\s*)?(?P<enum>WarpGroupRole|ProducerWarpRole|WarpCategory)\s*[>(]")
+RE_ROLE_VAR = re.compile(rf"(?P<name>{_IDENT})\s*=\s*(?:[^;{{}}]{{0,200}}?\?\s*)?(?:static_cast\s*<\s*)?(?P<enum>WarpGroupRole|ProducerWarpRole|WarpCategory)\s*[>(]")
 RE_ANY_ROLE_ENUM = re.compile(rf"enum\s+class\s+(?P<name>{_IDENT})\s*(?::\s*{_IDENT}\s*)?\{{(?P<body>[^{{}}]*)\}}")
 
 
@@ -2052,6 +2052,9 @@ def _kernel_program(src, fns, out):
             role_vars.append({"name": m.group("name"), "enum": enum, "members": enums[enum][0],
                               "line": src.line(m.start()), "enum_line": enums[enum][1]})
     out["role_vars"] = role_vars
+    # The kernel layer's own pipeline aliases (`using AccumulatorPipeline = cutlass::PipelineUmmaAsync<...>`):
+    # the class of a pipeline the collective takes as a template parameter (docs/programs.md).
+    out["pipelines"] = [{"alias": p["alias"], "class": p["class"], "line": p["line"]} for p in find_pipelines(src)]
     out["constants"] = [{"name": m.group("name"), "value": int(m.group("value")), "line": src.line(m.start("name"))}
                         for m in RE_INT_CONSTEXPR.finditer(code)]
     out["program"] = None

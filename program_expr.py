@@ -15,6 +15,7 @@ Trees (JSON arrays, first item the node's kind):
   ["call", "min", [args], "T"]  a free call, with its template arguments' text when written
   ["mcall", obj, "index", [args], "T"]   a member call obj.name(args) (or obj->name)
   ["member", obj, "M_idx"]      a member read
+  ["struct", [names], [values]] an aggregate `T x = {a, b}` of a struct the file defines (programs_cpp)
   ["index", obj, e]             obj[e]
   ["?", "text"]                 not read
 """
@@ -151,6 +152,9 @@ class _Parser:
             self.i += 1
             digits = v.replace("'", "").rstrip("uUlL")
             return ["n", int(digits, 16) if digits[:2] in ("0x", "0X") else int(digits)]
+        if kind == "ident" and v == "typename" and self.peek(1)[0] == "ident":
+            self.i += 1                  # `typename T{}`: the type's construction
+            kind, v = self.peek()
         if kind == "ident":
             self.i += 1
             if v in ("true", "false"):
@@ -179,6 +183,8 @@ class _Parser:
             if kind == "op" and v in (".", "->"):
                 self.i += 1
                 name = self.take()
+                if name == "template":   # obj.template f<T>(...)
+                    name = self.take()
                 if not re.fullmatch(r"[A-Za-z_]\w*", name or ""):
                     raise _Unread(name)
                 targs = self.template_args() if self.peek()[1] == "<" else None

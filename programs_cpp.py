@@ -165,6 +165,15 @@ class _Reader:
             return None
         return p, close
 
+    def aggregate(self, type_name, values):
+        """["struct", [member names], [values]] when the file defines `struct T { ... }` with as
+        many members as values (in order), else ["?", text]."""
+        name = type_name.split("::")[-1].split()[-1] if type_name else ""
+        fields = struct_members(self.src, name)
+        if fields is None or len(fields) != len(values):
+            return ["?", "{...} of " + (name or "an unknown type")]
+        return ["struct", fields, values]
+
     def stop(self, pos, why):
         if self.stopped is None:
             self.stopped = {"line": self.src.line(pos), "reason": why}
@@ -195,6 +204,8 @@ class _Reader:
             if node is IGNORED:
                 return
             if node is not None:
+                if node["node"] == "let" and isinstance(node.get("expr"), list) and node["expr"][:1] == ["aggregate"]:
+                    node["expr"] = self.aggregate(node["type"], node["expr"][1])
                 node["line"], node["end_line"] = line, end_line
                 node["text"] = _norm(self.src.prose[lo:hi])[:200]
                 self.add(nodes, node)
@@ -316,14 +327,32 @@ def _read_jump(r, m, pos, hi, nodes, depth):
     return end
 
 
+def _read_do(r, m, pos, hi, nodes, depth):
+    """`do body while (cond);`: a loop whose body runs before its condition is first tested."""
+    body, end = r.body_of(m.end(), hi, depth)
+    nxt = r.skip_space(end, hi)
+    wm = RE_KEYWORD.match(r.code, nxt) if nxt < hi else None
+    par = r.paren_after(wm.end(), hi) if wm and wm.group("kw") == "while" else None
+    if par is None:
+        r.stop(pos, "a do without its while")
+        return hi
+    op, close = par
+    stop = r.simple_end(close + 1, hi)
+    line, end_line = r.lines(pos, stop)
+    r.add(nodes, {"node": "loop", "kind": "do", "init": [], "step": [], "cond": parse_expr(r.code[op + 1:close]),
+                  "body": body, "line": line, "end_line": end_line,
+                  "text": "do ... while (" + _norm(r.src.prose[op + 1:close]) + ")"})
+    return stop
+
+
 def _read_unread(r, m, pos, hi, nodes, depth):
-    """do / switch / a stray else: the program stops here (named on the page)."""
+    """switch / a stray else: the program stops here (named on the page)."""
     r.stop(pos, f"`{m.group('kw')}` is not read yet")
     return hi
 
 
 KEYWORD_READERS = {"for": _read_for, "while": _read_while, "if": _read_if, "return": _read_return,
-                   "break": _read_jump, "continue": _read_jump, "do": _read_unread,
+                   "break": _read_jump, "continue": _read_jump, "do": _read_do,
                    "switch": _read_unread, "else": _read_unread}
 
 
@@ -342,6 +371,30 @@ def _simple_text(self, text, pos, nodes):
 
 
 _Reader.simple_text = _simple_text
+
+
+RE_STRUCT_MEMBER = re.compile(rf"\s*(?:(?:const|constexpr|mutable)\s+)*[\w:<>,\s]+?\s(?P<name>{_IDENT})\s*(?:=.*)?", re.S)
+
+
+def struct_members(src, name):
+    """The member names of `struct name { ... }` in src's code, in order (None when not found);
+    cached per source."""
+    cache = src.__dict__.setdefault("_struct_members", {})
+    if name in cache:
+        return cache[name]
+    out = None
+    if name and re.fullmatch(_IDENT, name):
+        m = re.search(rf"\bstruct\s+{name}\s*\{{", src.code)
+        close = src.brackets.close_of(m.end() - 1) if m else None
+        if close is not None:
+            body = src.code[m.end():close]
+            pieces = [x for x in body.split(";") if x.strip()]
+            matches = [RE_STRUCT_MEMBER.fullmatch(x) for x in pieces]
+            # Plain data members only: a member function, a nested type or a static makes it no aggregate we read.
+            if all(matches) and "(" not in body and "{" not in body and "static" not in body:
+                out = [x.group("name") for x in matches]
+    cache[name] = out
+    return out
 
 
 def split_top_level_commas(text):
@@ -437,6 +490,12 @@ def _read_decl(text):
     m = RE_DECL.match(text)
     if not m:
         return None
+    expr_text = m.group("expr")
+    if expr_text is not None and expr_text.strip().startswith("{") and expr_text.strip().endswith("}"):
+        # `T x = {a, b, ...}`: an aggregate; its members are named from T's definition by the reader.
+        parts = split_top_level_commas(expr_text.strip()[1:-1])
+        return {"node": "let", "names": [m.group("name")], "type": _norm(m.group("type")),
+                "expr": ["aggregate", [parse_expr(x) for x in parts]]}
     typ = _norm(m.group("type"))
     first = RE_WORD.match(typ)
     if not typ or (first and first.group() in NOT_TYPES):

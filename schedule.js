@@ -2308,8 +2308,19 @@ var KernelSchedule = (function () {
     return parts.join("; ");
   }
 
+  /**
+   * The program model's view: the kinds, legend and wait reasons of the blocks its op classes
+   * draw (the SM90 GEMM model's for WGMMA programs, the Blackwell model's for UMMA programs, less
+   * the kinds only the hand-written Blackwell program draws: CLC, ACC, DRAIN).
+   */
   function programView(knobs, refs) {
-    var view = gemmView(knobs, refs);
+    var umma = refs && refs.units && refs.units.umma && !refs.units.wgmma;
+    var view = umma ? blackwellView() : gemmView(knobs, refs);
+    if (umma) {
+      ["clc", "acc", "drain"].forEach(function (k) { delete view.kinds[k]; });
+      view.legend = view.legend.filter(function (item) { return view.kinds[item.kind]; });
+      view.waitReasons = view.waitReasons.filter(function (w) { return ["tma", "acc", "mma"].indexOf(w.reason) >= 0; });
+    }
     view.verdict = [
       { label: "Tensor-core utilization", field: "tensorCoreUtilization", format: "percent" },
       { label: "Hazards (a stage refilled while its MMA reads it)", format: "template", template: "{hazardText}" },
@@ -3248,6 +3259,36 @@ var KernelSchedule = (function () {
   };
 
   /** The program model (docs/programs.md): registered last, as KNOB_TABLE.models lists it. */
+  // The SM100 programs' knobs (the Blackwell model's: accumulator stages, UMMA, TMEM load, store).
+  ["accStages", "ummaLatency", "tmemLoadLatency", "storeLatency"].forEach(function (k) {
+    PROGRAM_KNOB_RANGES[k] = BW_KNOB_RANGES[k];
+    PROGRAM_DEFAULT_KNOBS[k] = BW_DEFAULT_KNOBS[k];
+  });
+
+  /** Which MMA unit each program knob times (a structure shows only its units' knobs). */
+  var PROGRAM_KNOB_UNITS = {
+    wgmmaLatency: "wgmma", kPipeMmas: "wgmma", epilogueLatency: "wgmma",
+    ummaLatency: "umma", accStages: "umma", tmemLoadLatency: "umma", storeLatency: "umma"
+  };
+
+  /** The program model's knob specs for a structure: those of the MMA units its ops issue. */
+  /** The MMA units a structure's ops issue: {wgmma?, umma?}. */
+  function programUnits(structure) {
+    var units = {};
+    (isObject(structure) && Array.isArray(structure.functions) ? structure.functions : []).forEach(function (fn) {
+      (isObject(fn) && Array.isArray(fn.ops) ? fn.ops : []).forEach(function (op) {
+        if (isObject(op) && op.op === "mma") units[op.unit === "umma" ? "umma" : "wgmma"] = true;
+      });
+    });
+    return units;
+  }
+
+  function programSpecs(specs, structure) {
+    var units = programUnits(structure);
+    if (!Object.keys(units).length) return specs;
+    return specs.filter(function (spec) { return !PROGRAM_KNOB_UNITS[spec.name] || units[PROGRAM_KNOB_UNITS[spec.name]]; });
+  }
+
   MODELS.program = {
     defaults: PROGRAM_DEFAULT_KNOBS,
     ranges: PROGRAM_KNOB_RANGES,
@@ -3257,7 +3298,7 @@ var KernelSchedule = (function () {
     estimateBlocks: estimateProgramBlocks,
     lanes: function () { return []; },
     simulate: simulateProgram,
-    refs: function () { return { producer: null, consumer: null, copy: "TMA" }; },
+    refs: function (st) { return { producer: null, consumer: null, copy: "TMA", units: programUnits(st) }; },
     view: programView,
     flags: {},
     waitReasons: WAIT_REASON_PRIORITY,
@@ -3265,7 +3306,7 @@ var KernelSchedule = (function () {
     emptyVerdict: { hazards: [], stopped: [] },
     sizeKnobs: "outputTiles (O) or kTiles (K)",
     covers: programCovers,
-    adaptSpecs: null,
+    adaptSpecs: programSpecs,
     fitReason: "the kernel layer's own role programs, run by sim/interpret.js",
     alongside: true,
     assumptions: function () { return PROGRAM_ASSUMPTIONS.slice(); },

@@ -46,6 +46,8 @@ var KernelInterpret = (function () {
   function Scheduler() { this.tile = 0; }
   /** A work tile's info (`work_tile_info`): the tile index the scheduler handed out. */
   function Work(tile) { this.tile = tile; }
+  /** An aggregate `IsParticipant is_participant = {...}`: its members' values by name. */
+  function Struct(fields) { this.fields = fields; }
   /** What `cute::make_tuple(...)` returns: a structured binding takes its parts. */
   function Tuple(items) { this.items = items; }
   /** An object whose calls have a meaning here: a pipeline, an order barrier, a collective. */
@@ -133,6 +135,16 @@ var KernelInterpret = (function () {
         return evalExpr(c ? e[2] : e[3], env, ctx, constexpr);
       }
       case "call": return evalCall(e, env, ctx, constexpr);
+      case "struct": {   // an aggregate of a struct the file defines: its members by name
+        var fields = {};
+        for (var f = 0; f < e[1].length; f++) fields[e[1][f]] = evalExpr(e[2][f], env, ctx, constexpr);
+        return new Struct(fields);
+      }
+      case "member": {
+        var o = evalExpr(e[1], env, ctx, constexpr);
+        if (o instanceof Struct && Object.prototype.hasOwnProperty.call(o.fields, e[2])) return o.fields[e[2]];
+        return isUnknown(o) ? o : new Unknown("the member `" + e[2] + "` is not evaluated");
+      }
       case "mcall": return evalMethod(e, env, ctx, constexpr);
       case "post": return new Unknown("an increment inside an expression");
       default: return new Unknown("not read: " + (e[1] === undefined ? e[0] : e[1]));
@@ -373,7 +385,7 @@ var KernelInterpret = (function () {
     function walk(binding, depth) {
       ctx.roleBinding = {};
       Object.keys(binding).forEach(function (k) { ctx.roleBinding[k] = new EnumValue(binding[k]); });
-      var probe = { tested: {}, active: false, receivers: {}, produces: false };
+      var probe = { tested: {}, active: false, receivers: {}, produces: false, env: {} };
       probeNodes(ctx.kernel, ctx, probe, 0);
       var next = null;
       for (var i = depth; i < vars.length; i++) if (probe.tested[vars[i].name] && !binding[vars[i].name]) { next = vars[i]; break; }
@@ -408,6 +420,10 @@ var KernelInterpret = (function () {
         probeNodes(n.body, ctx, probe, depth);
       } else if (n.node === "op") {
         probe.active = true;
+      } else if (n.node === "let" && n.names && n.names.length === 1 && Array.isArray(n.expr) && n.expr[0] === "struct") {
+        // `IsParticipant is_participant = {(warp_category == WarpCategory::MMA), ...}`: the role's
+        // booleans, tested later (SM100 kernel layer 448-454); evaluated under the binding so far.
+        probe.env[n.names[0]] = { v: evalExpr(n.expr, probe.env, ctx, false) };
       } else if ((n.node === "let" || n.node === "set") && Array.isArray(n.expr) && n.expr[0] === "mcall" &&
           Array.isArray(n.expr[1]) && n.expr[1][0] === "id") {
         // `auto [a, b] = collective_epilogue.store(...)`, `state = collective_mainloop.mma(...)`: a call.
@@ -432,7 +448,7 @@ var KernelInterpret = (function () {
    * enumerateRoles splits on it; one a short circuit skips is not.
    */
   function probeCond(cond, ctx, probe, constexpr) {
-    var v = evalExpr(cond, {}, ctx, constexpr);
+    var v = evalExpr(cond, probe.env, ctx, constexpr);
     if (!isUnknown(v)) return truthy(v) ? 1 : 0;
     if (v.roleVar) probe.tested[v.roleVar] = true;
     return null;
@@ -582,8 +598,12 @@ var KernelInterpret = (function () {
   RoleRun.prototype.enterLoop = function (node, f) {
     var env = f.env;
     for (var i = 0; i < node.init.length; i++) this.exec(node.init[i], { env: env, fn: f.fn });
-    var c = this.loopCond(node, env);
     var frame = { nodes: node.body, pc: 0, env: env, loop: node, fn: f.fn, iter: 0, once: false };
+    if (node.kind === "do") {   // do { body } while (cond): the body runs before the first test
+      this.frames.push(frame);
+      return undefined;
+    }
+    var c = this.loopCond(node, env);
     if (c === null) {
       // An unrolled loop over k-blocks (`for k_block < size<2>(tCrA)` around cute::gemm) is one
       // issue of the k-tile: its body holds MMAs and nothing that waits.
@@ -1124,12 +1144,13 @@ var KernelInterpret = (function () {
    * both lines and the step.
    */
   function hazards(c, runs) {
-    var issueKind = c.kinds.indexOf("issue"), mmaKind = c.kinds.indexOf("wgmma");
+    var issueKind = c.kinds.indexOf("issue"), mmaKinds = [c.kinds.indexOf("wgmma"), c.kinds.indexOf("umma")];
     var fills = {}, out = [];
-    function laneBlocks(li, kind, log, each) {
-      if (li === undefined || kind < 0 || !log.length) return;
+    function laneBlocks(li, kinds, log, each) {
+      if (li === undefined || !log.length) return;
       for (var id = c.laneStart[li], i = 0; id < c.laneStart[li + 1] && i < log.length; id++) {
-        if (c.kind[id] === kind) each(id, log[i++]);
+        var k = c.kind[id];
+        if (k >= 0 && (k === kinds[0] || k === kinds[1])) each(id, log[i++]);
       }
     }
     // fills[pipe][stage][gen]: the fill's issue time and line (dense arrays: gens count up per stage).
@@ -1138,14 +1159,14 @@ var KernelInterpret = (function () {
       return p[stage] || (p[stage] = { t: [], line: [] });
     }
     runs.forEach(function (rr) {
-      laneBlocks(rr.role.lane, issueKind, rr.copyLog, function (id, rec) {
+      laneBlocks(rr.role.lane, [issueKind, -2], rr.copyLog, function (id, rec) {
         var f = slot(rec.pipe, rec.stage);
         f.t[rec.gen] = c.start[id];
         f.line[rec.gen] = rec.line;
       });
     });
     runs.forEach(function (rr) {
-      laneBlocks(rr.role.lane, mmaKind, rr.mmaLog, function (id, rec) {
+      laneBlocks(rr.role.lane, mmaKinds, rr.mmaLog, function (id, rec) {
         var f = fills[rec.pipe] && fills[rec.pipe][rec.stage], g = rec.gen + 1;
         var next = f && f.t[g] !== undefined ? { t: f.t[g], line: f.line[g] } : null;
         if (next && next.t < c.end[id] && out.length < 20) {

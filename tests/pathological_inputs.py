@@ -125,6 +125,7 @@ NEAR_MATCH_SAMPLES = {
     "programs_cpp.RE_CALL": "collective_mainloop.template mma<true>(mainloop_pipeline, mainloop_pipe_consumer_state, k_tile_count)",
     "programs_cpp.RE_PARAM": "MainloopPipeline pipeline",
     "programs_cpp.RE_PLAIN_NAME": "smem_pipe_write",
+    "programs_cpp.RE_STRUCT_MEMBER": "  uint32_t main_load = false",
     "program_expr.RE_TOKEN": "min(K_PIPE_MMAS, k_tile_count) > 0x1F && !a->b[2]",
 }
 

@@ -112,3 +112,14 @@ def test_every_test_module_is_listed_in_testing_md():
     modules = sorted(p.name for p in tests.glob("test_*.py")) + sorted(p.name for p in (tests / "js").glob("*.js"))
     missing = [name for name in modules if f"`{name}`" not in text and f"→ `{name}`" not in text and name not in text]
     assert not missing, f"docs/testing.md does not list {missing}"
+
+
+def test_pyproject_ships_every_module_and_simulator_file():
+    """An installed copy has every root module and every sim/ file (a module or a simulator file
+    added without its pyproject line breaks `pip install .` only, where no checkout test looks)."""
+    import re
+    text = (ROOT / "pyproject.toml").read_text(encoding="utf-8")
+    modules = set(re.findall(r'"(\w+)"', re.search(r"py-modules = \[(.*?)\]", text, re.S).group(1)))
+    assert {p.stem for p in ROOT.glob("*.py")} == modules
+    shipped = set(re.findall(r'"(sim/[^"]+)"', re.search(r'"share/kernel_logical_visualizer/sim" = \[(.*?)\]', text, re.S).group(1)))
+    assert shipped == {f"sim/{p.name}" for p in (ROOT / "sim").iterdir() if p.is_file()}

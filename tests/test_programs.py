@@ -3,7 +3,6 @@ program trees, and sim/interpret.js runs them equal to the hand-written GEMM mod
 code where the two part, and reports a header changed at test time (never committed)."""
 
 import json
-import re
 import subprocess
 
 import pytest
@@ -217,69 +216,27 @@ SM100_KNOBS = {"stages": 4, "accStages": 2, "outputTiles": 4, "kTiles": 4, "tmaL
                "tmemLoadLatency": 3, "storeLatency": 3}
 
 
-def sm100_normalized(text):
-    """The SM100 kernel layer with the constructs the C++ front end does not read yet rewritten to
-    equivalent ones, same line numbers (each is a parser gap named in docs/programs.md)."""
-    lines = text.split("\n")
-    for i, line in enumerate(lines):   # 1. do { ... } while (c);  ->  for (once; once || (c); once = 0)
-        if line.strip() == "do {":
-            depth = 0
-            for j in range(i, len(lines)):
-                depth += lines[j].count("{") - lines[j].count("}")
-                if depth == 0:
-                    m = re.fullmatch(r"(\s*)\}\s*while\s*\((.*)\);\s*", lines[j])
-                    assert m, lines[j]
-                    lines[i] = line.replace("do {", f"for (int do_once_ = 1; do_once_ || ({m.group(2)}); do_once_ = 0) {{")
-                    lines[j] = m.group(1) + "}"
-                    break
-    # 2. the role variable assigned through ?: (418-419)
-    (i,) = [n for n, x in enumerate(lines) if "WarpCategory warp_category =" in x]
-    assert "? WarpCategory(warp_idx)" in lines[i] and ": WarpCategory::Epilogue;" in lines[i + 1]
-    lines[i] = ("    WarpCategory warp_category = WarpCategory(warp_idx < static_cast<int>(WarpCategory::Epilogue) ? "
-                "warp_idx : static_cast<int>(WarpCategory::Epilogue));")
-    lines[i + 1] = ""
-    # 3. the role booleans of `IsParticipant is_participant = {...}` (448-454) inlined where tested
-    names = re.findall(r"uint32_t\s+(\w+)\s*=", re.search(r"struct IsParticipant \{([^}]*)\}", text).group(1))
-    (j,) = [n for n, x in enumerate(lines) if "IsParticipant is_participant = {" in x]
-    inits = [re.sub(r",?\s*//.*$", "", lines[j + 1 + x]).strip() for x in range(len(names))]
-    for n in range(j + len(names) + 1, len(lines)):
-        for name, init in zip(names, inits):
-            lines[n] = lines[n].replace(f"is_participant.{name})", f"{init})")
-    # 4. `.template f<...>(...)` calls and `typename T{}` arguments in expressions
-    return "\n".join(re.sub(r"typename\s+([\w:]+)\{\}", r"\1{}", x.replace(".template ", ".")) for x in lines)
-
-
-def kernel_pipelines(text):
-    """kernel_layer.pipelines as the parse should give them: `using X = cutlass::PipelineY<...>` aliases."""
-    return [{"alias": m.group(1), "class": m.group(2), "line": text[:m.start()].count("\n") + 1}
-            for m in re.finditer(r"using\s+(\w+)\s*=\s*(?:cutlass::)?(Pipeline\w+)\s*<", text)]
-
-
 @pytest.fixture(scope="module")
-def sm100(cutlass, tmp_path_factory):
-    text = cutlass(SM100_KERNEL).read_text()
-    path = tmp_path_factory.mktemp("sm100") / "sm100_gemm_tma_warpspecialized.hpp"
-    path.write_text(sm100_normalized(text))
-    model = parse_cutlass.parse_header(cutlass(SM100_COLLECTIVE), path)
-    model["kernel_layer"]["pipelines"] = kernel_pipelines(text)
-    return model
+def sm100(cutlass):
+    """The SM100 collective with its kernel layer, as installed (the front end reads its do-while
+    tile loops, the WarpCategory set through ?:, the IsParticipant aggregate and the kernel
+    layer's pipeline aliases)."""
+    return parse_cutlass.parse_header(cutlass(SM100_COLLECTIVE), cutlass(SM100_KERNEL))
 
 
-NO_ROLE = r"""
-const S = require(process.argv[1] + "/schedule.js"), I = require(process.argv[1] + "/sim/interpret.js");
-const input = JSON.parse(require("fs").readFileSync(0, "utf8"));
-process.stdout.write(JSON.stringify({error: I.run(input.structure, input.knobs, S.engine, {}).error}));
-"""
-
-
-def test_sm100_real_header_stops_named(cutlass):
-    """On the headers as installed, the parser gaps leave no role variable and no role bodies (the
-    reader stops at the first `do`, line 624): the run says no role reaches a step, never a schedule."""
-    model = parse_cutlass.parse_header(cutlass(SM100_COLLECTIVE), cutlass(SM100_KERNEL))
-    kl = model["kernel_layer"]
-    assert kl["role_vars"] == [] and kl["program"]["incomplete"]["line"] == 624
-    out = run_node(NO_ROLE, stdin=json.dumps({"structure": model, "knobs": SM100_KNOBS}))
-    assert out == {"error": "no role of the kernel layer reaches a step"}
+def test_sm100_kernel_layer_program_is_read(sm100):
+    """The constructs of the SM100 kernel layer the reader once stopped at: `do { } while (c);`
+    (line 624 on), the role variable assigned through ?: (418-419), the IsParticipant aggregate
+    (448-454) and `using AccumulatorPipeline = cutlass::PipelineUmmaAsync<...>` (169)."""
+    kl = sm100["kernel_layer"]
+    assert [(v["name"], v["members"], v["line"]) for v in kl["role_vars"]] == [
+        ("warp_category", ["MMA", "Sched", "MainloopLoad", "EpilogueLoad", "Epilogue"], 418)]
+    assert "incomplete" not in kl["program"]
+    assert {p["alias"]: p["class"] for p in kl["pipelines"]}["AccumulatorPipeline"] == "PipelineUmmaAsync"
+    (loop,) = at(kl["program"], 624, "loop")
+    assert loop["kind"] == "do" and loop["cond"] == ["mcall", ["id", "work_tile_info"], "is_valid", []]
+    (participant,) = [s for s in steps(kl["program"]["body"]) if s["node"] == "let" and s["names"] == ["is_participant"]]
+    assert participant["expr"][0] == "struct" and participant["expr"][1] == ["mma", "sched", "main_load", "epi_load", "epilogue"]
 
 
 def test_sm100_roles_and_insight(sm100):
