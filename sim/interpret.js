@@ -1138,7 +1138,7 @@ var KernelInterpret = (function () {
   /**
    * Write-after-read hazards: a copy into a stage issued while an MMA still reads the stage's
    * previous fill. The i-th `issue` block of a loading role's lane is its i-th copy, the i-th
-   * `wgmma` block of a consuming role's lane its i-th MMA (both lanes hold blocks in start order,
+   * `wgmma` or `umma` block of a consuming role's lane its i-th MMA (lanes hold blocks in start order,
    * and the tensor core runs a role's jobs in issue order); an MMA reading fill g of stage s is
    * overlapped when fill g + 1 of s is issued before the MMA ends. Each hazard names the stage,
    * both lines and the step.
