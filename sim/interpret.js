@@ -591,6 +591,12 @@ var KernelInterpret = (function () {
         this.frames.pop();
         return undefined;
       }
+      case "continue": {   // the rest of the innermost loop's body is skipped; its step and test run
+        while (this.frames.length && !this.frames[this.frames.length - 1].loop) this.frames.pop();
+        var lf = this.frames[this.frames.length - 1];
+        if (lf) lf.pc = lf.nodes.length;
+        return undefined;
+      }
       default: return undefined;
     }
   };
