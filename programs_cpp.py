@@ -21,6 +21,7 @@ MAX_STATEMENT_CHARS = 2000   # a longer statement without ops is not read (count
 
 _IDENT = r"[A-Za-z_]\w*"
 RE_WORD = re.compile(rf"{_IDENT}")
+RE_PLAIN_NAME = re.compile(_IDENT)
 RE_PRAGMA = re.compile(r"(?:CUTLASS_PRAGMA_(?P<cu>NO_UNROLL|UNROLL)|CUTE_(?P<ce>NO_UNROLL|UNROLL))\b")
 RE_KEYWORD = re.compile(r"(?P<kw>for|while|if|else|do|return|switch|break|continue)\b")
 RE_IF_CONSTEXPR = re.compile(r"\s*constexpr\b")
@@ -187,6 +188,37 @@ class _Reader:
 
     # -- simple statements ---------------------------------------------------------------------
 
+    def op_node(self, op):
+        """The step of a parsed op (parse_cutlass's record): kind, pipeline object, lines, and the
+        state variable it names (the call's first argument when that is a plain name: the
+        `smem_pipe_write` of `pipeline.producer_acquire(smem_pipe_write)`)."""
+        node = {"node": "op", "op": op["op"], "line": op["line"], "end_line": op["end_line"],
+                "text": op["text"]}
+        for key in ("object", "operand", "unit", "count", "via"):
+            if op.get(key) is not None:
+                node[key] = op[key]
+        if "object" not in node and op.get("receiver"):
+            node["receiver"] = op["receiver"]
+        if op.get("_args") and "via" not in op and op["op"] in PIPELINE_METHODS:
+            lo, hi = op["_args"][0]
+            first = self.code[lo:hi].split(",")[0].strip()
+            if RE_PLAIN_NAME.fullmatch(first):
+                node["state"] = first
+        return node
+
+    def simple_text(self, text, pos, nodes):
+        """A statement given as text (a for header's init or step)."""
+        t = _norm(text)
+        if len(t) > MAX_STATEMENT_CHARS:
+            return
+        for _name, read in STATEMENT_PATTERNS:
+            node = read(t)
+            if node is not None and node is not IGNORED:
+                node["line"] = node["end_line"] = self.src.line(pos)
+                node["text"] = t[:200]
+                nodes.append(node)
+                return
+
     def simple(self, lo, hi, nodes):
         """One statement ending at hi: its ops, else the first STATEMENT_PATTERNS reader's node."""
         text = _norm(self.code[lo:hi].rstrip().rstrip(";"))
@@ -214,27 +246,6 @@ class _Reader:
             self.skipped += 1
 
 
-def _op_node(self, op):
-    """The step of a parsed op (parse_cutlass's record): kind, pipeline object, lines, and the
-    state variable it names (the call's first argument when that is a plain name: the
-    `smem_pipe_write` of `pipeline.producer_acquire(smem_pipe_write)`)."""
-    node = {"node": "op", "op": op["op"], "line": op["line"], "end_line": op["end_line"],
-            "text": op["text"]}
-    for key in ("object", "operand", "unit", "count", "via"):
-        if op.get(key) is not None:
-            node[key] = op[key]
-    if "object" not in node and op.get("receiver"):
-        node["receiver"] = op["receiver"]
-    if op.get("_args") and "via" not in op and op["op"] in PIPELINE_METHODS:
-        lo, hi = op["_args"][0]
-        first = self.code[lo:hi].split(",")[0].strip()
-        if RE_PLAIN_NAME.fullmatch(first):
-            node["state"] = first
-    return node
-
-
-RE_PLAIN_NAME = re.compile(_IDENT)
-_Reader.op_node = _op_node
 
 
 # -- keyword statements ------------------------------------------------------------------------
@@ -356,21 +367,6 @@ KEYWORD_READERS = {"for": _read_for, "while": _read_while, "if": _read_if, "retu
                    "switch": _read_unread, "else": _read_unread}
 
 
-def _simple_text(self, text, pos, nodes):
-    """A statement given as text (a for header's init or step)."""
-    t = _norm(text)
-    if len(t) > MAX_STATEMENT_CHARS:
-        return
-    for _name, read in STATEMENT_PATTERNS:
-        node = read(t)
-        if node is not None and node is not IGNORED:
-            node["line"] = node["end_line"] = self.src.line(pos)
-            node["text"] = t[:200]
-            nodes.append(node)
-            return
-
-
-_Reader.simple_text = _simple_text
 
 
 RE_STRUCT_MEMBER = re.compile(rf"\s*(?:(?:const|constexpr|mutable)\s+)*[\w:<>,\s]+?\s(?P<name>{_IDENT})\s*(?:=.*)?", re.S)

@@ -1030,7 +1030,6 @@ var KernelInterpret = (function () {
     var b = this.ctx.orderAliases[alias] || {};
     var args = (b.args || []).map(function (a) { return evalExpr(a, {}, this.ctx, true); }, this);
     var depth = typeof args[0] === "number" ? args[0] : 1, length = typeof args[1] === "number" ? args[1] : 2;
-    var users = this.roles.filter(function (r) { return Object.keys(r.receivers).some(function (x) { return true; }); });
     var bar = this.eng ? new this.ctx.prims.OrderBarrier(this.eng, alias, depth, length, []) : null;
     this.orders[alias] = { bar: bar, alias: alias, depth: depth, length: length, groups: {}, next: 0 };
     return this.orders[alias];
