@@ -2203,6 +2203,9 @@ var KernelSchedule = (function () {
   // The program model: the code's own role programs (schema 3), run by sim/interpret.js
   // (docs/programs.md). Not chosen by fitModel yet: asked for with knobs.model = "program".
 
+  /** The engine's primitives sim/interpret.js builds a run from (also exported as `engine`). */
+  var ENGINE_PRIMITIVES = { Engine: Engine, Ring: Ring, OrderBarrier: OrderBarrier, PipeState: PipeState };
+
   /** sim/interpret.js: the page's global, or require()d next to this file. */
   function interpretModule() {
     if (typeof KernelInterpret !== "undefined") return KernelInterpret;
@@ -2274,7 +2277,7 @@ var KernelSchedule = (function () {
   function simulateProgram(knobs, refs, structure) {
     var I = interpretModule();
     var estimate = estimateProgramBlocks(knobs);
-    var run = I.run(structure, knobs, KernelSchedule.engine, { events: recordEvents(estimate), capacity: estimate });
+    var run = I.run(structure, knobs, ENGINE_PRIMITIVES, { events: recordEvents(estimate), capacity: estimate });
     if (run.error) {
       var empty = new Timeline([], false, 0).finalize();
       return { total: 0, lanes: [], columns: empty, deadlock: null, barriers: [], barrierEvents: [],
@@ -3777,7 +3780,7 @@ var KernelSchedule = (function () {
 
   return {
     simulate: simulate,
-    engine: { Engine: Engine, Ring: Ring, OrderBarrier: OrderBarrier, PipeState: PipeState },
+    engine: ENGINE_PRIMITIVES,
     criticalPath: criticalPath,
     blockAt: blockAt,
     blocksOf: blocksOf,
