@@ -393,38 +393,33 @@ def struct_members(src, name):
     return out
 
 
-def split_top_level_commas(text):
-    """The top-level comma-separated parts of text (brackets and <> nest)."""
+def split_top(text, sep, angles=False):
+    """The parts of text between top-level `sep` characters: (), [] and {} nest, and <> too with
+    angles (template arguments; only where no comparison can occur: parameter lists, alias args)."""
+    opens, closes = ("([{<", ")]}>") if angles else ("([{", ")]}")
     parts, depth, cur = [], 0, []
     for ch in text:
-        if ch in "([{<":
+        if ch in opens:
             depth += 1
-        elif ch in ")]}>":
+        elif ch in closes:
             depth -= 1
-        if ch == "," and depth == 0:
-            parts.append("".join(cur).strip())
-            cur = []
-        else:
-            cur.append(ch)
-    parts.append("".join(cur).strip())
-    return [p for p in parts if p]
-
-
-def _split_semicolons(header):
-    """A for header's three parts (top-level `;` only)."""
-    parts, depth, cur = [], 0, []
-    for ch in header:
-        if ch in "([{":
-            depth += 1
-        elif ch in ")]}":
-            depth -= 1
-        if ch == ";" and depth == 0:
+        if ch == sep and depth == 0:
             parts.append("".join(cur))
             cur = []
         else:
             cur.append(ch)
     parts.append("".join(cur))
     return parts
+
+
+def split_top_level_commas(text):
+    """The non-empty top-level comma-separated parts of text, stripped (brackets and <> nest)."""
+    return [p.strip() for p in split_top(text, ",", angles=True) if p.strip()]
+
+
+def _split_semicolons(header):
+    """A for header's three parts (top-level `;` only)."""
+    return split_top(header, ";")
 
 
 # -- statement patterns (one reader each, tried in order) --------------------------------------
@@ -589,22 +584,8 @@ RE_PARAM = re.compile(rf"(?P<type>.*?)(?P<ref>[&*]*)\s*(?P<name>{_IDENT})\s*(?:=
 def function_params(src, fn):
     """[{name, type, ref}] of a function's parameters (ref: taken by reference)."""
     lo, hi = fn["params"]
-    text = src.code[lo:hi]
     out = []
-    depth, cur = 0, []
-    pieces = []
-    for ch in text:
-        if ch in "(<[{":
-            depth += 1
-        elif ch in ")>]}":
-            depth -= 1
-        if ch == "," and depth == 0:
-            pieces.append("".join(cur))
-            cur = []
-        else:
-            cur.append(ch)
-    pieces.append("".join(cur))
-    for piece in pieces:
+    for piece in split_top(src.code[lo:hi], ",", angles=True):
         p = _norm(piece)
         if not p or p == "void":
             continue
