@@ -304,15 +304,8 @@ class SourceText:
 
 
 def dotted_name(node):
-    """`a.b.c` for a Name/Attribute chain, else None."""
-    parts = []
-    while isinstance(node, ast.Attribute):
-        parts.append(node.attr)
-        node = node.value
-    if isinstance(node, ast.Name):
-        parts.append(node.id)
-        return ".".join(reversed(parts))
-    return None
+    """`a.b.c` for a Name/Attribute chain, else None (programs_dsl.dotted without the root)."""
+    return programs_dsl.dotted(node)[0]
 
 
 def operand_of_atom(text):
