@@ -190,7 +190,7 @@ def test_warpgroup_wait_zero_moves_every_release(cutlass, tmp_path, parsed):
 TABLES = r"""
 const I = require(process.argv[1] + "/sim/interpret.js");
 process.stdout.write(JSON.stringify({symbols: I.SYMBOL_KNOBS, trips: I.TRIP_KNOBS, runtime: I.RUNTIME_CHOICES,
-  scheduler: I.SCHEDULER_STATIC, epilogue: I.EPILOGUE_CALLS, ops: Object.keys(I.OP_SEMANTICS)}));
+  scheduler: I.SCHEDULER_STATIC, epilogue: I.EPILOGUE_CALLS, pipelines: I.PIPELINE_CLASSES, ops: Object.keys(I.OP_SEMANTICS)}));
 """
 
 
@@ -199,7 +199,7 @@ def test_every_interpreter_rule_is_documented():
     documentation fails here)."""
     doc = (ROOT / "docs" / "programs.md").read_text()
     tables = run_node(TABLES)
-    for table in ("symbols", "trips", "runtime", "scheduler", "epilogue"):
+    for table in ("symbols", "trips", "runtime", "scheduler", "epilogue", "pipelines"):
         for key, value in tables[table].items():
             short = key.split("::")[-1]
             assert any(f"`{name}{tail}" in doc for name in (key, short) for tail in ("`", "()`", "(")), (table, key)
