@@ -1994,18 +1994,7 @@ def parse_kernel_layer(src, fns=None):
         im = RE_INT_LITERAL.match(value)
         out[key] = int(im.group("value")) if im else value
         out[key + "_line"] = src.line(m.start())
-    for m in RE_ORDER_BARRIER.finditer(code):
-        alias = m.group("alias")
-        if alias.endswith(("Storage", "Params")):
-            continue
-        cls = re.search(rf"({_IDENT})\s*(?:<|$)", m.group("rhs").strip())
-        entry = {"alias": alias, "class": cls.group(1) if cls else m.group("rhs").strip(),
-                 "line": src.line(m.start())}
-        targs = m.group("rhs").strip()
-        if cls and targs.endswith(">") and "<" in targs:
-            inner = targs[targs.index("<") + 1:-1]
-            entry["args"] = [programs_cpp.parse_expr(a) for a in programs_cpp.split_top_level_commas(inner)]
-        out["order_barriers"].append(entry)
+    out["order_barriers"].extend(find_order_barriers(src))
     _sm100_facts(src, out)
     _kernel_program(src, fns, out)
     tags = [(m.group(), m.start()) for m in RE_KERNEL_TAG.finditer(code)]
@@ -2031,9 +2020,35 @@ def parse_kernel_layer(src, fns=None):
     return out
 
 
+def find_order_barriers(src):
+    """The file's order-barrier aliases (`using MathWarpGroupOrderBarrier = cutlass::
+    OrderedSequenceBarrier<StagesPerMathWarpGroup, NumMmaWarpGroups>;`, pingpong kernel 155-156;
+    77 FMHA mainloop `OrderBarrierSoftmax`): alias, class, line and the template `args` as
+    expression trees."""
+    out = []
+    for m in RE_ORDER_BARRIER.finditer(src.code):
+        alias = m.group("alias")
+        if alias.endswith(("Storage", "Params")):
+            continue
+        cls = re.search(rf"({_IDENT})\s*(?:<|$)", m.group("rhs").strip())
+        entry = {"alias": alias, "class": cls.group(1) if cls else m.group("rhs").strip(),
+                 "line": src.line(m.start())}
+        targs = m.group("rhs").strip()
+        if cls and targs.endswith(">") and "<" in targs:
+            inner = targs[targs.index("<") + 1:-1]
+            entry["args"] = [programs_cpp.parse_expr(a) for a in programs_cpp.split_top_level_commas(inner)]
+        out.append(entry)
+    return out
+
+
 RE_INT_CONSTEXPR = re.compile(rf"\bstatic\s+constexpr\s+(?:const\s+)?(?:u?int\w*|size_t|unsigned|int)\s+(?P<name>{_IDENT})\s*=\s*(?P<value>\d+)\s*[uU]?\s*;")
 RE_ROLE_VAR = re.compile(rf"(?P<name>{_IDENT})\s*=\s*(?:[^;{{}}]{{0,200}}?\?\s*)?(?:static_cast\s*<\s*)?(?P<enum>WarpGroupRole|ProducerWarpRole|WarpCategory)\s*[>(]")
 RE_ANY_ROLE_ENUM = re.compile(rf"enum\s+class\s+(?P<name>{_IDENT})\s*(?::\s*{_IDENT}\s*)?\{{(?P<body>[^{{}}]*)\}}")
+# A function of the file mapping the warp index to a role enum (77_blackwell_fmha
+# sm100_fmha_fwd_kernel_tma_warpspecialized.hpp 63-71 `static constexpr WarpRole
+# warp_idx_to_WarpRole(int warp_idx)`), and a variable it initialises (261 `auto role =
+# warp_idx_to_WarpRole(warp_idx);`).
+RE_ROLE_FUNCTION = re.compile(rf"\bconstexpr\s+(?:typename\s+)?(?:{_IDENT}::)*(?P<enum>{_IDENT})\s+(?P<fn>{_IDENT})\s*\(\s*(?:const\s+)?int\s+{_IDENT}\s*\)")
 
 
 def _kernel_program(src, fns, out):
@@ -2051,6 +2066,15 @@ def _kernel_program(src, fns, out):
         if enum in enums and all(v["name"] != m.group("name") for v in role_vars):
             role_vars.append({"name": m.group("name"), "enum": enum, "members": enums[enum][0],
                               "line": src.line(m.start()), "enum_line": enums[enum][1]})
+    role_fns = {}
+    for m in RE_ROLE_FUNCTION.finditer(code):
+        if m.group("enum") in enums:
+            role_fns.setdefault(m.group("fn"), m.group("enum"))
+    for fn, enum in role_fns.items():
+        for m in re.finditer(rf"(?P<name>{_IDENT})\s*=\s*{re.escape(fn)}\s*\(", code):
+            if all(v["name"] != m.group("name") for v in role_vars):
+                role_vars.append({"name": m.group("name"), "enum": enum, "members": enums[enum][0],
+                                  "line": src.line(m.start()), "enum_line": enums[enum][1]})
     out["role_vars"] = role_vars
     # The kernel layer's own pipeline aliases (`using AccumulatorPipeline = cutlass::PipelineUmmaAsync<...>`):
     # the class of a pipeline the collective takes as a template parameter (docs/programs.md).
@@ -2217,6 +2241,7 @@ def parse_text(text, path="<text>", display=None, read_warnings=()):
     for fn, ctx, ops in kept:
         for name, decl in ctx.names.items():
             objects.declare(name, decl["aliases"], decl["kind"], src.line(decl["pos"]))
+    kept_names = frozenset(fn["name"] for fn, _ctx, _ops in kept)
     for fn, ctx, ops in kept:
         for op in ops:
             res = op["_res"]
@@ -2231,7 +2256,7 @@ def parse_text(text, path="<text>", display=None, read_warnings=()):
         params = {}
         for alias, name in typed_names(src.code, fn["params"][0], fn["params"][1] + 1, aliases):
             params[name] = alias
-        programs.append(programs_cpp.function_program(src, fn, ops))
+        programs.append(programs_cpp.function_program(src, fn, ops, kept_names))
         functions.append({
             "name": fn["name"], "role": role_of(ops), "line": fn["line"], "end_line": fn["end_line"],
             "device": fn["device"], "pipeline_params": params, "ops": [_public(o) for o in ops],
@@ -2264,6 +2289,8 @@ def parse_text(text, path="<text>", display=None, read_warnings=()):
         "buffers": buffers,
         "functions": functions,
         "constants": find_constants(src),
+        "shapes": find_shapes(src),
+        "order_barriers": find_order_barriers(src),
         "kernel_layer": parse_kernel_layer(src, fns) if is_kernel_layer else None,
         "programs": {"functions": programs},
         "warnings": _dedupe(src.warnings),
@@ -2601,6 +2628,26 @@ RE_CONSTANT = re.compile(rf"""
 """, re.VERBOSE)
 
 
+# A shape the source writes as integer literals: a template parameter's default (77 FMHA mainloop
+# 61: `class ThreadShape = Shape<_2, _1, _1>`) or an alias (`using ClusterShape = Shape<_1,_1,_1>;`).
+RE_SHAPE_LITERAL = re.compile(rf"\b(?:(?:class|typename)\s+(?P<param>{_IDENT})|using\s+(?P<alias>{_IDENT}))\s*=\s*(?:cute::)?Shape\s*<(?P<dims>\s*(?:cute::)?_\d+(?:\s*,\s*(?:cute::)?_\d+){{0,3}}\s*)>")
+
+
+def find_shapes(src):
+    """Shapes written as literals: [{name, dims: [int], line}], first definition of each name."""
+    out, seen = [], set()
+    if "Shape" not in src.code:
+        return out
+    for m in RE_SHAPE_LITERAL.finditer(src.code):
+        name = m.group("param") or m.group("alias")
+        if name in seen:
+            continue
+        seen.add(name)
+        dims = [int(d.strip().split("_")[-1]) for d in m.group("dims").split(",")]
+        out.append({"name": name, "dims": dims, "line": src.line(m.start())})
+    return out
+
+
 def find_constants(src):
     """Literal (and, as text, other) constexpr values named K_PIPE_*, *Stages*, *StageCount*, or FA3_BUILD_FLAGS."""
     out = []
@@ -2730,6 +2777,7 @@ def parse_header(path, kernel_layer=None):
     _check_accepted(path, model, text)
     if model["kind"] == "kernel_layer":
         model["warnings"].append(f"{display_path(path)}: {KERNEL_LAYER_AS_MAINLOOP}")
+    _composed_collectives(path, text, model)
     if kernel_layer is not None:
         ktext, kwarns = read_source(kernel_layer)
         ksrc = Source(ktext, kernel_layer, display_path(kernel_layer))
@@ -2739,6 +2787,90 @@ def parse_header(path, kernel_layer=None):
         model["kernel_layer"] = parse_kernel_layer(ksrc)
         model["warnings"].extend(kwarns)
     return model
+
+
+# A collective the file composes from another collective (77 FMHA mainloop 180: `using Load =
+# Sm100FmhaLoadTmaWarpspecialized<...>;`, defined in the file it includes at 42: `#include
+# "collective/sm100_fmha_load_tma_warpspecialized.hpp"`).
+RE_USING_TEMPLATE = re.compile(rf"\busing\s+(?P<alias>{_IDENT})\s*=\s*(?:typename\s+)?(?:{_IDENT}::)*(?P<cls>{_IDENT})\s*<")
+RE_QUOTED_INCLUDE = re.compile(r'^[ \t]*#[ \t]*include[ \t]*"(?P<rel>[^"\n]{1,200})"', re.MULTILINE)
+MAX_COMPOSED = 4   # composed collectives read per file
+INCLUDE_UP = 3     # a quoted include is looked for next to the file and up to this many folders up
+
+
+def _composed_collectives(path, text, model):
+    """model["collectives"]: each collective this one composes, `using A = C<...>` with C a
+    `struct` / `class` of a file the text includes by a quoted path (looked for next to the file,
+    then up to INCLUDE_UP folders up). That file is parsed too, and its functions' programs join
+    programs.functions named `A::f`, with `owner` A and the file's `path`, so `A a; a.f(...)` runs
+    the composed collective's own program (docs/programs.md "Composed collectives")."""
+    src = Source(text, path, display_path(path))
+    code = src.code
+    includes = [m.group("rel") for m in RE_QUOTED_INCLUDE.finditer(text)]
+    found = []
+    for m in RE_USING_TEMPLATE.finditer(code):
+        cls = m.group("cls")
+        if len(found) >= MAX_COMPOSED or re.search(rf"\b(?:struct|class)\s+{re.escape(cls)}\b", code):
+            continue
+        target = _include_defining(path, includes, cls)
+        if target is None or any(f["alias"] == m.group("alias") for f in found):
+            continue
+        found.append({"alias": m.group("alias"), "class": cls, "path": display_path(target),
+                      "line": src.line(m.start()), "_file": target})
+    model["collectives"] = []
+    for entry in found:
+        target = entry.pop("_file")
+        try:
+            ctext, cwarns = read_source(target)
+        except VizError as exc:
+            model["warnings"].append(f"{display_path(path)}:{entry['line']}: the composed collective "
+                                     f"{entry['class']} ({entry['path']}) was not read: {exc}")
+            continue
+        _join_collective(model, entry, parse_text(ctext, target, entry["path"], cwarns))
+
+
+def _join_collective(model, entry, sub):
+    """Add a parsed collective's programs to model as `alias::f` (owner, path); False when it has no op."""
+    if not any(f["ops"] for f in sub["functions"]):
+        return False   # no protocol op: nothing of it is a step
+    for prog in sub["programs"]["functions"]:
+        prog = dict(prog, name=entry["alias"] + "::" + prog["name"], owner=entry["alias"], path=entry["path"])
+        model["programs"]["functions"].append(prog)
+    model["warnings"].extend(w for w in sub["warnings"] if w not in model["warnings"])
+    model["collectives"].append(entry)
+    return True
+
+
+def add_epilogue(model, path):
+    """Join the epilogue collective at path to a C++ model as the kernel layer's `CollectiveEpilogue`
+    (viz.py / kernel-viz-parse --epilogue-collective): `epilogue.store(...)` then runs its own program
+    (docs/programs.md "Composed collectives"); raise VizError on a file that cannot be read or
+    holds no protocol op."""
+    if model.get("language") != "cpp":
+        raise InputError(path, "--epilogue-collective applies to C++ headers")
+    path = Path(path)
+    text, warns = read_source(path)
+    sub = parse_text(text, path, display_path(path), warns)
+    entry = {"alias": "CollectiveEpilogue", "class": "CollectiveEpilogue", "path": display_path(path), "line": None}
+    model.setdefault("collectives", [])
+    if not _join_collective(model, entry, sub):
+        raise ParseError(path, "no pipeline op in this epilogue collective")
+
+
+def _include_defining(path, includes, cls):
+    """The first quoted include, next to path or up to INCLUDE_UP folders up, whose text defines
+    `struct cls` / `class cls`; None when no include does."""
+    base = Path(path).resolve().parent
+    pattern = re.compile(rf"\b(?:struct|class)\s+{re.escape(cls)}\s*(?:final\s*)?[:{{]")
+    for rel in includes:
+        for up in range(INCLUDE_UP + 1):
+            cand = base.parents[up - 1] / rel if up else base / rel
+            try:
+                if cand.is_file() and cand.stat().st_size <= parse_core.MAX_FILE_BYTES and pattern.search(cand.read_text(errors="replace")):
+                    return cand
+            except OSError:
+                continue
+    return None
 
 
 def _check_accepted(path, model, text):
@@ -2816,6 +2948,8 @@ def build_arg_parser():
         epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("file", nargs="?", metavar="FILE", help="collective mainloop or kernel-layer header")
     ap.add_argument("--kernel-layer", metavar="K", help="kernel-layer header (pingpong/cooperative/basic)")
+    ap.add_argument("--epilogue-collective", metavar="E", help="the epilogue collective the kernel layer instantiates "
+                    "(its store then runs its own program)")
     ap.add_argument("--pretty", action="store_true", help="indent the JSON")
     ap.add_argument("--scan", metavar="DIR", help="summarise every header under DIR that uses the pipeline API")
     ap.add_argument("--json", action="store_true", help="with --scan: JSON lines instead of a table")
@@ -2972,6 +3106,8 @@ def _main(ap, args):
     path = locate(args.file)
     klayer = locate(args.kernel_layer) if args.kernel_layer else None
     model = parse_file(path, klayer)
+    if args.epilogue_collective:
+        add_epilogue(model, locate(args.epilogue_collective))
     print_warnings(model)
     sys.stdout.write(dump_json(model, args.pretty) + "\n")
     return 0

@@ -28,6 +28,7 @@ RE_IF_CONSTEXPR = re.compile(r"\s*constexpr\b")
 RE_INC = re.compile(rf"^(?:(?P<pre>\+\+|--)\s*(?P<a>{_IDENT})|(?P<b>{_IDENT})\s*(?P<post>\+\+|--))$")
 RE_ADVANCE = re.compile(rf"^(?P<name>{_IDENT})\s*\.\s*advance\s*\((?P<expr>.*)\)$")
 RE_COMPOUND = re.compile(rf"^(?P<name>{_IDENT})\s*(?P<op>\+=|-=|\*=|=)(?!=)\s*(?P<expr>.+)$")
+RE_MEMBER_SET = re.compile(rf"^(?P<name>{_IDENT})\s*\.\s*(?P<member>{_IDENT})\s*=(?!=)\s*(?P<expr>.+)$", re.S)
 RE_BINDING = re.compile(rf"^(?:const\s+)?auto\s*&{{0,2}}\s*\[(?P<names>[\w\s,]+)\]\s*=\s*(?P<expr>.+)$")
 RE_DECL = re.compile(rf"""^(?P<type>(?:(?:const|constexpr|static|typename|volatile)\s+)*
     (?:{_IDENT}\s*(?:::\s*(?:template\s+)?{_IDENT}\s*)*)(?:<.*>)?(?:\s*::\s*{_IDENT})*[\s&*]*?)
@@ -60,8 +61,11 @@ def _key(op):
 class _Reader:
     """Reads the statements of one function body into nodes (docs/programs.md "Nodes")."""
 
-    def __init__(self, src, ops):
+    def __init__(self, src, ops, helpers=frozenset()):
         self.src, self.code, self.br = src, src.code, src.brackets
+        # An op of a kept helper (`softmax_step<false>(...)`, 77 FMHA mainloop 739) is a step of
+        # the helper's own program; its call site is a `call` step, not a copy of the helper's ops.
+        ops = [o for o in ops if (o.get("via") or {}).get("helper") not in helpers]
         self.ops = sorted(ops, key=lambda o: (_key(o), o["op"]))
         self.op_keys = [_key(o)[0] for o in self.ops]
         self.count = 0
@@ -447,6 +451,16 @@ def _read_compound(text):
     return {"node": "set", "name": m.group("name"), "op": m.group("op"), "expr": parse_expr(m.group("expr"))}
 
 
+def _read_member_set(text):
+    """`params_order_s01.group_id = role == WarpRole::Softmax1 ? 1 : 0;` (77 FMHA kernel 394): a
+    `set` of one member of a local (`member`), e.g. an order barrier's or a pipeline's Params."""
+    m = RE_MEMBER_SET.match(text)
+    if not m:
+        return None
+    return {"node": "set", "name": m.group("name"), "member": m.group("member"), "op": "=",
+            "expr": parse_expr(m.group("expr"))}
+
+
 def _read_binding(text):
     m = RE_BINDING.match(text)
     if not m:
@@ -497,6 +511,9 @@ def _read_decl(text):
             "expr": parse_expr(expr) if expr is not None and expr.strip() else None}
     if m.group("brace") is not None or m.group("paren") is not None:
         node["construct"] = True   # T x{args} / T x(args): a construction, not a copy
+        call = parse_expr("f(" + expr + ")") if expr is not None and expr.strip() else None
+        if call and call[0] == "call":
+            node["args"] = call[2]   # its arguments (an order barrier's Params, 77 FMHA kernel 396-397)
     return node
 
 
@@ -505,14 +522,16 @@ STATEMENT_PATTERNS = (
     ("advance", _read_advance),        # x.advance(n)
     ("binding", _read_binding),        # auto [a, b] = f(...)
     ("assignment", _read_compound),    # x = e, x += e, x -= e, x *= e
+    ("member", _read_member_set),      # x.m = e
     ("call", _read_call),              # recv.f(args), f<T>(args) (pipeline methods become ops)
     ("declaration", _read_decl),       # T x = e, T x{e}, T x(e), T x
 )
 
 
-def function_program(src, fn, ops):
-    """The program of one function: {name, line, end_line, params, body, skipped[, incomplete]}."""
-    r = _Reader(src, ops)
+def function_program(src, fn, ops, helpers=frozenset()):
+    """The program of one function: {name, line, end_line, params, body, skipped[, incomplete]}.
+    helpers: the names of the functions whose programs are kept too (their ops stay theirs)."""
+    r = _Reader(src, ops, helpers)
     body = prune(r.block(fn["open"] + 1, fn["close"]))
     prog = {"name": fn["name"], "line": fn["line"], "end_line": fn["end_line"],
             "params": function_params(src, fn), "body": body, "skipped": r.skipped}
@@ -560,6 +579,8 @@ def prune(body):
                 changed = True
                 if n.get("expr") is not None:
                     names_in(n["expr"], needed)
+                for a in n.get("args") or ():
+                    names_in(a, needed)
 
     def rebuild(nodes):
         out = []

@@ -59,6 +59,8 @@ def build_arg_parser():
     ap.add_argument("header", nargs="?", metavar="HEADER",
                     help="collective mainloop header (default: the bundled canonical example)")
     ap.add_argument("--kernel-layer", metavar="K", help="kernel-layer header (pingpong/cooperative/basic)")
+    ap.add_argument("--epilogue-collective", metavar="E", help="the epilogue collective the kernel layer instantiates "
+                    "(77 FMHA: sm100_fmha_fwd_epilogue_tma_warpspecialized.hpp); its store runs its own program")
     ap.add_argument("--mode", choices=MODES, default="waveform", help="page to render (default: waveform)")
     ap.add_argument("-o", "--output", metavar="OUT",
                     help="output HTML path, or - for standard output "
@@ -250,12 +252,15 @@ def _main(args):
         header = parse_cutlass.locate(args.header)
         klayer = parse_cutlass.locate(args.kernel_layer) if args.kernel_layer else None
         model = parse_cutlass.parse_file(header, klayer)
+        epilogue = parse_cutlass.locate(args.epilogue_collective) if args.epilogue_collective else None
+        if epilogue is not None:
+            parse_cutlass.add_epilogue(model, epilogue)
         stem = header.stem
-        inputs = [header, klayer]
+        inputs = [header, klayer, epilogue]
         files = source_files(model, header, klayer)
     else:
-        if args.kernel_layer:
-            raise InputError(args.kernel_layer, "--kernel-layer needs a HEADER")
+        if args.kernel_layer or args.epilogue_collective:
+            raise InputError(args.kernel_layer or args.epilogue_collective, "--kernel-layer / --epilogue-collective need a HEADER")
         model, stem = load_bundled_example()
         inputs = []
         files = {}

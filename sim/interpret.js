@@ -88,6 +88,19 @@ var KernelInterpret = (function () {
     "TileScheduler::valid_warpgroup_in_work_tile": 1, "TileScheduler::compute_epilogue": 1,
     "TileScheduler::requires_separate_reduction": 0, "TileScheduler::get_work_k_tile_count": "kTiles"
   };
+  /**
+   * The attention mask's trip counts (`Mask{}.get_trip_count(...)`, 77 FMHA mainloop 272, 723, 753):
+   * the run takes CUTLASS 77's NoMask (collective/fmha_fusion.hpp 41-69): every KV block is an
+   * unmasked one, so get_trip_count and get_unmasked_trip_count are the KV-block knob and
+   * get_masked_trip_count is 0. A string is the knob whose value it returns.
+   */
+  var MASK_TRIP_COUNTS = { get_trip_count: "kvBlocks", get_unmasked_trip_count: "kvBlocks", get_masked_trip_count: 0 };
+  /**
+   * Runtime conditions, by their source text, whose value is a documented choice: the problem is
+   * not empty (77 FMHA kernel 450, 486, 544, 580, 610: `if (get<1>(logical_problem_shape) == 0)`,
+   * a KV length of zero, is false).
+   */
+  var RUNTIME_CONDITIONS = { "if (get<1>(logical_problem_shape) == 0)": 0 };
   /** Free calls that construct a pipeline state (sm90_pipeline.hpp make_producer_start_state). */
   var STATE_MAKERS = { "cutlass::make_producer_start_state": 1, "make_producer_start_state": 1 };
   /**
@@ -106,7 +119,11 @@ var KernelInterpret = (function () {
   var PIPELINE_CLASSES = {
     "PipelineTmaAsync": { stages: "stages", commit: "none", release: "arrive", acquireReason: null, waitReason: "tma" },
     "PipelineTmaUmmaAsync": { stages: "stages", commit: "none", release: "commit", acquireReason: null, waitReason: "tma" },
-    "PipelineUmmaAsync": { stages: "accStages", commit: "commit", release: "arrive", acquireReason: "acc", waitReason: "mma" }
+    "PipelineUmmaAsync": { stages: "accStages", commit: "commit", release: "arrive", acquireReason: "acc", waitReason: "mma" },
+    // sm90_pipeline.hpp PipelineAsync (1015): producer_acquire waits the empty barrier (1185-1188),
+    // producer_commit arrives on the full one (1193-1195), consumer_wait waits it (1219-1223),
+    // consumer_release arrives on the empty one (1236-1238). Its waits are named by the pipeline object.
+    "PipelineAsync": { stages: "stages", commit: "arrive", release: "arrive", acquireReason: null, waitReason: null }
   };
   var MODELLED_PIPELINES = {};
   Object.keys(PIPELINE_CLASSES).forEach(function (k) { MODELLED_PIPELINES[k] = true; });
@@ -220,6 +237,13 @@ var KernelInterpret = (function () {
     if (name === "cute::make_tuple" || name === "make_tuple") {
       return new Tuple(args.map(function (a) { return clone(evalExpr(a, env, ctx, constexpr)); }));
     }
+    // `get<1>(ThreadShape{})` of a shape the source writes as literals (parse `shapes`: 77 FMHA
+    // mainloop 61 `class ThreadShape = Shape<_2, _1, _1>`, read at 340, 346, 354, 477).
+    if (name === "get" && args.length === 1 && /^[0-9]$/.test(String(e[3])) && Array.isArray(args[0]) && args[0][0] === "call" &&
+        ctx.shapes[args[0][1]] && !(args[0][2] || []).length) {
+      var dims = ctx.shapes[args[0][1]], gi = Number(e[3]);
+      return gi < dims.length ? dims[gi] : new Unknown("`get<" + gi + ">` past the rank of " + args[0][1]);
+    }
     if (name === "size" && args.length === 1 && Array.isArray(args[0]) && args[0][0] === "call" &&
         Object.prototype.hasOwnProperty.call(MMA_CTA_SHAPES, args[0][1])) return MMA_CTA_SHAPES[args[0][1]];
     if (Object.prototype.hasOwnProperty.call(RUNTIME_CHOICES, name)) return RUNTIME_CHOICES[name];
@@ -229,6 +253,10 @@ var KernelInterpret = (function () {
   }
 
   function evalMethod(e, env, ctx, constexpr) {
+    if (Array.isArray(e[1]) && e[1][0] === "call" && e[1][1] === "Mask" && Object.prototype.hasOwnProperty.call(MASK_TRIP_COUNTS, e[2])) {
+      var mv = MASK_TRIP_COUNTS[e[2]];
+      return typeof mv === "string" ? ctx.knobs[mv] : mv;
+    }
     var obj = evalExpr(e[1], env, ctx, constexpr), name = e[2];
     if (obj instanceof State) {
       if (name === "index") return obj.index;
@@ -238,6 +266,9 @@ var KernelInterpret = (function () {
     if (obj instanceof Work && name === "is_valid") return obj.tile < ctx.knobs.outputTiles ? 1 : 0;
     if (obj instanceof Scheduler) {
       if (name === "initial_work_tile_info" || name === "get_current_work") return new Work(obj.tile);
+      // 77_blackwell_fmha kernel/fmha_tile_scheduler.hpp: is_valid() (69-71, 137-139) until operator++
+      // (80-83, 153-156) has moved past the CTA's last tile: tile < outputTiles.
+      if (name === "is_valid") return obj.tile < ctx.knobs.outputTiles ? 1 : 0;
       // static_tile_scheduler.hpp 266-273 and 299-304: advance, then (the next work, true).
       if (name === "fetch_next_work") { obj.tile += 1; return new Tuple([new Work(obj.tile), 1]); }
       // sm100_tile_scheduler.hpp 555-562: without a reduction, fixup returns the accumulator state it got.
@@ -280,21 +311,56 @@ var KernelInterpret = (function () {
   }
 
   /** Whether nodes hold a step with an effect (an op, a call on an object, a state update). */
-  function hasEffect(nodes) {
+  function hasEffect(nodes, controls) {
     for (var i = 0; i < nodes.length; i++) {
       var n = nodes[i];
+      if (n.node === "set" && controls && !controls[n.name]) continue;
       if (n.node === "op" || n.node === "set" || (n.node === "call" && n.receiver) || n.node === "return") return true;
-      if ((n.body && hasEffect(n.body)) || (n.then && hasEffect(n.then)) || (n["else"] && hasEffect(n["else"]))) return true;
+      if ((n.body && hasEffect(n.body, controls)) || (n.then && hasEffect(n.then, controls)) || (n["else"] && hasEffect(n["else"], controls))) return true;
     }
     return false;
   }
 
-  /** Whether nodes hold an op (of kind `kind`, or any when null), at any depth. */
-  function hasOp(nodes, kind) {
+  /**
+   * The names whose assignment can change a schedule: every name a loop's condition or step, an
+   * op's state or a call's receiver reads, anywhere in the programs. An assignment to any other
+   * name (`row_offset = ...` under `if (epilogue.params.ptr_LSE != nullptr)`, 77 FMHA mainloop
+   * 1076-1082) is no effect, so a runtime branch holding only such steps is skipped.
+   */
+  function controlNames(bodies) {
+    var out = {};
+    function ids(e) {
+      if (!Array.isArray(e)) return;
+      if (e[0] === "id" && typeof e[1] === "string") out[e[1]] = true;
+      for (var i = 1; i < e.length; i++) if (Array.isArray(e[i])) ids(e[i]);
+    }
+    (function walk(nodes) {
+      (nodes || []).forEach(function (n) {
+        if (n.node === "loop") { ids(n.cond); (n.step || []).forEach(function (s) { if (s.name) out[s.name] = true; }); }
+        if (n.node === "op" && n.state) out[n.state] = true;
+        if (n.node === "call" && n.receiver) out[n.receiver] = true;
+        walk(n.body); walk(n.then); walk(n["else"]); walk(n.init);
+      });
+    })([].concat.apply([], bodies));
+    return out;
+  }
+
+  /**
+   * Whether nodes hold an op (of kind `kind`, or any when null), at any depth, also through the
+   * functions they call: a collective's own helper (a free call) and a composed collective's
+   * function (`Load load; load.load(...)`, 77 FMHA mainloop 250-251), when ctx is given.
+   */
+  function hasOp(nodes, kind, ctx, depth) {
+    var types = {};
     for (var i = 0; i < nodes.length; i++) {
       var n = nodes[i];
       if (n.node === "op" && (kind === null || n.op === kind)) return true;
-      if ((n.body && hasOp(n.body, kind)) || (n.then && hasOp(n.then, kind)) || (n["else"] && hasOp(n["else"], kind))) return true;
+      if (ctx && n.node === "let" && n.names && n.names.length === 1 && n.type) types[n.names[0]] = declKind(n.type).base;
+      if (ctx && n.node === "call" && (depth || 0) < 4) {
+        var fn = n.receiver ? (ctx.collectives[types[n.receiver]] ? ctx.functions[types[n.receiver] + "::" + n.name] : null) : ctx.functions[n.name];
+        if (fn && hasOp(fn.body, kind, ctx, (depth || 0) + 1)) return true;
+      }
+      if ((n.body && hasOp(n.body, kind, ctx, depth)) || (n.then && hasOp(n.then, kind, ctx, depth)) || (n["else"] && hasOp(n["else"], kind, ctx, depth))) return true;
     }
     return false;
   }
@@ -337,7 +403,39 @@ var KernelInterpret = (function () {
       self.pipelineList[self.pipelineList.indexOf(p)] = merged;
     });
     this.orderAliases = {};
-    (kl.order_barriers || []).forEach(function (b) { self.orderAliases[b.alias] = b; });
+    (kl.order_barriers || []).concat(structure.order_barriers || []).forEach(function (b) {
+      if (!self.orderAliases[b.alias]) self.orderAliases[b.alias] = b;
+    });
+    this.rings = pipelineRings(this);
+    this.controls = controlNames([this.kernel || []].concat(Object.keys(this.functions).map(function (k) { return self.functions[k].body; })));
+    this.shapes = {};
+    (structure.shapes || []).forEach(function (sh) { self.shapes[sh.name] = sh.dims; });
+    this.collectives = {};   // composed collectives by alias (parse_cutlass model["collectives"])
+    (structure.collectives || []).forEach(function (c) { self.collectives[c.alias] = c; });
+  }
+
+  /**
+   * The rings of a run: one per pipeline object the kernel program declares (`PipelineS
+   * pipeline_mma_s0(...)` and `pipeline_mma_s1(...)`, 77 FMHA kernel 320 and 333, are two rings of
+   * one class), keyed by the alias when the alias has one object (its lanes keep the alias's name),
+   * else by the object's name. Returns {list: [{key, alias}], byDecl: {object name: key}}.
+   */
+  function pipelineRings(ctx) {
+    var decls = [], seen = {};
+    (function walk(nodes) {
+      (nodes || []).forEach(function (n) {
+        if (n.node === "let" && n.names && n.names.length === 1 && n.type && !declKind(n.type).state) {
+          var base = declKind(n.type).base;
+          if (ctx.pipelineAliases[base] && !seen[n.names[0]]) { seen[n.names[0]] = true; decls.push({ name: n.names[0], alias: base }); }
+        }
+        walk(n.then); walk(n["else"]); walk(n.body);
+      });
+    })(ctx.kernel);
+    var perAlias = {};
+    decls.forEach(function (d) { perAlias[d.alias] = (perAlias[d.alias] || 0) + 1; });
+    var byDecl = {};
+    decls.forEach(function (d) { byDecl[d.name] = perAlias[d.alias] > 1 ? d.name : d.alias; });
+    return { byDecl: byDecl, several: perAlias };
   }
 
   /**
@@ -357,16 +455,28 @@ var KernelInterpret = (function () {
   };
   /** The pipeline alias a state's declared type names (`AccumulatorPipelineState`), or "". */
   Context.prototype.pipelineOfStateType = function (type) {
-    var t = String(type).replace(/^typename\s+/, "").trim().replace(/^(?:\w+::)*/, "");
-    var a = t.replace(/::PipelineState$/, "").replace(/(Pipeline)State$/, "$1");
+    // `typename CollectiveMainloop::PipelineQ::PipelineState` (77 FMHA kernel 409) names PipelineQ.
+    var t = String(type).replace(/^typename\s+/, "").trim().replace(/::PipelineState$/, "").replace(/^(?:\w+::)*/, "");
+    var a = t.replace(/(Pipeline)State$/, "$1");
     return Object.prototype.hasOwnProperty.call(this.pipelineAliases, a) ? a : "";
   };
   /** The stage count of a pipeline (by alias): the knob its class names (PIPELINE_CLASSES), else `stages`. */
   Context.prototype.stagesOf = function (alias) {
     var a = String(alias).replace(/^(?:typename\s+)?(?:\w+::)*/, "");
     var p = this.pipelineAliases[a], rule = p && PIPELINE_CLASSES[String(p["class"])];
+    // A stage count the alias writes as a literal or a named integer constant is the code's own
+    // (`using PipelineC = cutlass::PipelineAsync<1>;`, 77 FMHA mainloop 162; `StageCountQ = 2`, 76).
+    var own = p && typeof p.stages === "string" ? this.constantValue(p.stages) : null;
+    if (own !== null) return own;
     var n = rule ? this.knobs[rule.stages] : undefined;
     return typeof n === "number" ? n : this.stages;
+  };
+  /** The value of a literal integer or a named integer constant of the parse, else null. */
+  Context.prototype.constantValue = function (text) {
+    var t = String(text).trim();
+    if (/^[1-9][0-9]*$/.test(t)) return Number(t);
+    if (Object.prototype.hasOwnProperty.call(SYMBOL_KNOBS, t)) return null;
+    return Object.prototype.hasOwnProperty.call(this.constants, t) ? this.constants[t] : null;
   };
 
   /** A compile-time flag the source does not define here: its knob (default off). */
@@ -385,7 +495,7 @@ var KernelInterpret = (function () {
     function walk(binding, depth) {
       ctx.roleBinding = {};
       Object.keys(binding).forEach(function (k) { ctx.roleBinding[k] = new EnumValue(binding[k]); });
-      var probe = { tested: {}, active: false, receivers: {}, produces: false, env: {} };
+      var probe = { tested: {}, active: false, receivers: {}, produces: false, env: {}, types: {}, owners: {} };
       probeNodes(ctx.kernel, ctx, probe, 0);
       var next = null;
       for (var i = depth; i < vars.length; i++) if (probe.tested[vars[i].name] && !binding[vars[i].name]) { next = vars[i]; break; }
@@ -420,6 +530,11 @@ var KernelInterpret = (function () {
         probeNodes(n.body, ctx, probe, depth);
       } else if (n.node === "op") {
         probe.active = true;
+      } else if (n.node === "let" && n.names && n.names.length === 1 && n.type && COLLECTIVE_TYPES[declKind(n.type).base]) {
+        probe.types[n.names[0]] = COLLECTIVE_TYPES[declKind(n.type).base];   // `CollectiveMainloop mainloop;` (77 FMHA 433)
+        if (ctx.collectives[declKind(n.type).base]) probe.owners[n.names[0]] = declKind(n.type).base;
+      } else if (n.node === "let" && n.names && n.names.length === 1 && n.type && ctx.collectives[declKind(n.type).base]) {
+        probe.owners[n.names[0]] = declKind(n.type).base;   // `Load load;` of a composed collective
       } else if (n.node === "let" && n.names && n.names.length === 1 && Array.isArray(n.expr) && n.expr[0] === "struct") {
         // `IsParticipant is_participant = {(warp_category == WarpCategory::MMA), ...}`: the role's
         // booleans, tested later (SM100 kernel layer 448-454); evaluated under the binding so far.
@@ -430,16 +545,28 @@ var KernelInterpret = (function () {
         probeNodes([{ node: "call", receiver: n.expr[1][1], name: n.expr[2] }], ctx, probe, depth + 1);
       } else if (n.node === "call" && n.receiver) {
         probe.receivers[n.receiver] = true;
-        if (n.receiver === "collective_epilogue" && EPILOGUE_CALLS[n.name]) probe.active = true;
+        var rkind = receiverKind(probe, n.receiver);
+        if (rkind === "epilogue" && EPILOGUE_CALLS[n.name]) probe.active = true;
+        var own = probe.owners[n.receiver] ? ctx.functions[probe.owners[n.receiver] + "::" + n.name] : null;
+        if (own && hasOp(own.body, null, ctx)) probe.active = true;
         var fn = ctx.functions[n.name];
         // A call of a collective function with no op (prefetch_tma_descriptors, load_init) does not make a
         // role; one whose program copies with TMA makes a loading role (its lane goes first).
-        if (n.receiver === "collective_mainloop" && fn && hasOp(fn.body, null)) {
+        if (rkind === "mainloop" && fn && hasOp(fn.body, null, ctx)) {
           probe.active = true;
-          if (hasOp(fn.body, "tma_load")) probe.produces = true;
+          if (hasOp(fn.body, "tma_load", ctx)) probe.produces = true;
         }
       }
     }
+  }
+
+  /** The declared types whose object's calls are steps: the collectives the kernel layer instantiates. */
+  var COLLECTIVE_TYPES = { CollectiveMainloop: "mainloop", CollectiveEpilogue: "epilogue" };
+
+  /** What a receiver of the kernel program is in the probe: by its declaration's type, else by the CUTLASS name. */
+  function receiverKind(probe, name) {
+    if (probe.types[name]) return probe.types[name];
+    return name === "collective_mainloop" ? "mainloop" : name === "collective_epilogue" ? "epilogue" : null;
   }
 
   /**
@@ -515,7 +642,8 @@ var KernelInterpret = (function () {
 
   RoleRun.prototype.currentTile = function () {
     var w = this.env.work_tile_info;
-    return w && w.v instanceof Work ? w.v.tile : 0;
+    if (w && w.v instanceof Work) return w.v.tile;
+    return this.scheduler ? this.scheduler.tile : 0;
   };
 
   RoleRun.prototype.next = function () {
@@ -567,9 +695,16 @@ var KernelInterpret = (function () {
       case "let": return this.execLet(node, env, f);
       case "set": return this.execSet(node, env);
       case "if": {
-        var c = this.eval(node.cond, env, node.constexpr);
+        var c = !node.constexpr && Object.prototype.hasOwnProperty.call(RUNTIME_CONDITIONS, node.text) ? RUNTIME_CONDITIONS[node.text] :
+          this.eval(node.cond, env, node.constexpr);
+        // A compile-time condition the front end did not read (`if constexpr (is_variable_length_v<...>)`,
+        // 77 FMHA load 174) is a flag named by its text, off unless set, like an undefined name.
+        if (isUnknown(c) && node.constexpr && Array.isArray(node.cond) && node.cond[0] === "?") c = this.ctx.flag(String(node.cond[1]));
+        // In a register loop's one pass, a test of the loop's index (`if (i == size(t) - kReleasePipeCount)`,
+        // 77 FMHA mainloop 646) holds for that pass: its steps run once, after the loop's block.
+        if (isUnknown(c) && this.inRegisterLoop()) c = 1;
         if (isUnknown(c)) {
-          if (!hasEffect(node.then) && !hasEffect(node["else"])) return undefined;
+          if (!hasEffect(node.then, this.ctx.controls) && !hasEffect(node["else"], this.ctx.controls)) return undefined;
           return this.stop(node, "runtime condition not modelled: " + c.why);
         }
         var branch = truthy(c) ? node.then : node["else"];
@@ -601,6 +736,35 @@ var KernelInterpret = (function () {
     }
   };
 
+  /** Op kinds a register loop may hold (no pipeline op: its body is the thread's own arithmetic). */
+  var REGISTER_LOOP_OPS = { tmem_load: true };
+  var registerClasses = new Map();
+  /**
+   * The math class of a register loop: "exp" when its body calls an exponential (`::exp2f`,
+   * `exp2f`, the MUFU work of a softmax), else "math"; null when the body holds a pipeline op.
+   */
+  function registerLoopClass(node) {
+    var got = registerClasses.get(node);
+    if (got !== undefined) return got;
+    var ok = true;
+    (function walk(nodes) {
+      (nodes || []).forEach(function (n) {
+        if (n.node === "op" && !REGISTER_LOOP_OPS[n.op]) ok = false;
+        if (n.node === "loop" && !(n.unroll === "unroll")) ok = false;
+        walk(n.body); walk(n.then); walk(n["else"]);
+      });
+    })(node.body);
+    got = ok ? (/exp2/.test(JSON.stringify(node.body)) ? "exp" : "math") : null;
+    registerClasses.set(node, got);
+    return got;
+  }
+
+  /** Whether the role is inside a register loop's one pass. */
+  RoleRun.prototype.inRegisterLoop = function () {
+    for (var i = this.frames.length - 1; i >= 0; i--) if (this.frames[i].registerLoop) return true;
+    return false;
+  };
+
   RoleRun.prototype.enterLoop = function (node, f) {
     var env = f.env;
     for (var i = 0; i < node.init.length; i++) this.exec(node.init[i], { env: env, fn: f.fn });
@@ -617,6 +781,16 @@ var KernelInterpret = (function () {
         frame.once = true;
         this.frames.push(frame);
         return undefined;
+      }
+      // A register loop (an unrolled loop over a register tensor, `for (int i = 0; i <
+      // size(tTMEM_LOADrS); i += 2)`, 77 FMHA mainloop 583, 625, 680) with no pipeline op in it is
+      // one block of its math class (docs/programs.md "Register loops"), then its body once.
+      var cls = node.unroll === "unroll" ? registerLoopClass(node) : null;
+      if (cls !== null) {
+        frame.once = true;
+        frame.registerLoop = true;
+        this.frames.push(frame);
+        return this.run.opaque(this, cls, node);
       }
       return this.stop(node, "the trip count of `" + (node.text || "loop") + "` is not bound");
     }
@@ -680,18 +854,35 @@ var KernelInterpret = (function () {
     if (kind.state && node.expr === null) return new State(ctx.stagesOf(ctx.pipelineOfStateType(type)), 0, 0, 0, ctx.followsStateType(type));
     if (kind.scheduler) return (this.scheduler = new Scheduler());
     var base = kind.base;
-    if (ctx.pipelineAliases[base] && this.run.pipes[base]) return new Obj("pipe", base, this.run.pipes[base]);
-    if (ctx.orderAliases[base]) return new Obj("order", base, this.run.order(base));
+    if (ctx.pipelineAliases[base]) {
+      var key = node.names && ctx.rings.byDecl[node.names[0]] || base;
+      if (this.run.pipes[key]) return new Obj("pipe", base, this.run.pipes[key]);
+    }
+    if (ctx.orderAliases[base]) return this.orderObject(node, base, env);
     // A kernel-layer pipeline of a class the run does not model (the CLC pipelines): its ops stop the role.
     if (ctx.kernelPipelines[base] && !ctx.pipelineAliases[base]) {
       return new Obj("pipe", base, { modelled: false, cls: String(ctx.kernelPipelines[base]["class"]) });
     }
-    if (base === "CollectiveMainloop") return new Obj("mainloop", base);
-    if (base === "CollectiveEpilogue") return new Obj("epilogue", base);
+    if (ctx.collectives[base]) return new Obj("composed", base);   // before CollectiveEpilogue's opaque store
+    if (COLLECTIVE_TYPES[base]) return new Obj(COLLECTIVE_TYPES[base], base);
     if (node.expr === null) return new Unknown("`" + type + "` default-constructed");
     if (node.construct) return new Unknown("a `" + type + "` construction");
     var v = this.eval(node.expr, env, false);
     return clone(v);
+  };
+
+  /**
+   * An order barrier object: its group is the `group_id` of the Params it is constructed with when
+   * the program sets it (`params_order_s01.group_id = role == WarpRole::Softmax1 ? 1 : 0;`, 77 FMHA
+   * kernel 394, constructed at 396-397), else the role's rank among the roles that call it.
+   */
+  RoleRun.prototype.orderObject = function (node, base, env) {
+    var obj = new Obj("order", base, this.run.order(base));
+    (node.args || []).forEach(function (a) {
+      var box = Array.isArray(a) && a[0] === "id" ? env[a[1]] : null;
+      if (box && box.v instanceof Struct && typeof box.v.fields.group_id === "number") obj.group = box.v.fields.group_id;
+    });
+    return obj;
   };
 
   /** The call node of an expression `obj.name(args)` on an object whose calls are steps, else null. */
@@ -705,6 +896,13 @@ var KernelInterpret = (function () {
   };
 
   RoleRun.prototype.execSet = function (node, env) {
+    if (node.member) {   // `params_order_s01.group_id = ...`: one member of a local's value
+      var mbox = env[node.name];
+      if (!mbox) return undefined;
+      if (!(mbox.v instanceof Struct)) mbox.v = new Struct({});
+      mbox.v.fields[node.member] = clone(this.eval(node.expr, env, false));
+      return undefined;
+    }
     var box = env[node.name];
     if (!box) {
       if (node.name === "work_tile_info" && this.scheduler) { box = env.work_tile_info = { v: null }; } else return undefined;
@@ -712,6 +910,7 @@ var KernelInterpret = (function () {
     var v = box.v;
     if (node.op === "++" || node.op === "--") {
       if (v instanceof State && node.op === "++") v.advance(1);
+      else if (v instanceof Scheduler && node.op === "++") v.tile += 1;   // `++tile_scheduler` (fmha_tile_scheduler.hpp 80, 153)
       else if (typeof v === "number") box.v = v + (node.op === "++" ? 1 : -1);
       else box.v = new Unknown(node.op + " of a non-number");
       return undefined;
@@ -765,7 +964,13 @@ var KernelInterpret = (function () {
   };
 
   RoleRun.prototype.execCall = function (node, env, f, ret) {
-    if (!node.receiver) return undefined;   // free calls (fences, reg alloc, prefetch): no step
+    if (!node.receiver) {
+      // A free call of a function of the parse (a collective's own helper, `softmax_step<false>(...)`,
+      // 77 FMHA mainloop 739) is inlined like a collective call; other free calls (fences, register
+      // allocation, prefetches) are no step.
+      var helper = f && f.fn ? this.ctx.functions[node.name] : null;
+      return helper ? this.callFunction(helper, node, env, f, ret) : undefined;
+    }
     var obj = this.objectOf(node.receiver, env);
     if (obj instanceof Scheduler) {
       if (node.name === "advance_to_next_work") {
@@ -781,7 +986,17 @@ var KernelInterpret = (function () {
       if (!cls) return undefined;
       var acc = this.accumulatorArgs(node, env);
       if (acc) return this.epilogueStore(node, acc, ret);
+      var handed = this.pipelineArg(node, env);
+      if (handed) {
+        return this.stop(node, "the epilogue collective's program is not parsed: `" + node.receiver + "." + node.name +
+          "` is handed the pipeline " + handed + ", whose waits and releases are its own");
+      }
       return this.run.opaque(this, cls, node);
+    }
+    if (obj instanceof Obj && obj.kind === "composed") {
+      var own = this.ctx.functions[obj.name + "::" + node.name];
+      if (!own) return this.stop(node, "`" + node.receiver + "." + node.name + "` has no program in the parse of " + this.ctx.collectives[obj.name].path);
+      return this.callFunction(own, node, env, f, ret);
     }
     if (obj instanceof Obj && obj.kind === "mainloop") {
       var fn = this.ctx.functions[node.name];
@@ -804,6 +1019,18 @@ var KernelInterpret = (function () {
       if (!(o instanceof Obj) || o.kind !== "pipe" || !o.data.rule || o.data.rule.waitReason !== "mma") continue;
       var b = args[i + 1], sb = Array.isArray(b) && b[0] === "id" ? env[b[1]] : null;
       if (sb && sb.v instanceof State) return { ring: o.data, state: sb.v };
+    }
+    return null;
+  };
+
+  /** The name of a modelled pipeline a call is handed (77 FMHA kernel 612: `pipeline_corr_epi`), else null. */
+  RoleRun.prototype.pipelineArg = function (node, env) {
+    var args = node.args || [];
+    for (var i = 0; i < args.length; i++) {
+      var a = args[i];
+      if (!Array.isArray(a) || a[0] !== "id") continue;
+      var o = this.objectOf(a[1], env);
+      if (o instanceof Obj && o.kind === "pipe" && o.data.modelled) return a[1];
     }
     return null;
   };
@@ -876,7 +1103,7 @@ var KernelInterpret = (function () {
       if (!st) return rr.stop(node, "producer_acquire on a state the program does not follow");
       rr.acquired[node.object] = st.index;
       rr.acquiredGen[node.object] = Math.floor(st.count / st.S);
-      return rr.run.cmdWait(rr, ring.empty[st.index], st.phase, ring.rule.acquireReason, node, rr.currentTile(),
+      return rr.run.cmdWait(rr, ring.empty[st.index], st.phase, ring.acquireReason, node, rr.currentTile(),
         ring.rule.acquireReason ? 0 : null, st.index);
     },
     producer_try_acquire: function () { return undefined; },   // the token: producer_acquire waits
@@ -920,7 +1147,7 @@ var KernelInterpret = (function () {
       if (!st) return rr.stop(node, "consumer_wait on a state the program does not follow");
       rr.waited[node.object] = st.index;
       rr.waitedGen[node.object] = Math.floor(st.count / st.S);
-      return rr.run.cmdWait(rr, ring.full[st.index], st.phase, ring.rule.waitReason, node, rr.currentTile(),
+      return rr.run.cmdWait(rr, ring.full[st.index], st.phase, ring.waitReason, node, rr.currentTile(),
         ring.rule.waitReason === "tma" ? rr.countOf("wait") : null, st.index);
     },
     consumer_release: function (rr, node, env) {
@@ -940,6 +1167,15 @@ var KernelInterpret = (function () {
       return rr.run.cmdMmaWait(rr, n);
     },
     warpgroup_arrive: function () { return undefined; },
+    // A TMEM -> register copy (`copy(tiled_tmem_load, ...)`, 77 FMHA mainloop 569, 833, 912, 1009):
+    // opaque work of the TMEM-load latency class.
+    tmem_load: function (rr, node) { return rr.run.opaque(rr, "tmem_load", node); },
+    // A TMA store (`copy(params.tma_store_o, ...)`, 77 FMHA epilogue 203, 211): one block of the
+    // store latency, complete at its end, so its commit (tma_store_arrive, 205) and waits
+    // (tma_store_wait<N>, 215, 220) are no step.
+    tma_store: function (rr, node) { return rr.run.opaque(rr, "store", node); },
+    tma_store_arrive: function () { return undefined; },
+    tma_store_wait: function () { return undefined; },
     __epi_acc_wait: function (rr, node, env) {
       var e = env.__epi.v;
       return rr.run.cmdWait(rr, e.ring.full[e.st.index], e.st.phase, "mma", e.node, rr.currentTile(), null, e.st.index);
@@ -1015,14 +1251,50 @@ var KernelInterpret = (function () {
     var others = this.roles.filter(function (r) { return !r.produces; });
     producers.forEach(function (r) { r.lane = lanes.length; lanes.push({ id: "role:" + r.name, label: r.name, group: "producer" }); });
     this.ringLanes = {};
-    var used = this.ctx.pipelineList.filter(function (p) { return p.used; });
-    used.forEach(function (p) {
-      self.ringLanes[p.alias] = lanes.length;
-      for (var s = 0, S = self.ctx.stagesOf(p.alias); s < S; s++) lanes.push({ id: p.alias + ".stage" + s, label: p.alias + " stage " + s, group: "stage" });
+    var used = [], rings = this.ctx.rings;
+    this.ctx.pipelineList.forEach(function (p) {
+      if (!p.used) return;
+      if (!(rings.several[p.alias] > 1)) { used.push({ key: p.alias, alias: p.alias, p: p }); return; }
+      Object.keys(rings.byDecl).forEach(function (d) { if (rings.byDecl[d] === d && declAlias(self.ctx, d) === p.alias) used.push({ key: d, alias: p.alias, p: p }); });
+    });
+    used.forEach(function (u) {
+      self.ringLanes[u.key] = lanes.length;
+      for (var s = 0, S = self.ctx.stagesOf(u.alias); s < S; s++) lanes.push({ id: u.key + ".stage" + s, label: u.key + " stage " + s, group: "stage" });
     });
     others.forEach(function (r) { r.lane = lanes.length; lanes.push({ id: "role:" + r.name, label: r.name, group: "consumer" }); });
     this.usedPipes = used;
     return lanes;
+  };
+
+  /** The pipeline alias of a pipeline object the kernel program declares. */
+  function declAlias(ctx, name) {
+    var found = null;
+    (function walk(nodes) {
+      (nodes || []).forEach(function (n) {
+        if (found) return;
+        if (n.node === "let" && n.names && n.names[0] === name && n.type) { found = declKind(n.type).base; return; }
+        walk(n.then); walk(n["else"]); walk(n.body);
+      });
+    })(ctx.kernel);
+    return found;
+  }
+
+  /**
+   * The wait reasons of each ring: its class's (PIPELINE_CLASSES) where the run has one ring of
+   * that class, else the ring's own name (77 FMHA: the MMA warp's waits for `pipeline_mma_s0`,
+   * the softmax's S, and for `PipelineO`, the correction's O, are told apart); a TMA wait is
+   * always "tma"; a class with no reason (PipelineAsync) names the ring.
+   */
+  Run.prototype.nameWaitReasons = function () {
+    var pipes = this.pipes, perClass = {};
+    Object.keys(pipes).forEach(function (k) { perClass[pipes[k].cls] = (perClass[pipes[k].cls] || 0) + 1; });
+    Object.keys(pipes).forEach(function (k) {
+      var ring = pipes[k], rule = ring.rule;
+      if (!rule) return;
+      var own = perClass[ring.cls] > 1;
+      ring.acquireReason = rule.acquireReason ? (own ? k : rule.acquireReason) : rule.waitReason ? null : k;
+      ring.waitReason = rule.waitReason === "tma" ? "tma" : rule.waitReason ? (own ? k : rule.waitReason) : k;
+    });
   };
 
   Run.prototype.order = function (alias) {
@@ -1046,7 +1318,7 @@ var KernelInterpret = (function () {
   };
 
   Run.prototype.orderCall = function (rr, obj, node) {
-    var ob = obj.data, g = this.orderGroup(rr, ob, node.receiver);
+    var ob = obj.data, g = typeof obj.group === "number" ? obj.group : this.orderGroup(rr, ob, node.receiver);
     if (this.dry) return node.name === "wait" || node.name === "arrive" ? DRY : undefined;
     if (g >= ob.length) return rr.stop(node, "order barrier group " + g + " beyond its length " + ob.length);
     if (node.name === "wait") {
@@ -1078,7 +1350,8 @@ var KernelInterpret = (function () {
   };
 
   /** The knob of each opaque work class's latency. */
-  var OPAQUE_LATENCY = { epilogue: "epilogueLatency", tmem_load: "tmemLoadLatency", store: "storeLatency" };
+  var OPAQUE_LATENCY = { epilogue: "epilogueLatency", tmem_load: "tmemLoadLatency", store: "storeLatency",
+    exp: "softmaxLatency", math: "mathLatency" };
 
   Run.prototype.opaque = function (rr, cls, node, stage) {
     if (this.dry) return DRY;
@@ -1205,16 +1478,17 @@ var KernelInterpret = (function () {
     Object.keys(this.groups).forEach(function (k) { if (self.groups[k] > maxGroup) maxGroup = self.groups[k]; });
     var eng = this.eng = new prims.Engine(lanes, { build: true, events: this.options.events !== false, capacity: this.options.capacity || 0 });
     this.orders = {};
-    this.usedPipes.forEach(function (p) {
-      var cls = Array.isArray(p["class"]) ? p["class"].join(" | ") : String(p["class"]);
+    this.usedPipes.forEach(function (u) {
+      var p = u.p, cls = Array.isArray(p["class"]) ? p["class"].join(" | ") : String(p["class"]);
       // A stage's empty barrier expects one release per role of the consuming group (the kernel
       // layer's num_consumers: one warpgroup, or every warpgroup of a cooperative TiledMma).
-      self.pipes[p.alias] = new prims.Ring(eng, p.alias, self.ctx.stagesOf(p.alias), self.ringLanes[p.alias], 1, maxGroup,
+      var ring = self.pipes[u.key] = new prims.Ring(eng, u.key, self.ctx.stagesOf(u.alias), self.ringLanes[u.key], 1, maxGroup,
         { full: { wait: [], arrive: [] }, empty: { wait: [], arrive: [] } }, []);
-      self.pipes[p.alias].cls = cls;
-      self.pipes[p.alias].modelled = MODELLED_PIPELINES[cls] === true;
-      self.pipes[p.alias].rule = PIPELINE_CLASSES[cls] || null;
+      ring.cls = cls;
+      ring.modelled = MODELLED_PIPELINES[cls] === true;
+      ring.rule = PIPELINE_CLASSES[cls] || null;
     });
+    this.nameWaitReasons();
     this.tc = eng.queue("tensor core");
     var runs = [];
     this.roles.forEach(function (role, i) {
@@ -1240,7 +1514,9 @@ var KernelInterpret = (function () {
     Unknown: Unknown, State: State, evalExpr: evalExpr, fuse: fuse, Context: Context,
     enumerateRoles: enumerateRoles, RoleRun: RoleRun, OP_SEMANTICS: OP_SEMANTICS,
     SYMBOL_KNOBS: SYMBOL_KNOBS, SCHEDULER_STATIC: SCHEDULER_STATIC, MODELLED_PIPELINES: MODELLED_PIPELINES, PIPELINE_CLASSES: PIPELINE_CLASSES, TRIP_KNOBS: TRIP_KNOBS, RUNTIME_CHOICES: RUNTIME_CHOICES,
-    EPILOGUE_CALLS: EPILOGUE_CALLS, TILE_KEY: TILE_KEY, isUnknown: isUnknown
+    EPILOGUE_CALLS: EPILOGUE_CALLS, TILE_KEY: TILE_KEY, isUnknown: isUnknown,
+    MASK_TRIP_COUNTS: MASK_TRIP_COUNTS, RUNTIME_CONDITIONS: RUNTIME_CONDITIONS, COLLECTIVE_TYPES: COLLECTIVE_TYPES,
+    OPAQUE_LATENCY: OPAQUE_LATENCY, REGISTER_LOOP_OPS: REGISTER_LOOP_OPS
   };
 })();
 

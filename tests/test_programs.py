@@ -67,7 +67,10 @@ def test_collective_programs_are_the_code(parsed, validate):
     (count,) = at(mma, 480, "let")
     assert count["expr"] == ["call", "min", [["id", "K_PIPE_MMAS"], ["id", "k_tile_count"]]]
     (kblocks,) = at(mma, 494, "loop")
-    assert kblocks["unroll"] == "unroll" and [s["op"] for s in kblocks["body"]] == ["mma"]
+    assert kblocks["unroll"] == "unroll" and [s["op"] for s in kblocks["body"] if s["node"] == "op"] == ["mma"]
+    # `tiled_mma.accumulate_ = GMMA::ScaleOut::One;` (497): a member set, no step of the schedule.
+    (scale,) = [s for s in kblocks["body"] if s["node"] == "set"]
+    assert scale["name"] == "tiled_mma" and scale["member"] == "accumulate_" and scale["line"] == 497
     (prologue,) = at(mma, 509, "loop")
     assert prologue["unroll"] == "unroll"
     (mainloop,) = at(mma, 529, "loop")
@@ -139,8 +142,12 @@ def test_roles_of_the_pingpong_kernel(parsed):
     out = interpret(parsed["pingpong"])
     assert out["roles"] == ["Producer.Mainloop", "Consumer0", "Consumer1"]
     assert out["stopped"] == [] and out["hazards"] == [] and out["deadlock"] is None
+    # The unread compile-time conditions are flags named by their text, off (the collective's
+    # multicast tests, load 317-318: a 1x1 cluster).
     assert out["flags"] == {"IsSchedDynamicPersistent": 0, "CollectiveEpilogue::RequiresTransactionBytes": 0,
-                            "IsMainloopAuxiliaryLoadNeeded": 0}
+                            "IsMainloopAuxiliaryLoadNeeded": 0,
+                            "cute::is_same_v<GmemTiledCopyA, SM90_TMA_LOAD_MULTICAST>": 0,
+                            "cute::is_same_v<GmemTiledCopyB, SM90_TMA_LOAD_MULTICAST>": 0}
 
 
 def test_k_pipe_mmas_zero_follows_the_code(parsed):
@@ -190,7 +197,9 @@ def test_warpgroup_wait_zero_moves_every_release(cutlass, tmp_path, parsed):
 TABLES = r"""
 const I = require(process.argv[1] + "/sim/interpret.js");
 process.stdout.write(JSON.stringify({symbols: I.SYMBOL_KNOBS, trips: I.TRIP_KNOBS, runtime: I.RUNTIME_CHOICES,
-  scheduler: I.SCHEDULER_STATIC, epilogue: I.EPILOGUE_CALLS, pipelines: I.PIPELINE_CLASSES, ops: Object.keys(I.OP_SEMANTICS)}));
+  scheduler: I.SCHEDULER_STATIC, epilogue: I.EPILOGUE_CALLS, pipelines: I.PIPELINE_CLASSES, ops: Object.keys(I.OP_SEMANTICS),
+  masks: I.MASK_TRIP_COUNTS, conditions: I.RUNTIME_CONDITIONS, collectives: I.COLLECTIVE_TYPES, opaque: I.OPAQUE_LATENCY,
+  register: I.REGISTER_LOOP_OPS}));
 """
 
 
@@ -199,7 +208,8 @@ def test_every_interpreter_rule_is_documented():
     documentation fails here)."""
     doc = (ROOT / "docs" / "programs.md").read_text()
     tables = run_node(TABLES)
-    for table in ("symbols", "trips", "runtime", "scheduler", "epilogue", "pipelines"):
+    for table in ("symbols", "trips", "runtime", "scheduler", "epilogue", "pipelines", "masks", "conditions",
+                  "collectives", "opaque", "register"):
         for key, value in tables[table].items():
             short = key.split("::")[-1]
             assert any(f"`{name}{tail}" in doc for name in (key, short) for tail in ("`", "()`", "(")), (table, key)

@@ -78,3 +78,122 @@ test("an op the interpreter does not know stops the role, named with its line", 
   const r = I.run(kernel(1, [op("named_barrier_sync", { line: 21 })].concat(consumeOne)), KNOBS, S.engine, {});
   assert.deepEqual(r.stopped, [{ role: "Cons", line: 21, reason: "the op `named_barrier_sync` is not modelled yet" }]);
 });
+
+// --- the rules the Blackwell attention forward needs (docs/programs.md "Composed collectives",
+// "Register loops"), each on a program written here ---
+
+/** Two roles handing over through a PipelineAsync of `stages` (a literal, as `PipelineAsync<1>`). */
+function asyncKernel(stages, producerExtra, consumerExtra, extra) {
+  const role = (m) => bin("==", id("role"), id("R::" + m));
+  const s = {
+    pipelines: [{ alias: "PC", "class": "PipelineAsync", used: true, line: 1, stages: String(stages) }],
+    programs: { functions: (extra && extra.functions) || [] },
+    collectives: (extra && extra.collectives) || [],
+    kernel_layer: {
+      role_vars: [{ name: "role", "enum": "R", members: ["Prod", "Cons"], line: 2 }], constants: [], order_barriers: [],
+      program: {
+        name: "operator()", line: 1, end_line: 99, params: [], skipped: 0, body: [
+          { node: "let", names: ["pipe"], type: "PC", expr: null, line: 3 },
+          { node: "let", names: ["ps"], type: "typename PC::PipelineState", expr: ["call", "cutlass::make_producer_start_state", [], "PC"], line: 3 },
+          { node: "let", names: ["cs"], type: "typename PC::PipelineState", expr: null, line: 4 },
+          when(role("Prod"), [forLoop("k", 3, [op("producer_acquire", { state: "ps", line: 20 })].concat(producerExtra || [],
+            [op("producer_commit", { state: "ps", line: 22 }), { node: "set", name: "ps", op: "++", line: 23 }]))]),
+          when(role("Cons"), [forLoop("k", 3, [op("consumer_wait", { state: "cs", line: 30 })].concat(consumerExtra || [],
+            [op("consumer_release", { state: "cs", line: 32 }), { node: "set", name: "cs", op: "++", line: 33 }]))])
+        ]
+      }
+    }
+  };
+  return s;
+}
+const AKNOBS = Object.assign({}, KNOBS, { softmaxLatency: 3, mathLatency: 1, tmemLoadLatency: 2 });
+
+function runOk(structure, knobs) {
+  const r = I.run(structure, knobs || AKNOBS, S.engine, {});
+  assert.equal(r.error, undefined);
+  assert.deepEqual(r.stopped, []);
+  assert.equal(r.deadlock, null);
+  return { r: r, blocks: S.blocksOf(r.columns) };
+}
+
+test("PipelineAsync: a commit arrives on full, a release on empty; a literal stage count is the code's own", () => {
+  const work = { node: "loop", kind: "for", unroll: "unroll", line: 21, init: [], step: [],
+    cond: bin("<", id("i"), ["call", "size", [id("t")]]), body: [{ node: "call", name: "::exp2f", args: [], line: 21 }] };
+  const { r, blocks } = runOk(asyncKernel(1, [work], []), Object.assign({}, AKNOBS, { stages: 4 }));
+  assert.deepEqual(r.lanes.filter((l) => /stage/.test(l.id)).map((l) => l.id), ["PC.stage0"]);
+  // One stage: the producer's second acquire waits for the consumer's first release.
+  const exps = blocks.filter((b) => b.kind === "exp");
+  assert.equal(exps.length, 3);
+  const waits = blocks.filter((b) => b.lane === "role:Cons" && b.kind === "wait");
+  assert.ok(waits.length >= 1 && waits.every((b) => b.reason === "PC"), "a PipelineAsync wait is named by its ring");
+  assert.equal(r.total, 9);
+});
+
+test("a register loop is one block of its math class, then its body once (an index test holds)", () => {
+  const loop = { node: "loop", kind: "for", unroll: "unroll", line: 24, init: [], step: [],
+    cond: bin("<", id("i"), ["call", "size", [id("t")]]),
+    body: [{ node: "set", name: "x", op: "=", expr: ["call", "fmax", [id("x"), id("y")]], line: 25 },
+      { node: "if", constexpr: false, cond: bin("==", id("i"), id("K")), then: [op("tmem_load", { line: 26, object: undefined, receiver: "tiled" })], else: [], line: 26 }] };
+  const { blocks } = runOk(asyncKernel(2, [], [loop]));
+  const cons = blocks.filter((b) => b.lane === "role:Cons");
+  assert.deepEqual(cons.filter((b) => b.kind !== "wait").map((b) => [b.kind, b.end - b.start, b.lines[0]]),
+    [["math", 1, 24], ["tmem_load", 2, 26], ["math", 1, 24], ["tmem_load", 2, 26], ["math", 1, 24], ["tmem_load", 2, 26]]);
+});
+
+test("a register loop holding a pipeline op is not one: its unbound trip count stops the role", () => {
+  const loop = { node: "loop", kind: "for", unroll: "unroll", line: 24, init: [], step: [],
+    cond: bin("<", id("i"), ["call", "size", [id("t")]]), body: [op("consumer_release", { state: "cs", line: 25 })] };
+  const r = I.run(asyncKernel(2, [], [loop]), AKNOBS, S.engine, {});
+  assert.equal(r.stopped.length, 1);
+  assert.equal(r.stopped[0].line, 24);
+  assert.match(r.stopped[0].reason, /trip count/);
+});
+
+test("a composed collective's call runs its own program (`Load load; load.load(...)`)", () => {
+  const functions = [{ name: "Load::go", owner: "Load", path: "load.hpp", line: 40, params: [{ name: "p", ref: true, type: "PC" }, { name: "st", ref: true, type: "typename PC::PipelineState" }],
+    body: [op("producer_acquire", { object: "p", state: "st", line: 41 }), op("producer_commit", { object: "p", state: "st", line: 42 }), { node: "set", name: "st", op: "++", line: 43 }] }];
+  const s = asyncKernel(2, [], [], { functions: functions, collectives: [{ alias: "Load", "class": "LoadImpl", path: "load.hpp", line: 5 }] });
+  // The producer's loop body calls the collective instead of its own ops.
+  const prod = s.kernel_layer.program.body[3].then[0];
+  prod.body = [{ node: "let", names: ["ld"], type: "Load", expr: null, line: 19 },
+    { node: "call", receiver: "ld", name: "go", args: [id("pipe"), id("ps")], line: 20 }];
+  const { r } = runOk(s);
+  assert.deepEqual(r.roles.map((x) => x.name), ["Prod", "Cons"]);
+  const events = r.barrierEvents();
+  assert.equal(events.filter((e) => e.type === "arrive").length, 6, "three commits and three releases");
+});
+
+test("an order barrier's group is the group_id its Params are given (`params.group_id = role == R::Cons ? 1 : 0`)", () => {
+  const role = (m) => bin("==", id("role"), id("R::" + m));
+  const turn = (line) => [{ node: "call", receiver: "ob", name: "wait", args: [], line: line },
+    { node: "call", receiver: "ob", name: "arrive", args: [], line: line + 1 }];
+  const s = {
+    pipelines: [], programs: { functions: [] }, order_barriers: [{ alias: "OB", "class": "OrderedSequenceBarrier", args: [num(1), num(2)], line: 2 }],
+    kernel_layer: {
+      role_vars: [{ name: "role", "enum": "R", members: ["Cons", "Prod"], line: 2 }], constants: [], order_barriers: [],
+      program: { name: "operator()", line: 1, end_line: 99, params: [], skipped: 0, body: [
+        { node: "let", names: ["params"], type: "typename OB::Params", expr: null, line: 3 },
+        { node: "set", name: "params", member: "group_id", op: "=", expr: ["?:", role("Cons"), num(1), num(0)], line: 4 },
+        { node: "let", names: ["ob"], type: "OB", expr: ["?", "storage, params"], construct: true, args: [id("storage"), id("params")], line: 5 },
+        when(role("Cons"), turn(9).concat([{ node: "op", op: "tmem_load", receiver: "t", line: 11 }])),
+        when(role("Prod"), [{ node: "op", op: "tmem_load", receiver: "t", line: 12 }].concat(turn(13)))
+      ] }
+    }
+  };
+  const { blocks } = runOk(s, Object.assign({}, AKNOBS, { tmemLoadLatency: 5 }));
+  // Cons is listed first but is group 1: it waits for Prod's arrive.
+  const consWait = blocks.filter((b) => b.lane === "role:Cons" && b.kind === "wait");
+  assert.equal(consWait.length, 1);
+  assert.equal(consWait[0].reason, "order");
+  assert.deepEqual([consWait[0].start, consWait[0].end], [0, 5]);
+  assert.equal(blocks.filter((b) => b.lane === "role:Prod" && b.kind === "wait").length, 0);
+});
+
+test("`get<i>(T{})` of a literal shape and the attention mask's trip counts are evaluated", () => {
+  const ctx = new I.Context({ kernel_layer: { program: { body: [] } }, shapes: [{ name: "TS", dims: [2, 1, 1], line: 3 }] },
+    { kvBlocks: 5 }, S.engine);
+  assert.equal(I.evalExpr(["call", "get", [["call", "TS", []]], "0"], {}, ctx, true), 2);
+  assert.equal(I.evalExpr(["call", "get", [["call", "TS", []]], "1"], {}, ctx, true), 1);
+  assert.equal(I.evalExpr(["mcall", ["call", "Mask", []], "get_trip_count", []], {}, ctx, false), 5);
+  assert.equal(I.evalExpr(["mcall", ["call", "Mask", []], "get_masked_trip_count", []], {}, ctx, false), 0);
+});
