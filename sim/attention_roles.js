@@ -83,27 +83,12 @@ var KernelAttentionRoles = (function () {
   }
 
   /**
-   * Run the attention model (FlashAttention-3 forward, hopper/) on the engine. Roles: the load
-   * warp and each consumer WG, programs as in docs/models/attention.md (every rule with its FA3
-   * lines).
+   * The attention model's barriers on engine eng, in the order they are made (barrier ids follow
+   * it): the K and V rings (one shared K/V ring for 88), the Vt ring with Transpose_V, Q's ring,
+   * barrier_O, FA3's warp scheduler barriers (with the scheduler barrier) and EpilogueBarrier.
    */
-  function runAttention(knobs, refs) {
-    var S = knobs.stages, O = knobs.outputTiles, J = knobs.kvBlocks, C = knobs.consumerWGs;
-    var L = knobs.tmaLatency, X = knobs.softmaxLatency, E = knobs.epilogueLatency;
-    var G0 = knobs.gemm0Latency, G1 = knobs.gemm1Latency;
-    var intra = knobs.intraWGOverlap;
-    // UseSchedulerBarrier needs 2 or 3 MMA WGs
-    var sched = C >= 2 && knobs.interWGPingpong;
-    var shape = refs.shape;
-    var shared = shape.kv === "shared";
-    var vt = knobs.transposeV && !shared;
-    var lanes = attentionLanes(knobs, refs);
-    var laneIndex = {};
-    lanes.forEach(function (lane, i) { laneIndex[lane.id] = i; });
-    var estimate = estimateAttentionBlocks(knobs);
-    var eng = new Engine(lanes, { events: recordEvents(estimate), operand: true, capacity: estimate });
-    var tc = eng.queue("tensor core");
-
+  function attentionBarriers(eng, knobs, refs, laneIndex, x) {
+    var S = knobs.stages, C = knobs.consumerWGs, vt = x.vt, shared = x.shared;
     var ringLines = function (fill, wait, acquire, release) {
       return { full: { wait: linesOf(wait), arrive: linesOf(fill) }, empty: { wait: linesOf(acquire), arrive: linesOf(release) } };
     };
@@ -134,7 +119,7 @@ var KernelAttentionRoles = (function () {
     // FA3's warp scheduler barriers (named_barrier.hpp WarpSchedulerWG1/2): one per WG, two WGs'
     // arrivals each; a WG syncs on its own and arrives on the other's.
     var schedBars = [];
-    if (sched) {
+    if (x.sched) {
       for (var c0 = 0; c0 < C; c0++) {
         schedBars.push(eng.barrier("WarpSchedulerWG" + (c0 + 1), "named", null, 2,
           { wait: linesOf(refs.barrier.filter(function (r) { return r.op === "order_wait"; })),
@@ -143,49 +128,67 @@ var KernelAttentionRoles = (function () {
     }
     // EpilogueBarrier: the epilogue starts with a named-barrier sync of all MMA threads.
     var epiBar = eng.barrier("EpilogueBarrier", "named", null, C, { wait: linesOf(refs.epilogue), arrive: linesOf(refs.epilogue) });
+    x.kRing = kRing;
+    x.vRing = vRing;
+    x.vtRing = vtRing;
+    x.qRing = qRing;
+    x.barrierO = barrierO;
+    x.schedBars = schedBars;
+    x.epiBar = epiBar;
+  }
 
-    // Ring item numbering: separate rings number K, V and Vt items t * J + j; a shared K/V ring
-    // numbers them in the load warp's issue order.
-    var acts = producerActions(J, intra, vt);
+  /**
+   * Ring item numbering: separate rings number K, V and Vt items t * J + j; a shared K/V ring
+   * numbers them in the load warp's issue order. Sets x.itemK, x.itemV (per KV block j) and
+   * x.perTile (items per tile).
+   */
+  function ringItems(acts, J, x) {
     var itemOf = { K: new Int32Array(J), V: new Int32Array(J) };
     var perTile = 2 * J;
-    if (shared) {
+    if (x.shared) {
       var n = 0;
       acts.forEach(function (a) { if (a[0] === "K" || a[0] === "V") itemOf[a[0]][a[1]] = n++; });
     } else {
       for (var jj = 0; jj < J; jj++) { itemOf.K[jj] = jj; itemOf.V[jj] = jj; }
       perTile = J;
     }
-    var itemK = itemOf.K, itemV = itemOf.V;
+    x.itemK = itemOf.K;
+    x.itemV = itemOf.V;
+    x.perTile = perTile;
+  }
 
-    // Role programs as scripts: the steps of one output tile in source order, (op, j) pairs built
-    // once, replayed per tile t by a step function (Engine.role) that builds each step's command.
-    /** A growing script of (op, j) steps. */
-    function script() {
-      var sc = { ops: [], js: [] };
-      sc.step = function (op, j) { sc.ops.push(op); sc.js.push(j === undefined ? 0 : j); };
-      return sc;
-    }
-    /** A step function replaying `sc` for t = 0 .. O - 1 through command(op, t, j), after `prologue` (ops, once). */
-    function replay(sc, prologue, command) {
-      var ops = sc.ops, js = sc.js, n = ops.length, t = 0, pc = 0, pro = 0;
-      return function () {
-        if (pro < prologue.length) return command(prologue[pro++], 0, 0);
-        if (pc === n) { pc = 0; t++; }
-        if (t >= O || n === 0) return null;
-        var op = ops[pc], j = js[pc];
-        pc++;
-        return command(op, t, j);
-      };
-    }
+  // Role programs as scripts: the steps of one output tile in source order, (op, j) pairs built
+  // once, replayed per tile t by a step function (Engine.role) that builds each step's command.
+  /** A growing script of (op, j) steps. */
+  function script() {
+    var sc = { ops: [], js: [] };
+    sc.step = function (op, j) { sc.ops.push(op); sc.js.push(j === undefined ? 0 : j); };
+    return sc;
+  }
 
-    // The load warp's steps: per K / V / Vt item producer_acquire then its TMA; Q after syncing on
-    // QueryEmpty; barrier_O's wait; with Transpose_V, copy_Vt_to_V (781-791): wait Vt, acquire V,
-    // transpose, commit V, release Vt.
-    var P_ACQUIRE = 0, P_COPY = 1, P_SYNC_Q = 2, P_COPY_Q = 3, P_WAIT_O = 4, P_T_WAIT_VT = 5, P_T_ACQUIRE_V = 6,
-      P_TRANSPOSE = 7, P_T_COMMIT_V = 8, P_T_RELEASE_VT = 9;
-    // item operand of P_ACQUIRE / P_COPY steps: j * 3 + (0 K, 1 V, 2 Vt)
-    var OPERANDS = ["K", "V", "Vt"];
+  /** A step function replaying `sc` for t = 0 .. O - 1 through command(op, t, j), after `prologue` (ops, once). */
+  function replay(sc, prologue, command, O) {
+    var ops = sc.ops, js = sc.js, n = ops.length, t = 0, pc = 0, pro = 0;
+    return function () {
+      if (pro < prologue.length) return command(prologue[pro++], 0, 0);
+      if (pc === n) { pc = 0; t++; }
+      if (t >= O || n === 0) return null;
+      var op = ops[pc], j = js[pc];
+      pc++;
+      return command(op, t, j);
+    };
+  }
+
+  // The load warp's steps: per K / V / Vt item producer_acquire then its TMA; Q after syncing on
+  // QueryEmpty; barrier_O's wait; with Transpose_V, copy_Vt_to_V (781-791): wait Vt, acquire V,
+  // transpose, commit V, release Vt.
+  var P_ACQUIRE = 0, P_COPY = 1, P_SYNC_Q = 2, P_COPY_Q = 3, P_WAIT_O = 4, P_T_WAIT_VT = 5, P_T_ACQUIRE_V = 6,
+    P_TRANSPOSE = 7, P_T_COMMIT_V = 8, P_T_RELEASE_VT = 9;
+  // item operand of P_ACQUIRE / P_COPY steps: j * 3 + (0 K, 1 V, 2 Vt)
+  var OPERANDS = ["K", "V", "Vt"];
+
+  /** The load warp's script of one tile from its actions (producerActions). */
+  function producerScriptOf(acts) {
     var producerScript = script();
     acts.forEach(function (a) {
       var kind = a[0], j = a[1];
@@ -202,8 +205,15 @@ var KernelAttentionRoles = (function () {
         [P_T_WAIT_VT, P_T_ACQUIRE_V, P_TRANSPOSE, P_T_COMMIT_V, P_T_RELEASE_VT].forEach(function (op) { producerScript.step(op, j); });
       }
     });
+    return producerScript;
+  }
+
+  /** The load warp's role program (Engine.role): its script replayed per tile. x: runAttention's run. */
+  function attentionProducer(x, producerScript) {
+    var eng = x.eng, refs = x.refs, S = x.S, J = x.J, L = x.L, perTile = x.perTile, itemK = x.itemK, itemV = x.itemV;
+    var kRing = x.kRing, vRing = x.vRing, vtRing = x.vtRing, qRing = x.qRing, barrierO = x.barrierO;
     var barrierOLine = firstLine(refs.barrierO);
-    eng.role("producer", 0, function () {
+    return function () {
       return replay(producerScript, [], function (op, t, j) {
         var n, st, kind, ring;
         switch (op) {
@@ -245,133 +255,166 @@ var KernelAttentionRoles = (function () {
             // P_T_RELEASE_VT
             return eng.arriveCmd(vtRing.empty[st]);
         }
-      });
-    }, { drawWaits: false });
+      }, x.O);
+    };
+  }
 
-    // A consumer WG's steps (mma(), 1138-1346, then the epilogue).
-    var C_WAIT_Q = 0, C_WAIT_K = 1, C_WAIT_V = 2, C_GEMM0 = 3, C_GEMM1 = 4, C_MMA_WAIT0 = 5, C_MMA_WAIT1 = 6,
-      C_RELEASE_K = 7, C_RELEASE_V = 8, C_SOFTMAX = 9, C_SYNC_SCHED = 10, C_ARRIVE_SCHED = 11, C_QUERY_EMPTY = 12,
-      C_EPILOGUE_SYNC = 13, C_EPILOGUE = 14, C_ARRIVE_O = 15, C_ARRIVE_OWN_SCHED = 16;
-    /** Consumer WG c's script of one tile. */
-    function consumerScript(c) {
-      var sc = script(), step = sc.step;
-      step(C_WAIT_Q);
-      if (intra) {
-        // GEMM0(0) and softmax(0) before the loop, outside the scheduler barrier (1138-1163).
-        step(C_WAIT_K, 0);
-        step(C_GEMM0, 0);
-        step(C_MMA_WAIT0);
-        step(C_RELEASE_K, 0);
-        step(C_SOFTMAX, 0);
-        // fwd_step (1171-1210): phase {GEMM0(j), GEMM1(j-1)}
-        for (var j = 1; j < J; j++) {
-          step(C_WAIT_K, j);
-          if (sched) step(C_SYNC_SCHED, j);
-          step(C_GEMM0, j);
-          step(C_WAIT_V, j - 1);
-          step(C_GEMM1, j - 1);
-          if (sched) step(C_ARRIVE_SCHED);
-          step(C_MMA_WAIT1);
-          step(C_RELEASE_K, j);
-          step(C_SOFTMAX, j);
-          // V(j-1) is released only after softmax(j) (1196-1199)
-          step(C_MMA_WAIT0);
-          step(C_RELEASE_V, j - 1);
-        }
-        // QueryEmpty before the final GEMM1 (1237)
-        step(C_QUERY_EMPTY);
-        step(C_WAIT_V, J - 1);
-        // outside the scheduler barrier (1240)
-        step(C_GEMM1, J - 1);
-        step(C_MMA_WAIT0);
-        step(C_RELEASE_V, J - 1);
-      } else {
-        // before the loop (1256)
-        if (sched) step(C_SYNC_SCHED, 0);
-        // fwd_step (1258-1306): phases {GEMM1(j-1), GEMM0(j)}
-        for (var k = 0; k < J; k++) {
-          step(C_WAIT_K, k);
-          step(C_GEMM0, k);
-          // right after GEMM0 is issued (1267)
-          if (sched) step(C_ARRIVE_SCHED);
-          step(C_MMA_WAIT0);
-          step(C_RELEASE_K, k);
-          step(C_SOFTMAX, k);
-          step(C_WAIT_V, k);
-          // before each GEMM1 (1295)
-          if (sched) step(C_SYNC_SCHED, k);
-          step(C_GEMM1, k);
-          step(C_MMA_WAIT0);
-          step(C_RELEASE_V, k);
-        }
-        // after the loop (1336)
+  // A consumer WG's steps (mma(), 1138-1346, then the epilogue).
+  var C_WAIT_Q = 0, C_WAIT_K = 1, C_WAIT_V = 2, C_GEMM0 = 3, C_GEMM1 = 4, C_MMA_WAIT0 = 5, C_MMA_WAIT1 = 6,
+    C_RELEASE_K = 7, C_RELEASE_V = 8, C_SOFTMAX = 9, C_SYNC_SCHED = 10, C_ARRIVE_SCHED = 11, C_QUERY_EMPTY = 12,
+    C_EPILOGUE_SYNC = 13, C_EPILOGUE = 14, C_ARRIVE_O = 15, C_ARRIVE_OWN_SCHED = 16;
+
+  /** Consumer WG c's script of one tile (x: runAttention's run: J, C, intra, sched). */
+  function consumerScript(x, c) {
+    var J = x.J, C = x.C, intra = x.intra, sched = x.sched;
+    var sc = script(), step = sc.step;
+    step(C_WAIT_Q);
+    if (intra) {
+      // GEMM0(0) and softmax(0) before the loop, outside the scheduler barrier (1138-1163).
+      step(C_WAIT_K, 0);
+      step(C_GEMM0, 0);
+      step(C_MMA_WAIT0);
+      step(C_RELEASE_K, 0);
+      step(C_SOFTMAX, 0);
+      // fwd_step (1171-1210): phase {GEMM0(j), GEMM1(j-1)}
+      for (var j = 1; j < J; j++) {
+        step(C_WAIT_K, j);
+        if (sched) step(C_SYNC_SCHED, j);
+        step(C_GEMM0, j);
+        step(C_WAIT_V, j - 1);
+        step(C_GEMM1, j - 1);
         if (sched) step(C_ARRIVE_SCHED);
-        // QueryEmpty after the last GEMM1 (1338)
-        step(C_QUERY_EMPTY);
+        step(C_MMA_WAIT1);
+        step(C_RELEASE_K, j);
+        step(C_SOFTMAX, j);
+        // V(j-1) is released only after softmax(j) (1196-1199)
+        step(C_MMA_WAIT0);
+        step(C_RELEASE_V, j - 1);
       }
-      // Epilogue (epilogue_fwd.hpp store): all MMA WGs sync first (249), then write O; the last
-      // WG's TMA store completion arrives on barrier_O (327).
-      step(C_EPILOGUE_SYNC);
-      step(C_EPILOGUE);
-      if (c === C - 1) step(C_ARRIVE_O);
-      return sc;
+      // QueryEmpty before the final GEMM1 (1237)
+      step(C_QUERY_EMPTY);
+      step(C_WAIT_V, J - 1);
+      // outside the scheduler barrier (1240)
+      step(C_GEMM1, J - 1);
+      step(C_MMA_WAIT0);
+      step(C_RELEASE_V, J - 1);
+    } else {
+      // before the loop (1256)
+      if (sched) step(C_SYNC_SCHED, 0);
+      // fwd_step (1258-1306): phases {GEMM1(j-1), GEMM0(j)}
+      for (var k = 0; k < J; k++) {
+        step(C_WAIT_K, k);
+        step(C_GEMM0, k);
+        // right after GEMM0 is issued (1267)
+        if (sched) step(C_ARRIVE_SCHED);
+        step(C_MMA_WAIT0);
+        step(C_RELEASE_K, k);
+        step(C_SOFTMAX, k);
+        step(C_WAIT_V, k);
+        // before each GEMM1 (1295)
+        if (sched) step(C_SYNC_SCHED, k);
+        step(C_GEMM1, k);
+        step(C_MMA_WAIT0);
+        step(C_RELEASE_V, k);
+      }
+      // after the loop (1336)
+      if (sched) step(C_ARRIVE_SCHED);
+      // QueryEmpty after the last GEMM1 (1338)
+      step(C_QUERY_EMPTY);
     }
+    // Epilogue (epilogue_fwd.hpp store): all MMA WGs sync first (249), then write O; the last
+    // WG's TMA store completion arrives on barrier_O (327).
+    step(C_EPILOGUE_SYNC);
+    step(C_EPILOGUE);
+    if (c === C - 1) step(C_ARRIVE_O);
+    return sc;
+  }
+
+  /** Consumer WG c's role program (Engine.role): mma_init, then its script per tile. x: runAttention's run. */
+  function attentionConsumer(x, c) {
+    var eng = x.eng, tc = x.tc, refs = x.refs, S = x.S, C = x.C, perTile = x.perTile, itemK = x.itemK, itemV = x.itemV;
+    var G0 = x.G0, G1 = x.G1, X = x.X, E = x.E;
+    var kRing = x.kRing, vRing = x.vRing, qRing = x.qRing, barrierO = x.barrierO, schedBars = x.schedBars, epiBar = x.epiBar;
     var waitKLine = firstLine(refs.waitK), waitVLine = firstLine(refs.waitV), waitQLine = firstLine(refs.waitQ);
     var epilogueLine = firstLine(refs.epilogue);
-    /** Consumer WG c's program: mma_init, then its script per tile. */
-    function consumer(c) {
-      var sm = laneIndex["consumer" + c + "_softmax"];
-      // mma_init (933-951): QueryEmpty's first arrival; WG0 gives its own scheduler barrier the
-      // first signal.
-      var prologue = sched && c === 0 ? [C_QUERY_EMPTY, C_ARRIVE_OWN_SCHED] : [C_QUERY_EMPTY];
-      var sc = consumerScript(c);
-      return function () {
-        return replay(sc, prologue, function (op, t, j) {
-          var n;
-          switch (op) {
-            case C_WAIT_Q:
-              return eng.wait(qRing.full[0], t & 1, "q", refs.waitQ, t, null, 0, waitQLine);
-            case C_WAIT_K:
-              n = t * perTile + itemK[j];
-              return eng.wait(kRing.full[n % S], (n / S | 0) & 1, "k", refs.waitK, t, j, n % S, waitKLine);
-            case C_WAIT_V:
-              n = t * perTile + itemV[j];
-              return eng.wait(vRing.full[n % S], (n / S | 0) & 1, "v", refs.waitV, t, j, n % S, waitVLine);
-            case C_GEMM0:
-              return eng.mma(tc, G0, "gemm0", refs.gemm0, t, j, (t * perTile + itemK[j]) % S);
-            case C_GEMM1:
-              return eng.mma(tc, G1, "gemm1", refs.gemm1, t, j, (t * perTile + itemV[j]) % S);
-            case C_MMA_WAIT0:
-              return eng.mmaWait(0);
-            case C_MMA_WAIT1:
-              return eng.mmaWait(1);
-            case C_RELEASE_K:
-              return eng.arriveCmd(kRing.empty[(t * perTile + itemK[j]) % S]);
-            case C_RELEASE_V:
-              return eng.arriveCmd(vRing.empty[(t * perTile + itemV[j]) % S]);
-            case C_SOFTMAX:
-              return eng.work(X, "softmax", refs.softmax, t, j, null, sm);
-            case C_SYNC_SCHED:
-              return eng.sync(schedBars[c], "barrier", refs.barrier, t, j, null, null);
-            case C_ARRIVE_SCHED:
-              // warp_scheduler_barrier_arrive (926-928): the next WG, WG1 -> WG2 (-> WG3) -> WG1
-              return eng.arriveCmd(schedBars[(c + 1) % C]);
-            case C_ARRIVE_OWN_SCHED:
-              return eng.arriveCmd(schedBars[c]);
-            case C_QUERY_EMPTY:
-              return eng.arriveCmd(qRing.empty[0]);
-            case C_EPILOGUE_SYNC:
-              return eng.sync(epiBar, "epilogue", refs.epilogue, t, null, null, epilogueLine);
-            case C_EPILOGUE:
-              return eng.work(E, "epilogue", refs.epilogue, t, null, null);
-            default:
-              // C_ARRIVE_O
-              return eng.arriveCmd(barrierO);
-          }
-        });
-      };
-    }
-    for (var c = 0; c < C; c++) eng.role("consumer" + c, laneIndex["consumer" + c], consumer(c));
+    var sm = x.laneIndex["consumer" + c + "_softmax"];
+    // mma_init (933-951): QueryEmpty's first arrival; WG0 gives its own scheduler barrier the
+    // first signal.
+    var prologue = x.sched && c === 0 ? [C_QUERY_EMPTY, C_ARRIVE_OWN_SCHED] : [C_QUERY_EMPTY];
+    var sc = consumerScript(x, c);
+    return function () {
+      return replay(sc, prologue, function (op, t, j) {
+        var n;
+        switch (op) {
+          case C_WAIT_Q:
+            return eng.wait(qRing.full[0], t & 1, "q", refs.waitQ, t, null, 0, waitQLine);
+          case C_WAIT_K:
+            n = t * perTile + itemK[j];
+            return eng.wait(kRing.full[n % S], (n / S | 0) & 1, "k", refs.waitK, t, j, n % S, waitKLine);
+          case C_WAIT_V:
+            n = t * perTile + itemV[j];
+            return eng.wait(vRing.full[n % S], (n / S | 0) & 1, "v", refs.waitV, t, j, n % S, waitVLine);
+          case C_GEMM0:
+            return eng.mma(tc, G0, "gemm0", refs.gemm0, t, j, (t * perTile + itemK[j]) % S);
+          case C_GEMM1:
+            return eng.mma(tc, G1, "gemm1", refs.gemm1, t, j, (t * perTile + itemV[j]) % S);
+          case C_MMA_WAIT0:
+            return eng.mmaWait(0);
+          case C_MMA_WAIT1:
+            return eng.mmaWait(1);
+          case C_RELEASE_K:
+            return eng.arriveCmd(kRing.empty[(t * perTile + itemK[j]) % S]);
+          case C_RELEASE_V:
+            return eng.arriveCmd(vRing.empty[(t * perTile + itemV[j]) % S]);
+          case C_SOFTMAX:
+            return eng.work(X, "softmax", refs.softmax, t, j, null, sm);
+          case C_SYNC_SCHED:
+            return eng.sync(schedBars[c], "barrier", refs.barrier, t, j, null, null);
+          case C_ARRIVE_SCHED:
+            // warp_scheduler_barrier_arrive (926-928): the next WG, WG1 -> WG2 (-> WG3) -> WG1
+            return eng.arriveCmd(schedBars[(c + 1) % C]);
+          case C_ARRIVE_OWN_SCHED:
+            return eng.arriveCmd(schedBars[c]);
+          case C_QUERY_EMPTY:
+            return eng.arriveCmd(qRing.empty[0]);
+          case C_EPILOGUE_SYNC:
+            return eng.sync(epiBar, "epilogue", refs.epilogue, t, null, null, epilogueLine);
+          case C_EPILOGUE:
+            return eng.work(E, "epilogue", refs.epilogue, t, null, null);
+          default:
+            // C_ARRIVE_O
+            return eng.arriveCmd(barrierO);
+        }
+      }, x.O);
+    };
+  }
+
+  /**
+   * Run the attention model (FlashAttention-3 forward, hopper/) on the engine. Roles: the load
+   * warp (attentionProducer) and each consumer WG (attentionConsumer), programs as in
+   * docs/models/attention.md (every rule with its FA3 lines).
+   */
+  function runAttention(knobs, refs) {
+    var C = knobs.consumerWGs, J = knobs.kvBlocks;
+    var shape = refs.shape;
+    var shared = shape.kv === "shared";
+    // x: what the role programs read. UseSchedulerBarrier needs 2 or 3 MMA WGs.
+    var x = { refs: refs, S: knobs.stages, O: knobs.outputTiles, J: J, C: C, L: knobs.tmaLatency, X: knobs.softmaxLatency,
+      E: knobs.epilogueLatency, G0: knobs.gemm0Latency, G1: knobs.gemm1Latency, intra: knobs.intraWGOverlap,
+      sched: C >= 2 && knobs.interWGPingpong, shared: shared, vt: knobs.transposeV && !shared };
+    var lanes = attentionLanes(knobs, refs);
+    var laneIndex = {};
+    lanes.forEach(function (lane, i) { laneIndex[lane.id] = i; });
+    x.laneIndex = laneIndex;
+    var estimate = estimateAttentionBlocks(knobs);
+    var eng = new Engine(lanes, { events: recordEvents(estimate), operand: true, capacity: estimate });
+    x.eng = eng;
+    x.tc = eng.queue("tensor core");
+    attentionBarriers(eng, knobs, refs, laneIndex, x);
+    var acts = producerActions(J, x.intra, x.vt);
+    ringItems(acts, J, x);
+    eng.role("producer", 0, attentionProducer(x, producerScriptOf(acts)), { drawWaits: false });
+    for (var c = 0; c < C; c++) eng.role("consumer" + c, laneIndex["consumer" + c], attentionConsumer(x, c));
     var deadlock = eng.run();
     // Attention blocks name their operand (K, V, Vt, Q) on producer and stage lanes; null elsewhere
     // (the engine's operand option).

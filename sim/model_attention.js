@@ -203,6 +203,84 @@ var KernelModelAttention = (function () {
     return { knobs: knobs, messages: messages };
   }
 
+  /** Ops of a list whose kind is in kinds and that pass pred. */
+  function pick(ops, kinds, pred) {
+    var set = kindSet(kinds);
+    return ops.filter(function (op) { return set[op.op] === true && (!pred || pred(op)); });
+  }
+
+  /** Predicate: the op acts on pipeline `pipe` (never, for a null pipe). */
+  function onPipe(pipe) { return function (op) { return pipe !== null && op.pipeline === pipe; }; }
+
+  /** Predicate: the op acts on FA3's standalone barrier_Q. */
+  function onQBarrier(op) { return op.barrier === "barrier_Q"; }
+
+  /** Consumer waits of the attention model's pipelines: their kinds. */
+  var WAIT_KINDS = ["consumer_try_wait", "consumer_wait"];
+
+  /**
+   * The consumer's mma ops of each GEMM, and its waits of each GEMM: on its pipeline; with a
+   * shared K/V pipeline, the waits whose next mma (in line order) is of that GEMM.
+   * {mmas: {gemm0, gemm1}, waits: {gemm0, gemm1}}.
+   */
+  function gemmOps(cOps, shape, kPipe, vPipe) {
+    var mmas = { gemm0: [], gemm1: [] };
+    cOps.forEach(function (op) {
+      var cls = op.op === "mma" ? mmaClass(op, kPipe, vPipe) : null;
+      if (cls) mmas[cls].push(op);
+    });
+    var waits = { gemm0: [], gemm1: [] };
+    if (shape.kv === "shared") {
+      var byLine = cOps.slice().sort(function (a, b) { return (a.line || 0) - (b.line || 0); });
+      byLine.forEach(function (op, i) {
+        if (WAIT_KINDS.indexOf(op.op) < 0 || op.pipeline !== kPipe) return;
+        for (var n = i + 1; n < byLine.length; n++) {
+          if (byLine[n].op !== "mma") continue;
+          var cls = mmaClass(byLine[n], null, null);
+          if (cls) waits[cls].push(op);
+          break;
+        }
+      });
+    } else {
+      waits.gemm0 = pick(cOps, WAIT_KINDS, onPipe(kPipe));
+      waits.gemm1 = pick(cOps, WAIT_KINDS, onPipe(vPipe));
+    }
+    return { mmas: mmas, waits: waits };
+  }
+
+  /** Producer acquire/load/commit ops of one operand: loads by operand, acquire/commit by pipeline. */
+  function issueOps(pOps, shape, operand, pipe, exclude) {
+    return pOps.filter(function (op) {
+      if (exclude.indexOf(op) >= 0) return false;
+      if (LOAD_OPS[op.op]) return op.operand === operand;
+      if (op.op === "producer_acquire" || op.op === "producer_commit") return pipe !== null && op.pipeline === pipe && shape.kv !== "shared";
+      return false;
+    });
+  }
+
+  /** Transpose (FA3 copy_Vt_to_V): the Vt consumer_wait/release and the V acquire/commit between them. */
+  function transposeOps(pOps, shape, vPipe) {
+    if (!shape.vt) return [];
+    var vtOps = pick(pOps, ["consumer_wait", "consumer_release"], onPipe(shape.vtPipe));
+    var lo = Infinity, hi = -Infinity;
+    vtOps.forEach(function (op) {
+      if (typeof op.line === "number") { lo = Math.min(lo, op.line); hi = Math.max(hi, op.line); }
+    });
+    return vtOps.concat(pick(pOps, ["producer_acquire", "producer_commit"], function (op) {
+      return op.pipeline === vPipe && op.line > lo && op.line < hi;
+    }));
+  }
+
+  /** The kernel layer's epilogue store calls (epilogue.store / collective_epilogue.store) as refs. */
+  function epilogueRefs(st) {
+    var kernel = isObject(st.kernel_layer) ? st.kernel_layer : null;
+    var kernelPath = kernel && isObject(kernel.source) && typeof kernel.source.path === "string" ? kernel.source.path : null;
+    var calls = kernel && Array.isArray(kernel.calls) ? kernel.calls.filter(isObject) : [];
+    return sortRefs(calls.filter(function (call) {
+      return call.call === "store" && (call.receiver === "epilogue" || call.receiver === "collective_epilogue");
+    }).map(function (call) { return makeRef(kernelPath, call.line, call.end_line, call.call, call.text); }));
+  }
+
   /**
    * Source references of the attention model, computed once per simulate() call and shared by
    * reference: {gemm0, softmax, gemm1, releaseK, releaseV, issueK, issueV, issueQ, fillK, fillV,
@@ -219,36 +297,7 @@ var KernelModelAttention = (function () {
     var pOps = opsOf(producer), cOps = opsOf(consumer);
     var kPipe = shape.kv === "shared" ? shape.kvPipe : shape.kPipe;
     var vPipe = shape.kv === "shared" ? shape.kvPipe : shape.vPipe;
-    /** Ops of a list whose kind is in kinds and that pass pred. */
-    function pick(ops, kinds, pred) {
-      var set = kindSet(kinds);
-      return ops.filter(function (op) { return set[op.op] === true && (!pred || pred(op)); });
-    }
-    function onPipe(pipe) { return function (op) { return pipe !== null && op.pipeline === pipe; }; }
-    var mmas = { gemm0: [], gemm1: [] };
-    cOps.forEach(function (op) {
-      var cls = op.op === "mma" ? mmaClass(op, kPipe, vPipe) : null;
-      if (cls) mmas[cls].push(op);
-    });
-    // Waits of each GEMM: on its pipeline; with a shared K/V pipeline, the waits whose next mma
-    // (in line order) is of that GEMM.
-    var waitKinds = ["consumer_try_wait", "consumer_wait"];
-    var waits = { gemm0: [], gemm1: [] };
-    if (shape.kv === "shared") {
-      var byLine = cOps.slice().sort(function (a, b) { return (a.line || 0) - (b.line || 0); });
-      byLine.forEach(function (op, i) {
-        if (waitKinds.indexOf(op.op) < 0 || op.pipeline !== kPipe) return;
-        for (var n = i + 1; n < byLine.length; n++) {
-          if (byLine[n].op !== "mma") continue;
-          var cls = mmaClass(byLine[n], null, null);
-          if (cls) waits[cls].push(op);
-          break;
-        }
-      });
-    } else {
-      waits.gemm0 = pick(cOps, waitKinds, onPipe(kPipe));
-      waits.gemm1 = pick(cOps, waitKinds, onPipe(vPipe));
-    }
+    var g = gemmOps(cOps, shape, kPipe, vPipe), mmas = g.mmas, waits = g.waits;
     var releaseK = refsOf(pick(cOps, ["consumer_release"], onPipe(kPipe)), path);
     var releaseV = shape.kv === "shared" ? releaseK : refsOf(pick(cOps, ["consumer_release"], onPipe(vPipe)), path);
     var fullK = refsOf(waits.gemm0, path);
@@ -257,36 +306,9 @@ var KernelModelAttention = (function () {
     var waitV = refsOf(waits.gemm1.filter(function (op) { return op.op === "consumer_wait"; }), path);
     // Q waits: on a Q pipeline (88_hopper_fmha), else on a standalone barrier_Q (FA3's
     // barrier_Q.wait(work_idx % 2), parsed as barrier_wait).
-    function onQBarrier(op) { return op.barrier === "barrier_Q"; }
-    var fullQ = refsOf(pick(cOps, waitKinds, onPipe(shape.qPipe)), path);
+    var fullQ = refsOf(pick(cOps, WAIT_KINDS, onPipe(shape.qPipe)), path);
     if (fullQ.length === 0) fullQ = refsOf(pick(cOps, ["barrier_wait"], onQBarrier), path);
-    /** Producer acquire/load/commit ops of one operand: loads by operand, acquire/commit by pipeline. */
-    function issueOps(operand, pipe, exclude) {
-      return pOps.filter(function (op) {
-        if (exclude.indexOf(op) >= 0) return false;
-        if (LOAD_OPS[op.op]) return op.operand === operand;
-        if (op.op === "producer_acquire" || op.op === "producer_commit") return pipe !== null && op.pipeline === pipe && shape.kv !== "shared";
-        return false;
-      });
-    }
-    // Transpose (FA3 copy_Vt_to_V): the Vt consumer_wait/release and the V acquire/commit between them.
-    var transposeOps = [];
-    if (shape.vt) {
-      var vtOps = pick(pOps, ["consumer_wait", "consumer_release"], onPipe(shape.vtPipe));
-      var lo = Infinity, hi = -Infinity;
-      vtOps.forEach(function (op) {
-        if (typeof op.line === "number") { lo = Math.min(lo, op.line); hi = Math.max(hi, op.line); }
-      });
-      transposeOps = vtOps.concat(pick(pOps, ["producer_acquire", "producer_commit"], function (op) {
-        return op.pipeline === vPipe && op.line > lo && op.line < hi;
-      }));
-    }
-    var kernel = isObject(st.kernel_layer) ? st.kernel_layer : null;
-    var kernelPath = kernel && isObject(kernel.source) && typeof kernel.source.path === "string" ? kernel.source.path : null;
-    var calls = kernel && Array.isArray(kernel.calls) ? kernel.calls.filter(isObject) : [];
-    var epilogue = sortRefs(calls.filter(function (call) {
-      return call.call === "store" && (call.receiver === "epilogue" || call.receiver === "collective_epilogue");
-    }).map(function (call) { return makeRef(kernelPath, call.line, call.end_line, call.call, call.text); }));
+    var transpose = transposeOps(pOps, shape, vPipe);
     var barrier = refsOf(pick(cOps, ["order_wait", "order_arrive"]), path);
     if (barrier.length === 0) barrier = sourceRefs(st).order;
     var gemm0 = refsOf(waits.gemm0.concat(mmas.gemm0), path);
@@ -297,9 +319,9 @@ var KernelModelAttention = (function () {
       gemm1: unionRefs([gemm1, releaseV]),
       releaseK: releaseK,
       releaseV: releaseV,
-      issueK: refsOf(issueOps("K", kPipe, transposeOps), path),
-      issueV: refsOf(issueOps("V", vPipe, transposeOps), path),
-      issueQ: unionRefs([refsOf(issueOps("Q", shape.qPipe, transposeOps), path),
+      issueK: refsOf(issueOps(pOps, shape, "K", kPipe, transpose), path),
+      issueV: refsOf(issueOps(pOps, shape, "V", vPipe, transpose), path),
+      issueQ: unionRefs([refsOf(issueOps(pOps, shape, "Q", shape.qPipe, transpose), path),
         refsOf(pick(pOps, ["barrier_arrive"], onQBarrier), path)]),
       fillK: refsOf(pick(pOps, ["tma_load", "cp_async"], function (op) { return op.operand === "K"; }), path),
       fillV: refsOf(pick(pOps, ["tma_load", "cp_async"], function (op) { return op.operand === "V"; }), path),
@@ -307,9 +329,9 @@ var KernelModelAttention = (function () {
       fullK: fullK,
       fullV: fullV,
       fullQ: fullQ,
-      transpose: refsOf(transposeOps, path),
+      transpose: refsOf(transpose, path),
       fullVt: refsOf(pick(pOps, ["consumer_wait"], onPipe(shape.vtPipe)), path),
-      epilogue: epilogue,
+      epilogue: epilogueRefs(st),
       barrier: barrier,
       waitK: waitK,
       waitV: waitV,

@@ -213,15 +213,111 @@ var KernelModelGemm = (function () {
     return out;
   }
 
+  /** The producer's role program (Engine.role): per k-tile g, producer_acquire of its stage, then the TMA. */
+  function gemmProducer(eng, ring, knobs, refs, prog) {
+    var S = knobs.stages, O = knobs.outputTiles, K = knobs.kTiles, L = knobs.tmaLatency;
+    var FIRST_STAGE = 1;
+    return function () {
+      var g = 0, acquired = false, total = O * K, acquireLine = prog.lines.acquire;
+      return function () {
+        if (g >= total) return null;
+        var s = g % S, o = (g / K) | 0, k = g - o * K;
+        if (!acquired && prog.acquire) {
+          acquired = true;
+          return eng.wait(ring.empty[s], ((g / S | 0) & 1) ^ 1, null, EMPTY, o, k, s, acquireLine);
+        }
+        acquired = false;
+        g++;
+        return eng.copy(ring.full[s], L, refs.issue, refs.filling, o, k, s, FIRST_STAGE + s, ring);
+      };
+    };
+  }
+
+  // Steps of a GEMM consumer WG's tile, in source order (docs/models/gemm.md): the kernel
+  // layer's order wait, mma()'s k-loop (wait, WGMMA, warpgroup_wait<K_PIPE_MMAS> and the lagged
+  // release once k >= K_PIPE_MMAS), the order arrive, mma_tail (warpgroup_wait<0>, release of
+  // the last min(K_PIPE_MMAS, K) k-tiles), the epilogue between its order wait and arrive.
+  var TILE = 0, K_WAIT = 1, K_MMA = 2, K_LAG_WAIT = 3, K_RELEASE = 4, ORDER_ARRIVE_MMA = 5, TAIL_WAIT = 6,
+    TAIL_RELEASE = 7, ORDER_WAIT_EPI = 8, EPILOGUE = 9, ORDER_ARRIVE_EPI = 10;
+
+  /**
+   * Consumer WG w's role program (Engine.role): the kernel layer's tile loop around the
+   * mainloop's mma() and mma_tail(). x: the run's {eng, knobs, refs, prog, ring, tc, order,
+   * pingpong, cooperative} (runGemm).
+   */
+  function gemmConsumer(x, w) {
+    var eng = x.eng, knobs = x.knobs, refs = x.refs, prog = x.prog, ring = x.ring, tc = x.tc, order = x.order;
+    var pingpong = x.pingpong, cooperative = x.cooperative;
+    var S = knobs.stages, O = knobs.outputTiles, K = knobs.kTiles;
+    var W = knobs.wgmmaLatency, Ep = knobs.epilogueLatency, KP = knobs.kPipeMmas;
+    var orderMmaLine = firstLine(refs.orderMma), orderEpiLine = firstLine(refs.orderEpilogue);
+    return function () {
+      var P = Math.min(KP, K), tileStep = pingpong ? 2 : 1, parts = cooperative ? 2 : 1;
+      var o = pingpong ? w : 0, k = 0, kt = 0, g = 0, step = TILE;
+      return function () {
+        for (;;) {
+          switch (step) {
+            case TILE:
+              if (o >= O) return null;
+              k = 0;
+              step = K_WAIT;
+              if (pingpong) return order.wait(w, "order", refs.orderMma, o, 0, (o * K) % S, orderMmaLine);
+              break;
+            case K_WAIT:
+              if (k >= K) { step = ORDER_ARRIVE_MMA; break; }
+              g = o * K + k;
+              step = K_MMA;
+              if (prog.wait) return eng.wait(ring.full[g % S], (g / S | 0) & 1, "tma", refs.wait, o, k, g % S, prog.lines.wait);
+              break;
+            case K_MMA:
+              step = K_LAG_WAIT;
+              return eng.mma(tc, W, "wgmma", refs.wgmma, o, k, g % S, parts, cooperative ? g : null);
+            case K_LAG_WAIT:
+              if (k < P) { k++; step = K_WAIT; break; }
+              step = K_RELEASE;
+              return eng.mmaWait(KP, null, EMPTY);
+            case K_RELEASE:
+              k++;
+              step = K_WAIT;
+              if (prog.loopRelease) return eng.arriveCmd(ring.empty[(g - P) % S]);
+              break;
+            case ORDER_ARRIVE_MMA:
+              step = TAIL_WAIT;
+              if (pingpong) return order.arrive(w);
+              break;
+            case TAIL_WAIT:
+              kt = K - P;
+              step = TAIL_RELEASE;
+              return eng.mmaWait(0, null, EMPTY);
+            case TAIL_RELEASE:
+              if (prog.tailRelease && kt < K) return eng.arriveCmd(ring.empty[(o * K + kt++) % S]);
+              step = ORDER_WAIT_EPI;
+              break;
+            case ORDER_WAIT_EPI:
+              step = EPILOGUE;
+              if (pingpong) return order.wait(w, "epilogue-order", refs.orderEpilogue, o, null, null, orderEpiLine);
+              break;
+            case EPILOGUE:
+              step = ORDER_ARRIVE_EPI;
+              return eng.work(Ep, "epilogue", refs.epilogue, o, null, null);
+            default:
+              // ORDER_ARRIVE_EPI: the next tile of this WG follows
+              step = TILE;
+              o += tileStep;
+              if (pingpong) return order.arrive(w);
+          }
+        }
+      };
+    };
+  }
+
   /**
    * Run the GEMM model on the engine. With build false no block is allocated and the run stops at
    * the first late TMA wait ({deadlock, stopped}); with build true, probe(lateTma) is told
-   * whether one occurred.
+   * whether one occurred. The roles: the producer (gemmProducer) and each consumer WG (gemmConsumer).
    */
   function runGemm(knobs, refs, prog, build, probe) {
-    var S = knobs.stages, O = knobs.outputTiles, K = knobs.kTiles;
-    var L = knobs.tmaLatency, W = knobs.wgmmaLatency, Ep = knobs.epilogueLatency, KP = knobs.kPipeMmas;
-    var C = knobs.consumerWGs;
+    var S = knobs.stages, C = knobs.consumerWGs;
     var pingpong = C === 2 && knobs.schedule === "pingpong";
     var cooperative = C === 2 && knobs.schedule === "cooperative";
     var lanes = gemmLanes(knobs);
@@ -240,93 +336,12 @@ var KernelModelGemm = (function () {
     var order = pingpong ? new OrderBarrier(eng, "math_wg_order_barrier", 2, 2,
       { wait: linesOf(refs.order.filter(function (r) { return r.op === "wait"; })),
         arrive: linesOf(refs.order.filter(function (r) { return r.op === "arrive"; })) }) : null;
-    var orderMmaLine = firstLine(refs.orderMma), orderEpiLine = firstLine(refs.orderEpilogue);
 
     // Role programs as step functions (Engine.role): each call returns the role's next command.
-    /** The producer: per k-tile g, producer_acquire of its stage, then the TMA. */
-    eng.role("producer", 0, function () {
-      var g = 0, acquired = false, total = O * K, acquireLine = prog.lines.acquire;
-      return function () {
-        if (g >= total) return null;
-        var s = g % S, o = (g / K) | 0, k = g - o * K;
-        if (!acquired && prog.acquire) {
-          acquired = true;
-          return eng.wait(ring.empty[s], ((g / S | 0) & 1) ^ 1, null, EMPTY, o, k, s, acquireLine);
-        }
-        acquired = false;
-        g++;
-        return eng.copy(ring.full[s], L, refs.issue, refs.filling, o, k, s, FIRST_STAGE + s, ring);
-      };
-    }, { drawWaits: false });
-
-    // Steps of a GEMM consumer WG's tile, in source order (docs/models/gemm.md): the kernel
-    // layer's order wait, mma()'s k-loop (wait, WGMMA, warpgroup_wait<K_PIPE_MMAS> and the lagged
-    // release once k >= K_PIPE_MMAS), the order arrive, mma_tail (warpgroup_wait<0>, release of
-    // the last min(K_PIPE_MMAS, K) k-tiles), the epilogue between its order wait and arrive.
-    var TILE = 0, K_WAIT = 1, K_MMA = 2, K_LAG_WAIT = 3, K_RELEASE = 4, ORDER_ARRIVE_MMA = 5, TAIL_WAIT = 6,
-      TAIL_RELEASE = 7, ORDER_WAIT_EPI = 8, EPILOGUE = 9, ORDER_ARRIVE_EPI = 10;
-    /** Consumer WG w: the kernel layer's tile loop around the mainloop's mma() and mma_tail(). */
-    function consumer(w) {
-      return function () {
-        var P = Math.min(KP, K), tileStep = pingpong ? 2 : 1, parts = cooperative ? 2 : 1;
-        var o = pingpong ? w : 0, k = 0, kt = 0, g = 0, step = TILE;
-        return function () {
-          for (;;) {
-            switch (step) {
-              case TILE:
-                if (o >= O) return null;
-                k = 0;
-                step = K_WAIT;
-                if (pingpong) return order.wait(w, "order", refs.orderMma, o, 0, (o * K) % S, orderMmaLine);
-                break;
-              case K_WAIT:
-                if (k >= K) { step = ORDER_ARRIVE_MMA; break; }
-                g = o * K + k;
-                step = K_MMA;
-                if (prog.wait) return eng.wait(ring.full[g % S], (g / S | 0) & 1, "tma", refs.wait, o, k, g % S, prog.lines.wait);
-                break;
-              case K_MMA:
-                step = K_LAG_WAIT;
-                return eng.mma(tc, W, "wgmma", refs.wgmma, o, k, g % S, parts, cooperative ? g : null);
-              case K_LAG_WAIT:
-                if (k < P) { k++; step = K_WAIT; break; }
-                step = K_RELEASE;
-                return eng.mmaWait(KP, null, EMPTY);
-              case K_RELEASE:
-                k++;
-                step = K_WAIT;
-                if (prog.loopRelease) return eng.arriveCmd(ring.empty[(g - P) % S]);
-                break;
-              case ORDER_ARRIVE_MMA:
-                step = TAIL_WAIT;
-                if (pingpong) return order.arrive(w);
-                break;
-              case TAIL_WAIT:
-                kt = K - P;
-                step = TAIL_RELEASE;
-                return eng.mmaWait(0, null, EMPTY);
-              case TAIL_RELEASE:
-                if (prog.tailRelease && kt < K) return eng.arriveCmd(ring.empty[(o * K + kt++) % S]);
-                step = ORDER_WAIT_EPI;
-                break;
-              case ORDER_WAIT_EPI:
-                step = EPILOGUE;
-                if (pingpong) return order.wait(w, "epilogue-order", refs.orderEpilogue, o, null, null, orderEpiLine);
-                break;
-              case EPILOGUE:
-                step = ORDER_ARRIVE_EPI;
-                return eng.work(Ep, "epilogue", refs.epilogue, o, null, null);
-              default:
-                // ORDER_ARRIVE_EPI: the next tile of this WG follows
-                step = TILE;
-                o += tileStep;
-                if (pingpong) return order.arrive(w);
-            }
-          }
-        };
-      };
-    }
-    for (var c = 0; c < C; c++) eng.role("consumer" + c, FIRST_CONSUMER + c, consumer(c));
+    eng.role("producer", 0, gemmProducer(eng, ring, knobs, refs, prog), { drawWaits: false });
+    var x = { eng: eng, knobs: knobs, refs: refs, prog: prog, ring: ring, tc: tc, order: order, pingpong: pingpong,
+      cooperative: cooperative };
+    for (var c = 0; c < C; c++) eng.role("consumer" + c, FIRST_CONSUMER + c, gemmConsumer(x, c));
     var deadlock = eng.run();
     if (!build) return { deadlock: deadlock, stopped: eng.stopped };
     if (probe) probe(eng.late);
