@@ -76,7 +76,7 @@ ENGINE_JS_ASSET = "sim/engine.js"
 # the order they bind each other: packed with schedule.js (which binds them all) as one script.
 SIM_MODULE_ASSETS = (
     "sim/common.js", "sim/fit.js", "sim/model_gemm.js", "sim/attention_roles.js", "sim/model_attention.js",
-    "sim/model_blackwell.js", "sim/model_program.js", "sim/units.js",
+    "sim/blackwell_roles.js", "sim/model_blackwell.js", "sim/model_program.js", "sim/units.js",
 )
 GPUS_JSON_ASSET = "sim/gpus.json"
 BOOT_JS_ASSET = "assets/boot.js"
