@@ -72,6 +72,12 @@ PERF_JS_ASSET = "sim/perf.js"
 INTERPRET_JS_ASSET = "sim/interpret.js"
 TIMELINE_JS_ASSET = "sim/timeline.js"
 ENGINE_JS_ASSET = "sim/engine.js"
+# The simulator's shared helpers, fit rules, models and cycles mode (docs/simulator.md "Layout"), in
+# the order they bind each other: packed with schedule.js (which binds them all) as one script.
+SIM_MODULE_ASSETS = (
+    "sim/common.js", "sim/fit.js", "sim/model_gemm.js", "sim/attention_roles.js", "sim/model_attention.js",
+    "sim/blackwell_roles.js", "sim/model_blackwell.js", "sim/model_program.js", "sim/units.js",
+)
 GPUS_JSON_ASSET = "sim/gpus.json"
 BOOT_JS_ASSET = "assets/boot.js"
 # How the details panel links a source line (viz.py --source-link): a file:// URL, a vscode://
@@ -294,10 +300,11 @@ def render(parsed, knobs=None, title=None, gpus=None, source_link="none", source
               "BOOT_JS": BOOT_JS_ASSET}
     # The page's scripts in the order they run (each after the ones it uses), embedded compressed.
     # One packing list: each entry is one packed script of one or more files, concatenated.
-    # The simulator is three files: the timeline builder, the engine (which uses it), then
-    # schedule.js (which binds both at its top).
+    # The simulator: the timeline builder, the engine (which uses it), then the sim/ modules and
+    # schedule.js (which binds them all at its top), packed as one script.
     scripts = [("PERF_JS", (PERF_JS_ASSET,)), ("INTERPRET_JS", (INTERPRET_JS_ASSET,)),
-               ("TIMELINE_JS", (TIMELINE_JS_ASSET,)), ("ENGINE_JS", (ENGINE_JS_ASSET,)), ("SCHEDULE_JS", (SCHEDULE_JS_ASSET,)),
+               ("TIMELINE_JS", (TIMELINE_JS_ASSET,)), ("ENGINE_JS", (ENGINE_JS_ASSET,)),
+               ("SCHEDULE_JS", SIM_MODULE_ASSETS + (SCHEDULE_JS_ASSET,)),
                ("TRACE_EXPORT_JS", (TRACE_EXPORT_JS_ASSET,)), ("COMMON_JS", (COMMON_JS_ASSET,)),
                ("WAVEFORM_JS", WAVE_MODULE_ASSETS + (WAVEFORM_JS_ASSET,))]
     packed = {f"{name}_GZ": packed_js(*rels) for name, rels in scripts}

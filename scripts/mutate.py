@@ -41,7 +41,7 @@ TESTS = {
     "parse_dsl.py": [PYTEST + ["tests/test_mutant_survivors.py", "tests/test_parser_dsl.py"]],
     "parse_core.py": [PYTEST + ["tests/test_mutant_survivors.py", "tests/test_parser_fixtures.py",
                                 "tests/test_parser_dsl.py", "tests/test_parser_core.py"]],
-    "schedule.js": [NODE + ["tests/js/mutants.test.js", "tests/js/schedule.test.js", "tests/js/golden.test.js",
+    "sim/model_gemm.js": [NODE + ["tests/js/mutants.test.js", "tests/js/schedule.test.js", "tests/js/golden.test.js",
                             "tests/js/model_choice.test.js"]],
 }
 
@@ -73,17 +73,17 @@ MUTANTS = [
      "warp index 0 refused"),
     ("parse_dsl.py", "if len(text) > MAX_PYTHON_CHARS:", "if len(text) >= MAX_PYTHON_CHARS:",
      "a Python file of exactly the size limit refused"),
-    ("schedule.js", "if (k < P) { k++; step = K_WAIT; break; }", "if (k <= P) { k++; step = K_WAIT; break; }",
+    ("sim/model_gemm.js", "if (k < P) { k++; step = K_WAIT; break; }", "if (k <= P) { k++; step = K_WAIT; break; }",
      "GEMM: lagged release boundary k == K_PIPE_MMAS"),
-    ("schedule.js", "kt = K - P;", "kt = K - P + 1;", "GEMM: mma_tail releases one k-tile too few"),
-    ("schedule.js", "var P = Math.min(KP, K)", "var P = Math.max(KP, K)", "GEMM: min -> max of K_PIPE_MMAS and K"),
-    ("schedule.js", "if (knobs.kPipeMmas >= knobs.stages) {", "if (knobs.kPipeMmas > knobs.stages) {",
+    ("sim/model_gemm.js", "kt = K - P;", "kt = K - P + 1;", "GEMM: mma_tail releases one k-tile too few"),
+    ("sim/model_gemm.js", "var P = Math.min(KP, K)", "var P = Math.max(KP, K)", "GEMM: min -> max of K_PIPE_MMAS and K"),
+    ("sim/model_gemm.js", "if (knobs.kPipeMmas >= knobs.stages) {", "if (knobs.kPipeMmas > knobs.stages) {",
      "knob check: K_PIPE_MMAS == stages not reported"),
-    ("schedule.js", "return eng.wait(ring.empty[s], ((g / S | 0) & 1) ^ 1, null, EMPTY, o, k, s, acquireLine);",
+    ("sim/model_gemm.js", "return eng.wait(ring.empty[s], ((g / S | 0) & 1) ^ 1, null, EMPTY, o, k, s, acquireLine);",
      "return eng.wait(ring.empty[s], (g / S | 0) & 1, null, EMPTY, o, k, s, acquireLine);",
      "GEMM producer_acquire: parity not flipped"),
-    ("schedule.js", "tileStep = pingpong ? 2 : 1", "tileStep = 1", "pingpong: each WG takes every tile"),
-    ("schedule.js", "var cooperative = C === 2 && knobs.schedule === \"cooperative\";",
+    ("sim/model_gemm.js", "tileStep = pingpong ? 2 : 1", "tileStep = 1", "pingpong: each WG takes every tile"),
+    ("sim/model_gemm.js", "var cooperative = C === 2 && knobs.schedule === \"cooperative\";",
      "var cooperative = knobs.schedule === \"cooperative\";", "cooperative without two consumer WGs"),
 ]
 

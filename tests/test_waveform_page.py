@@ -399,10 +399,12 @@ def test_the_page_inlines_a_compacted_simulator_that_behaves_the_same(tmp_path, 
     if node is None:
         pytest.skip("node is not installed")
     scripts = dict(page_scripts(rw.render(parsed)))
-    sim = (("timeline", rw.TIMELINE_JS_ASSET), ("engine", rw.ENGINE_JS_ASSET), ("schedule", rw.SCHEDULE_JS_ASSET))
-    for name, asset in sim:
-        compact = rw.compact_js(pagekit.read_asset(asset))
-        assert len(compact) < 0.8 * len(pagekit.read_asset(asset)), asset
+    sim = (("timeline", (rw.TIMELINE_JS_ASSET,)), ("engine", (rw.ENGINE_JS_ASSET,)),
+           ("schedule", rw.SIM_MODULE_ASSETS + (rw.SCHEDULE_JS_ASSET,)))
+    for name, assets in sim:
+        source = "".join(pagekit.read_asset(asset) for asset in assets)
+        compact = "".join(rw.compact_js(pagekit.read_asset(asset)) for asset in assets)
+        assert len(compact) < 0.8 * len(source), assets
         assert compact == scripts[name]
     path = tmp_path / "compact_sim.js"
     path.write_text("\n".join(scripts[name] for name, _ in sim), encoding="utf-8")

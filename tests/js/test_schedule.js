@@ -675,8 +675,10 @@ test("fallbacks: producer without loads, 'both' roles, missing or partial struct
 // Packaging: the file must work as an inlined classic <script> and stay ASCII.
 
 // The simulator's files in the order the page runs them (render_waveform.py's packing list).
-const SIM_PATHS = [path.join(__dirname, "..", "..", "sim", "timeline.js"), path.join(__dirname, "..", "..", "sim", "engine.js"),
-  SCHEDULE_PATH];
+const SIM_PATHS = ["timeline.js", "engine.js", "common.js", "fit.js", "model_gemm.js", "attention_roles.js",
+  "model_attention.js", "blackwell_roles.js", "model_blackwell.js", "model_program.js", "units.js"]
+  .map((f) => path.join(__dirname, "..", "..", "sim", f))
+  .concat([SCHEDULE_PATH]);
 
 test("loads as classic scripts defining the KernelTimeline, KernelEngine and KernelSchedule globals", () => {
   const context = vm.createContext({});
@@ -690,7 +692,7 @@ test("loads as classic scripts defining the KernelTimeline, KernelEngine and Ker
     /schedule\.js: sim\/timeline\.js is not loaded/);
 });
 
-test("the simulator's sources (schedule.js, sim/timeline.js, sim/engine.js) are ASCII only", () => {
+test("the simulator's sources (schedule.js and the sim/ files it binds) are ASCII only", () => {
   for (const p of SIM_PATHS) {
     const bytes = fs.readFileSync(p);
     const bad = bytes.findIndex((byte) => byte > 0x7e || (byte < 0x20 && byte !== 0x0a));

@@ -1,0 +1,234 @@
+/*
+ * sim/model_program.js: the program model (model "program", docs/programs.md): the code's own
+ * role programs (schema 3), run by sim/interpret.js on the engine. This file is the glue: its
+ * knobs (the GEMM and Blackwell models' latencies, less what the code decides), why it cannot run
+ * a structure, the verdict, the view, and register(), which adds it to schedule.js's MODELS. Not
+ * chosen by fitModel yet: asked for with knobs.model = "program", and offered beside the fit.
+ *
+ * Pure and DOM-free, plain ES2017, ASCII only, no module syntax: the page inlines it after
+ * sim/model_blackwell.js as a classic script, which makes KernelModelProgram a global; Node gets
+ * the same object through module.exports.
+ */
+var KernelModelProgram = (function () {
+  "use strict";
+
+  /** sim/common.js: the page's global, or require()d next to this file. */
+  var C = (function () {
+    if (typeof KernelSimCommon !== "undefined") return KernelSimCommon;
+    if (typeof require === "function" && typeof module !== "undefined") return require("./common.js");
+    throw new Error("sim/model_program.js: common.js is not loaded (the page runs it before this file)");
+  })();
+  /** sim/model_gemm.js: the page's global, or require()d next to this file. */
+  var GM = (function () {
+    if (typeof KernelModelGemm !== "undefined") return KernelModelGemm;
+    if (typeof require === "function" && typeof module !== "undefined") return require("./model_gemm.js");
+    throw new Error("sim/model_program.js: model_gemm.js is not loaded (the page runs it before this file)");
+  })();
+  /** sim/model_blackwell.js: the page's global, or require()d next to this file. */
+  var BW = (function () {
+    if (typeof KernelModelBlackwell !== "undefined") return KernelModelBlackwell;
+    if (typeof require === "function" && typeof module !== "undefined") return require("./model_blackwell.js");
+    throw new Error("sim/model_program.js: model_blackwell.js is not loaded (the page runs it before this file)");
+  })();
+  var Timeline = C.Timeline, ENGINE_PRIMITIVES = C.ENGINE_PRIMITIVES, recordEvents = C.recordEvents,
+    normalizeNumber = C.normalizeNumber, knobObject = C.knobObject, reportUnknownKnobs = C.reportUnknownKnobs,
+    isObject = C.isObject;
+  var GEMM_KNOB_RANGES = GM.GEMM_KNOB_RANGES, GEMM_DEFAULT_KNOBS = GM.GEMM_DEFAULT_KNOBS,
+    WAIT_REASON_PRIORITY = GM.WAIT_REASON_PRIORITY, BLOCK_KINDS = GM.BLOCK_KINDS,
+    gemmSourceKnobs = GM.gemmSourceKnobs, gemmView = GM.gemmView;
+  var BW_KNOB_RANGES = BW.BW_KNOB_RANGES, BW_DEFAULT_KNOBS = BW.BW_DEFAULT_KNOBS, blackwellView = BW.blackwellView;
+
+  /** sim/interpret.js: the page's global, or require()d next to this file. */
+  function interpretModule() {
+    if (typeof KernelInterpret !== "undefined") return KernelInterpret;
+    if (typeof require === "function" && typeof module !== "undefined") return require("./interpret.js");
+    return null;
+  }
+
+  /** The program model's numeric knobs: the GEMM model's, less what the code decides (WGs, schedule). */
+  var PROGRAM_KNOB_RANGES = {};
+  ["stages", "outputTiles", "kTiles", "tmaLatency", "wgmmaLatency", "epilogueLatency", "kPipeMmas"].forEach(function (k) {
+    PROGRAM_KNOB_RANGES[k] = GEMM_KNOB_RANGES[k];
+  });
+  var PROGRAM_DEFAULT_KNOBS = { model: "program" };
+  Object.keys(PROGRAM_KNOB_RANGES).forEach(function (k) { PROGRAM_DEFAULT_KNOBS[k] = GEMM_DEFAULT_KNOBS[k]; });
+  // The SM100 programs' knobs (the Blackwell model's: accumulator stages, UMMA, TMEM load, store).
+  ["accStages", "ummaLatency", "tmemLoadLatency", "storeLatency"].forEach(function (k) {
+    PROGRAM_KNOB_RANGES[k] = BW_KNOB_RANGES[k];
+    PROGRAM_DEFAULT_KNOBS[k] = BW_DEFAULT_KNOBS[k];
+  });
+
+  /** Validate a knob set for the program model: {knobs, messages}; never throws. */
+  function normalizeProgramKnobs(input, sourceKnobs) {
+    var messages = [];
+    var raw = knobObject(input, messages);
+    var knobs = { model: "program" };
+    var src = sourceKnobs || {};
+    for (var name in PROGRAM_KNOB_RANGES) {
+      var r = PROGRAM_KNOB_RANGES[name];
+      var fallback = Math.min(r.max, Math.max(r.min, src[name] ? src[name].value : PROGRAM_DEFAULT_KNOBS[name]));
+      knobs[name] = normalizeNumber(name, raw[name], r, fallback, messages);
+    }
+    reportUnknownKnobs(raw, knobs, messages);
+    return { knobs: knobs, messages: messages };
+  }
+
+  /** Why the program model cannot run a structure, or null (it needs the kernel layer's program). */
+  function programCovers(st) {
+    var I = interpretModule();
+    if (I === null) return "sim/interpret.js is not loaded";
+    if (!isObject(st) || !isObject(st.programs) || !Array.isArray(st.programs.functions)) {
+      return "the structure has no role programs (schema 3: parse it again)";
+    }
+    if (!isObject(st.kernel_layer) || !isObject(st.kernel_layer.program)) {
+      return "no kernel layer's program was parsed: the roles are not known (parse the collective with --kernel-layer)";
+    }
+    var vars = st.kernel_layer.role_vars;
+    if (!Array.isArray(vars) || !vars.length) {
+      return "the kernel layer's role branches test no role variable the interpreter reads (an enum of warpgroup or warp roles)";
+    }
+    if (vars.some(function (v) { return !isObject(v) || typeof v["enum"] !== "string"; })) {
+      return "the role variables are warp indices (a CuTe DSL kernel): the interpreter reads enum roles only so far";
+    }
+    return null;
+  }
+
+  /** Upper bound on the program model's block count, known before simulating. */
+  function estimateProgramBlocks(knobs) {
+    var n = knobs.outputTiles * knobs.kTiles;
+    // per k-tile: issue, filling, full and, per consumer role (two at most in the SM90 kernels), a
+    // wait and an MMA; per tile and role an epilogue and two order waits (an upper bound).
+    return n * 3 + 2 * (2 * n + 3 * knobs.outputTiles) + 64;
+  }
+
+  /** The program model's simulate: sim/interpret.js's run of the structure's programs, as result fields. */
+  function simulateProgram(knobs, refs, structure) {
+    var I = interpretModule();
+    var estimate = estimateProgramBlocks(knobs);
+    var run = I.run(structure, knobs, ENGINE_PRIMITIVES, { events: recordEvents(estimate), capacity: estimate });
+    if (run.error) {
+      var empty = new Timeline([], false, 0).finalize();
+      return { total: 0, lanes: [], columns: empty, deadlock: null, barriers: [], barrierEvents: [],
+        verdict: { total: 0, waits: {}, tensorCoreUtilization: 0, tensorCoreBusySteps: 0, hazards: [], stopped: [],
+          summary: "the program could not run: " + run.error }, notes: {} };
+    }
+    var verdict = {
+      total: run.total, waits: run.waits,
+      tensorCoreUtilization: run.total > 0 ? run.busy / run.total : 0, tensorCoreBusySteps: run.busy,
+      hazards: run.hazards, stopped: run.stopped, roles: run.roles.map(function (r) { return r.name; }),
+      flags: run.flags, summary: "",
+      hazardText: run.hazards.length ? run.hazards.length + (run.hazards.length >= 20 ? "+" : "") + " (first: " + run.hazards[0].message + ")" : "none",
+      stoppedText: run.stopped.length ? run.stopped.map(function (x) { return x.role + " at line " + x.line + ": " + x.reason; }).join("; ") : "none",
+      flagsText: Object.keys(run.flags).length ? Object.keys(run.flags).sort().map(function (f) { return f + " " + (run.flags[f] ? "on" : "off"); }).join(", ") : "none"
+    };
+    verdict.summary = programSummary(run, verdict);
+    return { total: run.total, lanes: run.lanes, columns: run.columns, verdict: verdict, notes: {},
+      deadlock: run.deadlock, barriers: run.barriers, barrierEvents: run.barrierEvents,
+      barrierEventsOmitted: run.barrierEventsOmitted === true };
+  }
+
+  /** The program verdict's one line: a deadlock, roles that stopped, hazards, else the figures. */
+  function programSummary(run, v) {
+    if (run.deadlock !== null) return run.deadlock.message;
+    var parts = [];
+    if (run.stopped.length) {
+      parts.push("not modelled: " + run.stopped.map(function (s) { return s.role + " stopped at line " + s.line + " (" + s.reason + ")"; }).join("; "));
+    }
+    if (run.hazards.length) parts.push(run.hazards.length + (run.hazards.length >= 20 ? "+" : "") + " hazard(s): " + run.hazards[0].message);
+    parts.push("total " + run.total + " steps; tensor core busy " + Math.round(100 * v.tensorCoreUtilization) + "%");
+    return parts.join("; ");
+  }
+
+  /**
+   * The program model's view: the kinds, legend and wait reasons of the blocks its op classes
+   * draw (the SM90 GEMM model's for WGMMA programs, the Blackwell model's for UMMA programs, less
+   * the kinds only the hand-written Blackwell program draws: CLC, ACC, DRAIN).
+   */
+  function programView(knobs, refs) {
+    var umma = refs && refs.units && refs.units.umma && !refs.units.wgmma;
+    var view = umma ? blackwellView() : gemmView(knobs, refs);
+    if (umma) {
+      ["clc", "acc", "drain"].forEach(function (k) { delete view.kinds[k]; });
+      view.legend = view.legend.filter(function (item) { return view.kinds[item.kind]; });
+      view.waitReasons = view.waitReasons.filter(function (w) { return ["tma", "acc", "mma"].indexOf(w.reason) >= 0; });
+    }
+    view.verdict = [
+      { label: "Tensor-core utilization", field: "tensorCoreUtilization", format: "percent" },
+      { label: "Hazards (a stage refilled while its MMA reads it)", format: "template", template: "{hazardText}" },
+      { label: "Roles not modelled past a step", format: "template", template: "{stoppedText}" },
+      { label: "Compile-time flags", format: "template", template: "{flagsText}" }
+    ];
+    view.note = ["", ["o.k"], " = output tile o, k-tile k; the lanes are the roles of the kernel layer's own program; time in abstract steps"];
+    return view;
+  }
+
+  /** The run-time choices the interpreter makes (sim/interpret.js RUNTIME_CHOICES, SCHEDULER_STATIC). */
+  var PROGRAM_ASSUMPTIONS = [
+    "cute::elect_one_sync() is taken: the elected thread's program is the role's",
+    "the static persistent tile scheduler: each role's tiles follow advance_to_next_work / fetch_next_work; output tiles (O) is where is_valid() ends",
+    "a runtime branch the program cannot evaluate is skipped when it holds no step, else the role stops there (named in the verdict)"
+  ];
+  var PROGRAM_NOT_MODELLED = [
+    "the epilogue collective's own program: collective_epilogue.store is one epilogue block of E steps; its C load (is_producer_load_needed) is taken as not needed",
+    "the dynamic persistent scheduler and other compile-time flags the source leaves to its instantiation: off unless knobs.flags says on (listed in the verdict's flags)",
+    "pipelines of files not parsed here (the epilogue's, the tile scheduler's): their states and ops are not followed",
+    "a lambda's own loops and branches (its ops run at its call site in order)"
+  ];
+
+  /** Which MMA unit each program knob times (a structure shows only its units' knobs). */
+  var PROGRAM_KNOB_UNITS = {
+    wgmmaLatency: "wgmma", kPipeMmas: "wgmma", epilogueLatency: "wgmma",
+    ummaLatency: "umma", accStages: "umma", tmemLoadLatency: "umma", storeLatency: "umma"
+  };
+
+  /** The MMA units a structure's ops issue: {wgmma?, umma?}. */
+  function programUnits(structure) {
+    var units = {};
+    (isObject(structure) && Array.isArray(structure.functions) ? structure.functions : []).forEach(function (fn) {
+      (isObject(fn) && Array.isArray(fn.ops) ? fn.ops : []).forEach(function (op) {
+        if (isObject(op) && op.op === "mma") units[op.unit === "umma" ? "umma" : "wgmma"] = true;
+      });
+    });
+    return units;
+  }
+
+  /** The program model's knob specs for a structure: those of the MMA units its ops issue. */
+  function programSpecs(specs, structure) {
+    var units = programUnits(structure);
+    if (!Object.keys(units).length) return specs;
+    return specs.filter(function (spec) { return !PROGRAM_KNOB_UNITS[spec.name] || units[PROGRAM_KNOB_UNITS[spec.name]]; });
+  }
+
+  /** Register the program model in schedule.js's MODELS (last, as KNOB_TABLE.models lists it). */
+  function register(models) {
+    models.program = {
+      defaults: PROGRAM_DEFAULT_KNOBS,
+      ranges: PROGRAM_KNOB_RANGES,
+      choices: {},
+      normalize: normalizeProgramKnobs,
+      sourceKnobs: function (st) { var g = gemmSourceKnobs(st); return g.kPipeMmas ? { kPipeMmas: g.kPipeMmas } : {}; },
+      estimateBlocks: estimateProgramBlocks,
+      lanes: function () { return []; },
+      simulate: simulateProgram,
+      refs: function (st) { return { producer: null, consumer: null, copy: "TMA", units: programUnits(st) }; },
+      view: programView,
+      flags: {},
+      waitReasons: WAIT_REASON_PRIORITY,
+      blockKinds: BLOCK_KINDS,
+      emptyVerdict: { hazards: [], stopped: [] },
+      sizeKnobs: "outputTiles (O) or kTiles (K)",
+      covers: programCovers,
+      adaptSpecs: programSpecs,
+      fitReason: "the kernel layer's own role programs, run by sim/interpret.js",
+      alongside: true,
+      assumptions: function () { return PROGRAM_ASSUMPTIONS.slice(); },
+      notModelled: function () { return PROGRAM_NOT_MODELLED.slice(); }
+    };
+  }
+
+  return {
+    register: register
+  };
+})();
+
+if (typeof module !== "undefined" && module.exports) module.exports = KernelModelProgram;
