@@ -59,6 +59,8 @@ def build_arg_parser():
     ap.add_argument("header", nargs="?", metavar="HEADER",
                     help="collective mainloop header (default: the bundled canonical example)")
     ap.add_argument("--kernel-layer", metavar="K", help="kernel-layer header (pingpong/cooperative/basic)")
+    ap.add_argument("--params-from", metavar="TU", help="translation unit or example driver whose literal TileShape, "
+                    "ClusterShape, Element* and StageCount the cycles run uses (docs/performance.md)")
     ap.add_argument("--mode", choices=MODES, default="waveform", help="page to render (default: waveform)")
     ap.add_argument("-o", "--output", metavar="OUT",
                     help="output HTML path, or - for standard output "
@@ -250,12 +252,15 @@ def _main(args):
         header = parse_cutlass.locate(args.header)
         klayer = parse_cutlass.locate(args.kernel_layer) if args.kernel_layer else None
         model = parse_cutlass.parse_file(header, klayer)
+        params = parse_cutlass.locate(args.params_from) if args.params_from else None
+        if params is not None:
+            parse_cutlass.attach_params(model, params)
         stem = header.stem
-        inputs = [header, klayer]
+        inputs = [header, klayer, params]
         files = source_files(model, header, klayer)
     else:
-        if args.kernel_layer:
-            raise InputError(args.kernel_layer, "--kernel-layer needs a HEADER")
+        if args.kernel_layer or args.params_from:
+            raise InputError(args.kernel_layer or args.params_from, "--kernel-layer and --params-from need a HEADER")
         model, stem = load_bundled_example()
         inputs = []
         files = {}
