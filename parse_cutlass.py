@@ -27,6 +27,7 @@ from array import array
 from pathlib import Path
 
 import parse_core
+import parse_tile
 import programs_cpp
 # The shared core (parse_core.py), re-exported: viz.py, the tests and the scripts import these
 # from the CLI's module.
@@ -2295,6 +2296,8 @@ def parse_text(text, path="<text>", display=None, read_warnings=()):
         "programs": {"functions": programs},
         "warnings": _dedupe(src.warnings),
     }
+    # tile, cluster, dtypes, stages (parse_tile.py; docs/json.md "Kernel parameters").
+    model.update(parse_tile.kernel_params(src))
     return model
 
 
@@ -2873,6 +2876,24 @@ def _include_defining(path, includes, cls):
     return None
 
 
+def attach_params(model, path):
+    """Give the model the tile / cluster / dtypes / stages facts a translation unit or example
+    driver spells (--params-from; a mainloop's are template parameters), each with its `file`.
+    Facts the file does not mention keep the model's own; raise ParseError when it has none."""
+    text, warns = read_source(path)
+    shown = display_path(path)
+    facts = parse_tile.kernel_params(Source(text, path, shown))
+    if all(fact is None for fact in facts.values()):
+        raise ParseError(path, "no TileShape, ClusterShape, Element* or StageCount found (--params-from)")
+    for key, fact in facts.items():
+        if fact is not None:
+            for one in fact.values() if key == "dtypes" else (fact,):
+                one["file"] = shown
+            model[key] = fact
+    model["warnings"].extend(warns)
+    return model
+
+
 def _check_accepted(path, model, text):
     """Raise unless a single parse shows this model: a driver or a file without the pipeline API
     is refused (the scan lists exactly the files this accepts)."""
@@ -2950,6 +2971,8 @@ def build_arg_parser():
     ap.add_argument("--kernel-layer", metavar="K", help="kernel-layer header (pingpong/cooperative/basic)")
     ap.add_argument("--epilogue-collective", metavar="E", help="the epilogue collective the kernel layer instantiates "
                     "(its store then runs its own program)")
+    ap.add_argument("--params-from", metavar="TU", help="translation unit or example driver whose literal "
+                    "TileShape, ClusterShape, Element* and StageCount replace the file's (docs/json.md)")
     ap.add_argument("--pretty", action="store_true", help="indent the JSON")
     ap.add_argument("--scan", metavar="DIR", help="summarise every header under DIR that uses the pipeline API")
     ap.add_argument("--json", action="store_true", help="with --scan: JSON lines instead of a table")
@@ -3108,6 +3131,8 @@ def _main(ap, args):
     model = parse_file(path, klayer)
     if args.epilogue_collective:
         add_epilogue(model, locate(args.epilogue_collective))
+    if args.params_from:
+        attach_params(model, locate(args.params_from))
     print_warnings(model)
     sys.stdout.write(dump_json(model, args.pretty) + "\n")
     return 0

@@ -1510,7 +1510,124 @@ def _model(tree, src, path, display):
         "constants": constants,
         "programs": {"functions": programs},
         "warnings": src.warnings,
+        **kernel_params(tree, index, path),
     }
+
+
+# ----------------------------------------------------------------------------------------------
+# Kernel parameters: the tile, cluster and stage count a kernel class spells (docs/json.md)
+# ----------------------------------------------------------------------------------------------
+
+# __init__ parameters whose literal defaults are the CTA tile (M, N), in order of preference:
+# FA4's FlashAttentionForwardBase (flash_attn/cute/flash_fwd.py, `tile_m: int = 128`,
+# `tile_n: int = 128`, which flash_fwd_sm90.py's class inherits through `*args, **kwargs`) and
+# FlashAttentionForwardSm100 (flash_fwd_sm100.py, `m_block_size: int = 128`, `n_block_size`).
+DSL_TILE_PARAMS = (("tile_m", "tile_n"), ("m_block_size", "n_block_size"))
+DSL_STAGE_PARAMS = ("num_stages",)
+# A literal `self.cluster_shape_mn = (1, 1)` (flash_fwd_sm90.py's __init__).
+DSL_CLUSTER_ATTRS = ("cluster_shape_mn",)
+
+
+def _init_defaults(cls):
+    """{parameter: (int default, line)} of a class's __init__ (literal int defaults only)."""
+    init = next((n for n in cls.body if isinstance(n, ast.FunctionDef) and n.name == "__init__"), None)
+    if init is None:
+        return None
+    out = {}
+    a = init.args
+    positional = a.posonlyargs + a.args
+    pairs = list(zip(positional[len(positional) - len(a.defaults):], a.defaults))
+    pairs += [(arg, d) for arg, d in zip(a.kwonlyargs, a.kw_defaults) if d is not None]
+    for arg, default in pairs:
+        value = _int_literal(default)
+        if value is not None:
+            out[arg.arg] = (value, arg.lineno)
+    return out
+
+
+def _sibling_class(tree, path, name):
+    """(ClassDef, display path) of a base class imported from a module next to this file
+    (`from flash_attn.cute.flash_fwd import FlashAttentionForwardBase` in flash_attn/cute/),
+    read with ast; None when it is not one."""
+    here = Path(str(path))
+    for node in tree.body:
+        if not (isinstance(node, ast.ImportFrom) and node.module and node.level == 0):
+            continue
+        if not any(alias.name == name and alias.asname is None for alias in node.names):
+            continue
+        package, _, module = node.module.rpartition(".")
+        other = here.parent / f"{module}.py"
+        if package.rpartition(".")[2] != here.parent.name or not other.is_file() or other == here:
+            return None
+        try:
+            text, _ = parse_core.read_source(other)
+            if len(text) > MAX_PYTHON_CHARS:
+                return None
+            for cls in ast.parse(text).body:
+                if isinstance(cls, ast.ClassDef) and cls.name == name:
+                    return cls, parse_core.display_path(other)
+        except (parse_core.VizError, SyntaxError, ValueError, RecursionError, MemoryError):
+            return None
+    return None
+
+
+def kernel_params(tree, index, path):
+    """{tile, cluster, dtypes, stages} of a DSL file, as parse_tile.kernel_params gives them for
+    C++ (docs/json.md "Kernel parameters"): the literal defaults of the kernel class's __init__
+    (its own, else the nearest base's: a base in this file, or one imported from a sibling
+    module), and a literal self.cluster_shape_mn. dtypes stay null: the element type is a
+    required __init__ parameter (`dtype: Type[cutlass.Numeric]`), never a literal."""
+    out = {"tile": None, "cluster": None, "dtypes": None, "stages": None}
+    names = [k[0] for k in index.kernels if k[0]] + [c for c in index.classes]
+    cname = next(iter(names), None)
+    if cname is None:
+        return out
+    cls, where, seen = index.classes[cname]["node"], None, set()
+    for _ in range(4):   # the class, then up to three bases
+        seen.add(cls.name)
+        defaults = _init_defaults(cls)
+        if defaults and any(p in defaults for pair in DSL_TILE_PARAMS for p in pair):
+            break
+        bases = [dotted_name(b) or "" for b in cls.bases]
+        base = next((b.rsplit(".", 1)[-1] for b in bases if b), None)
+        if base is None or base in seen:
+            defaults = None
+            break
+        if base in index.classes and where is None:
+            cls = index.classes[base]["node"]
+            continue
+        found = _sibling_class(tree, path, base) if where is None else None
+        if found is None:
+            defaults = None
+            break
+        cls, where = found
+    owner = f"{cls.name}.__init__"
+    for pm, pn in DSL_TILE_PARAMS:
+        if defaults and pm in defaults and pn in defaults:
+            (m, line), (n, _) = defaults[pm], defaults[pn]
+            out["tile"] = {"m": m, "n": n, "k": None, "line": line, "literal": True,
+                           "source": f"default of parameters {pm}, {pn} of {owner}",
+                           "text": f"{pm}={m}, {pn}={n}"}
+            break
+    for pname in DSL_STAGE_PARAMS:
+        if defaults and pname in defaults:
+            value, line = defaults[pname]
+            out["stages"] = {"value": value, "line": line, "source": f"default of parameter {pname} of {owner}",
+                             "text": f"{pname}={value}"}
+            break
+    if where is not None:
+        for fact in (out["tile"], out["stages"]):
+            if fact is not None:
+                fact["file"] = where
+    consts = index.constants.get(cname, {})
+    for attr in DSL_CLUSTER_ATTRS:
+        value = consts.get(attr)
+        if value and isinstance(value[0], list) and len(value[0]) in (2, 3):
+            dims = value[0] + [None] * (3 - len(value[0]))
+            out["cluster"] = {"m": dims[0], "n": dims[1], "k": dims[2], "line": value[1], "literal": True,
+                              "source": f"self.{attr}", "text": f"self.{attr} = {tuple(value[0])}"}
+            break
+    return out
 
 
 def parse_file(path, kernel_layer=None):

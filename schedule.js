@@ -356,22 +356,18 @@ var KernelSchedule = (function () {
     try {
       var clock = knobs.clockMHz === undefined || knobs.clockMHz === null || knobs.clockMHz === "" ? undefined : toNumber(knobs.clockMHz);
       gpu = unitGpu(P, knobs.gpu, clock);
-      p.dtype = String(base.dtype !== undefined ? base.dtype : knobs.dtype === undefined || knobs.dtype === null ? "bf16" : knobs.dtype).trim().toLowerCase();
+      // Knob > the source's literal fact > FA3's rule > default (perf.js unitParams).
+      var fa3 = base.dtype !== undefined && base.headDim !== undefined, ft = fa3 ? fa3Tile(base.dtype, base.headDim) : null;
+      var up = P.unitParams(structure, knobs, { tileDims: u.tileDims, defaultTile: u.defaultTile,
+        ruleTile: ft ? { text: ft.kBlockM + "x" + ft.kBlockN, source: "FA3 tile_size_fwd_sm90 (dtype, headDim)" } : null,
+        modelDtype: base.dtype !== undefined ? { value: base.dtype, source: "knob (FA3 build)" } : null });
+      p.dtype = up.dtype;
       P.tensorRate(gpu, p.dtype);
-      sources.dtype = base.dtype !== undefined ? "knob (FA3 build)" : knobs.dtype === undefined || knobs.dtype === null ? "default" : "knob";
-      var tileText = knobs.tile, fa3 = base.dtype !== undefined && base.headDim !== undefined;
-      if ((tileText === undefined || tileText === null || tileText === "") && fa3) {
-        var ft = fa3Tile(base.dtype, base.headDim);
-        tileText = ft.kBlockM + "x" + ft.kBlockN;
-        sources.tile = "FA3 tile_size_fwd_sm90 (dtype, headDim)";
-      } else if (tileText === undefined || tileText === null || tileText === "") {
-        tileText = u.defaultTile;
-        sources.tile = "default";
-      } else sources.tile = "knob";
-      var td = unitDims(tileText, "tile", u.tileDims);
+      sources.tile = up.sources.tile; sources.dtype = up.sources.dtype; sources.cluster = up.sources.cluster;
+      var td = unitDims(up.tile, "tile", u.tileDims);
       p.tile = { m: td[0], n: td[1], k: td[2] };
       p.headdim = base.headDim !== undefined ? base.headDim : unitInt(knobs, "headDim", 128);
-      var cl = unitDims(knobs.cluster === undefined || knobs.cluster === null || knobs.cluster === "" ? "1x1" : knobs.cluster, "cluster", 2);
+      var cl = unitDims(up.cluster, "cluster", 2);
       p.cluster = cl[0] + "x" + cl[1];
       p.memLatency = knobs.memLatency === undefined || knobs.memLatency === null || knobs.memLatency === "" ? undefined : toNumber(knobs.memLatency);
       if (p.memLatency !== undefined && !(p.memLatency >= 0)) unitsFail("memLatency expects a number of cycles >= 0, got " + showValue(knobs.memLatency));

@@ -61,6 +61,8 @@ def build_arg_parser():
     ap.add_argument("--kernel-layer", metavar="K", help="kernel-layer header (pingpong/cooperative/basic)")
     ap.add_argument("--epilogue-collective", metavar="E", help="the epilogue collective the kernel layer instantiates "
                     "(77 FMHA: sm100_fmha_fwd_epilogue_tma_warpspecialized.hpp); its store runs its own program")
+    ap.add_argument("--params-from", metavar="TU", help="translation unit or example driver whose literal TileShape, "
+                    "ClusterShape, Element* and StageCount the cycles run uses (docs/performance.md)")
     ap.add_argument("--mode", choices=MODES, default="waveform", help="page to render (default: waveform)")
     ap.add_argument("-o", "--output", metavar="OUT",
                     help="output HTML path, or - for standard output "
@@ -255,12 +257,16 @@ def _main(args):
         epilogue = parse_cutlass.locate(args.epilogue_collective) if args.epilogue_collective else None
         if epilogue is not None:
             parse_cutlass.add_epilogue(model, epilogue)
+        params = parse_cutlass.locate(args.params_from) if args.params_from else None
+        if params is not None:
+            parse_cutlass.attach_params(model, params)
         stem = header.stem
-        inputs = [header, klayer, epilogue]
+        inputs = [header, klayer, epilogue, params]
         files = source_files(model, header, klayer)
     else:
-        if args.kernel_layer or args.epilogue_collective:
-            raise InputError(args.kernel_layer or args.epilogue_collective, "--kernel-layer / --epilogue-collective need a HEADER")
+        extra = args.kernel_layer or args.epilogue_collective or args.params_from
+        if extra:
+            raise InputError(extra, "--kernel-layer, --epilogue-collective and --params-from need a HEADER")
         model, stem = load_bundled_example()
         inputs = []
         files = {}

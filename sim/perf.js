@@ -521,6 +521,64 @@ var KernelPerf = (function () {
   }
 
   // ---------------------------------------------------------------------------------------------
+  // Where the tile, dtype and cluster of a cycles run come from
+
+  /** A parsed fact's place for units.sources: "source: TileShape, line 110 of 48_...cu". */
+  function factSource(fact) {
+    return "source: " + fact.source + ", line " + fact.line + (fact.file ? " of " + fact.file : "");
+  }
+
+  /** "MxN" / "MxNxK" of a literal tile or cluster fact with `dims` positive sizes, else null. */
+  function literalShape(fact, dims) {
+    if (!fact || typeof fact !== "object" || fact.literal !== true) return null;
+    var parts = [fact.m, fact.n, fact.k].slice(0, dims);
+    for (var i = 0; i < parts.length; i++) if (!(Number.isInteger(parts[i]) && parts[i] > 0)) return null;
+    return parts.join("x");
+  }
+
+  /**
+   * The MMA dtype the parsed A and B element types give, {dtype, source}, or null: A's dtype when
+   * B's is the same or unknown (mixed-input GEMMs are not modelled). A float operand runs as TF32:
+   * CUTLASS 4.2's SM90 collective builder, sm90_gmma_builder.inl line 239 (ElementAMma =
+   * conditional_t<is_same_v<ElementA, float>, tfloat32_t, ElementA>).
+   */
+  function sourceDtype(dtypes) {
+    var a = dtypes && typeof dtypes === "object" ? dtypes.a : null, b = a ? dtypes.b : null;
+    if (!a || typeof a.dtype !== "string" || (b && typeof b.dtype === "string" && b.dtype !== a.dtype)) return null;
+    var tf32 = a.dtype === "fp32";
+    return { dtype: tf32 ? "tf32" : a.dtype, source: factSource(a) + (tf32 ? " (float operands run as TF32: sm90_gmma_builder.inl line 239)" : "") };
+  }
+
+  /**
+   * The tile, dtype and cluster of a cycles run with where each came from (docs/performance.md
+   * "Where the tile, dtype and cluster come from"): a knob (flag or page control) first, then the
+   * parsed source's literal fact (structure.tile / dtypes / cluster: parse_tile.py, parse_dsl.py),
+   * then the rule (o.ruleTile, FA3's tile_size_fwd_sm90), then the default. o.modelDtype is a
+   * model's own dtype knob (FA3's build), which wins over all. o = {tileDims, defaultTile,
+   * ruleTile: {text, source} | null, modelDtype: {value, source} | null}. Returns {tile, dtype,
+   * cluster (texts), sources: {tile, dtype, cluster}}.
+   */
+  function unitParams(structure, knobs, o) {
+    var s = structure && typeof structure === "object" ? structure : {};
+    var k = knobs || {}, out = { sources: {} };
+    var given = function (v) { return v !== undefined && v !== null && v !== ""; };
+    var tile = literalShape(s.tile, o.tileDims), cluster = literalShape(s.cluster, 2), dt = sourceDtype(s.dtypes);
+    if (given(k.tile)) { out.tile = k.tile; out.sources.tile = "knob"; }
+    else if (tile !== null) { out.tile = tile; out.sources.tile = factSource(s.tile); }
+    else if (o.ruleTile) { out.tile = o.ruleTile.text; out.sources.tile = o.ruleTile.source; }
+    else { out.tile = o.defaultTile; out.sources.tile = "default"; }
+    if (o.modelDtype) { out.dtype = o.modelDtype.value; out.sources.dtype = o.modelDtype.source; }
+    else if (given(k.dtype)) { out.dtype = k.dtype; out.sources.dtype = "knob"; }
+    else if (dt !== null) { out.dtype = dt.dtype; out.sources.dtype = dt.source; }
+    else { out.dtype = "bf16"; out.sources.dtype = "default"; }
+    out.dtype = String(out.dtype).trim().toLowerCase();
+    if (given(k.cluster)) { out.cluster = k.cluster; out.sources.cluster = "knob"; }
+    else if (cluster !== null) { out.cluster = cluster; out.sources.cluster = factSource(s.cluster); }
+    else { out.cluster = "1x1"; out.sources.cluster = "default"; }
+    return out;
+  }
+
+  // ---------------------------------------------------------------------------------------------
   // Command line: node sim/perf.js predict --gpu NAME --tile MxNxK --dtype D --problem MxNxK ...
 
   var USAGE = "usage: node sim/perf.js predict --gpu NAME [--gpu-file gpus.json] [--clock-mhz N] --tile MxNxK " +
@@ -624,6 +682,7 @@ var KernelPerf = (function () {
     attentionLatencies: attentionLatencies,
     blackwellLatencies: blackwellLatencies,
     classifyBottleneck: classifyBottleneck,
+    unitParams: unitParams,
     TENSOR_IDLE_TOLERANCE: TENSOR_IDLE_TOLERANCE,
     parseShape: parseShape,
     parseArgs: parseArgs,

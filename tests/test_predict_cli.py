@@ -95,3 +95,18 @@ def test_without_node_print_prediction_says_so(monkeypatch, capsys):
     assert viz.main(["--gpu", "h100-sxm", "--print-prediction"]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "node" in err and "not found" in err
+
+
+@needs_node
+def test_params_from_gives_the_tile_and_a_flag_overrides_it(cutlass):
+    ex48 = str(cutlass("examples/48_hopper_warp_specialized_gemm/48_hopper_warp_specialized_gemm.cu"))
+    head = ["include/cutlass/gemm/collective/sm90_mma_tma_gmma_ss_warpspecialized.hpp", "--params-from", ex48,
+            "--gpu", "h100-sxm", "--problem", "4096x4096x4096", "--print-prediction"]
+    code, out, err = run(*head)
+    assert code == 0, err
+    assert "tile 128x128x32 tf32" in out and "1024 tiles" in out
+    code, out, err = run(*head, "--tile", "128x256x64", "--dtype", "bf16")
+    assert code == 0, err
+    assert "tile 128x256x64 bf16" in out and "512 tiles" in out
+    code, out, err = run("--params-from", ex48, "--gpu", "h100-sxm", "--print-prediction")
+    assert code == 2 and err.count("\n") == 1 and "need a HEADER" in err
