@@ -200,10 +200,12 @@ def as_list(value):
 # scan(text, path, display, warnings) returns the model a single parse would print, else None.
 FRONT_ENDS = (
     ("cute-dsl", (".py",), "parse_dsl", "parse_file", "scan_model"),
+    # compiler output, not source: parsed on its own, never read by --scan (no scan entry)
+    ("ptx", (".ptx",), "ptx_programs", "parse_file", None),
     ("cpp", (".hpp", ".h", ".cuh", ".cu", ".inl", ".hxx", ".hh"), "parse_cutlass", "parse_header",
      "scan_model"),
 )
-SCAN_SUFFIXES = tuple(s for entry in FRONT_ENDS for s in entry[1])
+SCAN_SUFFIXES = tuple(s for entry in FRONT_ENDS if entry[4] for s in entry[1])
 _MODULES = {}   # module name -> the loaded front end (register_front_end)
 
 

@@ -472,12 +472,39 @@ class Evaluator:
 
     flat = True   # set False when the block has a y or z extent
 
+    def touches_elect(self, reg, depth=0, seen=None):
+        """Whether a definition chain of reg reads elect.sync's result (one elected lane)."""
+        seen = set() if seen is None else seen
+        if reg in seen or depth > EVAL_DEPTH:
+            return False
+        seen.add(reg)
+        for _, s in self.defs.get(reg, ()):
+            if s.op.startswith("elect.sync"):
+                return True
+            for a in s.args[1:] + ([s.guard] if s.guard else []):
+                if a.startswith("%") and self.touches_elect(a, depth + 1, seen):
+                    return True
+        return False
+
     def _eval(self, s, dest, depth, at):
         """One definition's value, per EVAL_OPS."""
         head = s.op.split(".")[0]
-        args = [self.value(a, depth + 1, at) if i else None for i, a in enumerate(s.args)]
+        if head == "elect":
+            # elect.sync d|p, mask: one lane per warp. Lane 0 stands for the elected one: which
+            # lane it is never matters to roles, since a lane-dependent predicate splits nothing.
+            parts = [x.strip() for x in s.args[0].split("|")]
+            if dest == parts[-1] and len(parts) == 2:
+                return [int(t % WARP == 0) for t in range(self.n)]
+            return [0] * self.n
         if s.guard is not None:
-            return None
+            # `@%p mov d, x` after an earlier definition of d in the block: d = p ? x : earlier
+            guard = self.value(s.guard, depth + 1, at)
+            prev = self.value(dest, depth + 1, at) if self.reaching(dest, at) else None
+            new = self._eval(Stmt(s.line, s.op, s.args, None, False, s.text, s.scopes), dest, depth, at)
+            if guard is None or prev is None or new is None:
+                return None
+            return [x if bool(g) != s.neg else y for x, y, g in zip(new, prev, guard)]
+        args = [self.value(a, depth + 1, at) if i else None for i, a in enumerate(s.args)]
         width = 64 if (".u64" in s.op or ".s64" in s.op or ".b64" in s.op) else 32
         mask = (1 << width) - 1
         signed = ".s" in s.op
@@ -572,7 +599,8 @@ def branch_masks(blocks, ev, nwarps, loops, stmts, warnings):
             continue
         vals = ev.value(s.guard, at=b.end - 1) if ev is not None else None
         if vals is None:
-            if ev is not None and b.id not in in_loop and ev.touches_tid(s.guard):
+            if ev is not None and b.id not in in_loop and ev.touches_tid(s.guard) and \
+                    not ev.touches_elect(s.guard):   # elect.sync: one elected lane, not a role
                 _warn(warnings, "unresolved_role_predicate", s.line,
                       f"the predicate {s.guard} of `{s.text}` depends on the thread index but "
                       "is not evaluated (a register with several definitions or an op outside "
@@ -685,8 +713,6 @@ def _op_node(stmt, info, warnings, seen_unknown):
     if chain:
         node["file"], node["line"] = chain[0].file, chain[0].line
         node["chain"] = [[f.file, f.line] for f in chain]
-    else:
-        node["line"] = None
     if stmt.guard:
         node["guard"] = ("!" if stmt.neg else "") + stmt.guard
     addrs = [a.strip("[]").strip() for a in stmt.args if a.startswith("[")]
@@ -719,6 +745,7 @@ class ProgramBuilder:
             for b in lp.blocks:
                 self.inner[b] = lp
         self.warned = warned
+        self.ev = None           # the Evaluator (read_programs sets it), for elect.sync branches
 
     def succs(self, b):
         """The role's successors of block b (a branch the role's warps decide keeps one side)."""
@@ -787,6 +814,8 @@ class ProgramBuilder:
         s = blk.branch
         cond_taken = ["un", "!", ["id", s.guard]] if s.neg else ["id", s.guard]
         head = {"node": "if", "line": s.line, "ptx_line": s.line, "text": s.text}
+        if self.ev is not None and self.ev.touches_elect(s.guard):
+            head["lanes"] = "one_elected"    # a branch on elect.sync's predicate
         if loop is not None and (t not in loop.blocks or t == loop.header):
             kind = "continue" if t == loop.header else "break"
             return i + 1, dict(head, cond=cond_taken, then=[{"node": kind, "ptx_line": s.line}], **{"else": []})
@@ -840,9 +869,11 @@ class ProgramBuilder:
         first = self.stmts[hdr.start].line if hdr.start < len(self.stmts) else 0
         back = self.stmts[self.blocks[latch].end - 1].line
         src = self.first_source(lp)
-        node = {"node": "loop", "kind": "back_edge", "ptx_line": first, "end_ptx_line": back,
-                "line": src[1] if src else None, "body": self.body(lp)}
-        if src:
+        # tested at its back edge: a do-while (schema 3's `do`)
+        node = {"node": "loop", "kind": "do", "back_edge": True, "ptx_line": first, "end_ptx_line": back,
+                "body": self.body(lp)}
+        if src:           # no key when no op in the loop has a .loc (schema 3: a line is >= 1)
+            node["file"], node["line"] = src
             node["file"] = src[0]
         return node
 
@@ -867,6 +898,403 @@ class ProgramBuilder:
                     node["spin"] = True
                 out.append(node)
         return out
+
+
+# ---------------------------------------------------------------- 6. loop trip counts
+
+def source_locations(text):
+    """{PTX line: (file index, source line)} of the innermost `.loc` before each line (the last
+    one written: one `.loc` per inlining level, outer to inner)."""
+    out, cur = {}, None
+    for i, line in enumerate(text.splitlines(), 1):
+        if ".loc" in line:
+            m = ptx_lines.RE_LOC.match(line)
+            if m:
+                cur = (int(m.group("file")), int(m.group("line")))
+                continue
+        if cur is not None:
+            out[i] = cur
+    return out
+
+
+class SourceText:
+    """Source lines of the `.file` table, read on first use (a missing file reads as empty)."""
+
+    def __init__(self, files):
+        self.files, self.cache = files, {}
+
+    def line(self, loc):
+        """(path, line, the line's text stripped or None) of a (file index, line) location."""
+        if loc is None or loc[0] not in self.files:
+            return None
+        path = self.files[loc[0]]
+        if path not in self.cache:
+            try:
+                self.cache[path] = Path(path).read_text(errors="replace").splitlines()
+            except (OSError, ValueError):
+                self.cache[path] = []
+        lines = self.cache[path]
+        text = " ".join(lines[loc[1] - 1].split()) if 0 < loc[1] <= len(lines) else None
+        return path, loc[1], text
+
+
+MAX_KNOB_NAME = 80     # characters of a source line used as a knob's name
+
+
+def trip_count(lp, blocks, stmts, ev, locs, source):
+    """The trip count of a natural loop as a knob: {register, value (int or None), induction,
+    step, compare, name, file, line} from the back edge `@%p bra header` with p = setp.CMP a, b:
+    one operand the induction (redefined in the loop as itself + an immediate, directly or
+    through a mov), the other the limit. A counting-down loop to an immediate takes its trip
+    count from the induction's value on entry (its definition outside the loop); else the limit
+    is the bound. None when the back edge has no such shape."""
+    if ev is None:
+        return None
+    latch = max(lp.latches)
+    br = stmts[blocks[latch].end - 1]
+    if br.guard is None:
+        return None
+    d = ev.reaching(br.guard, blocks[latch].end - 1)
+    if d is None or not d[1].op.startswith("setp") or len(d[1].args) < 3:
+        return None
+    setp = d[1]
+    inside = {k for b in lp.blocks if b < len(blocks) for k in range(blocks[b].start, blocks[b].end)}
+
+    def step_of(reg):
+        """The immediate step of reg's in-loop redefinition, or None."""
+        for k, s in ev.defs.get(reg, ()):
+            if k not in inside:
+                continue
+            if s.op.startswith("mov") and len(s.args) == 2 and s.args[1].startswith("%"):
+                for k2, s2 in ev.defs.get(s.args[1], ()):
+                    if s2.op.startswith(("add", "sub")) and len(s2.args) == 3 and s2.args[1] == reg \
+                            and _imm(s2.args[2]) is not None:
+                        return _imm(s2.args[2]) * (1 if s2.op.startswith("add") else -1)
+            if s.op.startswith(("add", "sub")) and len(s.args) == 3 and s.args[1] == reg and _imm(s.args[2]) is not None:
+                return _imm(s.args[2]) * (1 if s.op.startswith("add") else -1)
+        return None
+    a, b = setp.args[1], setp.args[2]
+    for ind, limit in ((a, b), (b, a)):
+        step = step_of(ind) if ind.startswith("%") else None
+        if step is None:
+            # the compare may read the stepped copy (`add %r2, %r1, 1; setp %r2, N`)
+            dd = ev.reaching(ind, None) if ind.startswith("%") else None
+            if dd and dd[1].op.startswith(("add", "sub")) and len(dd[1].args) == 3 and \
+                    _imm(dd[1].args[2]) is not None and step_of(dd[1].args[1]) is not None:
+                ind, step = dd[1].args[1], step_of(dd[1].args[1])
+        if step is None:
+            continue
+        bound = limit
+        if step < 0 and _imm(limit) is not None:
+            entry = [s for k, s in ev.defs.get(ind, ()) if k not in inside and s.op.startswith("mov")
+                     and len(s.args) == 2]
+            if len(entry) == 1:
+                bound = entry[0].args[1]
+        value = _imm(bound)
+        at = source.line(locs.get(setp.line))
+        name = at[2][:MAX_KNOB_NAME] if at and at[2] else bound
+        out = {"register": None if value is not None else bound, "value": value, "induction": ind,
+               "step": step, "compare": setp.op, "limit": limit, "name": name}
+        if at:
+            out["file"], out["line"] = at[0], at[1]
+        return out
+    return None
+
+
+# ---------------------------------------------------------------- 5. stage rings
+
+MBARRIER_BYTES = 8          # one mbarrier object (the stride of a barrier array)
+# Barrier-operand classes that complete a transaction count (bytes): their barrier is a ring's
+# full barrier. A tcgen05.commit is not among them: it also releases empty barriers (the UMMA
+# consumer's release), so its barrier's slot comes from the other rules.
+TX_CLASSES = ("mbarrier_expect_tx", "tma_load", "bulk_load")
+BARRIER_CLASSES = ("mbarrier_wait", "mbarrier_arrive", "mbarrier_expect_tx", "tma_load", "bulk_load",
+                   "umma_commit", "cp_async_mbarrier_arrive")
+# Which parser op kind (docs/parser.md) a barrier op is, by its class family and ring slot.
+STEP_OF = {("wait", "empty"): "producer_acquire", ("tx", "full"): "producer_commit",
+           ("wait", "full"): "consumer_wait", ("arrive", "empty"): "consumer_release",
+           ("arrive", "full"): "producer_commit"}
+
+
+def _family(cls):
+    """wait / tx / arrive: what a barrier op does to its barrier."""
+    return "wait" if cls == "mbarrier_wait" else "tx" if cls in TX_CLASSES else "arrive"
+
+
+class Affine:
+    """Addresses as const + symbol + sum(coef * register) over single-definition chains."""
+
+    def __init__(self, ev):
+        self.ev = ev
+
+    def of(self, operand, at, depth=0):
+        """{"": const, "sym:NAME": 1, "%reg": coef} of an operand; a register whose definition is
+        not one of add / sub / shl / mul / mad / mov / cvt / cvta / mapa by an immediate is a term."""
+        t = operand.strip()
+        imm = _imm(t)
+        if imm is not None:
+            return {"": imm}
+        if not t.startswith("%") and t not in self.ev.defs and re.match(r"[A-Za-z_$][\w$]*$", t):
+            return {"sym:" + t: 1}     # a variable's address (inline asm's `.reg` names are registers)
+        d = self.ev.reaching(t, at) if depth <= EVAL_DEPTH else None
+        if d is None or d[1].guard is not None:
+            return {t: 1}
+        k, s = d
+        head, a = s.op.split(".")[0], s.args
+        if head in ("mov", "cvt", "cvta", "mapa") and len(a) >= 2:
+            return self.of(a[1], k, depth + 1)
+        if head in ("add", "sub") and len(a) == 3:
+            x, y = self.of(a[1], k, depth + 1), self.of(a[2], k, depth + 1)
+            return _combine(x, y, 1 if head == "add" else -1)
+        if head in ("shl", "mul") and len(a) == 3 and _imm(a[2]) is not None:
+            f = 1 << _imm(a[2]) if head == "shl" else _imm(a[2])
+            return {key: v * f for key, v in self.of(a[1], k, depth + 1).items()}
+        if head == "mad" and len(a) == 4 and _imm(a[2]) is not None:
+            x = {key: v * _imm(a[2]) for key, v in self.of(a[1], k, depth + 1).items()}
+            return _combine(x, self.of(a[3], k, depth + 1), 1)
+        return {t: 1}
+
+
+def _combine(x, y, sign):
+    """x + sign * y of two affine forms."""
+    out = dict(x)
+    for key, v in y.items():
+        out[key] = out.get(key, 0) + sign * v
+    return {key: v for key, v in out.items() if v or key == ""}
+
+
+class Rings:
+    """Barrier arrays (symbol + offset, stride 8, indexed by a stage counter) grouped into rings."""
+
+    def __init__(self, stmts, ev, warnings):
+        self.stmts, self.ev, self.warnings = stmts, ev, warnings
+        self.aff = Affine(ev)
+        self.counter_memo = {}
+
+    def defs(self, reg):
+        """Every definition of a register."""
+        return [s for _, s in self.ev.defs.get(reg, ())]
+
+    def wrap_of(self, pred):
+        """(N, counter source register) when pred is `setp.eq n, N` with n = add x, 1; N may be a
+        register name (not a constant); else None."""
+        ds = self.defs(pred)
+        if len(ds) != 1 or not ds[0].op.startswith("setp.eq") or len(ds[0].args) < 3:
+            return None
+        n, bound = ds[0].args[1], ds[0].args[2]
+        nd = self.defs(n)
+        if len(nd) != 1 or not nd[0].op.startswith("add") or _imm(nd[0].args[2]) != 1:
+            return None
+        return (_imm(bound) if _imm(bound) is not None else bound), nd[0].args[1]
+
+    def counter(self, reg):
+        """{"stages": N | register | None, "rule": ...} of a stage register: a `selp reg, 0, n, p`
+        wrap (p from wrap_of), or `and reg, x, 2^k - 1`; None when it is neither."""
+        if reg in self.counter_memo:
+            return self.counter_memo[reg]
+        out = None
+        ns = []
+        for s in self.defs(reg):
+            if s.op.startswith("selp") and len(s.args) == 4 and _imm(s.args[1]) == 0:
+                w = self.wrap_of(s.args[3])
+                if w is not None:
+                    ns.append(w[0])
+            elif s.op.startswith("and") and len(s.args) == 3 and _imm(s.args[2]) is not None:
+                m = _imm(s.args[2])
+                if m > 0 and m & (m + 1) == 0:
+                    ns.append(m + 1)
+        if ns:
+            consts = sorted({n for n in ns if isinstance(n, int)})
+            out = {"stages": consts[0] if len(consts) == 1 else None,
+                   "bound": [n for n in ns if not isinstance(n, int)][:1] or None,
+                   "several": len(consts) > 1}
+        self.counter_memo[reg] = out
+        return out
+
+    def phase_flips_on_wrap(self, reg):
+        """Whether a parity register has an `xor reg, x, t` definition with t = selp 1, 0, p on a
+        wrap predicate p (the phase bit flipped when its stage counter wraps)."""
+        for s in self.defs(reg):
+            if s.op.startswith("xor") and len(s.args) == 3:
+                for t in s.args[1:]:
+                    for d in self.defs(t):
+                        if d.op.startswith("selp") and len(d.args) == 4 and _imm(d.args[1]) == 1 \
+                                and _imm(d.args[2]) == 0 and self.wrap_of(d.args[3]) is not None:
+                            return True
+        return False
+
+    def initial_parity(self, reg):
+        """The immediate of the register's one `mov reg, imm` definition, else None."""
+        imms = {_imm(s.args[1]) for s in self.defs(reg) if s.op.startswith("mov") and len(s.args) == 2}
+        imms.discard(None)
+        return imms.pop() if len(imms) == 1 else None
+
+    def address(self, stmt_index, operand):
+        """(array key, stage register or None, stride) of a barrier address, or None when the
+        address has no symbol and no register base."""
+        form = self.aff.of(operand, stmt_index)
+        const = form.get("", 0)
+        syms = [k for k, v in form.items() if k.startswith("sym:") and v == 1]
+        regs = sorted(k for k in form if k.startswith("%"))
+        stage = [r for r in regs if form[r] % MBARRIER_BYTES == 0 and self.counter(r)]
+        base = [r for r in regs if r not in stage]
+        if len(stage) > 1:
+            return None
+        key = "+".join([k[4:] for k in syms] + base) or "0"
+        return (f"{key}+{const}", stage[0] if stage else None, form[stage[0]] if stage else None)
+
+
+def _array_order(arr):
+    """Sort key of an array key `base+offset`: the base, then the offset as a number."""
+    base, _, off = arr.rpartition("+")
+    return base, _imm(off) if _imm(off) is not None else 0, off
+
+
+def find_rings(nodes_by_role, stmts, ev, warnings):
+    """Group the barrier ops of every role's program by ring; annotate each op node with its
+    `ring`, `slot` and `step` where found; return the model's rings and lone barriers."""
+    if ev is None:
+        return [], []
+    rings = Rings(stmts, ev, warnings)
+    index = {s.line: k for k, s in enumerate(stmts)}
+    sites = []          # (role, node, array key, stage register, stride)
+    for role, nodes in nodes_by_role:
+        for n in nodes:
+            if n.get("node") != "op" or n["op"] not in BARRIER_CLASSES or not n.get("barrier"):
+                continue
+            k = index.get(n["ptx_line"])
+            addr = rings.address(k, n["barrier"]) if k is not None else None
+            if addr is None:
+                _warn(warnings, "unresolved_barrier", n["ptx_line"],
+                      f"the barrier address {n['barrier']} is not base + 8 * stage counter")
+                continue
+            sites.append((role, n, addr[0], addr[1], addr[2]))
+    parent = {}
+
+    def find(x):
+        """Union-find root."""
+        while parent.setdefault(x, x) != x:
+            parent[x] = parent[parent[x]]
+            x = parent[x]
+        return x
+    for _, _, arr, stage, _ in sites:
+        if stage is not None:
+            parent[find(arr)] = find("stage:" + stage)
+    def grouped():
+        """{ring root: its sites} of the indexed arrays."""
+        out = {}
+        for site in sites:
+            if site[3] is not None or find(site[2]) != site[2]:
+                out.setdefault(find(site[2]), []).append(site)
+        return out
+    # Arrays no one counter indexes together (each role copies its counters) are one ring when
+    # they lie back to back with the same stage count: CUTLASS's pipeline SharedStorage is
+    # `FullBarrier full_barrier_[Stages]; EmptyBarrier empty_barrier_[Stages];`
+    # (cutlass/pipeline/sm90_pipeline.hpp 281-282, the same in sm100_pipeline.hpp).
+    single = {}
+    for root, ss in grouped().items():
+        arrays = {x[2] for x in ss}
+        ns = {(rings.counter(x[3]) or {}).get("stages") for x in ss if x[3]}
+        if len(arrays) == 1 and len(ns) == 1 and isinstance(next(iter(ns)), int):
+            base, _, off = next(iter(arrays)).rpartition("+")
+            single[(base, int(off))] = (root, next(iter(ns)))
+    for (base, off), (root, n) in sorted(single.items()):
+        nxt = single.get((base, off + MBARRIER_BYTES * n))
+        if nxt is not None and nxt[1] == n:
+            parent[find(nxt[0])] = find(root)
+    groups = grouped()
+    out, lone = [], {}
+    extents = {}     # (symbol part, offset) of each slot of a ring's arrays -> (ring root, array)
+    for root, ss in groups.items():
+        n = {(rings.counter(x[3]) or {}).get("stages") for x in ss if x[3]}
+        n = n.pop() if len(n) == 1 else None
+        for arr in {x[2] for x in ss}:
+            base, _, off = arr.rpartition("+")
+            if isinstance(n, int) and _imm(off) is not None:
+                for k in range(n):
+                    extents[(base, _imm(off) + MBARRIER_BYTES * k)] = (root, arr, k)
+    for site in sites:
+        if site[3] is None and find(site[2]) == site[2]:
+            base, _, off = site[2].rpartition("+")
+            hit = extents.get((base, _imm(off))) if _imm(off) is not None else None
+            if hit is not None:
+                # a constant slot of a ring's array (an unrolled loop over its stages)
+                site[1]["stage_index"] = hit[2]
+                groups[hit[0]].append((site[0], site[1], hit[1], None, None))
+            else:
+                lone.setdefault(site[2], []).append(site)
+    for root in sorted(groups, key=lambda r: min(s[1]["ptx_line"] for s in groups[r])):
+        ss = groups[root]
+        name = f"ring{len(out)}"
+        counters = sorted({s[3] for s in ss if s[3]})
+        ns = {rings.counter(c)["stages"] for c in counters}
+        bounds = sorted({b for c in counters for b in (rings.counter(c)["bound"] or ())})
+        stages = ns.pop() if len(ns) == 1 else None
+        first = min(s[1]["ptx_line"] for s in ss)
+        if stages is None:
+            why = f"the stage bound is the register {bounds[0]}" if bounds else \
+                "its stage counters wrap at different constants"
+            _warn(warnings, "ring_stages", first, f"{name}: no constant stage count ({why})")
+        arrays = sorted({s[2] for s in ss}, key=_array_order)
+        slot = {}
+        for s in ss:
+            if s[1]["op"] in TX_CLASSES:
+                slot[s[2]] = "full"
+        pairing = "tx" if slot else None
+        if slot and len(arrays) == 2:
+            for a in arrays:
+                slot.setdefault(a, "empty")
+        elif not slot and len(arrays) == 2:
+            # No transaction bytes: the producer is the role whose wait starts at parity 1 (it
+            # waits on empty barriers that start free: CUTLASS's make_producer_start_state).
+            for s in ss:
+                if s[1]["op"] == "mbarrier_wait" and s[1].get("parity"):
+                    p0 = rings.initial_parity(s[1]["parity"])
+                    if p0 in (0, 1):
+                        other = [a for a in arrays if a != s[2]][0]
+                        slot = {s[2]: "empty" if p0 == 1 else "full", other: "full" if p0 == 1 else "empty"}
+                        pairing = "initial_parity"
+                        break
+        if len(slot) < len(arrays):
+            _warn(warnings, "ring_pairing", first,
+                  f"{name}: which of its {len(arrays)} barrier arrays is full and which empty is not "
+                  "shown by the code (no transaction bytes, no constant initial parity)")
+        phases = sorted({s[1]["parity"] for s in ss if s[1].get("parity")})
+        # Some parity registers are only a start state (a peeled first iteration's `shr k, 3`);
+        # one that flips on a wrap is enough to show the phase bit.
+        flips = any(rings.phase_flips_on_wrap(p) for p in phases)
+        if phases and not flips:
+            _warn(warnings, "ring_phase", first,
+                  f"{name}: none of its parity registers ({', '.join(phases)}) is seen flipping "
+                  "when a stage counter wraps")
+        roles = {}
+        for role, n, arr, stage, stride in ss:
+            n["ring"] = name
+            if arr in slot:
+                n["slot"] = slot[arr]
+                step = STEP_OF.get((_family(n["op"]), slot[arr]))
+                if step and n["op"] != "tma_load":
+                    n["op_kind"] = step
+            roles.setdefault(role, set()).add(n.get("op_kind") or n["op"])
+        out.append({"name": name, "stages": stages, "stage_bound": bounds[0] if bounds else None,
+                    "counters": counters, "phases": phases, "phase_flips": flips, "pairing": pairing,
+                    "arrays": [{"base": a, "slot": slot.get(a),
+                                "stride": sorted({s[4] for s in ss if s[2] == a and s[4]}) or None}
+                               for a in arrays],
+                    "ptx_line": first, "ops": len(ss),
+                    "roles": {r: sorted(v) for r, v in sorted(roles.items())}})
+    barriers = []
+    for arr in sorted(lone, key=lambda a: min(s[1]["ptx_line"] for s in lone[a])):
+        if "%" in arr:
+            _warn(warnings, "unresolved_stage", min(s[1]["ptx_line"] for s in lone[arr]),
+                  f"the barrier address {arr} has a register part that is not a stage counter "
+                  "wrapping at a constant: not grouped into a ring")
+        for _, n, _, _, _ in lone[arr]:
+            n["ring"] = f"barrier{len(barriers)}"
+        barriers.append({"name": f"barrier{len(barriers)}", "base": arr, "ops": len(lone[arr]),
+                         "ptx_line": min(s[1]["ptx_line"] for s in lone[arr]),
+                         "roles": sorted({s[0] for s in lone[arr]})})
+    return out, barriers
 
 
 def read_programs(text, entry=None):
@@ -899,6 +1327,7 @@ def read_programs(text, entry=None):
     programs = []
     for mask in role_classes(reach, loops, nwarps):
         pb = ProgramBuilder(blocks, stmts, loops, masks, mask, reach, info, warnings, seen_unknown, warned)
+        pb.ev = ev
         body = pb.body(None)
         programs.append({
             "name": role_name(mask, nwarps) if ntid else "all",
@@ -909,10 +1338,19 @@ def read_programs(text, entry=None):
             "ops": _count_ops(body),
             "loops": sum(1 for lp in loops.values() if not lp.spin and reach.get(lp.header, 0) & mask),
         })
+    locs, source = source_locations(text), SourceText(listing.files)
+    ring_list, barrier_list = find_rings([(pr["name"], list(walk(pr["body"]))) for pr in programs],
+                                         stmts, ev, warnings)
     loop_list = []
     for lp in sorted(loops.values(), key=lambda lp: (blocks[lp.header].start, lp.spin)):
         hdr = blocks[lp.header]
+        trip = None if lp.spin else trip_count(lp, blocks, stmts, ev, locs, source)
+        if trip is None and not lp.spin:
+            _warn(warnings, "trip_count", stmts[blocks[max(lp.latches)].end - 1].line,
+                  "the loop's back edge is not `@%p bra` on a compare of a stepped induction: "
+                  "no trip count")
         loop_list.append({
+            "trip": trip,
             "ptx_line": stmts[hdr.start].line if hdr.start < len(stmts) else 0,
             "back_edges": sorted(stmts[blocks[b].end - 1].line for b in lp.latches),
             "blocks": len(lp.blocks), "spin": lp.spin,
@@ -923,7 +1361,18 @@ def read_programs(text, entry=None):
             "threads": list(ntid) if ntid else None,
             "cfg": {"statements": len(stmts), "blocks": len(blocks),
                     "edges": sum(len(b.succs) for b in blocks)},
-            "loops": loop_list, "programs": programs, "warnings": warnings}
+            "loops": loop_list, "programs": programs, "rings": ring_list, "barriers": barrier_list,
+            "warnings": warnings}
+
+
+def walk(nodes):
+    """Every node of a body, nested ones included, in order (iterative: bodies nest deeply)."""
+    stack = list(reversed(nodes))
+    while stack:
+        x = stack.pop()
+        yield x
+        for k in ("else", "then", "body"):
+            stack.extend(reversed(x.get(k) or ()))
 
 
 def _count_ops(nodes):
@@ -936,6 +1385,91 @@ def _count_ops(nodes):
         for k in ("body", "then", "else"):
             stack.extend(x.get(k) or ())
     return n
+
+
+# ---------------------------------------------------------------- 7. the product's structure
+
+NO_SCHEDULE = ("no schedule is modelled for PTX input yet: the interpreter does not run raw "
+               "mbarrier programs, so this page shows the parse only (no model is offered)")
+RE_TARGET = re.compile(r"^\s*\.target\s+sm_(?P<arch>\d{2,3})", re.MULTILINE)
+MAX_PTX_CHARS = 64 * 1024 * 1024     # a larger file is refused (the largest unit's PTX is < 1 MB)
+# A PTX class as a parser op kind (docs/parser.md), where it is one without a ring's slot; the
+# ring-resolved steps (`step`: producer_acquire ... consumer_release) come first.
+OP_KIND = {"tma_load": "tma_load", "bulk_load": "tma_load", "wgmma": "mma", "umma": "mma",
+           "tma_store": "tma_store", "bar_sync": "named_barrier_sync",
+           "bar_arrive": "named_barrier_arrive", "umma_commit": "umma_arrive",
+           "tmem_load": "tmem_load", "clc_try_cancel": "clc_query", "cp_async": "cp_async"}
+PRODUCER_STEPS = ("producer_acquire", "producer_commit", "tma_load")
+CONSUMER_STEPS = ("consumer_wait", "consumer_release", "mma")
+
+
+def _function_op(node):
+    """A functions[].ops entry (the parser's op contract) of a program op node, or None."""
+    kind = node.get("op_kind") or OP_KIND.get(node["op"])
+    if kind is None:
+        return None
+    line = node["line"] if node.get("line") else node["ptx_line"]
+    op = {"op": kind, "line": line, "end_line": line, "receiver": "", "pipeline": node.get("ring"),
+          "buffer": None, "text": f"{node['opcode']} (PTX line {node['ptx_line']})"[:160],
+          "ptx_line": node["ptx_line"]}
+    if node.get("file"):
+        op["file"] = node["file"]
+    if kind == "mma":
+        op["unit"] = "wgmma" if node["op"] == "wgmma" else "umma"
+    return op
+
+
+def structure(ptx, path, display, lines, arch):
+    """The JSON structure the pages and --print-json read (docs/json.md), language "ptx": one
+    function per role with its ops in the parser's vocabulary, the rings as pipelines, the role
+    programs, and every warning as a `path:line: message` string."""
+    functions = []
+    for prog in ptx["programs"]:
+        ops = [o for o in (_function_op(n) for n in walk(prog["body"]) if n.get("node") == "op") if o]
+        kinds = {o["op"] for o in ops}
+        prod, cons = bool(kinds & set(PRODUCER_STEPS)), bool(kinds & set(CONSUMER_STEPS))
+        role = "both" if prod and cons else "producer" if prod else "consumer" if cons else "other"
+        functions.append({"name": prog["name"], "role": role, "line": max(1, prog["line"]),
+                          "end_line": max(1, prog["end_line"]), "ops": ops, "warps": prog["warps"]})
+    pipelines = [{"alias": r["name"], "class": "mbarrier ring (PTX)",
+                  "stages": str(r["stages"]) if r["stages"] is not None else (r["stage_bound"] or "?"),
+                  "line": max(1, r["ptx_line"]), "used": True} for r in ptx["rings"]]
+    warnings = [f"{display}:{NO_SCHEDULE}"] + [
+        f"{display}:{w['line']}: {w['message']}" if w["line"] else f"{display}: {w['message']}"
+        for w in ptx["warnings"]]
+    programs = [{k: v for k, v in prog.items() if k not in ("ops", "loops", "warps")}
+                for prog in ptx["programs"]]
+    return {"schema_version": 3, "language": "ptx", "source": {"path": display, "lines": lines},
+            "kind": "unknown", "arch": f"sm{arch}" if arch else "unknown",
+            "pipelines": pipelines, "pipeline_objects": [], "buffers": [], "functions": functions,
+            "kernel_layer": None, "programs": {"functions": programs}, "warnings": warnings,
+            "ptx": {k: ptx[k] for k in ("entry", "threads", "cfg", "loops", "rings", "barriers")}}
+
+
+def parse_text(text, path, display, entry=None):
+    """The structure of a PTX text (raises parse_core.ParseError when it has no .entry)."""
+    import parse_core
+    try:
+        ptx = read_programs(text, entry)
+    except PtxError as err:
+        raise parse_core.ParseError(path, str(err)) from None
+    m = RE_TARGET.search(text)
+    return structure(ptx, path, display, text.count("\n") + 1, m.group("arch") if m else None)
+
+
+def parse_file(path, kernel_layer=None):
+    """parse_core's front-end entry for a .ptx file; raise VizError on bad input."""
+    import parse_core
+    path = Path(path)
+    if kernel_layer is not None:
+        raise parse_core.InputError(kernel_layer, "--kernel-layer applies to C++ headers, not PTX")
+    try:
+        if path.stat().st_size > MAX_PTX_CHARS:
+            raise parse_core.InputError(path, f"PTX file too large (the limit is {MAX_PTX_CHARS} bytes)")
+        text = path.read_text(errors="replace")
+    except OSError as exc:
+        raise parse_core.InputError(path, f"cannot read: {exc.strerror or exc}") from None
+    return parse_text(text, path, parse_core.display_path(path))
 
 
 def main(argv=None):
@@ -956,6 +1490,14 @@ def main(argv=None):
     sys.stdout.write("\n")
     return 0
 
+
+def _register():
+    """Register this module as parse_core's PTX front end (parse_core imports it by name)."""
+    import parse_core
+    parse_core.register_front_end("ptx_programs", sys.modules[__name__])
+
+
+_register()
 
 if __name__ == "__main__":
     sys.exit(main())

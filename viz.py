@@ -68,6 +68,9 @@ def build_arg_parser():
                     help="output HTML path, or - for standard output "
                          "(default: <header stem>_<mode>.html in the current directory)")
     ap.add_argument("--print-json", action="store_true", help="print the parsed JSON instead of rendering")
+    ap.add_argument("--nvcc", metavar="ARGS",
+                    help="compile HEADER (a .cu) with nvcc ARGS -lineinfo -ptx and read the PTX "
+                         "(docs/ptx-front-end.md); a .ptx HEADER is read directly")
     ap.add_argument("--source-link", choices=render_waveform.SOURCE_LINKS, default="file",
                     help="waveform page: link each source line of the details panel to its file "
                          "(file: a file:// URL; vscode: vscode://file/PATH:LINE; none: no link and no "
@@ -143,7 +146,7 @@ def render(model, args, files=None):
     """HTML text of the requested page."""
     if args.mode == "graph":
         import render_html
-        return render_html.render(model)
+        return render_html.render(model, getattr(args, "ptx_title", None))
     knobs = render_waveform.initial_knobs(model, knob_overrides(args))
     return render_waveform.render(model, knobs, gpus=gpu_table(args), source_link=args.source_link, source_files=files)
 
@@ -248,12 +251,64 @@ def main(argv=None):
     return parse_cutlass.run_cli(lambda: _main(args))
 
 
+# The PTX front end's page title: the page says plainly that nothing is simulated.
+PTX_TITLE = "{stem} (PTX) - parse only: no schedule is modelled for PTX input yet"
+NVCC_TIMEOUT_S = 1800    # a hung nvcc, not a timing check (CUTLASS units take about a minute)
+
+
+def find_nvcc():
+    """nvcc: $KLV_NVCC, else on PATH, else /usr/local/cuda/bin/nvcc; None when there is none."""
+    import os
+    env = os.environ.get("KLV_NVCC")
+    if env:
+        return env if Path(env).is_file() else None
+    found = shutil.which("nvcc")
+    if found:
+        return found
+    default = Path("/usr/local/cuda/bin/nvcc")
+    return str(default) if default.is_file() else None
+
+
+def compile_ptx(source, nvcc_args):
+    """Parse the PTX of `nvcc ARGS -lineinfo -ptx source` (compiled in a temporary folder)."""
+    import shlex
+    import ptx_programs
+    nvcc = find_nvcc()
+    if nvcc is None:
+        raise InputError(source, "--nvcc: no nvcc found ($KLV_NVCC, PATH, /usr/local/cuda/bin)")
+    try:
+        extra = shlex.split(nvcc_args)
+    except ValueError as exc:
+        raise InputError("--nvcc", f"cannot split the arguments: {exc}") from None
+    with tempfile.TemporaryDirectory(prefix="kernel-viz-ptx-") as tmp:
+        out = Path(tmp) / (source.stem + ".ptx")
+        cmd = [nvcc, *extra, "-lineinfo", "-ptx", str(source), "-o", str(out)]
+        try:
+            proc = subprocess.run(cmd, capture_output=True, text=True, timeout=NVCC_TIMEOUT_S)
+        except (OSError, subprocess.TimeoutExpired) as exc:
+            raise InputError(source, f"--nvcc: {exc}") from None
+        if proc.returncode != 0 or not out.is_file():
+            lines = [ln for ln in (proc.stderr + proc.stdout).splitlines() if ln.strip()]
+            last = lines[-1].strip() if lines else "no output"
+            raise InputError(source, f"nvcc failed (exit {proc.returncode}): {last[:200]}")
+        text = out.read_text(errors="replace")
+    display = parse_cutlass.display_path(source) + ".ptx"
+    return ptx_programs.parse_text(text, source, display)
+
+
 def _main(args):
     """The kernel-viz command once its arguments are parsed."""
+    if args.nvcc is not None and not args.header:
+        raise InputError("--nvcc", "needs a HEADER (the .cu file to compile)")
     if args.header:
         header = parse_cutlass.locate(args.header)
         klayer = parse_cutlass.locate(args.kernel_layer) if args.kernel_layer else None
-        model = parse_cutlass.parse_file(header, klayer)
+        if args.nvcc is not None:
+            if klayer is not None:
+                raise InputError(klayer, "--kernel-layer applies to C++ headers, not to --nvcc")
+            model = compile_ptx(header, args.nvcc)
+        else:
+            model = parse_cutlass.parse_file(header, klayer)
         epilogue = parse_cutlass.locate(args.epilogue_collective) if args.epilogue_collective else None
         if epilogue is not None:
             parse_cutlass.add_epilogue(model, epilogue)
@@ -270,6 +325,16 @@ def _main(args):
         model, stem = load_bundled_example()
         inputs = []
         files = {}
+    ptx = model.get("language") == "ptx"
+    if ptx and (args.print_prediction or args.sweep):
+        raise InputError(header, "no schedule is modelled for PTX input yet: nothing to predict "
+                         "(--print-json or the graph page show the parse)")
+    if ptx and not args.print_json:
+        # The interpreter does not run raw-mbarrier programs: the page is the graph of the parse.
+        print(f"kernel-viz: {stem}: no schedule is modelled for PTX input yet; writing the graph page "
+              "of the parse", file=sys.stderr)
+        args.mode = "graph"
+        args.ptx_title = PTX_TITLE.format(stem=stem)
     if args.print_prediction or args.sweep:
         if args.mode != "waveform":
             raise PredictError("--mode", "a prediction is of the waveform's schedule, not --mode graph")

@@ -71,7 +71,9 @@ $L__BB0_1:
     assert ops[0]["spin"] is True and ops[0]["barrier"] == "%r9" and ops[0]["parity"] == "%r8"
     assert ops[1]["count"] == 1
     assert [lp["spin"] for lp in m["loops"]] == [False, True]
-    assert m["language"] == "ptx" and m["warnings"] == []
+    # the mbarrier's address is an undefined register here: not a ring, and said so
+    assert m["language"] == "ptx" and [w["kind"] for w in m["warnings"]] == ["unresolved_stage"]
+    assert m["loops"][0]["trip"]["value"] == 8 and m["loops"][0]["trip"]["step"] == 1
 
 
 def test_nested_loops():
@@ -159,7 +161,7 @@ def test_unresolved_role_predicate_is_reported():
     body = ROLE_BRANCH.replace("shr.u32 %r2, %r1, 7;", "shr.u32 %r2, %r1, 7;\n\t@%p5 mov.u32 %r2, 3;")
     m = ptx_programs.read_programs(kernel(body))
     assert [p["name"] for p in m["programs"]] == ["wg0-1"]
-    assert [w["kind"] for w in m["warnings"]] == ["unresolved_role_predicate"]
+    assert [w["kind"] for w in m["warnings"] if w["kind"].startswith("unresolved_role")] == ["unresolved_role_predicate"]
 
 
 def test_unknown_protocol_instruction():

@@ -1,15 +1,17 @@
 """Compile the translation units of tests/compiled/ to PTX with nvcc, cached by a hash of the inputs.
 
-The cache key hashes everything the PTX depends on: the TU's text and the shared headers of this
-folder, nvcc's `--version` output, the full flag list (which holds the absolute CUTLASS include
-paths, so the PTX's .file paths match the headers the parser reads) and the CUTLASS version
-(include/cutlass/version.h and the installed nvidia-cutlass distribution's version); a unit built
-from a FlashAttention checkout ($FLASH_ATTENTION_PATH) also hashes the headers of its include
-folders, so a different revision never reuses another's PTX. The cache
-lives outside the repository: $KLV_PTX_CACHE, else $XDG_CACHE_HOME (or ~/.cache)
-/kernel_logical_visualizer/ptx. A cached entry is `<key>.ptx` plus `<key>.json` (TU name, flags,
-compile seconds); writes go through a temporary file and os.replace, so a killed compile never
-leaves a half-written PTX behind.
+The cache key is location-independent, so every checkout and worktree shares one cache. It hashes
+what the PTX depends on, by content: the TU's text and the shared headers of this folder, nvcc's
+`--version` output, the flag list with each include root written as a placeholder (ROOT_NAMES),
+the CUTLASS version, and the relative path and bytes of every file under CUTLASS's include/ and
+under the unit's include folders (a FlashAttention unit's under $FLASH_ATTENTION_PATH): so a
+different header revision never reuses another's PTX, wherever either lives. The PTX's `.file`
+paths are absolute (they must be the headers the parser reads), so an entry compiled at other
+roots is reused through a localized copy whose `.file` paths are rewritten to this checkout's
+roots (`localize`). The cache lives outside the repository: $KLV_PTX_CACHE, else
+$XDG_CACHE_HOME (or ~/.cache) /kernel_logical_visualizer/ptx. A cached entry is `<key>.ptx` plus
+`<key>.json` (TU name, flags, the roots it was compiled at, compile seconds); writes go through a
+temporary file and os.replace, so a killed compile never leaves a half-written PTX behind.
 
     python tests/compiled/ptx_cache.py [--jobs 2] [TU ...]   # build (or reuse) and print times
 """
@@ -156,44 +158,107 @@ def nvcc_version(nvcc):
     return subprocess.run([nvcc, "--version"], capture_output=True, text=True, check=True).stdout
 
 
-def flags(unit, root):
-    """The full nvcc argument list (after the nvcc path) for one unit."""
-    base = source_root(unit, root)
-    incs = [f"-I{root / 'include'}", f"-I{HERE}"] + [f"-I{base / sub}" for sub in unit.includes]
+# The include roots of a compile, by placeholder name: the key hashes the flags with these names
+# in place of the absolute paths, and `localize` rewrites `.file` paths from one set to another.
+ROOT_NAMES = ("cutlass", "tests", "source")
+
+
+def roots_of(unit, root):
+    """{placeholder: absolute folder} of one unit's compile: CUTLASS's root, this folder, and the
+    unit's source root (the CUTLASS root again, or the FlashAttention checkout)."""
+    return {"cutlass": str(root), "tests": str(HERE), "source": str(source_root(unit, root))}
+
+
+def flags(unit, root, roots=None):
+    """The full nvcc argument list (after the nvcc path) for one unit; with `roots` given
+    ({placeholder: text}), each include root is written as that text instead of its path."""
+    r = roots or roots_of(unit, root)
+    incs = [f"-I{r['cutlass']}/include", f"-I{r['tests']}"] + [f"-I{r['source']}/{sub}" for sub in unit.includes]
     return [*NVCC_FLAGS, *unit.defines, f"-arch={unit.arch}", *incs]
 
 
 def cache_key(unit, root, nvcc_ver):
-    """sha256 of the TU text, this folder's headers, nvcc's version, the flags and CUTLASS's version
-    (and, for a FlashAttention unit, the headers of its include folders)."""
+    """sha256 of the TU text, this folder's headers, nvcc's version, the flags (roots as
+    placeholders), CUTLASS's version and the contents of the include trees (tree_digest)."""
+    placeholders = {name: f"<{name}>" for name in ROOT_NAMES}
     h = hashlib.sha256()
     for part in (unit.path.read_bytes(),
-                 *(p.read_bytes() for p in sorted(HERE.glob("*.cuh"))),
-                 nvcc_ver.encode(), "\0".join(flags(unit, root)).encode(),
+                 *(p.name.encode() + b"\0" + p.read_bytes() for p in sorted(HERE.glob("*.cuh"))),
+                 nvcc_ver.encode(), "\0".join(flags(unit, root, placeholders)).encode(),
                  cutlass_version(root).encode(),
-                 *_external_headers(unit, root)):
+                 tree_digest(root / "include", None).encode(),
+                 *(tree_digest(source_root(unit, root) / sub, HEADER_SUFFIXES).encode()
+                   for sub in unit.includes)):
         h.update(hashlib.sha256(part).digest())
     return h.hexdigest()[:32]
 
 
-def _external_headers(unit, root):
-    """The bytes of the headers directly in a FlashAttention unit's include folders (none for a
-    CUTLASS unit, whose version stands for its headers)."""
-    if unit.source != FLASH_ATTENTION:
-        return []
-    base = source_root(unit, root)
-    return [p.read_bytes() for sub in unit.includes for p in sorted((base / sub).iterdir())
-            if p.suffix in HEADER_SUFFIXES and p.is_file()]
+_TREE_DIGESTS = {}
+
+
+def tree_digest(folder, suffixes):
+    """sha256 over (path relative to `folder`, sha256 of bytes) of every file under it (only those
+    ending in `suffixes` when given), in sorted order; memoized per process (CUTLASS's include/ is
+    about 800 files, 27 MB: 0.4 s). A missing folder digests as empty."""
+    key = (str(folder), suffixes)
+    if key not in _TREE_DIGESTS:
+        h = hashlib.sha256()
+        files = sorted(p for p in Path(folder).rglob("*") if p.is_file()) if Path(folder).is_dir() else []
+        for p in files:
+            if suffixes and p.suffix not in suffixes:
+                continue
+            h.update(p.relative_to(folder).as_posix().encode() + b"\0")
+            h.update(hashlib.sha256(p.read_bytes()).digest())
+        _TREE_DIGESTS[key] = h.hexdigest()
+    return _TREE_DIGESTS[key]
+
+
+def localize(text, old_roots, new_roots):
+    """The PTX text with each `.file` path under one of `old_roots` moved under the same-named root
+    of `new_roots` (longest root first, so a root inside another maps to itself); other lines and
+    paths (CUDA's own headers) are unchanged."""
+    pairs = sorted(((old_roots[n].rstrip("/") + "/", new_roots[n].rstrip("/") + "/")
+                    for n in ROOT_NAMES if n in old_roots and n in new_roots),
+                   key=lambda p: -len(p[0]))
+    out = []
+    for line in text.splitlines(keepends=True):
+        stripped = line.lstrip()
+        if stripped.startswith(".file"):
+            q = line.find('"')
+            if q >= 0:
+                for old, new in pairs:
+                    if line.startswith(old, q + 1):
+                        line = line[:q + 1] + new + line[q + 1 + len(old):]
+                        break
+        out.append(line)
+    return "".join(out)
+
+
+def _write_atomic(path, text):
+    """Write text to path through a temporary file and os.replace."""
+    tmp = path.with_suffix(f".tmp{os.getpid()}")
+    tmp.write_text(text)
+    os.replace(tmp, path)
 
 
 def build(unit, root, nvcc, nvcc_ver=None):
-    """The unit's PTX path, compiling it unless cached; returns (path, seconds, cached)."""
+    """The unit's PTX path, compiling it unless cached; returns (path, seconds, cached). An entry
+    compiled at other roots comes back as a localized copy (`<entry>-at-<roots hash>.ptx`)."""
     nvcc_ver = nvcc_ver or nvcc_version(nvcc)
     key = cache_key(unit, root, nvcc_ver)
     out = cache_dir() / f"{unit.name}-{key}.ptx"
     meta = out.with_suffix(".json")
+    here = roots_of(unit, root)
     if out.is_file() and meta.is_file():
-        return out, json.loads(meta.read_text()).get("compile_seconds"), True
+        info = json.loads(meta.read_text())
+        there = info.get("roots", here)
+        if there == here:
+            return out, info.get("compile_seconds"), True
+        tag = hashlib.sha256(json.dumps(here, sort_keys=True).encode()).hexdigest()[:12]
+        local = out.with_name(f"{out.stem}-at-{tag}.ptx")
+        if not local.is_file():
+            _write_atomic(local, localize(out.read_text(), there, here))
+        return local, info.get("compile_seconds"), True
     tmp = out.with_suffix(f".tmp{os.getpid()}")
     cmd = [nvcc, *flags(unit, root), str(unit.path), "-o", str(tmp)]
     start = time.monotonic()
@@ -204,9 +269,10 @@ def build(unit, root, nvcc, nvcc_ver=None):
         tail = "\n".join((proc.stdout + proc.stderr).splitlines()[-30:])
         raise CompileError(f"nvcc failed on {unit.path.name} ({proc.returncode}):\n{tail}")
     os.replace(tmp, out)
-    meta.write_text(json.dumps({"unit": unit.name, "flags": flags(unit, root),
-                                "compile_seconds": seconds, "nvcc": nvcc_ver.strip().splitlines()[-1]},
-                               indent=1, sort_keys=True))
+    _write_atomic(meta, json.dumps({"unit": unit.name, "flags": flags(unit, root), "roots": here,
+                                    "compile_seconds": seconds,
+                                    "nvcc": nvcc_ver.strip().splitlines()[-1]},
+                                   indent=1, sort_keys=True))
     return out, seconds, False
 
 
