@@ -2042,7 +2042,9 @@ def find_order_barriers(src):
     return out
 
 
-RE_INT_CONSTEXPR = re.compile(rf"\bstatic\s+constexpr\s+(?:const\s+)?(?:u?int\w*|size_t|unsigned|int)\s+(?P<name>{_IDENT})\s*=\s*(?P<value>\d+)\s*[uU]?\s*;")
+# `static constexpr int NumMmaWarpGroups = 2;` (pingpong 132) and `static const int
+# NumWarpsEpilogue = 1;` (77 FMHA kernel 76).
+RE_INT_CONSTEXPR = re.compile(rf"\bstatic\s+(?:constexpr\s+(?:const\s+)?|const\s+)(?:u?int\w*|size_t|unsigned|int)\s+(?P<name>{_IDENT})\s*=\s*(?P<value>\d+)\s*[uU]?\s*;")
 RE_ROLE_VAR = re.compile(rf"(?P<name>{_IDENT})\s*=\s*(?:[^;{{}}]{{0,200}}?\?\s*)?(?:static_cast\s*<\s*)?(?P<enum>WarpGroupRole|ProducerWarpRole|WarpCategory)\s*[>(]")
 RE_ANY_ROLE_ENUM = re.compile(rf"enum\s+class\s+(?P<name>{_IDENT})\s*(?::\s*{_IDENT}\s*)?\{{(?P<body>[^{{}}]*)\}}")
 # A function of the file mapping the warp index to a role enum (77_blackwell_fmha

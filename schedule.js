@@ -75,6 +75,7 @@ var KernelSchedule = (function () {
       {"name": "wgmmaLatency", "flag": "--wgmma"},
       {"name": "gemm0Latency", "flag": "--gemm0"},
       {"name": "softmaxLatency", "flag": "--softmax"},
+      {"name": "mathLatency", "flag": "--math"},
       {"name": "gemm1Latency", "flag": "--gemm1"},
       {"name": "epilogueLatency", "flag": "--epilogue"},
       {"name": "consumerWGs", "flag": "--consumers"},
@@ -320,7 +321,7 @@ var KernelSchedule = (function () {
     // assumptions and omissions (the page's verdict lists them).
     result.fit = model.alongside && model.covers(structure) === null ?
       { model: norm.knobs.model, reason: model.fitReason, assumptions: model.assumptions(structure), notModelled: model.notModelled(structure) } : fit;
-    result.view = model.view(norm.knobs, refs);
+    result.view = model.view(norm.knobs, refs, result);
     return result;
   }
 

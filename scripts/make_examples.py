@@ -37,6 +37,12 @@ KERNELS = {
 # CUTLASS 4.2's Blackwell (SM100) UMMA GEMM: the collective mainloop with its kernel layer.
 SM100_MAINLOOP = "include/cutlass/gemm/collective/sm100_mma_warpspecialized.hpp"
 SM100_KERNEL = "include/cutlass/gemm/kernel/sm100_gemm_tma_warpspecialized.hpp"
+# CUTLASS 4.2's example 77 Blackwell attention forward: the mainloop (with its composed Load
+# collective), its kernel layer and its epilogue collective, run by the program model.
+FMHA_DIR = "examples/77_blackwell_fmha/"
+FMHA_MAINLOOP = FMHA_DIR + "collective/sm100_fmha_fwd_mainloop_tma_warpspecialized.hpp"
+FMHA_KERNEL = FMHA_DIR + "kernel/sm100_fmha_fwd_kernel_tma_warpspecialized.hpp"
+FMHA_EPILOGUE = FMHA_DIR + "collective/sm100_fmha_fwd_epilogue_tma_warpspecialized.hpp"
 # The issue's canonical view: 4 stages, 4 output tiles x 5 k-tiles.
 EXAMPLE_KNOBS = {"stages": 4, "outputTiles": 4, "kTiles": 5}
 FA3_MAINLOOP = "hopper/mainloop_fwd_sm90_tma_gmma_ws.hpp"
@@ -80,6 +86,9 @@ def parsed_examples():
     for schedule, kernel in KERNELS.items():
         out[f"sm90_gemm_{schedule}"] = parse_cutlass.parse_file(root / MAINLOOP, root / kernel)
     out["sm100_gemm"] = parse_cutlass.parse_file(root / SM100_MAINLOOP, root / SM100_KERNEL)
+    fmha = parse_cutlass.parse_file(root / FMHA_MAINLOOP, root / FMHA_KERNEL)
+    parse_cutlass.add_epilogue(fmha, root / FMHA_EPILOGUE)
+    out["sm100_fmha_fwd"] = fmha
     return out
 
 

@@ -376,7 +376,14 @@ var KernelInterpret = (function () {
     this.stages = knobs.stages;
     this.constants = {};
     var self = this;
-    (kl.constants || []).forEach(function (c) { if (typeof c.value === "number") self.constants[c.name] = c.value; });
+    // A name two constants give different values (two schedule structs of one file) is no constant.
+    var conflicting = {};
+    (kl.constants || []).forEach(function (c) {
+      if (typeof c.value !== "number") return;
+      if (Object.prototype.hasOwnProperty.call(self.constants, c.name) && self.constants[c.name] !== c.value) conflicting[c.name] = true;
+      self.constants[c.name] = c.value;
+    });
+    Object.keys(conflicting).forEach(function (n) { delete self.constants[n]; });
     (structure.constants || []).forEach(function (c) { if (typeof c.value === "number" && !SYMBOL_KNOBS[c.name]) self.constants[c.name] = c.value; });
     this.enums = {};
     this.roleVars = kl.role_vars || [];
@@ -1053,14 +1060,30 @@ var KernelInterpret = (function () {
     return undefined;
   };
 
+  /**
+   * The variable an argument names: a name, or the chosen side of `c ? a : b` over names (`is_softmax_0
+   * ? pipeline_s0_corr_producer_state : pipeline_s1_corr_producer_state`, 77 FMHA kernel 461: a
+   * reference parameter then shares that variable); null for any other expression.
+   */
+  RoleRun.prototype.lvalueBox = function (a, env) {
+    if (a[0] === "id") return env[a[1]] || null;
+    if (a[0] === "?:" && Array.isArray(a[2]) && Array.isArray(a[3])) {
+      var c = this.eval(a[1], env, false);
+      if (isUnknown(c)) return null;
+      return this.lvalueBox(truthy(c) ? a[2] : a[3], env);
+    }
+    return null;
+  };
+
   /** Inline a collective function: its parameters bound to the call's arguments. */
   RoleRun.prototype.callFunction = function (fn, node, env, f, ret) {
     var callee = {};
     for (var i = 0; i < fn.params.length; i++) {
       var p = fn.params[i], a = node.args[i];
       if (a === undefined) { callee[p.name] = { v: new Unknown("a default argument") }; continue; }
-      if (a[0] === "id" && env[a[1]]) {
-        callee[p.name] = p.ref ? env[a[1]] : { v: clone(env[a[1]].v) };
+      var box = this.lvalueBox(a, env);
+      if (box) {
+        callee[p.name] = p.ref ? box : { v: clone(box.v) };
       } else {
         callee[p.name] = { v: clone(this.eval(a, env, false)) };
       }

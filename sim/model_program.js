@@ -37,6 +37,12 @@ var KernelModelProgram = (function () {
     WAIT_REASON_PRIORITY = GM.WAIT_REASON_PRIORITY, BLOCK_KINDS = GM.BLOCK_KINDS,
     gemmSourceKnobs = GM.gemmSourceKnobs, gemmView = GM.gemmView;
   var BW_KNOB_RANGES = BW.BW_KNOB_RANGES, BW_DEFAULT_KNOBS = BW.BW_DEFAULT_KNOBS, blackwellView = BW.blackwellView;
+  /** sim/model_attention.js: the page's global, or require()d next to this file. */
+  var AT = (function () {
+    if (typeof KernelModelAttention !== "undefined") return KernelModelAttention;
+    if (typeof require === "function" && typeof module !== "undefined") return require("./model_attention.js");
+    throw new Error("sim/model_program.js: model_attention.js is not loaded (the page runs it before this file)");
+  })();
 
   /** sim/interpret.js: the page's global, or require()d next to this file. */
   function interpretModule() {
@@ -57,6 +63,16 @@ var KernelModelProgram = (function () {
     PROGRAM_KNOB_RANGES[k] = BW_KNOB_RANGES[k];
     PROGRAM_DEFAULT_KNOBS[k] = BW_DEFAULT_KNOBS[k];
   });
+  // The attention programs' knobs: KV blocks (the mask's trip counts, sim/interpret.js
+  // MASK_TRIP_COUNTS) and the register loops' latencies (docs/programs.md "Register loops").
+  PROGRAM_KNOB_RANGES.kvBlocks = AT.ATTENTION_KNOB_RANGES.kvBlocks;
+  PROGRAM_DEFAULT_KNOBS.kvBlocks = AT.ATTENTION_DEFAULT_KNOBS.kvBlocks;
+  PROGRAM_KNOB_RANGES.softmaxLatency = { min: 0, max: 10000, label: "exp loop latency (X)",
+    doc: "steps of one register loop with exponentials (the softmax's MUFU work)" };
+  PROGRAM_DEFAULT_KNOBS.softmaxLatency = AT.ATTENTION_DEFAULT_KNOBS.softmaxLatency;
+  PROGRAM_KNOB_RANGES.mathLatency = { min: 0, max: 10000, label: "register loop latency (R)",
+    doc: "steps of one register loop of other arithmetic (row max, row sum, rescale)" };
+  PROGRAM_DEFAULT_KNOBS.mathLatency = 1;
 
   /** Validate a knob set for the program model: {knobs, messages}; never throws. */
   function normalizeProgramKnobs(input, sourceKnobs) {
@@ -119,12 +135,42 @@ var KernelModelProgram = (function () {
       flags: run.flags, summary: "",
       hazardText: run.hazards.length ? run.hazards.length + (run.hazards.length >= 20 ? "+" : "") + " (first: " + run.hazards[0].message + ")" : "none",
       stoppedText: run.stopped.length ? run.stopped.map(function (x) { return x.role + " at line " + x.line + ": " + x.reason; }).join("; ") : "none",
-      flagsText: Object.keys(run.flags).length ? Object.keys(run.flags).sort().map(function (f) { return f + " " + (run.flags[f] ? "on" : "off"); }).join(", ") : "none"
+      flagsText: Object.keys(run.flags).length ? Object.keys(run.flags).sort().map(function (f) { return f + " " + (run.flags[f] ? "on" : "off"); }).join(", ") : "none",
+      mmaWaits: mmaWaits(run)
     };
+    verdict.mmaWaitText = mmaWaitText(verdict.mmaWaits);
     verdict.summary = programSummary(run, verdict);
     return { total: run.total, lanes: run.lanes, columns: run.columns, verdict: verdict, notes: {},
       deadlock: run.deadlock, barriers: run.barriers, barrierEvents: run.barrierEvents,
       barrierEventsOmitted: run.barrierEventsOmitted === true };
+  }
+
+  /**
+   * What the roles that issue MMAs wait for: {role: {reason: steps}} (the roles with an MMA group,
+   * sim/interpret.js Run.mmaGroups). Their waits are the tensor core's idle time from the issuer's
+   * side, each named by its ring (77's MMA warp: `pipeline_mma_s0` for the softmax's S -> P,
+   * `PipelineO` for the correction's rescale of O, `tma` for the loads).
+   */
+  function mmaWaits(run) {
+    var out = {};
+    run.roles.forEach(function (r) {
+      if (r.mmaGroup === null || !run.waits[r.name]) return;
+      var w = {}, any = false;
+      Object.keys(run.waits[r.name]).forEach(function (k) { if (k !== "total" && run.waits[r.name][k] > 0) { w[k] = run.waits[r.name][k]; any = true; } });
+      if (any) out[r.name] = w;
+    });
+    return out;
+  }
+
+  /** mmaWaits as one line: "MMA: PipelineO 6, tma 6, pipeline_mma_s0 3" (largest first), or "none". */
+  function mmaWaitText(waits) {
+    var roles = Object.keys(waits);
+    if (!roles.length) return "none";
+    return roles.map(function (role) {
+      var w = waits[role];
+      var keys = Object.keys(w).sort(function (a, b) { return w[b] - w[a] || (a < b ? -1 : 1); });
+      return role + ": " + keys.map(function (k) { return k + " " + w[k]; }).join(", ");
+    }).join("; ");
   }
 
   /** The program verdict's one line: a deadlock, roles that stopped, hazards, else the figures. */
@@ -144,7 +190,7 @@ var KernelModelProgram = (function () {
    * draw (the SM90 GEMM model's for WGMMA programs, the Blackwell model's for UMMA programs, less
    * the kinds only the hand-written Blackwell program draws: CLC, ACC, DRAIN).
    */
-  function programView(knobs, refs) {
+  function programView(knobs, refs, result) {
     var umma = refs && refs.units && refs.units.umma && !refs.units.wgmma;
     var view = umma ? blackwellView() : gemmView(knobs, refs);
     if (umma) {
@@ -152,8 +198,10 @@ var KernelModelProgram = (function () {
       view.legend = view.legend.filter(function (item) { return view.kinds[item.kind]; });
       view.waitReasons = view.waitReasons.filter(function (w) { return ["tma", "acc", "mma"].indexOf(w.reason) >= 0; });
     }
+    if (result && result.columns) addRunKinds(view, result.columns);
     view.verdict = [
       { label: "Tensor-core utilization", field: "tensorCoreUtilization", format: "percent" },
+      { label: "What the MMA-issuing roles wait for (steps, by ring)", format: "template", template: "{mmaWaitText}" },
       { label: "Hazards (a stage refilled while its MMA reads it)", format: "template", template: "{hazardText}" },
       { label: "Roles not modelled past a step", format: "template", template: "{stoppedText}" },
       { label: "Compile-time flags", format: "template", template: "{flagsText}" }
@@ -162,14 +210,51 @@ var KernelModelProgram = (function () {
     return view;
   }
 
+  /**
+   * Block kinds the interpreter draws that the base view (GEMM or Blackwell) does not name: each
+   * with its name, doc and fill (docs/programs.md "Ops", "Register loops").
+   */
+  var PROGRAM_KINDS = {
+    exp: { name: "EXP", doc: "a register loop with exponentials (the softmax's MUFU work): one block of the exp loop latency", fill: "softmax" },
+    math: { name: "MATH", doc: "a register loop of other arithmetic (row max, row sum, rescale): one block of the register loop latency", fill: "gemm1" },
+    tmem_load: { name: "TMEM LOAD", doc: "a TMEM -> register copy (tmem_load latency)", fill: "transpose" },
+    store: { name: "STORE", doc: "a TMA store (store latency), complete at its end", fill: "epilogue" },
+    epilogue: { name: "EPILOGUE", doc: "the epilogue collective's store, one block (its program is not parsed)", fill: "epilogue" }
+  };
+
+  /**
+   * Add to view the kinds and wait reasons of a run that it does not describe yet: the view is
+   * derived from what the program's ops drew, never written per kernel family. A wait named by a
+   * ring (sim/interpret.js Run.nameWaitReasons) is documented as a wait on that ring.
+   */
+  function addRunKinds(view, columns) {
+    (columns.kinds || []).forEach(function (kind) {
+      if (view.kinds[kind]) return;
+      var k = PROGRAM_KINDS[kind] || { name: String(kind).toUpperCase(), doc: "a step of the program (" + kind + ")", fill: "issue" };
+      view.kinds[kind] = { name: k.name, doc: k.doc, tile: true };
+      view.legend.splice(Math.max(0, view.legend.length - 1), 0, { kind: kind, fills: [k.fill], text: [[k.name], " (" + k.doc + ")"] });
+    });
+    var known = {};
+    view.waitReasons.forEach(function (w) { known[w.reason] = true; });
+    (columns.reasons || []).forEach(function (reason) {
+      if (reason === null || known[reason]) return;
+      known[reason] = true;
+      view.waitReasons.push({ reason: reason, doc: "the ring `" + reason + "`: a consumer waits for its full barrier (the producer's commit), a producer for its empty barrier (the consumer's release)" });
+    });
+  }
+
   /** The run-time choices the interpreter makes (sim/interpret.js RUNTIME_CHOICES, SCHEDULER_STATIC). */
   var PROGRAM_ASSUMPTIONS = [
     "cute::elect_one_sync() is taken: the elected thread's program is the role's",
     "the static persistent tile scheduler: each role's tiles follow advance_to_next_work / fetch_next_work; output tiles (O) is where is_valid() ends",
-    "a runtime branch the program cannot evaluate is skipped when it holds no step, else the role stops there (named in the verdict)"
+    "a runtime branch the program cannot evaluate is skipped when it holds no step, else the role stops there (named in the verdict)",
+    "an attention mask's trip counts are CUTLASS 77's NoMask: every KV block unmasked (KV blocks per tile is the knob)",
+    "a register loop (an unrolled loop over a register tensor) is one block of its math class, and its body's steps run once at its end: an order-barrier arrive inside it is drawn at the loop's end",
+    "an if constexpr the front end could not read is a flag named by its text, off (listed in the verdict's flags)"
   ];
   var PROGRAM_NOT_MODELLED = [
-    "the epilogue collective's own program: collective_epilogue.store is one epilogue block of E steps; its C load (is_producer_load_needed) is taken as not needed",
+    "the epilogue collective's own program unless given (--epilogue-collective): collective_epilogue.store is one epilogue block of E steps, and a store handed a pipeline stops its role; its C load (is_producer_load_needed) is taken as not needed",
+    "TMEM stores (copy to a tmem_store atom) are no op of the parse: writing P or statistics to TMEM costs nothing",
     "the dynamic persistent scheduler and other compile-time flags the source leaves to its instantiation: off unless knobs.flags says on (listed in the verdict's flags)",
     "pipelines of files not parsed here (the epilogue's, the tile scheduler's): their states and ops are not followed",
     "a lambda's own loops and branches (its ops run at its call site in order)"
@@ -192,8 +277,36 @@ var KernelModelProgram = (function () {
     return units;
   }
 
-  /** The program model's knob specs for a structure: those of the MMA units its ops issue. */
+  /**
+   * The program knobs a structure's run reads: one run at the default knobs whose knob object
+   * records each read (cached per structure). Null when the run cannot be made.
+   */
+  var readsCache = typeof WeakMap === "function" ? new WeakMap() : null;
+  function programReads(structure) {
+    if (!isObject(structure)) return null;
+    if (readsCache && readsCache.has(structure)) return readsCache.get(structure);
+    var I = interpretModule(), reads = null;
+    if (I !== null && programCovers(structure) === null) {
+      reads = {};
+      var knobs = {};
+      Object.keys(PROGRAM_KNOB_RANGES).forEach(function (name) {
+        Object.defineProperty(knobs, name, { enumerable: true, get: function () { reads[name] = true; return PROGRAM_DEFAULT_KNOBS[name]; } });
+      });
+      var run = I.run(structure, knobs, ENGINE_PRIMITIVES, { events: false });
+      if (run.error) reads = null;
+    }
+    if (readsCache) readsCache.set(structure, reads);
+    return reads;
+  }
+
+  /**
+   * The program model's knob specs for a structure: the knobs its run reads (the trip counts,
+   * stage counts and latencies its programs use: docs/programs.md "The program model"); where no
+   * run can be made, those of the MMA units its ops issue.
+   */
   function programSpecs(specs, structure) {
+    var reads = programReads(structure);
+    if (reads !== null) return specs.filter(function (spec) { return !PROGRAM_KNOB_RANGES[spec.name] || reads[spec.name]; });
     var units = programUnits(structure);
     if (!Object.keys(units).length) return specs;
     return specs.filter(function (spec) { return !PROGRAM_KNOB_UNITS[spec.name] || units[PROGRAM_KNOB_UNITS[spec.name]]; });

@@ -10,7 +10,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests"))
 
-from browser_util import kv  # noqa: E402
+from browser_util import flush, kv  # noqa: E402
 import pagekit  # noqa: E402
 import parse_cutlass  # noqa: E402
 import render_waveform as rw  # noqa: E402
@@ -54,3 +54,34 @@ def test_a_release_before_the_gemm_gets_the_program_model_and_its_hazard(open_pa
     verdict = page.inner_text("#verdict")
     assert "Hazards (a stage refilled while its MMA reads it):" in verdict
     assert "stage 0 is refilled (line 384)" in verdict and "while the MMA of line 496 still reads it" in verdict
+
+
+def test_the_blackwell_attention_example_runs_its_own_program(open_page):
+    """examples/sm100_fmha_fwd_waveform.html (CUTLASS 77's forward, scripts/make_examples.py):
+    no hand-written model fits chained GEMMs, so the page offers and runs the program model; the
+    lanes are the kernel's six roles and its rings, the legend names the register-loop kinds, the
+    verdict says what the MMA warp waits for, and a slider the program reads changes the run."""
+    page = open_page((ROOT / "examples" / "sm100_fmha_fwd_waveform.html").as_uri())
+    options = page.eval_on_selector_all("#knob-model option", "els => els.map(e => e.value)")
+    assert options == ["program"]
+    assert kv(page, "kv.state.knobs.model") == "program"
+    lanes = kv(page, "kv.state.result.lanes.map(l => l.id)")
+    roles = [lane for lane in lanes if lane.startswith("role:")]
+    assert roles == ["role:Load", "role:Softmax0", "role:Softmax1", "role:Correction", "role:MMA", "role:Epilogue"]
+    assert "pipeline_mma_s0.stage0" in lanes and "PipelineO.stage1" in lanes
+    verdict = page.inner_text("#verdict")
+    assert "What the MMA-issuing roles wait for (steps, by ring): MMA: " in verdict
+    assert "PipelineO" in verdict and "pipeline_mma_s0" in verdict
+    assert kv(page, "kv.state.result.deadlock") is None
+    kinds = kv(page, "Object.keys(kv.state.result.view.kinds)")
+    assert "exp" in kinds and "math" in kinds
+    # No slider for knobs the program does not read (k-tiles, accumulator stages).
+    assert page.query_selector("#knob-kTiles") is None and page.query_selector("#knob-accStages") is None
+    total, kv_blocks = kv(page, "kv.state.result.total"), kv(page, "kv.state.knobs.kvBlocks")
+    page.focus("#knob-kvBlocks")
+    page.keyboard.press("ArrowRight")
+    page.keyboard.press("ArrowRight")
+    flush(page)
+    assert kv(page, "kv.state.knobs.kvBlocks") == kv_blocks + 2
+    assert kv(page, "kv.state.result.total") > total
+    assert kv(page, "kv.state.result.deadlock") is None

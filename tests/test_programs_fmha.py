@@ -149,3 +149,55 @@ def test_the_epilogue_stores_after_the_correction_hands_over(fmha):
     loads = [b for b in out["blocks"] if b["lane"] == "role:Correction" and b["kind"] == "tmem_load"]
     assert stores[0]["start"] >= min(b["end"] for b in loads)
     assert lane_blocks(out, "role:Epilogue", "wait")[0]["reason"] == "PipelineE"
+
+
+SWEEP = r"""
+const root = process.argv[1];
+const S = require(root + "/schedule.js");
+const { mulberry32, randInt } = require(root + "/tests/js/prng.js");
+const structure = JSON.parse(require("fs").readFileSync(0, "utf8"));
+const rand = mulberry32(77), ri = (a, b) => randInt(rand, a, b), bad = [];
+let runs = 0;
+for (let i = 0; i < 120; i++) {
+  const knobs = { model: "program", stages: ri(2, 6), outputTiles: ri(1, 5), kvBlocks: ri(1, 6), tmaLatency: ri(0, 9),
+    ummaLatency: ri(1, 5), tmemLoadLatency: ri(0, 5), storeLatency: ri(0, 5), softmaxLatency: ri(0, 8), mathLatency: ri(0, 4) };
+  const r = S.simulate(structure, knobs);
+  runs++;
+  if (r.error || r.deadlock || r.verdict.stopped.length || r.verdict.hazards.length) bad.push({ knobs, deadlock: r.deadlock && r.deadlock.message, error: r.error });
+}
+process.stdout.write(JSON.stringify({ runs, bad: bad.slice(0, 3), badCount: bad.length }));
+"""
+
+
+def test_random_settings_never_deadlock_the_real_kernel(fmha):
+    """CUTLASS's persistent 77 kernel runs on hardware: under exact barrier semantics its own
+    program must finish with no deadlock, stop or hazard for any latencies and sizes. (This caught
+    a reference parameter bound through `is_softmax_0 ? a : b`, kernel 461, being copied.)"""
+    proc = subprocess.run([node(), "-e", SWEEP, str(ROOT)], input=json.dumps(fmha["epilogue"]),
+                          capture_output=True, text=True, timeout=600, check=True)
+    out = json.loads(proc.stdout)
+    assert out["runs"] == 120
+    assert out["badCount"] == 0, out["bad"]
+
+
+def test_one_kv_stage_deadlocks_as_the_code_would(fmha):
+    """K and V share one ring (StageCountKV is 3 or 4 in the code, mainloop 77): with a single stage
+    the MMA warp waits for K1 (403) while the load warp waits for that stage to be freed (280),
+    which needs V0's PV to be released first. The run says so with both lines."""
+    out = interpret(fmha["epilogue"], stages=1, outputTiles=1, kvBlocks=2)
+    waiting = {w["lane"]: (w["barrier"], w["line"]) for w in out["deadlock"]["waiting"]}
+    assert waiting["role:MMA"] == ("PipelineKV.full[0]", 403)
+    assert waiting["role:Load"] == ("PipelineKV.empty[0]", 280)
+
+
+def test_knobs_are_those_the_program_reads(fmha):
+    """The page's sliders are the knobs the run reads: KV blocks and the register loops, not
+    k-tiles or accumulator stages (every ring's stage count but KV's is the code's literal)."""
+    proc = subprocess.run([node(), "-e", "const S = require(process.argv[1] + '/schedule.js');"
+                           "const s = JSON.parse(require('fs').readFileSync(0, 'utf8'));"
+                           "process.stdout.write(JSON.stringify(S.knobsFor('program', s).map((k) => k.name)));", str(ROOT)],
+                          input=json.dumps(fmha["epilogue"]), capture_output=True, text=True, timeout=300, check=True)
+    names = json.loads(proc.stdout)
+    assert {"stages", "outputTiles", "kvBlocks", "tmaLatency", "ummaLatency", "softmaxLatency", "mathLatency",
+            "tmemLoadLatency", "storeLatency"} <= set(names)
+    assert not {"kTiles", "accStages", "wgmmaLatency", "kPipeMmas"} & set(names)

@@ -197,3 +197,24 @@ test("`get<i>(T{})` of a literal shape and the attention mask's trip counts are 
   assert.equal(I.evalExpr(["mcall", ["call", "Mask", []], "get_trip_count", []], {}, ctx, false), 5);
   assert.equal(I.evalExpr(["mcall", ["call", "Mask", []], "get_masked_trip_count", []], {}, ctx, false), 0);
 });
+
+test("a reference parameter bound through `c ? a : b` shares the chosen variable (77 FMHA kernel 461)", () => {
+  const functions = [{ name: "Load::go", owner: "Load", path: "load.hpp", line: 40,
+    params: [{ name: "p", ref: true, type: "PC" }, { name: "st", ref: true, type: "typename PC::PipelineState" }],
+    body: [op("producer_acquire", { object: "p", state: "st", line: 41 }), op("producer_commit", { object: "p", state: "st", line: 42 }),
+      { node: "set", name: "st", op: "++", line: 43 }] }];
+  const slow = [{ node: "op", op: "tmem_load", receiver: "t", line: 31 }];
+  const s = asyncKernel(1, [], slow, { functions: functions, collectives: [{ alias: "Load", "class": "LoadImpl", path: "load.hpp", line: 5 }] });
+  const prod = s.kernel_layer.program.body[3].then[0];
+  prod.body = [{ node: "let", names: ["ld"], type: "Load", expr: null, line: 19 },
+    { node: "call", receiver: "ld", name: "go", args: [id("pipe"), ["?:", num(1), id("ps"), id("cs")]], line: 20 }];
+  // One stage: each call's acquire waits for the consumer's release of the previous fill (the
+  // consumer takes 2 steps per fill). Were the state copied into the call, every call would
+  // acquire the first (stage, phase) again and pass at once.
+  const { r } = runOk(s);
+  const names = {};
+  r.barriers.forEach((b) => { names[b.id] = b.name; });
+  const waits = r.barrierEvents().filter((e) => e.type === "wait_end" && names[e.barrier] === "PC.empty[0]");
+  assert.deepEqual(waits.map((e) => e.t), [0, 2, 4]);
+  assert.equal(r.total, 6);
+});
