@@ -2813,8 +2813,11 @@ def _composed_collectives(path, text, model):
     code = src.code
     includes = [m.group("rel") for m in RE_QUOTED_INCLUDE.finditer(text)]
     found = []
+    pipes = {p["alias"] for p in model["pipelines"]}
     for m in RE_USING_TEMPLATE.finditer(code):
         cls = m.group("cls")
+        if m.group("alias") in pipes:
+            continue   # a pipeline class (77 MLA's PipelineTmaAsyncMla): its ops are the pipeline's, not a collective's
         if len(found) >= MAX_COMPOSED or re.search(rf"\b(?:struct|class)\s+{re.escape(cls)}\b", code):
             continue
         target = _include_defining(path, includes, cls)

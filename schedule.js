@@ -290,7 +290,8 @@ var KernelSchedule = (function () {
     delete result.columns;
     attachColumns(result, columns);
     if (result.deadlock === undefined) result.deadlock = null;
-    result.deadlockKnobs = result.deadlock !== null && estimate <= EVENT_BLOCK_LIMIT ?
+    // A deadlock after a role stopped (the program model) is no setting's doing: no knob search.
+    result.deadlockKnobs = result.deadlock !== null && !result.deadlock.afterStopped && estimate <= EVENT_BLOCK_LIMIT ?
       deadlockKnobs(norm.knobs.model, norm.knobs, refs, structure) : null;
     if (result.barriers === undefined) result.barriers = [];
     if (result.barrierEvents === undefined) result.barrierEvents = [];

@@ -85,7 +85,16 @@ var KVWaveVerdict = (function () {
     /** A deadlock: the waiting roles with their barriers, phases and lines, and the knobs that make it deadlock. */
     function renderDeadlock(w, r) {
       w.el.setAttribute("data-state", "deadlock");
-      w.line("Deadlock after step " + r.deadlock.step + ": no role can progress", "kv-big kv-danger");
+      var stopped = r.deadlock.afterStopped || [];
+      if (stopped.length) {
+        // Not the code's deadlock: a role the run could not model stopped, and the others wait for it.
+        w.line("Stopped after step " + r.deadlock.step + ": what is not modelled blocks the run", "kv-big");
+        w.line("Not a deadlock of the code: these roles stopped where the run does not model the source, " +
+          "and the roles below wait for them.", "kv-muted");
+        w.list(stopped.map(function (x) { return x.role + " stopped at line " + x.line + ": " + x.reason; }));
+      } else {
+        w.line("Deadlock after step " + r.deadlock.step + ": no role can progress", "kv-big kv-danger");
+      }
       w.list(r.deadlock.waiting.map(function (x) {
         return x.lane + " waits on " + x.barrier + (x.phase === null ? "" : " (phase " + x.phase + ")") +
           (x.line === null ? "" : " at line " + x.line);
@@ -94,7 +103,7 @@ var KVWaveVerdict = (function () {
         w.line("Made so by: " + r.deadlockKnobs.map(function (k) {
           return k.knob + " = " + k.value + " (at " + k.fine + " it runs)";
         }).join("; "), "kv-danger");
-      } else if (r.deadlockKnobs) {
+      } else if (r.deadlockKnobs && !stopped.length) {
         w.line("At the source's own settings too: the code's protocol deadlocks here.", "kv-danger");
       }
       w.el.title = r.deadlock.message;

@@ -128,6 +128,13 @@ var KernelModelProgram = (function () {
         verdict: { total: 0, waits: {}, tensorCoreUtilization: 0, tensorCoreBusySteps: 0, hazards: [], stopped: [],
           summary: "the program could not run: " + run.error }, notes: {} };
     }
+    // A deadlock after a role stopped is what is not modelled, not the code's protocol: the
+    // roles waiting for the stopped one cannot go on (77 without its epilogue's program).
+    if (run.deadlock !== null && run.stopped.length) {
+      run.deadlock.afterStopped = run.stopped.map(function (x) { return { role: x.role, line: x.line, reason: x.reason }; });
+      run.deadlock.message = "after " + run.stopped.map(function (x) { return x.role + " stopped at line " + x.line; }).join(", ") +
+        " (not modelled), the roles waiting for it cannot go on: " + run.deadlock.message;
+    }
     var verdict = {
       total: run.total, waits: run.waits,
       tensorCoreUtilization: run.total > 0 ? run.busy / run.total : 0, tensorCoreBusySteps: run.busy,

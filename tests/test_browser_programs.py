@@ -85,3 +85,19 @@ def test_the_blackwell_attention_example_runs_its_own_program(open_page):
     assert kv(page, "kv.state.knobs.kvBlocks") == kv_blocks + 2
     assert kv(page, "kv.state.result.total") > total
     assert kv(page, "kv.state.result.deadlock") is None
+
+
+def test_a_run_stopped_by_what_is_not_modelled_is_not_called_a_deadlock_of_the_code(open_page, cutlass, tmp_path):
+    """77 without its epilogue collective: the Epilogue role stops at kernel line 612 and the
+    correction waits for it. The verdict says what stopped and does not blame the code."""
+    ex = "examples/77_blackwell_fmha/"
+    parsed = parse_cutlass.parse_header(cutlass(ex + "collective/sm100_fmha_fwd_mainloop_tma_warpspecialized.hpp"),
+                                        cutlass(ex + "kernel/sm100_fmha_fwd_kernel_tma_warpspecialized.hpp"))
+    out = tmp_path / "fmha_no_epilogue_waveform.html"
+    pagekit.write_atomic(out, rw.render(parsed, {"model": "program", "outputTiles": 4}))
+    page = open_page(out.as_uri())
+    verdict = page.inner_text("#verdict")
+    assert "what is not modelled blocks the run" in verdict
+    assert "Not a deadlock of the code" in verdict
+    assert "Epilogue stopped at line 612" in verdict
+    assert "the code's protocol deadlocks here" not in verdict

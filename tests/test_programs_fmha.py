@@ -201,3 +201,26 @@ def test_knobs_are_those_the_program_reads(fmha):
     assert {"stages", "outputTiles", "kvBlocks", "tmaLatency", "ummaLatency", "softmaxLatency", "mathLatency",
             "tmemLoadLatency", "storeLatency"} <= set(names)
     assert not {"kTiles", "accStages", "wgmmaLatency", "kPipeMmas"} & set(names)
+
+
+SIM = r"""
+const S = require(process.argv[1] + "/schedule.js");
+const input = JSON.parse(require("fs").readFileSync(0, "utf8"));
+const r = S.simulate(input.structure, input.knobs);
+process.stdout.write(JSON.stringify({ deadlock: r.deadlock, deadlockKnobs: r.deadlockKnobs, summary: r.verdict.summary }));
+"""
+
+
+def test_a_deadlock_after_a_stop_is_not_called_the_codes(fmha):
+    """Without the epilogue's program the Epilogue role stops (612) and, past PipelineE's two
+    stages, the correction waits for it for ever: the result says the run stopped there, names the
+    stopped role, and searches no knob (it is not the code's protocol that deadlocks)."""
+    proc = subprocess.run([node(), "-e", SIM, str(ROOT)],
+                          input=json.dumps({"structure": fmha["plain"], "knobs": {"model": "program", "outputTiles": 4}}),
+                          capture_output=True, text=True, timeout=300, check=True)
+    out = json.loads(proc.stdout)
+    (stop,) = out["deadlock"]["afterStopped"]
+    assert stop["role"] == "Epilogue" and stop["line"] == 612
+    assert out["deadlock"]["message"].startswith("after Epilogue stopped at line 612 (not modelled)")
+    assert out["deadlockKnobs"] is None
+    assert out["summary"] == out["deadlock"]["message"]
