@@ -166,7 +166,7 @@ var KernelSchedule = (function () {
   function knobsFor(name, structure) {
     if (typeof name !== "string" || !Object.prototype.hasOwnProperty.call(MODELS, name)) return [];
     var model = MODELS[name];
-    var src = structure === undefined ? {} : model.sourceKnobs(structure);
+    var src = structure === undefined ? {} : sourceKnobsOf(model, structure);
     var specs = [];
     Object.keys(model.ranges).forEach(function (key) {
       var r = model.ranges[key];
@@ -214,7 +214,23 @@ var KernelSchedule = (function () {
       };
     }
     var model = MODELS[name];
-    return model.normalize(knobs, model.sourceKnobs(structure));
+    return model.normalize(knobs, sourceKnobsOf(model, structure));
+  }
+
+  /**
+   * A model's knobs the source fixes (its sourceKnobs), plus the stage count the parse read as a
+   * literal (`structure.stages`: `StageCount<4>` in a translation unit given with --params-from,
+   * docs/json.md "Kernel parameters") for a model with a `stages` knob whose own rule gives none.
+   */
+  function sourceKnobsOf(model, structure) {
+    var src = model.sourceKnobs(structure);
+    var st = isObject(structure) && isObject(structure.stages) ? structure.stages : null;
+    if (st && typeof st.value === "number" && model.ranges.stages && !src.stages) {
+      src = Object.assign({}, src);
+      src.stages = { value: st.value, line: typeof st.line === "number" ? st.line : null };
+      if (typeof st.file === "string") src.stages.path = st.file;
+    }
+    return src;
   }
 
   /** Upper bound on the block count simulate() would produce for these knobs (validated first). */
@@ -441,7 +457,7 @@ var KernelSchedule = (function () {
    * reset does; [] when the source's own settings deadlock too (the code's protocol deadlocks).
    */
   function deadlockKnobs(name, knobs, refs, structure) {
-    var model = MODELS[name], src = model.sourceKnobs(structure);
+    var model = MODELS[name], src = sourceKnobsOf(model, structure);
     var base = model.normalize({}, src).knobs;
     // Knobs a user sets (not the ones the source derives from them), each reset on its own.
     var free = knobsFor(name, structure).filter(function (spec) { return !spec.derived; }).map(function (spec) { return spec.name; });

@@ -239,3 +239,15 @@ test("schema v2 and cute-dsl structures: pipeline identity is op.object || op.pi
   two.functions[1].ops[0].object = "other_pipeline";
   assert.match(KS.fitModel(two).reason, /2 pipelines \(ab_pipeline[^;]*; other_pipeline/);
 });
+
+test("a literal stage count the parse read (StageCount<N> of --params-from) is the stages knob's source", () => {
+  const st = mainloop({ stages: { value: 6, line: 42, source: "StageCount", text: "StageCount<6>", file: "gemm.cu" } });
+  const spec = KS.knobsFor("gemm", st).find((s) => s.name === "stages");
+  assert.equal(spec.default, 6);
+  assert.deepEqual(spec.source, { value: 6, line: 42, path: "gemm.cu" });
+  assert.equal(KS.simulate(st, {}).knobs.stages, 6);
+  assert.equal(KS.simulate(st, { stages: 3 }).knobs.stages, 3, "a knob still overrides");
+  // "auto" and a template parameter are not literal: the model's default stays.
+  const auto = mainloop({ stages: { value: "auto", line: 42, source: "StageCountAuto", text: "StageCountAuto" } });
+  assert.equal(KS.simulate(auto, {}).knobs.stages, KS.simulate(mainloop(), {}).knobs.stages);
+});
