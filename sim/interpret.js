@@ -25,6 +25,19 @@ var KernelInterpret = (function () {
   /** An unknown value, with why (shown when a role stops on it). */
   function Unknown(why) { this.why = why; }
   function isUnknown(v) { return v instanceof Unknown; }
+  /**
+   * The Unknown an expression or program node always gives for one reason, made once and kept on
+   * the node (a hidden property): a kernel's loops evaluate the same unreadable lets (tensor
+   * layouts, partitions) on every iteration, and a fresh message per evaluation dominated the run.
+   */
+  function unknownAt(node, why) {
+    var u = node.__unknown;
+    if (u === undefined) {
+      u = new Unknown(why());
+      Object.defineProperty(node, "__unknown", { value: u, enumerable: false });
+    }
+    return u;
+  }
 
   /** cutlass::PipelineState<Stages>: index, phase, count (sm90_pipeline.hpp PipelineState). */
   function State(S, index, phase, count, followed) {
@@ -160,11 +173,11 @@ var KernelInterpret = (function () {
       case "member": {
         var o = evalExpr(e[1], env, ctx, constexpr);
         if (o instanceof Struct && Object.prototype.hasOwnProperty.call(o.fields, e[2])) return o.fields[e[2]];
-        return isUnknown(o) ? o : new Unknown("the member `" + e[2] + "` is not evaluated");
+        return isUnknown(o) ? o : unknownAt(e, function () { return "the member `" + e[2] + "` is not evaluated"; });
       }
       case "mcall": return evalMethod(e, env, ctx, constexpr);
-      case "post": return new Unknown("an increment inside an expression");
-      default: return new Unknown("not read: " + (e[1] === undefined ? e[0] : e[1]));
+      case "post": return unknownAt(e, function () { return "an increment inside an expression"; });
+      default: return unknownAt(e, function () { return "not read: " + (e[1] === undefined ? e[0] : e[1]); });
     }
   }
 
@@ -185,7 +198,7 @@ var KernelInterpret = (function () {
       var same = a instanceof EnumValue && b instanceof EnumValue && a.name === b.name;
       return op === "==" ? (same ? 1 : 0) : op === "!=" ? (same ? 0 : 1) : new Unknown("enum " + op);
     }
-    if (typeof a !== "number" || typeof b !== "number") return new Unknown(op + " of non-numbers");
+    if (typeof a !== "number" || typeof b !== "number") return unknownAt(e, function () { return op + " of non-numbers"; });
     switch (op) {
       case "+": return a + b;
       case "-": return a - b;
@@ -219,7 +232,9 @@ var KernelInterpret = (function () {
     var sep = name.lastIndexOf("::");
     if (sep > 0 && ctx.enums[name.slice(0, sep)]) return new EnumValue(name);
     if (constexpr) return ctx.flag(name);
-    return new Unknown("`" + name + "` is not known");
+    var u = ctx.unknownNames[name];
+    if (u === undefined) u = ctx.unknownNames[name] = new Unknown("`" + name + "` is not known");
+    return u;
   }
 
   function evalCall(e, env, ctx, constexpr) {
@@ -249,7 +264,9 @@ var KernelInterpret = (function () {
     if (Object.prototype.hasOwnProperty.call(RUNTIME_CHOICES, name)) return RUNTIME_CHOICES[name];
     if (ctx.enums[name] && args.length === 1) return new Unknown("the role of this thread");
     if ((name === "int" || name === "static_cast" || name === "uint32_t") && args.length === 1) return evalExpr(args[0], env, ctx, constexpr);
-    return new Unknown("`" + name + "(...)` is not evaluated");
+    // Every test above depends on the name and the shapes of the arguments only, never on the
+    // environment: a let whose initializer reaches this line is inert (RoleRun.execLet).
+    return unknownAt(e, function () { return "`" + name + "(...)` is not evaluated"; });
   }
 
   function evalMethod(e, env, ctx, constexpr) {
@@ -280,7 +297,7 @@ var KernelInterpret = (function () {
     }
     if (obj instanceof Obj && obj.kind === "epilogue" && Object.prototype.hasOwnProperty.call(RUNTIME_CHOICES, name)) return RUNTIME_CHOICES[name];
     if (Object.prototype.hasOwnProperty.call(RUNTIME_CHOICES, name) && !(obj instanceof Obj)) return RUNTIME_CHOICES[name];
-    return new Unknown("`." + name + "()` is not evaluated");
+    return unknownAt(e, function () { return "`." + name + "()` is not evaluated"; });
   }
 
   // ---------------------------------------------------------------------------------------------
@@ -415,6 +432,7 @@ var KernelInterpret = (function () {
     });
     this.rings = pipelineRings(this);
     this.controls = controlNames([this.kernel || []].concat(Object.keys(this.functions).map(function (k) { return self.functions[k].body; })));
+    this.unknownNames = Object.create(null);   // lookup's Unknown per name, made once
     this.shapes = {};
     (structure.shapes || []).forEach(function (sh) { self.shapes[sh.name] = sh.dims; });
     this.collectives = {};   // composed collectives by alias (parse_cutlass model["collectives"])
@@ -833,9 +851,16 @@ var KernelInterpret = (function () {
       return undefined;
     }
     var name = names[0];
+    // An inert let (below) is the same Unknown on every run of it: no evaluation.
+    if (node.__inert === true) { env[name] = { v: node.expr.__unknown }; return undefined; }
     if (this.ctx.roleVarNames[name]) return undefined;   // the role variables are the role's binding
     var v = this.valueOfDecl(node, env);
     if (isUnknown(v) && TRIP_KNOBS[name] && typeof self.ctx.knobs[TRIP_KNOBS[name]] === "number") v = self.ctx.knobs[TRIP_KNOBS[name]];
+    else if (node.expr && isUnknown(v) && v === node.expr.__unknown && (node.expr[0] === "call" || node.expr[0] === "?") && node.__plain === true) {
+      // Its initializer is a call no rule evaluates (evalCall's last line, which depends on the
+      // name and the argument shapes only) or an unread text: so it always is.
+      Object.defineProperty(node, "__inert", { value: true, enumerable: false });
+    }
     env[name] = { v: v };
     return undefined;
   };
@@ -872,8 +897,10 @@ var KernelInterpret = (function () {
     }
     if (ctx.collectives[base]) return new Obj("composed", base);   // before CollectiveEpilogue's opaque store
     if (COLLECTIVE_TYPES[base]) return new Obj(COLLECTIVE_TYPES[base], base);
-    if (node.expr === null) return new Unknown("`" + type + "` default-constructed");
-    if (node.construct) return new Unknown("a `" + type + "` construction");
+    // A declaration of no object the run follows (its value is its initializer's): execLet may mark it inert.
+    if (node.__plain === undefined) Object.defineProperty(node, "__plain", { value: true, enumerable: false });
+    if (node.expr === null) return unknownAt(node, function () { return "`" + type + "` default-constructed"; });
+    if (node.construct) return unknownAt(node, function () { return "a `" + type + "` construction"; });
     var v = this.eval(node.expr, env, false);
     return clone(v);
   };
