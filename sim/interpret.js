@@ -421,6 +421,15 @@ var KernelInterpret = (function () {
     (kl.pipelines || []).forEach(function (k) {
       self.kernelPipelines[k.alias] = k;
       var p = self.pipelineAliases[k.alias];
+      if (!p && MODELLED_PIPELINES[String(k["class"])] === true) {
+        // The kernel layer's own pipeline of a modelled class (`using AccumulatorPipeline =
+        // cutlass::PipelineUmmaAsync<...>;` in a kernel whose collective does not name it,
+        // sm100_gemm_cpasync_warpspecialized.hpp 151): a ring of the run, its ops the kernel's.
+        var own = { alias: k.alias, "class": k["class"], line: k.line, used: true, kernel_layer: true };
+        self.pipelineAliases[k.alias] = own;
+        self.pipelineList.push(own);
+        return;
+      }
       if (!p || !p.template_parameter) return;
       var merged = Object.assign({}, p, { "class": k["class"], line: k.line, kernel_layer: true });
       self.pipelineAliases[k.alias] = merged;
