@@ -2329,7 +2329,7 @@ def _dedupe(items):
     return out
 
 
-PRIVATE_OP_FIELDS = ("_pos", "_key", "_args", "_res", "_lo", "_shadows")
+PRIVATE_OP_FIELDS = ("_pos", "_key", "_args", "_res", "_lo", "_shadows", "_helpers")
 
 
 def _public(op):
@@ -2571,6 +2571,10 @@ def _expand_helpers(src, kept, structs, budget):
                 o["_args"] = o["_args"] + [(paren + 1, close)]
                 o.setdefault("_lo", tfn["open"])
                 o.setdefault("via", {"helper": tfn["name"], "line": src.line(m.start())})
+                # The helpers the op was expanded through, the one called here first (programs_cpp
+                # leaves an op of a kept helper in that helper's program, even when its `via` names a
+                # lambda inside it: 77's correction_rescale, whose tmem_load is in its lambda copy_in).
+                o["_helpers"] = (tfn["name"],) + tuple(o.get("_helpers", ()))
                 added.append(o)
         own = [o for o in own_ops[key] if not (o["op"] == "mma" and o["_key"][0] in shadowed)]
         result = sorted(own + added, key=lambda o: (o["_key"], o["op"]))

@@ -65,7 +65,7 @@ class _Reader:
         self.src, self.code, self.br = src, src.code, src.brackets
         # An op of a kept helper (`softmax_step<false>(...)`, 77 FMHA mainloop 739) is a step of
         # the helper's own program; its call site is a `call` step, not a copy of the helper's ops.
-        ops = [o for o in ops if (o.get("via") or {}).get("helper") not in helpers]
+        ops = [o for o in ops if not (o.get("_helpers") and o["_helpers"][0] in helpers)]
         self.ops = sorted(ops, key=lambda o: (_key(o), o["op"]))
         self.op_keys = [_key(o)[0] for o in self.ops]
         self.count = 0

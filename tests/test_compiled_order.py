@@ -80,7 +80,7 @@ CHECKED = {
     "sm90_gemm_cooperative": {"Producer.Mainloop": (5, 3), "Consumer0": (14, 4), "Consumer1": (14, 4)},
     "sm90_gemm_warpspecialized": {"Producer.MainloopEpilogue": (6, 1), "Consumer": (14, 4)},
     "sm100_gemm_1sm": {"MMA": (13, 0), "Sched": (5, 0), "MainloopLoad": (14, 3), "Epilogue": (4, 0)},
-    "sm100_fmha_fwd": {"Softmax0": (12, 6), "Softmax1": (12, 6), "Correction": (34, 4), "MMA": (41, 0),
+    "sm100_fmha_fwd": {"Softmax0": (12, 6), "Softmax1": (12, 6), "Correction": (38, 0), "MMA": (41, 0),
                        "Load": (12, 6), "Epilogue": (11, 0)},
 }
 # Visited ops that compile to no instruction, per (file, line) or, for one call of a function,
@@ -97,16 +97,6 @@ SECOND_LOAD_ACQUIRE = ("the second load() call's producer_acquire (kernel 653) i
 # NoMask::get_masked_trip_count returns 0 (77 collective/fmha_fusion.hpp 53-60), so the softmax's
 # masked loop (mainloop 756-767) is dead: nvcc emits nothing for its softmax_step<true> (757).
 MASKED_DEAD = "NoMask: get_masked_trip_count is 0 (fmha_fusion.hpp 53-60), the masked loop's softmax_step (757) is dead"
-# Front-end finding (programs_cpp.py, not this module's to fix): correction()'s
-# `correction_rescale(scale, ...)` (77 mainloop 1016, 1034) is no call step. The correction program
-# holds correction_rescale's two lambda tmem_loads instead (line 912, via copy_in at 926 and 933),
-# without the call site and without correction_rescale's own loop (931), whereas
-# softmax_step<false>(...) (739) is a call step into softmax_step's program, as docs/programs.md
-# says a helper with its own program is. The PTX's chains go kernel 498 -> mainloop 1016 / 1034 ->
-# 926 / 933 -> 912 (PTX 6504, 6555, 7731, 7782): the walk's 912 ops, placed without the 1016 / 1034
-# frame, match nothing, and the compiled keys through 1016 / 1034 are on no role's path.
-RESCALE_CALL = ("front end: correction_rescale(...) (1016, 1034) is spliced into correction() as its lambda ops "
-                "(912 via 926 / 933) instead of a call step into its program; test_helper_call_of_lambda_ops_is_a_call_step")
 GET_BARRIER = "producer_get_barrier returns the full barrier's address (sm90_pipeline.hpp 639-641): no instruction"
 NOT_COMPILED = {
     "sm90_gemm_pingpong": {(UNITS["sm90_gemm_pingpong"].kernel, 638): THROTTLE,
@@ -123,7 +113,6 @@ NOT_COMPILED = {
         **{(FMHA_LOAD, line): "producer_get_barrier returns the full barrier's address (sm100_pipeline.hpp "
                               "224-226, 479-481): no instruction" for line in (244, 253, 261, 269, 282, 290)},
         **{(FMHA_MAINLOOP, line, 757): MASKED_DEAD for line in (565, 569, 601, 666, 669, 704)},
-        (FMHA_MAINLOOP, 912): RESCALE_CALL,
     },
 }
 for _unit in ("sm90_gemm_pingpong", "sm90_gemm_cooperative", "sm90_gemm_warpspecialized"):
@@ -148,7 +137,7 @@ NO_ROLE = {
 # Compiled keys through a listed frame that no role visits, with the reason (a listed frame that no
 # unvisited key passes through fails).
 UNVISITED_THROUGH = {
-    "sm100_fmha_fwd": {(FMHA_MAINLOOP, 1016): RESCALE_CALL, (FMHA_MAINLOOP, 1034): RESCALE_CALL},
+    "sm100_fmha_fwd": {},
 }
 # Program loops with compiled steps that are no PTX loop of their own (nvcc unrolled them).
 UNROLLED = {
@@ -157,6 +146,8 @@ UNROLLED = {
                        "(K_PIPE_MMAS = 1)",
     (SM100_COLLECTIVE, 697): "the k_block loop over size<2>(tCrA), a compile-time count (CUTLASS_PRAGMA_UNROLL): "
                              "four tcgen05.mma",
+    (FMHA_MAINLOOP, 931): "correction_rescale's loop over count = get<2>(TileShape{}) / kCorrectionTileSize, a "
+                          "compile-time count (CUTLASS_PRAGMA_UNROLL): eight passes",
     (FMHA_MAINLOOP, 625): "softmax_step's exp loop over size(tTMEM_LOADrS) (CUTLASS_PRAGMA_UNROLL), whose pass "
                           "i == size - kReleasePipeCount arrives on order_s (647)",
     (FMHA_MAINLOOP, 827): "correction_epilogue's loop over get<2>(TileShape{}) / kCorrectionTileSize "
@@ -588,12 +579,12 @@ def test_sm100_release_moved_before_the_k_block_loop_fails(compiled, cutlass_roo
     assert any(f"{SM100_COLLECTIVE}:705 consumer_release" in b for b in bad), bad
 
 
-@pytest.mark.xfail(strict=True, raises=AssertionError, reason=RESCALE_CALL)
 def test_helper_call_of_lambda_ops_is_a_call_step(cutlass_root):
     """77's correction() calls correction_rescale(scale, ...) at 1016 and 1034; correction_rescale
-    has a program of its own, so each call should be a call step into it, as softmax_step<false>(...)
-    (739) is in softmax() (docs/programs.md "The contract"). Today the front end splices the
-    helper's lambda ops (912 via 926 / 933) into correction() instead: reported, not fixed here."""
+    has a program of its own, so each call is a call step into it, as softmax_step<false>(...)
+    (739) is in softmax() (docs/programs.md "The contract"), although the helper's ops are in
+    its lambda copy_in (912 via 926 / 933). The PTX's chains go kernel 498 -> 1016 / 1034 ->
+    926 / 933 -> 912 (PTX 6504, 6555, 7731, 7782)."""
     structure = parse_unit(UNITS["sm100_fmha_fwd"], cutlass_root)
     fns = {p["name"]: p for p in structure["programs"]["functions"]}
     assert "correction_rescale" in fns
