@@ -89,6 +89,13 @@ var KernelModelProgram = (function () {
       var fallback = Math.min(r.max, Math.max(r.min, src[name] ? src[name].value : PROGRAM_DEFAULT_KNOBS[name]));
       knobs[name] = normalizeNumber(name, raw[name], r, fallback, messages);
     }
+    // Compile-time flags the run reads (sim/interpret.js Context.flag, dslFlag): {name: on}, passed through as 0 / 1.
+    if (raw.flags !== undefined) {
+      if (isObject(raw.flags)) {
+        knobs.flags = {};
+        Object.keys(raw.flags).sort().forEach(function (f) { knobs.flags[f] = raw.flags[f] ? 1 : 0; });
+      } else messages.push("flags: not an object of flag names, ignored");
+    }
     reportUnknownKnobs(raw, knobs, messages);
     return { knobs: knobs, messages: messages };
   }
