@@ -150,6 +150,7 @@ var KernelInterpret = (function () {
 
   function evalExpr(e, env, ctx, constexpr) {
     if (!Array.isArray(e)) return new Unknown("no expression");
+    if (ctx.dsl) { var dv = dslExpr(e, env, ctx, constexpr); if (dv !== PASS) return dv; }   // CuTe DSL forms
     switch (e[0]) {
       case "n": return e[1];
       case "id": return lookup(e[1], env, ctx, constexpr);
@@ -314,7 +315,8 @@ var KernelInterpret = (function () {
           lines.push(nodes[j].line);
           j++;
         }
-        out.push({ node: "op", op: "tma_load", object: n.object, line: n.line, end_line: nodes[j - 1].end_line, lines: lines, operand: n.operand });
+        // The fused node keeps the first copy's fields (a DSL copy's receiver and state: `tma_load_fn(..., producer_state=...)`).
+        out.push(Object.assign({}, n, { node: "op", op: "tma_load", object: n.object, line: n.line, end_line: nodes[j - 1].end_line, lines: lines, operand: n.operand }));
         i = j - 1;
         continue;
       }
@@ -406,6 +408,9 @@ var KernelInterpret = (function () {
     this.roleVars = kl.role_vars || [];
     this.roleVarNames = {};
     this.roleVars.forEach(function (v) { self.enums[v.enum] = v.members; self.roleVarNames[v.name] = true; });
+    // A CuTe DSL kernel's role variable is a warp index (programs_dsl.role_vars): its roles bind numbers.
+    this.dsl = this.roleVars.some(function (v) { return v.kind === "warp_index"; });
+    this.rr = null;
     this.roleBinding = {};
     this.flags = {};          // compile-time flags read: {name: value}
     this.functions = {};
@@ -446,6 +451,7 @@ var KernelInterpret = (function () {
     (structure.shapes || []).forEach(function (sh) { self.shapes[sh.name] = sh.dims; });
     this.collectives = {};   // composed collectives by alias (parse_cutlass model["collectives"])
     (structure.collectives || []).forEach(function (c) { self.collectives[c.alias] = c; });
+    if (this.dsl) dslPipelines(this);
   }
 
   /**
@@ -524,6 +530,7 @@ var KernelInterpret = (function () {
   // Roles: every combination of the role variables a branch tests (docs/programs.md "Roles")
 
   function enumerateRoles(ctx) {
+    if (ctx.dsl) return dslRoles(ctx);
     var vars = ctx.roleVars;
     var out = [];
     function walk(binding, depth) {
@@ -655,13 +662,14 @@ var KernelInterpret = (function () {
     if (this.boundValues === undefined) {
       var out = {}, binding = this.role.binding;
       Object.keys(binding).forEach(function (k) { out[k] = new EnumValue(binding[k]); });
-      this.boundValues = out;
+      this.boundValues = this.ctx.dsl ? dslBinding(this.role) : out;
     }
     return this.boundValues;
   };
 
   RoleRun.prototype.eval = function (e, env, constexpr) {
     this.ctx.roleBinding = this.bindingValues();
+    this.ctx.rr = this;
     return evalExpr(e, env, this.ctx, constexpr);
   };
 
@@ -807,6 +815,10 @@ var KernelInterpret = (function () {
       this.frames.push(frame);
       return undefined;
     }
+    // A DSL loop over a tuple (`for tma_atom in (tma_atom_Q, ...)`, sm90 449) is skipped when its body has no effect.
+    if (this.ctx.dsl && node.kind === "range") {
+      return hasEffect(node.body, this.ctx.controls) ? this.stop(node, "a loop over `" + (node.text || "an iterable") + "` is not modelled") : undefined;
+    }
     var c = this.loopCond(node, env);
     if (c === null) {
       // An unrolled loop over k-blocks (`for k_block < size<2>(tCrA)` around cute::gemm) is one
@@ -845,6 +857,7 @@ var KernelInterpret = (function () {
   RoleRun.prototype.execLet = function (node, env, f) {
     var self = this;
     var names = node.names || [];
+    if (this.ctx.dsl) { var dl = this.dslAssign(node, env, names); if (dl !== PASS) return dl; }
     // `auto [a, b] = collective_epilogue.store(...)`, `x = scheduler.f(...)`: the call is a step;
     // what it returns is not followed (the names become unknown).
     var call = this.stepCall(node.expr, env, node);
@@ -946,6 +959,7 @@ var KernelInterpret = (function () {
       mbox.v.fields[node.member] = clone(this.eval(node.expr, env, false));
       return undefined;
     }
+    if (this.ctx.dsl) { var ds = this.dslSet(node, env); if (ds !== PASS) return ds; }
     var box = env[node.name];
     if (!box) {
       if (node.name === "work_tile_info" && this.scheduler) { box = env.work_tile_info = { v: null }; } else return undefined;
@@ -1007,6 +1021,7 @@ var KernelInterpret = (function () {
   };
 
   RoleRun.prototype.execCall = function (node, env, f, ret) {
+    if (this.ctx.dsl) { var dc = this.dslCall(node, env); if (dc !== PASS) return dc; }
     if (!node.receiver) {
       // A free call of a function of the parse (a collective's own helper, `softmax_step<false>(...)`,
       // 77 FMHA mainloop 739) is inlined like a collective call; other free calls (fences, register
@@ -1131,6 +1146,10 @@ var KernelInterpret = (function () {
 
   RoleRun.prototype.execOp = function (node, env) {
     var sem = OP_SEMANTICS[node.op];
+    if (this.ctx.dsl) {
+      (this.reached || (this.reached = {}))[node.op] = true;   // dslRoles: a binding that reaches an op is a role
+      if (DSL_OPS[node.op]) sem = DSL_OPS[node.op];
+    }
     if (!sem) return this.stop(node, "the op `" + node.op + "` is not modelled yet");
     return sem(this, node, env);
   };
@@ -1301,6 +1320,7 @@ var KernelInterpret = (function () {
     this.groups = null;
     this.notes = [];
     this.lineCache = new Map();
+    this.named = {};   // named barriers by id (DSL kernels: Run.namedBarrier)
   }
 
   /** The lanes: producing roles, each ring's stages, then the other roles. */
@@ -1532,9 +1552,10 @@ var KernelInterpret = (function () {
   Run.prototype.go = function () {
     var prims = this.ctx.prims, self = this;
     var lanes = this.layout();
-    this.groups = this.mmaGroups();
+    this.groups = this.ctx.dsl ? {} : this.mmaGroups();
     var maxGroup = 1;
     Object.keys(this.groups).forEach(function (k) { if (self.groups[k] > maxGroup) maxGroup = self.groups[k]; });
+    if (this.ctx.dsl) maxGroup = dslConsumerCount(this.roles);
     var eng = this.eng = new prims.Engine(lanes, { build: true, events: this.options.events !== false, capacity: this.options.capacity || 0 });
     this.orders = {};
     this.usedPipes.forEach(function (u) {
@@ -1567,6 +1588,559 @@ var KernelInterpret = (function () {
       stopped: stopped, flags: this.ctx.flags, busy: this.tc.busy, waits: waitsOf(eng), barrierEventsOmitted: eng.events === null
     };
   };
+
+  // ---------------------------------------------------------------------------------------------
+  // CuTe DSL programs (programs_dsl.py; docs/programs.md "FlashAttention-4 SM90 forward (CuTe DSL)").
+  // Hooks in the functions above call these when the structure's role variable is a warp index
+  // (ctx.dsl); the C++ runs never reach them.
+
+  /** What a DSL hook returns when it leaves the node to the C++ rules. */
+  var PASS = { pass: true };
+  /** Python's None. */
+  var NONE = { none: true };
+  /** A method or function with a program of the parse (`self.load_KV`). */
+  function FnRef(name) { this.name = name; }
+  /** functools.partial(f, *args, **kwargs): f a FnRef or the text of a callable without a program. */
+  function Partial(fn, args, kwargs) { this.fn = fn; this.args = args; this.kwargs = kwargs; }
+  /** A named-barrier id of an IntEnum the parse does not read (`int(NamedBarrierFwd.WarpSchedulerWG1) + 1`): member + offset. */
+  function SymId(base, off) { this.base = base; this.off = off; }
+  SymId.prototype.key = function () { return this.base.split(".").pop() + (this.off ? (this.off > 0 ? "+" : "") + this.off : ""); };
+  /** `copy_utils.tma_producer_copy_fn(copy, pipeline)`: a TMA copy that arrives on its pipeline's full barrier. */
+  function CopyFn(pipe) { this.pipe = pipe; }
+
+  /** Threads of one warp / one warpgroup (the role units of a DSL kernel). */
+  var WARP_THREADS = 32, WARPGROUP_THREADS = 128;
+
+  /**
+   * Compile-time flags of FA4 SM90 (`if const_expr(self.x)`), with the source's defaults: the
+   * constructor's (flash_fwd_sm90.py 56-58, 62-65: intra_wg_overlap=True, mma_pv_is_rs=True,
+   * use_tma_KV = not paged_kv_non_tma=False) and __call__'s for the default problem (227-230:
+   * use_tma_Q, use_tma_O without pack_gqa; 235: rescale_O_before_gemm = tile_hdimv > 128 and ...,
+   * off at head dim 128). A string is a rule on the knobs: use_scheduler_barrier is
+   * `num_wg_mma >= 2 and tile_hdim <= 128` under intra_wg_overlap, else `num_wg_mma == 2`
+   * (222-226; head dim 128 assumed). Any other `self.x` flag is off unless knobs.flags sets it
+   * (is_causal, is_local, pack_gqa, use_block_sparsity, Q_in_regs, ...).
+   */
+  var DSL_FLAG_DEFAULTS = {
+    "self.intra_wg_overlap": 1, "self.mma_pv_is_rs": 1, "self.use_tma_KV": 1, "self.use_tma_Q": 1, "self.use_tma_O": 1,
+    "self.rescale_O_before_gemm": 0, "self.use_scheduler_barrier": "schedulerBarrier"
+  };
+  /** `self.x` values that are knobs: the stage count (flash_fwd.py 53 num_stages=1) and the MMA warpgroup count (sm90 212). */
+  var DSL_SELF_KNOBS = { num_stages: "stages", num_wg_mma: "consumerWGs" };
+  /**
+   * What FA4's Softmax methods are on the timeline (flash_attn/cute/softmax.py): online_softmax
+   * (187: the row max, exp2 of the scores, 229-240) is an `exp` block (softmaxLatency);
+   * rescale_O (291) and finalize (253) are `math` blocks (mathLatency); reset (172) is no step.
+   */
+  var SOFTMAX_CLASSES = { online_softmax: "exp", rescale_O: "math", finalize: "math", reset: null };
+
+  /** A compile-time flag of a DSL kernel: knobs.flags, else DSL_FLAG_DEFAULTS, else off; recorded in ctx.flags. */
+  function dslFlag(ctx, name) {
+    var v;
+    if (ctx.knobs.flags && Object.prototype.hasOwnProperty.call(ctx.knobs.flags, name)) v = ctx.knobs.flags[name] ? 1 : 0;
+    else if (DSL_FLAG_DEFAULTS[name] === "schedulerBarrier") v = ctx.mmaWarpgroups() >= 2 ? 1 : 0;
+    else v = DSL_FLAG_DEFAULTS[name] || 0;
+    ctx.flags[name] = v;
+    return v;
+  }
+
+  /** The number of MMA warpgroups: the consumerWGs knob, else tile_m / 64 (sm90 103, 210-212: one 64-row atom per WG). */
+  Context.prototype.mmaWarpgroups = function () {
+    if (typeof this.knobs.consumerWGs === "number") return this.knobs.consumerWGs;
+    var m = this.structure.tile && typeof this.structure.tile.m === "number" ? this.structure.tile.m : 128;
+    return Math.max(1, Math.floor(m / 64));
+  };
+
+  /** The warp a DSL role's thread runs in (its binding of the warp-index variable). */
+  function dslWarp(ctx) {
+    var keys = Object.keys(ctx.roleBinding);
+    return keys.length && typeof ctx.roleBinding[keys[0]] === "number" ? ctx.roleBinding[keys[0]] : null;
+  }
+
+  /** The None-ness of a compile-time `x is None` test the run cannot evaluate: a flag named `x is not None` (off). */
+  function noneTest(e, env, ctx) {
+    var a = e[2], b = e[3], other = isNoneExpr(a) ? b : isNoneExpr(b) ? a : null;
+    if (other === null) return PASS;
+    // `self.mask_mod is not None`: a `self.x` the parse gives no value is a flag `self.x is not None` (off).
+    var selfAttr = Array.isArray(other) && other[0] === "member" && Array.isArray(other[1]) && other[1][0] === "id" && other[1][1] === "self";
+    var v = selfAttr && !Object.prototype.hasOwnProperty.call(ctx.constants, "self." + other[2]) ? new Unknown("a flag") : evalExpr(other, env, ctx, false);
+    var isNone;
+    if (v === NONE) isNone = 1;
+    else if (!isUnknown(v)) isNone = 0;
+    else isNone = dslFlag(ctx, exprText(other) + " is not None") ? 0 : 1;
+    return e[1] === "==" ? isNone : e[1] === "!=" ? 1 - isNone : PASS;
+  }
+  function isNoneExpr(e) { return Array.isArray(e) && e[0] === "?" && e[1] === "None"; }
+  function exprText(e) {
+    if (!Array.isArray(e)) return "?";
+    if (e[0] === "id") return e[1];
+    if (e[0] === "member") return exprText(e[1]) + "." + e[2];
+    return JSON.stringify(e);
+  }
+
+  /** DSL expressions (evalExpr's hook): PASS leaves e to the C++ rules. */
+  function dslExpr(e, env, ctx, constexpr) {
+    switch (e[0]) {
+      case "kw": return evalExpr(e[2], env, ctx, constexpr);
+      case "?": return e[1] === "None" ? NONE : PASS;
+      case "member": {
+        if (Array.isArray(e[1]) && e[1][0] === "id" && e[1][1] === "self") return dslSelf(e[2], ctx, constexpr);
+        var o = evalExpr(e[1], env, ctx, constexpr);
+        if (o instanceof State && (e[2] === "index" || e[2] === "phase" || e[2] === "count")) return o[e[2]];
+        // FA4's tile schedulers (flash_attn/cute/tile_scheduler.py): `work_tile.is_valid_tile` until
+        // advance_to_next_work has moved past the CTA's last tile; tile_idx is not followed.
+        if (o instanceof Work && e[2] === "is_valid_tile") return o.tile < ctx.knobs.outputTiles ? 1 : 0;
+        return PASS;
+      }
+      case "bin": {
+        if ((e[1] === "==" || e[1] === "!=") && (isNoneExpr(e[2]) || isNoneExpr(e[3]))) return noneTest(e, env, ctx);
+        if (e[1] !== "+" && e[1] !== "-") return PASS;
+        var a = evalExpr(e[2], env, ctx, constexpr), b = evalExpr(e[3], env, ctx, constexpr);
+        if (a instanceof SymId && typeof b === "number") return new SymId(a.base, a.off + (e[1] === "+" ? b : -b));
+        if (b instanceof SymId && typeof a === "number" && e[1] === "+") return new SymId(b.base, b.off + a);
+        return PASS;
+      }
+      case "call": return dslCallExpr(e, env, ctx, constexpr);
+      case "mcall": return dslMethodExpr(e, env, ctx, constexpr);
+      default: return PASS;
+    }
+  }
+
+  /** `self.x`: a method with a program, a constant of the parse, a knob, or (in a compile-time test) a flag. */
+  function dslSelf(attr, ctx, constexpr) {
+    if (ctx.functions[attr]) return new FnRef(attr);
+    var name = "self." + attr;
+    if (Object.prototype.hasOwnProperty.call(DSL_SELF_KNOBS, attr)) {
+      return attr === "num_wg_mma" ? ctx.mmaWarpgroups() : ctx.knobs[DSL_SELF_KNOBS[attr]];
+    }
+    if (Object.prototype.hasOwnProperty.call(ctx.constants, name)) return ctx.constants[name];
+    // sm90 216-217: num_epilogue_threads = num_mma_threads = num_wg_mma warpgroups.
+    if (attr === "num_mma_threads" || attr === "num_epilogue_threads") return ctx.mmaWarpgroups() * WARPGROUP_THREADS;
+    if (constexpr || Object.prototype.hasOwnProperty.call(DSL_FLAG_DEFAULTS, name)) return dslFlag(ctx, name);
+    return new Unknown("`" + name + "` is not known");
+  }
+
+  /** DSL calls in expressions (evalCall's hook). */
+  function dslCallExpr(e, env, ctx, constexpr) {
+    var name = e[1], args = e[2] || [];
+    var warp = dslWarp(ctx);
+    switch (name) {
+      case "const_expr": case "cutlass.const_expr": return args.length === 1 ? evalExpr(args[0], env, ctx, true) : PASS;
+      // `with cute.arch.elect_one():` (programs_dsl: an `if` on the call) is taken: the elected thread's program is the role's.
+      case "cute.arch.elect_one": return 1;
+      case "cute.arch.make_warp_uniform": return args.length === 1 ? evalExpr(args[0], env, ctx, constexpr) : PASS;
+      // The role's thread is the first lane of its first warp: thread_idx() is (32 * warp, 0, 0).
+      case "cute.arch.warp_idx": return warp === null ? PASS : warp;
+      case "cute.arch.thread_idx": return warp === null ? PASS : new Tuple([warp * WARP_THREADS, 0, 0]);
+      // flash_attn/cute/utils.py 542-546: thread_idx()[0] // 128.
+      case "utils.canonical_warp_group_idx": return warp === null ? PASS : Math.floor(warp * WARP_THREADS / WARPGROUP_THREADS);
+      case "Int32": case "cutlass.Int32": return args.length === 1 ? evalExpr(args[0], env, ctx, constexpr) : PASS;
+      case "int":
+        if (args.length === 1 && Array.isArray(args[0]) && args[0][0] === "id" && /^NamedBarrier\w*\.\w+$/.test(args[0][1])) return new SymId(args[0][1], 0);
+        return PASS;
+      case "cutlass.min": case "cutlass.max": return evalCall(["call", name.slice(8), args], env, ctx, constexpr);
+      case "tuple": case "list": return new Tuple(args.map(function (a) { return evalExpr(a, env, ctx, constexpr); }));
+      case "partial": {
+        if (!args.length) return PASS;
+        var fn = evalExpr(args[0], env, ctx, constexpr);
+        if (isUnknown(fn) || fn === NONE) fn = exprText(args[0]);
+        var pos = [], kw = {};
+        args.slice(1).forEach(function (a) {
+          if (Array.isArray(a) && a[0] === "kw") kw[a[1]] = { v: evalExpr(a[2], env, ctx, false) };
+          else pos.push({ v: evalExpr(a, env, ctx, false) });   // partial binds the objects it is given
+        });
+        // A partial of a partial adds its arguments to the inner one's.
+        if (fn instanceof Partial) return new Partial(fn.fn, fn.args.concat(pos), Object.assign({}, fn.kwargs, kw));
+        return new Partial(fn, pos, kw);
+      }
+      // cutlass.pipeline make_pipeline_state(Producer | Consumer, stages): a producer starts at phase 1
+      // (as CUTLASS's make_producer_start_state), a consumer at phase 0 (called at sm90 676, 1002).
+      case "pipeline.make_pipeline_state": {
+        var S = args.length > 1 ? evalExpr(args[1], env, ctx, constexpr) : new Unknown("no stage count");
+        if (typeof S !== "number") return PASS;
+        return new State(S, 0, /Producer$/.test(exprText(args[0])) ? 1 : 0, 0, true);
+      }
+      // quack copy_utils.tma_producer_copy_fn(copy, pipeline) (called at sm90 722, 726): the copy's
+      // barrier is the pipeline's producer barrier of the state it is given.
+      case "copy_utils.tma_producer_copy_fn": {
+        var p = args.length > 1 ? evalExpr(args[1], env, ctx, false) : null;
+        return p instanceof Obj && p.kind === "pipe" ? new CopyFn(p) : PASS;
+      }
+      // flash_attn/cute/block_info.py BlockInfo (constructed at sm90 542).
+      case "BlockInfo": return new Obj("block_info", "BlockInfo");
+      default: {
+        // Calling a local partial of the tile scheduler's create (`TileSchedulerCls = partial(TileScheduler.create,
+        // tile_sched_params)`, sm90 580; called at 679, 1006): the role's tile scheduler.
+        var box = env[name];
+        if (box && box.v instanceof Partial && box.v.fn === "TileScheduler.create" && ctx.rr) return (ctx.rr.scheduler = new Scheduler());
+        return PASS;
+      }
+    }
+  }
+
+  /** DSL method calls in expressions (evalMethod's hook). */
+  function dslMethodExpr(e, env, ctx, constexpr) {
+    var obj = evalExpr(e[1], env, ctx, constexpr), name = e[2], args = e[3] || [];
+    if (obj instanceof State && name === "clone") return obj.clone();
+    if (obj instanceof Scheduler && (name === "initial_work_tile_info" || name === "get_current_work")) return new Work(obj.tile);
+    if (obj instanceof Obj && obj.kind === "block_info") {
+      // block_info.py 28-52: without causal or local masking, n_block_min = 0 and n_block_max is
+      // ceil(seqlen_k / tile_n): the kvBlocks knob. 149-157: without a local window,
+      // get_n_block_min_before_local_mask returns its n_block_min.
+      if (name === "get_n_block_min_max") return new Tuple([0, ctx.knobs.kvBlocks]);
+      if (name === "get_n_block_min_before_local_mask" && args.length >= 3 && !dslFlag(ctx, "self.is_local")) return evalExpr(args[2], env, ctx, false);
+    }
+    return PASS;
+  }
+
+  /**
+   * The class each DSL pipeline object is created with on the compile-time path the run takes
+   * (`pipeline_k = pipeline_custom.PipelineTmaAsync.create(...)` under `if const_expr(self.use_tma_KV)`,
+   * sm90 483-492; the parse lists both classes of the two branches).
+   */
+  function dslPipelines(ctx) {
+    ctx.roleBinding = {};
+    (function walk(nodes) {
+      (nodes || []).forEach(function (n) {
+        if (n.node === "if" && n.constexpr) {
+          var c = evalExpr(n.cond, {}, ctx, true);
+          if (isUnknown(c)) { walk(n.then); walk(n["else"]); } else walk(truthy(c) ? n.then : n["else"]);
+          return;
+        }
+        var m = n.node === "let" && n.names && n.names.length === 1 && Array.isArray(n.expr) && n.expr[0] === "call" ?
+          /(?:^|\.)(\w+)\.create$/.exec(n.expr[1]) : null;
+        var p = m && ctx.pipelineAliases[n.names[0]];
+        if (p && Array.isArray(p["class"])) {
+          var merged = Object.assign({}, p, { "class": m[1] });
+          ctx.pipelineAliases[n.names[0]] = merged;
+          ctx.pipelineList[ctx.pipelineList.indexOf(p)] = merged;
+        }
+        walk(n.then); walk(n["else"]);
+      });
+    })(ctx.kernel);
+  }
+
+  /**
+   * The roles of a DSL kernel: the warp-index variable bound to each member of its spans, the
+   * last open span (the math warps, `else` of `warp_idx < 4`, sm90 609) split per warpgroup up to
+   * the kernel's warps (num_threads = 128 * (num_wg_mma + 1), sm90 214), since the math
+   * warpgroups' programs branch on their warpgroup (canonical_warp_group_idx, 1488, 1533, 1543).
+   * A binding is a role when its dry run reaches an op; it loads when it issues a TMA copy.
+   */
+  function dslRoles(ctx) {
+    var v = ctx.roleVars[0], W = ctx.mmaWarpgroups(), warps = 4 * (W + 1);
+    var cands = [];
+    v.spans.forEach(function (sp) {
+      var lo = sp[0], hi = sp[1] === null ? warps - 1 : sp[1];
+      if (sp[1] === null && lo % 4 === 0) {
+        for (var w = lo; w <= hi; w += 4) cands.push({ warp: w, threads: WARPGROUP_THREADS, wg: Math.floor(w / 4) });
+      } else if (lo <= hi) cands.push({ warp: lo, threads: WARP_THREADS * (hi - lo + 1) > WARPGROUP_THREADS ? WARPGROUP_THREADS : WARP_THREADS, wg: null });
+    });
+    var probeRun = new Run(ctx, [], {});
+    probeRun.dry = true;
+    var out = [];
+    cands.forEach(function (c) {
+      var binding = {};
+      binding[v.name] = c.warp;
+      var role = { name: "", binding: binding, receivers: {}, produces: false, threads: c.threads };
+      var rr = new RoleRun(probeRun, role, out.length);
+      for (var n = 0; n < 1000000; n++) { if (rr.next() === null) break; }
+      if (!rr.reached) return;
+      var branch = (v.branches || []).filter(function (b) { return Array.isArray(b.warps) && b.warps.indexOf(c.warp) >= 0 && b.warps.length > 1; })[0] ||
+        (v.branches || []).filter(function (b) { return !Array.isArray(b.warps); })[0];
+      role.name = (branch ? branch.role : "warp") + (c.wg !== null ? ".WG" + c.wg : ".warp" + c.warp);
+      role.produces = !!rr.reached.tma_load;
+      role.consumes = !!rr.reached.consumer_release;
+      out.push(role);
+    });
+    ctx.roleBinding = {};
+    ctx.rr = null;
+    return out;
+  }
+
+  /** The role's binding as values: DSL roles bind numbers. */
+  function dslBinding(role) {
+    var out = {};
+    Object.keys(role.binding).forEach(function (k) { out[k] = role.binding[k]; });
+    return out;
+  }
+
+  /** Bind a DSL function's parameters: a partial's arguments, then the call's; keywords by name; defaults. */
+  RoleRun.prototype.dslBind = function (fn, partial, args, env) {
+    var self = this, callee = {}, pos = [], kw = {};
+    if (partial) { pos = partial.args.slice(); Object.keys(partial.kwargs).forEach(function (k) { kw[k] = partial.kwargs[k]; }); }
+    (args || []).forEach(function (a) {
+      if (Array.isArray(a) && a[0] === "kw") kw[a[1]] = self.dslArgBox(a[2], env);
+      else pos.push(self.dslArgBox(a, env));
+    });
+    fn.params.forEach(function (p, i) {
+      var box = i < pos.length ? pos[i] : Object.prototype.hasOwnProperty.call(kw, p.name) ? kw[p.name] : null;
+      if (box === null) {
+        callee[p.name] = { v: p["default"] ? clone(self.eval(p["default"], callee, false)) : new Unknown("the argument `" + p.name + "` is not given") };
+        return;
+      }
+      // Python passes objects: a parameter the body advances shares the caller's variable (`ref`).
+      callee[p.name] = p.ref && box.lvalue ? box.lvalue : { v: box.lvalue ? clone(box.lvalue.v) : box.v };
+    });
+    return callee;
+  };
+  RoleRun.prototype.dslArgBox = function (a, env) {
+    var lv = Array.isArray(a) ? this.lvalueBox(a, env) : null;
+    if (lv) return { lvalue: lv, v: lv.v };
+    return { v: this.eval(a, env, false) };
+  };
+
+  /** The program a DSL call runs, with the partial it goes through: {fn, partial} or null. */
+  RoleRun.prototype.dslCallee = function (node, callExpr, env) {
+    var ctx = this.ctx, target = null;
+    if (callExpr) {
+      var box = env[callExpr[1]];
+      target = box ? box.v : null;
+    } else if (node.receiver === "self" && ctx.functions[node.name]) target = new FnRef(node.name);
+    else if (!node.receiver && env[node.name]) target = env[node.name].v;
+    var partial = null;
+    if (target instanceof Partial) { partial = target; target = target.fn; }
+    if (target instanceof FnRef && ctx.functions[target.name]) return { fn: ctx.functions[target.name], partial: partial };
+    if (node["function"] && ctx.functions[node["function"]]) return { fn: ctx.functions[node["function"]], partial: partial };
+    return null;
+  };
+
+  /** Push a DSL function's frame. */
+  RoleRun.prototype.dslInvoke = function (callee, args, env, ret) {
+    var cenv = this.dslBind(callee.fn, callee.partial, args, env);
+    this.frames.push({ nodes: callee.fn.body, pc: 0, env: cenv, loop: null, fn: { fn: callee.fn.name, ret: ret || null } });
+    return undefined;
+  };
+
+  /** execLet / execSet hook: a call of a DSL program, or a pipeline's creation. */
+  RoleRun.prototype.dslAssign = function (node, env, names) {
+    var e = node.expr;
+    if (node.node === "let" && names.length === 1 && this.ctx.pipelineAliases[names[0]] && Array.isArray(e) && e[0] === "call" && /\.create$/.test(e[1])) {
+      var ring = this.run.pipes[names[0]];
+      env[names[0]] = { v: ring ? new Obj("pipe", names[0], ring) : new Unknown("a pipeline of a dry run") };
+      return undefined;
+    }
+    if (!Array.isArray(e) || e[0] !== "call") return PASS;
+    var callee = this.dslCallee(node, e, env);
+    if (!callee) return PASS;
+    names.forEach(function (n) { if (!env[n]) env[n] = { v: new Unknown("returned by `" + callee.fn.name + "`") }; });
+    return this.dslInvoke(callee, e[2], env, { names: names, env: env });
+  };
+
+  /**
+   * execCall hook: a call of a DSL program (`self.load(...)`, `load_K(block=...)` through its
+   * partial); `self.epilogue(...)` (FlashAttentionForwardBase.epilogue, flash_fwd.py 331, not in
+   * this file's parse) is its named-barrier sync over the MMA threads (351-352) then one
+   * `epilogue` block (EPILOGUE_FA4).
+   */
+  RoleRun.prototype.dslCall = function (node, env) {
+    if (node.receiver === "self" && node.name === "epilogue" && !this.ctx.functions.epilogue) {
+      this.frames.push({ nodes: EPILOGUE_FA4, pc: 0, env: { __call: { v: node } }, loop: null, fn: null });
+      return undefined;
+    }
+    var callee = this.dslCallee(node, null, env);
+    if (!callee) return PASS;
+    return this.dslInvoke(callee, node.args, env, null);
+  };
+
+  /**
+   * execSet hook: Python assignment. `x = f(...)` of a DSL program binds its return; a name the
+   * path has not bound is bound (Python names are function-scoped); the compound operators the
+   * front end emits (`q_producer_phase ^= 1`, sm90 799) compute on numbers.
+   */
+  RoleRun.prototype.dslSet = function (node, env) {
+    if (node.member) return PASS;
+    if (node.op === "=") {
+      var d = this.dslAssign(node, env, [node.name]);
+      if (d !== PASS) return d;
+      if (!env[node.name]) env[node.name] = { v: new Unknown("not bound yet") };
+      return PASS;
+    }
+    var box = env[node.name];
+    if (!box || !COMPOUND_OPS[node.op]) return PASS;
+    var x = this.eval(node.expr, env, false);
+    box.v = typeof box.v === "number" && typeof x === "number" ? COMPOUND_OPS[node.op](box.v, x) : new Unknown(node.op + " of an unknown value");
+    return undefined;
+  };
+  var COMPOUND_OPS = {
+    "+=": function (a, b) { return a + b; }, "-=": function (a, b) { return a - b; }, "*=": function (a, b) { return a * b; },
+    "/=": function (a, b) { return b === 0 ? new Unknown("division by zero") : Math.trunc(a / b); },
+    "%=": function (a, b) { return b === 0 ? new Unknown("division by zero") : a % b; },
+    "^=": function (a, b) { return a ^ b; }, "|=": function (a, b) { return a | b; }, "&=": function (a, b) { return a & b; },
+    "<<=": function (a, b) { return a << b; }, ">>=": function (a, b) { return a >> b; }
+  };
+
+  /** The consumers a DSL ring's empty barrier waits for: the roles that release (FA4 sm90: the consumer group `mma_warps`, every MMA warp, 462). */
+  function dslConsumerCount(roles) {
+    var n = roles.filter(function (r) { return r.consumes; }).length;
+    return n > 0 ? n : 1;
+  }
+  var EPILOGUE_FA4 = [{ node: "op", op: "__fa4_epi_sync" }, { node: "op", op: "__fa4_epi_work" }];
+
+  /** The ring a DSL op runs on: its object, a parameter bound to one (`pipeline_kv`), or a TMA copy fn's. */
+  RoleRun.prototype.dslRing = function (node, env) {
+    var names = [node.object, node.receiver].filter(Boolean);
+    for (var i = 0; i < names.length; i++) {
+      var box = env[names[i]] || this.env[names[i]];
+      var v = box ? box.v : undefined;
+      if (v instanceof CopyFn) v = v.pipe;
+      if (v instanceof Obj && v.kind === "pipe") {
+        if (!v.data.modelled) { this.stop(node, "the pipeline class " + v.data.cls + " is not modelled yet (PIPELINE_CLASSES: " + Object.keys(PIPELINE_CLASSES).join(", ") + ")"); return null; }
+        return { ring: v.data, key: v.name };
+      }
+    }
+    if (this.run.dry) return { ring: null, key: names[0] || "" };
+    this.stop(node, "the pipeline of `" + (node.call || node.op) + "` is not known here");
+    return null;
+  };
+
+  /** The state of a DSL pipeline op: the `state` variable, or the `_w_index[_phase]` forms' index and phase. */
+  RoleRun.prototype.dslState = function (node, env, ring) {
+    if (/_w_index/.test(node.call || "")) {
+      var args = node.args || [];
+      var idx = args.length ? this.eval(args[0], env, false) : null;
+      var ph = /_phase$/.test(node.call) && args.length > 1 ? this.eval(args[1], env, false) : 0;
+      if (typeof idx !== "number" || typeof ph !== "number") return null;
+      return new State(ring ? ring.S : 1, idx, ph, 0, true);
+    }
+    var box = node.state ? env[node.state] : null;
+    return box && box.v instanceof State ? box.v : null;
+  };
+
+  /** A named barrier of the run (bar.sync / bar.arrive with an id and a thread count): expected arrivals are role units. */
+  Run.prototype.namedBarrier = function (id, threads, unit) {
+    var key = id.key(), got = this.named[key];
+    if (!got) {
+      got = this.named[key] = this.eng.barrier(key, "named", null, Math.max(1, Math.round(threads / unit)), { wait: [], arrive: [] });
+      got.threads = threads;
+    }
+    return got;
+  };
+
+  /** A named-barrier op: its barrier, or a stop naming what is not known. */
+  function namedOf(rr, node, env) {
+    var args = node.args || [], id = null, threads = null;
+    args.forEach(function (a) {
+      if (Array.isArray(a) && a[0] === "kw" && a[1] === "barrier_id") id = rr.eval(a[2], env, false);
+      if (Array.isArray(a) && a[0] === "kw" && a[1] === "number_of_threads") threads = rr.eval(a[2], env, false);
+    });
+    if (typeof id === "number") id = new SymId("id", id);
+    if (!(id instanceof SymId)) return rr.stop(node, "the named barrier's id is not known");
+    if (typeof threads !== "number") return rr.stop(node, "the named barrier's thread count is not known");
+    var unit = rr.role.threads || WARPGROUP_THREADS;
+    if (threads % unit !== 0) return rr.stop(node, "a named barrier of " + threads + " threads is not a whole number of roles of " + unit + " threads");
+    if (rr.run.dry) return DRY;
+    return rr.run.namedBarrier(id, threads, unit);
+  }
+
+  /** DSL op semantics (execOp's hook): the pipeline ops through dslRing / dslState, MMAs with wg_wait, softmax, named barriers. */
+  var DSL_OPS = {
+    producer_acquire: function (rr, node, env) {
+      var r = rr.dslRing(node, env);
+      if (!r || !r.ring) return r ? DRY : undefined;
+      var st = rr.dslState(node, env, r.ring);
+      if (!st) return rr.stop(node, "producer_acquire on a state the program does not follow");
+      rr.acquired[r.key] = st.index;
+      rr.acquiredGen[r.key] = Math.floor(st.count / st.S);
+      return rr.run.cmdWait(rr, r.ring.empty[st.index], st.phase, r.ring.acquireReason, node, rr.currentTile(), null, st.index);
+    },
+    tma_load: function (rr, node, env) {
+      var r = rr.dslRing(node, env);
+      if (!r || !r.ring) return r ? DRY : undefined;
+      // `tma_load_fn(src_idx=..., producer_state=s)` arrives on the barrier of s's stage; else the last acquire's.
+      var st = rr.dslState(node, env, r.ring), s = st ? st.index : rr.acquired[r.key];
+      if (s === undefined) return rr.stop(node, "a TMA copy before any acquire of its pipeline");
+      if (!rr.run.dry) rr.copyLog.push({ stage: s, gen: st ? Math.floor(st.count / st.S) : rr.acquiredGen[r.key], line: node.line, pipe: r.key });
+      return rr.run.cmdCopy(rr, r.ring, s, node, rr.currentTile(), rr.countOf("copy"));
+    },
+    producer_commit: function (rr, node, env) {
+      var r = rr.dslRing(node, env);
+      if (!r || !r.ring || r.ring.rule.commit === "none") return undefined;
+      var st = rr.dslState(node, env, r.ring);
+      if (!st) return rr.stop(node, "producer_commit on a state the program does not follow");
+      return rr.run.cmdArrive(rr, r.ring.full[st.index]);
+    },
+    producer_tail: function (rr, node, env) {
+      var r = rr.dslRing(node, env);
+      if (!r || !r.ring) return undefined;
+      var st = rr.dslState(node, env, r.ring);
+      if (!st) return undefined;
+      rr.frames.push({ nodes: TAIL_NODES(r.ring.S), pc: 0, env: { __tail: { v: { ring: r.ring, st: st, node: node } } }, loop: null, fn: null });
+      return undefined;
+    },
+    consumer_wait: function (rr, node, env) {
+      var r = rr.dslRing(node, env);
+      if (!r || !r.ring) return r ? DRY : undefined;
+      var st = rr.dslState(node, env, r.ring);
+      if (!st) return rr.stop(node, "consumer_wait on a state the program does not follow");
+      rr.waited[r.key] = st.index;
+      rr.waitedGen[r.key] = Math.floor(st.count / st.S);
+      rr.lastWaited = r.key;
+      return rr.run.cmdWait(rr, r.ring.full[st.index], st.phase, r.ring.waitReason, node, rr.currentTile(), rr.countOf("wait"), st.index);
+    },
+    consumer_release: function (rr, node, env) {
+      var r = rr.dslRing(node, env);
+      if (!r || !r.ring) return r ? DRY : undefined;
+      var st = rr.dslState(node, env, r.ring);
+      if (!st) return rr.stop(node, "consumer_release on a state the program does not follow");
+      return rr.run.cmdArrive(rr, r.ring.empty[st.index]);
+    },
+    /**
+     * quack sm90_utils.gemm_zero_init / gemm_w_idx (`mma_qk_fn(B_idx=..., wg_wait=-1)`, sm90 1441,
+     * 1447): one WGMMA job on the stage of the role's last wait, then, when wg_wait >= 0, a
+     * warpgroup wait_group(wg_wait) (the helper's own tail); -1 issues without waiting.
+     */
+    mma: function (rr, node, env) {
+      var wg = null;
+      (node.args || []).forEach(function (a) { if (Array.isArray(a) && a[0] === "kw" && a[1] === "wg_wait") wg = rr.eval(a[2], env, false); });
+      if (wg !== null && typeof wg !== "number") return rr.stop(node, "the MMA's wg_wait is not known");
+      var key = rr.lastWaited, s = key !== undefined ? rr.waited[key] : undefined;
+      if (!rr.run.dry && s !== undefined) rr.mmaLog.push({ stage: s, gen: rr.waitedGen[key], line: node.line, pipe: key });
+      if (typeof wg === "number" && wg >= 0) rr.frames.push({ nodes: [{ node: "op", op: "__mma_wait", count: wg, line: node.line }], pc: 0, env: env, loop: null, fn: null });
+      return rr.run.cmdMma(rr, node, rr.currentTile(), rr.countOf("mma"), s === undefined ? null : s);
+    },
+    __mma_wait: function (rr, node) { return rr.run.cmdMmaWait(rr, node.count); },
+    warpgroup_wait: function (rr, node, env) {
+      var n = typeof node.count === "number" ? node.count : (node.args || []).length ? rr.eval(node.args[0], env, false) : null;
+      if (typeof n !== "number") return rr.stop(node, "warpgroup.wait_group with an unknown count");
+      return rr.run.cmdMmaWait(rr, n);
+    },
+    softmax: function (rr, node) {
+      var m = lastName(node.receiver || "");
+      if (!Object.prototype.hasOwnProperty.call(SOFTMAX_CLASSES, m)) return rr.stop(node, "the softmax step `" + node.receiver + "` is not modelled yet");
+      return SOFTMAX_CLASSES[m] === null ? undefined : rr.run.opaque(rr, SOFTMAX_CLASSES[m], node);
+    },
+    // `self.warp_scheduler_barrier_sync()` / `_arrive()` (sm90 1130, 1439, 1448, 1198): the parse lists
+    // the call as an order op; the helper's own program (1531-1552) holds the named barrier, so it runs.
+    order_wait: function (rr, node, env) { return rr.dslHelperOp(node, env); },
+    order_arrive: function (rr, node, env) { return rr.dslHelperOp(node, env); },
+    named_barrier_sync: function (rr, node, env) {
+      var bar = namedOf(rr, node, env);
+      if (!bar || bar === DRY) return bar || undefined;
+      return rr.run.eng.sync(bar, bar.name, rr.run.linesOf(node), rr.currentTile(), null, null, node.line);
+    },
+    named_barrier_arrive: function (rr, node, env) {
+      var bar = namedOf(rr, node, env);
+      if (!bar || bar === DRY) return bar || undefined;
+      return rr.run.eng.arriveCmd(bar, 1);
+    },
+    __fa4_epi_sync: function (rr, node, env) {
+      var call = env.__call.v, threads = rr.ctx.mmaWarpgroups() * WARPGROUP_THREADS;
+      if (rr.run.dry) return DRY;
+      var bar = rr.run.namedBarrier(new SymId("NamedBarrierFwd.Epilogue", 0), threads, rr.role.threads || WARPGROUP_THREADS);
+      return rr.run.eng.sync(bar, bar.name, rr.run.linesOf(call), rr.currentTile(), null, null, call.line);
+    },
+    __fa4_epi_work: function (rr, node, env) { return rr.run.opaque(rr, "epilogue", env.__call.v); }
+  };
+
+  /** An op the parse placed on a helper call whose own program holds the real ops: run that program. */
+  RoleRun.prototype.dslHelperOp = function (node, env) {
+    var m = /^self\.(\w+)$/.exec(node.receiver || "");
+    var fn = m ? this.ctx.functions[m[1]] : null;
+    if (!fn) return this.stop(node, "the op `" + node.op + "` has no program to run");
+    return this.dslInvoke({ fn: fn, partial: null }, node.args || [], env, null);
+  };
+
 
   return {
     run: run, Run: Run,

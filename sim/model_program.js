@@ -73,6 +73,10 @@ var KernelModelProgram = (function () {
   PROGRAM_KNOB_RANGES.mathLatency = { min: 0, max: 10000, label: "register loop latency (R)",
     doc: "steps of one register loop of other arithmetic (row max, row sum, rescale)" };
   PROGRAM_DEFAULT_KNOBS.mathLatency = 1;
+  // The CuTe DSL attention programs' math warpgroups (FA4 sm90 `self.num_wg_mma`, 212: tile_m / 64,
+  // 2 at the default tile_m 128; sim/interpret.js DSL_SELF_KNOBS): the attention model's C knob.
+  PROGRAM_KNOB_RANGES.consumerWGs = AT.ATTENTION_KNOB_RANGES.consumerWGs;
+  PROGRAM_DEFAULT_KNOBS.consumerWGs = 2;
 
   /** Validate a knob set for the program model: {knobs, messages}; never throws. */
   function normalizeProgramKnobs(input, sourceKnobs) {
@@ -84,6 +88,13 @@ var KernelModelProgram = (function () {
       var r = PROGRAM_KNOB_RANGES[name];
       var fallback = Math.min(r.max, Math.max(r.min, src[name] ? src[name].value : PROGRAM_DEFAULT_KNOBS[name]));
       knobs[name] = normalizeNumber(name, raw[name], r, fallback, messages);
+    }
+    // Compile-time flags the run reads (sim/interpret.js Context.flag, dslFlag): {name: on}, passed through as 0 / 1.
+    if (raw.flags !== undefined) {
+      if (isObject(raw.flags)) {
+        knobs.flags = {};
+        Object.keys(raw.flags).sort().forEach(function (f) { knobs.flags[f] = raw.flags[f] ? 1 : 0; });
+      } else messages.push("flags: not an object of flag names, ignored");
     }
     reportUnknownKnobs(raw, knobs, messages);
     return { knobs: knobs, messages: messages };
@@ -103,8 +114,19 @@ var KernelModelProgram = (function () {
     if (!Array.isArray(vars) || !vars.length) {
       return "the kernel layer's role branches test no role variable the interpreter reads (an enum of warpgroup or warp roles)";
     }
-    if (vars.some(function (v) { return !isObject(v) || typeof v["enum"] !== "string"; })) {
-      return "the role variables are warp indices (a CuTe DSL kernel): the interpreter reads enum roles only so far";
+    // An enum role variable (C++), or a CuTe DSL warp index with its representative warps
+    // (programs_dsl.role_vars: members and spans, each span [lo, hi | null]).
+    var bad = vars.filter(function (v) {
+      if (!isObject(v)) return true;
+      if (v.kind === "warp_index") {
+        return !Array.isArray(v.members) || !v.members.length || !v.members.every(function (m) { return typeof m === "number"; }) ||
+          !Array.isArray(v.spans) || v.spans.length !== v.members.length;
+      }
+      return typeof v["enum"] !== "string";
+    });
+    if (bad.length) return "a role variable is neither an enum nor a warp index with its member warps: " + (isObject(bad[0]) ? String(bad[0].name) : "?");
+    if (vars.some(function (v) { return v.kind === "warp_index"; }) && vars.length !== 1) {
+      return "a CuTe DSL kernel with " + vars.length + " warp-index role variables: the interpreter splits roles over one";
     }
     return null;
   }
