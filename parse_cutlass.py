@@ -1784,6 +1784,9 @@ def find_function_ops(src, fn, ctx, buffers, unit, budget):
         return out
 
     ops = scanner.scan(fn["open"], fn["close"])
+    # Each lambda's own ops (not yet placed at a call site): the lambda's program reads them
+    # (programs_cpp.lambda_programs); the op inventory below is not changed by them.
+    ctx.lambda_ops = lam_ops
     for pos, key, paren, close in sites:
         if inside.contains(pos):
             continue   # a call inside another lambda counts where that lambda is called
@@ -2054,6 +2057,29 @@ RE_ANY_ROLE_ENUM = re.compile(rf"enum\s+class\s+(?P<name>{_IDENT})\s*(?::\s*{_ID
 RE_ROLE_FUNCTION = re.compile(rf"\bconstexpr\s+(?:typename\s+)?(?:{_IDENT}::)*(?P<enum>{_IDENT})\s+(?P<fn>{_IDENT})\s*\(\s*(?:const\s+)?int\s+{_IDENT}\s*\)")
 
 
+# An integer role variable: the warpgroup index (FA3 hopper/flash_fwd_kernel_sm90.h 208 `int
+# warp_group_idx = cutlass::canonical_warp_group_idx();`, its branch `if (warp_group_idx == 0)`
+# at 326). The interpreter binds it per warpgroup of the kernel's threads (NumLoadWarpGroups +
+# NumMmaWarpGroups warpgroups, `MaxThreadsPerBlock`, 74-76) and splits a group per warp where
+# its warps run different programs (docs/programs.md "FlashAttention-3 forward").
+RE_WARP_GROUP_VAR = re.compile(rf"""\bint\s+(?:const\s+)?(?P<name>{_IDENT})\s*=\s*
+    (?P<call>(?:cutlass|flash)\s*::\s*canonical_warp_group_idx(?:_nosync)?)\s*\(\s*\)\s*;""", re.VERBOSE)
+
+
+def _warp_group_role_vars(src):
+    """The integer warpgroup-index role variables of a kernel layer that an `if` tests."""
+    code, out = src.code, []
+    for m in RE_WARP_GROUP_VAR.finditer(code):
+        name = m.group("name")
+        test = re.search(rf"\bif\s*\([^;{{}}]*\b{name}\b", code)
+        if test is None or any(v["name"] == name for v in out):
+            continue
+        out.append({"name": name, "kind": "warp_group_index", "call": re.sub(r"\s+", "", m.group("call")),
+                    "line": src.line(m.start("name")), "test_line": src.line(test.start()),
+                    "load_warpgroups": "NumLoadWarpGroups", "mma_warpgroups": "NumMmaWarpGroups"})
+    return out
+
+
 def _kernel_program(src, fns, out):
     """out["program"]: the program of the kernel layer's device `operator()` (programs_cpp), and
     out["role_vars"]: each variable its role branches compare, with the enum's members in order
@@ -2078,6 +2104,8 @@ def _kernel_program(src, fns, out):
             if all(v["name"] != m.group("name") for v in role_vars):
                 role_vars.append({"name": m.group("name"), "enum": enum, "members": enums[enum][0],
                                   "line": src.line(m.start()), "enum_line": enums[enum][1]})
+    if not role_vars:
+        role_vars = _warp_group_role_vars(src)
     out["role_vars"] = role_vars
     # The kernel layer's own pipeline aliases (`using AccumulatorPipeline = cutlass::PipelineUmmaAsync<...>`):
     # the class of a pipeline the collective takes as a template parameter (docs/programs.md).
@@ -2259,7 +2287,15 @@ def parse_text(text, path="<text>", display=None, read_warnings=()):
         params = {}
         for alias, name in typed_names(src.code, fn["params"][0], fn["params"][1] + 1, aliases):
             params[name] = alias
-        programs.append(programs_cpp.function_program(src, fn, ops, kept_names))
+        lambdas = []
+        for key, lam in sorted(ctx.lambdas.items()):
+            if not fn["open"] < lam["pos"] < fn["close"]:
+                continue
+            lam_ops = [_copy_op(o) for o in getattr(ctx, "lambda_ops", {}).get(key, ())]
+            for op in lam_ops:
+                _name_object(op, objects)
+            lambdas.append(dict(lam, ops=lam_ops))
+        programs.append(programs_cpp.function_program(src, fn, ops, kept_names, lambdas))
         functions.append({
             "name": fn["name"], "role": role_of(ops), "line": fn["line"], "end_line": fn["end_line"],
             "device": fn["device"], "pipeline_params": params, "ops": [_public(o) for o in ops],

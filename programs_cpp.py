@@ -31,7 +31,7 @@ RE_COMPOUND = re.compile(rf"^(?P<name>{_IDENT})\s*(?P<op>\+=|-=|\*=|=)(?!=)\s*(?
 RE_MEMBER_SET = re.compile(rf"^(?P<name>{_IDENT})\s*\.\s*(?P<member>{_IDENT})\s*=(?!=)\s*(?P<expr>.+)$", re.S)
 RE_BINDING = re.compile(rf"^(?:const\s+)?auto\s*&{{0,2}}\s*\[(?P<names>[\w\s,]+)\]\s*=\s*(?P<expr>.+)$")
 RE_DECL = re.compile(rf"""^(?P<type>(?:(?:const|constexpr|static|typename|volatile)\s+)*
-    (?:{_IDENT}\s*(?:::\s*(?:template\s+)?{_IDENT}\s*)*)(?:<.*>)?(?:\s*::\s*{_IDENT})*[\s&*]*?)
+    (?:{_IDENT}\s*(?:::\s*(?:template\s+)?{_IDENT}\s*)*)(?:<.*>)?(?:\s*::\s*{_IDENT})*(?:\s+const\b)?[\s&*]*?)
     \s(?P<name>{_IDENT})\s*(?:=(?!=)\s*(?P<expr>.+)|\{{(?P<brace>.*)\}}|\((?P<paren>.*)\))?$""", re.VERBOSE | re.S)
 RE_CALL = re.compile(rf"^(?:(?P<recv>{_IDENT}(?:\s*(?:\.|->)\s*{_IDENT})*)\s*(?:\.|->)\s*)?(?:template\s+)?"
                      rf"(?P<name>{_IDENT}(?:\s*::\s*{_IDENT})*)\s*(?:<(?P<targs>[^;{{}}]*)>)?\s*\((?P<args>.*)\)$", re.S)
@@ -61,8 +61,11 @@ def _key(op):
 class _Reader:
     """Reads the statements of one function body into nodes (docs/programs.md "Nodes")."""
 
-    def __init__(self, src, ops, helpers=frozenset()):
+    def __init__(self, src, ops, helpers=frozenset(), lambdas=()):
         self.src, self.code, self.br = src, src.code, src.brackets
+        # The function's named lambdas (parse_cutlass FunctionContext.lambdas), by position: a
+        # call of one is a `call` step naming the lambda's program (`lambda`), not its ops.
+        self.lambdas = sorted(lambdas, key=lambda lam: lam["pos"])
         # An op of a kept helper (`softmax_step<false>(...)`, 77 FMHA mainloop 739) is a step of
         # the helper's own program; its call site is a `call` step, not a copy of the helper's ops.
         ops = [o for o in ops if not (o.get("_helpers") and o["_helpers"][0] in helpers)]
@@ -223,11 +226,51 @@ class _Reader:
                 nodes.append(node)
                 return
 
+    def lambda_at(self, name, pos):
+        """The key (`name@line`) of the lambda `name` a call at pos runs: the nearest preceding
+        definition whose own body does not hold the call (parse_cutlass find_function_ops's rule),
+        else None."""
+        best = None
+        for lam in self.lambdas:
+            if lam["pos"] >= pos:
+                break
+            if lam["open"] <= pos <= lam["close"] and name in lam["params"]:
+                return None   # a parameter of the enclosing lambda (fwd_step's `mask_fn`, FA3 mainloop 1192)
+            if lam["name"] == name and not lam["open"] <= pos <= lam["close"]:
+                best = lam
+        return lambda_key(best) if best is not None else None
+
+    def lambda_call(self, lo, text):
+        """The `call` node of a statement that calls a named lambda (`consumer_wait(pipeline_k,
+        smem_pipe_read);`, FA3 mainloop 1140), with `lambda` its program's key; else None."""
+        if not self.lambdas:
+            return None
+        m = RE_CALL.match(text)
+        if not m or m.group("recv") or not RE_PLAIN_NAME.fullmatch(m.group("name")):
+            return None
+        key = self.lambda_at(m.group("name"), lo)
+        if key is None:
+            return None
+        node = _read_call(text)
+        if not node or node.get("node") != "call":
+            return None
+        node["lambda"] = key
+        return node
+
     def simple(self, lo, hi, nodes):
         """One statement ending at hi: its ops, else the first STATEMENT_PATTERNS reader's node."""
         text = _norm(self.code[lo:hi].rstrip().rstrip(";"))
         line, end_line = self.lines(lo, hi)
         found = self.ops_in(lo, hi)
+        call = self.lambda_call(lo, text)
+        if call is not None:
+            # The lambda's ops (placed here with `via`) are its program's steps: the call runs them.
+            for op in found:
+                if "via" not in op:
+                    self.add(nodes, self.op_node(op))
+            call["line"], call["end_line"] = line, end_line
+            self.add(nodes, call)
+            return
         if found:
             for op in found:
                 self.add(nodes, self.op_node(op))
@@ -528,27 +571,82 @@ STATEMENT_PATTERNS = (
 )
 
 
-def function_program(src, fn, ops, helpers=frozenset()):
-    """The program of one function: {name, line, end_line, params, body, skipped[, incomplete]}.
-    helpers: the names of the functions whose programs are kept too (their ops stay theirs)."""
-    r = _Reader(src, ops, helpers)
-    body = prune(r.block(fn["open"] + 1, fn["close"]))
+def function_program(src, fn, ops, helpers=frozenset(), lambdas=()):
+    """The program of one function: {name, line, end_line, params, body, skipped[, incomplete]
+    [, lambdas]}. helpers: the names of the functions whose programs are kept too (their ops stay
+    theirs). lambdas: the function's named lambdas (parse_cutlass, each with its own `ops`): each
+    called one is a program of `lambdas` and its call sites are `call` steps naming it."""
+    r = _Reader(src, ops, helpers, lambdas)
+    raw = r.block(fn["open"] + 1, fn["close"])
+    called = set()
+    _called_lambdas(raw, called)
+    progs, done, captured = [], set(), set()
+    while called - done:   # a lambda's body may call another (fwd_step calls consumer_wait)
+        for key in sorted(called - done):
+            done.add(key)
+            lam = next((x for x in lambdas if lambda_key(x) == key), None)
+            if lam is None:
+                continue
+            lp = lambda_program(src, lam, helpers, lambdas, captured)
+            _called_lambdas(lp["body"], called)
+            progs.append(lp)
+    # A let a lambda reads through its captures (`warp_group_idx` in fwd_step, FA3 mainloop 1175) stays.
+    body = prune(raw, captured)
     prog = {"name": fn["name"], "line": fn["line"], "end_line": fn["end_line"],
             "params": function_params(src, fn), "body": body, "skipped": r.skipped}
+    if r.stopped is not None:
+        prog["incomplete"] = r.stopped
+    if progs:
+        prog["lambdas"] = sorted(progs, key=lambda x: x["line"])
+    return prog
+
+
+def lambda_key(lam):
+    """The key a call step names a lambda's program by: `name@line` of its definition (one name
+    may be defined twice in a function: FA3's two `fwd_step`s, mainloop 1170 and 1258)."""
+    return f"{lam['name']}@{lam['line']}"
+
+
+def lambda_program(src, lam, helpers=frozenset(), lambdas=(), needed_out=None):
+    """The program of a named lambda `auto name = [captures](params) { body };`: its body read
+    like a function's, its own ops placed in it (an op on a parameter keeps the parameter's name
+    as its receiver), its parameters typed as written. Captures are the enclosing function's
+    variables, shared by reference (the interpreter's rule; FA3's lambdas capture `[&]`)."""
+    code = src.code
+    bracket = code.find("]", lam["pos"], lam["open"])
+    paren = code.find("(", bracket, lam["open"]) if bracket >= 0 else -1
+    close = src.brackets.close_of(paren) if paren >= 0 else None
+    params = function_params(src, {"params": (paren + 1, close)}) if close is not None else []
+    r = _Reader(src, lam.get("ops") or [], helpers, lambdas)
+    body = prune(r.block(lam["open"] + 1, lam["close"]), needed_out=needed_out)
+    end_line = src.line(lam["close"])
+    prog = {"name": lam["name"], "key": lambda_key(lam), "line": lam["line"], "end_line": end_line,
+            "params": params, "body": body, "skipped": r.skipped,
+            "captures": code[code.find("[", lam["pos"]) + 1:bracket].strip() if bracket >= 0 else ""}
     if r.stopped is not None:
         prog["incomplete"] = r.stopped
     return prog
 
 
+def _called_lambdas(nodes, out):
+    """Add the key of every lambda a `call` step of nodes names."""
+    for n in nodes:
+        if n.get("node") == "call" and n.get("lambda"):
+            out.add(n["lambda"])
+        for key in SUBTREES:
+            _called_lambdas(n.get(key) or (), out)
+
+
 SUBTREES = ("init", "body", "step", "then", "else")
 
 
-def prune(body):
+def prune(body, extra=(), needed_out=None):
     """The tree without what nothing reads: a `let` survives when a step needs one of its names
     (a condition, an op's state, a call's argument, an assignment, a return, or a surviving let's
     initializer, to a fixpoint); `text` stays on loops and branches only, and `end_line` only
-    where it differs from `line` (docs/programs.md "The contract")."""
-    needed, lets = set(), []
+    where it differs from `line` (docs/programs.md "The contract"). extra: names needed
+    elsewhere (a lambda's captures); needed_out: a set that receives the names this tree needs."""
+    needed, lets = set(extra), []
 
     def visit(nodes):
         for n in nodes:
@@ -581,6 +679,8 @@ def prune(body):
                     names_in(n["expr"], needed)
                 for a in n.get("args") or ():
                     names_in(a, needed)
+    if needed_out is not None:
+        needed_out.update(needed)
 
     def rebuild(nodes):
         out = []
