@@ -48,6 +48,11 @@ PIPELINE_METHODS = frozenset({
     "consumer_test_wait", "consumer_release"})
 
 
+# Barrier ops whose arguments a program node carries (`args`).
+BARRIER_OPS = frozenset({"named_barrier_sync", "named_barrier_arrive", "barrier_wait", "barrier_arrive"})
+RE_BARRIER_METHOD = re.compile(r"(?:barrier_\w+|NamedBarrier)\s*(?:\.|->|::)\s*(?P<m>\w+)\s*\(")
+
+
 def _norm(text):
     return " ".join(text.split())
 
@@ -206,6 +211,15 @@ class _Reader:
                 node[key] = op[key]
         if "object" not in node and op.get("receiver"):
             node["receiver"] = op["receiver"]
+        if op.get("_args") and op["op"] in BARRIER_OPS:
+            # A barrier op's arguments (the named barrier's thread count and id, FA3 mainloop 917:
+            # `NamedBarrier::sync(2 * cutlass::NumThreadsPerWarpGroup, ... + canonical_warp_group_idx_nosync())`;
+            # a ClusterBarrier's parity, `barrier_Q.wait(work_idx % 2)`, 1096) and its method.
+            lo, hi = op["_args"][0]
+            node["args"] = [parse_expr(a) for a in split_top_level_commas(self.code[lo:hi])]
+            m = RE_BARRIER_METHOD.search(op.get("text") or "")
+            if m:
+                node["method"] = m.group("m")
         if op.get("_args") and "via" not in op and op["op"] in PIPELINE_METHODS:
             lo, hi = op["_args"][0]
             first = self.code[lo:hi].split(",")[0].strip()
@@ -317,7 +331,8 @@ def _read_for(r, m, pos, hi, nodes, depth):
     if parts[0].strip():
         r.simple_text(parts[0], pos, init)
     if parts[2].strip():
-        for piece in parts[2].split(","):
+        # Top-level commas only: FA3's kernel 328 steps with a call of two arguments.
+        for piece in split_top(parts[2], ","):
             r.simple_text(piece, pos, step)
     body, end = r.body_of(close + 1, hi, depth)
     line, end_line = r.lines(pos, end)

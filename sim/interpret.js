@@ -151,6 +151,7 @@ var KernelInterpret = (function () {
   function evalExpr(e, env, ctx, constexpr) {
     if (!Array.isArray(e)) return new Unknown("no expression");
     if (ctx.dsl) { var dv = dslExpr(e, env, ctx, constexpr); if (dv !== PASS) return dv; }   // CuTe DSL forms
+    if (ctx.wg) { var wv = wgExpr(e, env, ctx, constexpr); if (wv !== PASS) return wv; }     // C++ warpgroup-index roles (FA3)
     switch (e[0]) {
       case "n": return e[1];
       case "id": return lookup(e[1], env, ctx, constexpr);
@@ -410,12 +411,22 @@ var KernelInterpret = (function () {
     this.roleVars.forEach(function (v) { self.enums[v.enum] = v.members; self.roleVarNames[v.name] = true; });
     // A CuTe DSL kernel's role variable is a warp index (programs_dsl.role_vars): its roles bind numbers.
     this.dsl = this.roleVars.some(function (v) { return v.kind === "warp_index"; });
+    // A C++ kernel whose role variable is the warpgroup index (FA3: `int warp_group_idx =
+    // cutlass::canonical_warp_group_idx();`): its roles bind numbers and threads (wgRoles).
+    this.wg = !this.dsl && this.roleVars.some(function (v) { return v.kind === "warp_group_index"; });
     this.rr = null;
     this.roleBinding = {};
     this.flags = {};          // compile-time flags read: {name: value}
     this.functions = {};
     var fns = (structure.programs && structure.programs.functions) || [];
     fns.forEach(function (p) { self.functions[p.name] = { name: p.name, params: p.params || [], body: fuse(p.body || []), line: p.line }; });
+    // Named lambdas (programs_cpp.lambda_program): a call step names one by `lambda` (name@line).
+    this.lambdas = {};
+    fns.concat(kl.program ? [kl.program] : []).forEach(function (p) {
+      (p.lambdas || []).forEach(function (l) {
+        self.lambdas[p.name + "::" + l.key] = { name: l.key, params: l.params || [], body: fuse(l.body || []), line: l.line };
+      });
+    });
     this.kernel = kl.program ? fuse(kl.program.body || []) : null;
     this.pipelineAliases = {};
     this.pipelineList = [];
@@ -531,6 +542,7 @@ var KernelInterpret = (function () {
 
   function enumerateRoles(ctx) {
     if (ctx.dsl) return dslRoles(ctx);
+    if (ctx.wg) return wgRoles(ctx);
     var vars = ctx.roleVars;
     var out = [];
     function walk(binding, depth) {
@@ -662,7 +674,7 @@ var KernelInterpret = (function () {
     if (this.boundValues === undefined) {
       var out = {}, binding = this.role.binding;
       Object.keys(binding).forEach(function (k) { out[k] = new EnumValue(binding[k]); });
-      this.boundValues = this.ctx.dsl ? dslBinding(this.role) : out;
+      this.boundValues = this.ctx.dsl || this.ctx.wg ? dslBinding(this.role) : out;
     }
     return this.boundValues;
   };
@@ -906,6 +918,7 @@ var KernelInterpret = (function () {
     var type = node.type || "";
     var ctx = this.ctx, kind = declKind(type);
     if (kind.state && node.expr === null) return new State(ctx.stagesOf(ctx.pipelineOfStateType(type)), 0, 0, 0, ctx.followsStateType(type));
+    if (kind.state && ctx.wg && node.construct && (node.args || []).length === 3) return this.wgState(node, env);
     if (kind.scheduler) return (this.scheduler = new Scheduler());
     var base = kind.base;
     if (ctx.pipelineAliases[base]) {
@@ -1022,6 +1035,7 @@ var KernelInterpret = (function () {
 
   RoleRun.prototype.execCall = function (node, env, f, ret) {
     if (this.ctx.dsl) { var dc = this.dslCall(node, env); if (dc !== PASS) return dc; }
+    if (node.lambda) return this.callLambda(node, env, f, ret);
     if (!node.receiver) {
       // A free call of a function of the parse (a collective's own helper, `softmax_step<false>(...)`,
       // 77 FMHA mainloop 739) is inlined like a collective call; other free calls (fences, register
@@ -1044,6 +1058,7 @@ var KernelInterpret = (function () {
       if (!cls) return undefined;
       var acc = this.accumulatorArgs(node, env);
       if (acc) return this.epilogueStore(node, acc, ret);
+      if (this.ctx.wg && node.name === "store") return this.wgEpilogue(node);
       var handed = this.pipelineArg(node, env);
       if (handed) {
         return this.stop(node, "the epilogue collective's program is not parsed: `" + node.receiver + "." + node.name +
@@ -1149,6 +1164,11 @@ var KernelInterpret = (function () {
     if (this.ctx.dsl) {
       (this.reached || (this.reached = {}))[node.op] = true;   // dslRoles: a binding that reaches an op is a role
       if (DSL_OPS[node.op]) sem = DSL_OPS[node.op];
+    }
+    if (this.ctx.wg) {
+      (this.reached || (this.reached = {}))[node.op] = true;   // wgRoles: a warp that reaches an op is (part of) a role
+      if (this.trace && this.trace.length < 400) this.trace.push(node.line);
+      if (WG_OPS[node.op]) sem = WG_OPS[node.op];
     }
     if (!sem) return this.stop(node, "the op `" + node.op + "` is not modelled yet");
     return sem(this, node, env);
@@ -1552,10 +1572,10 @@ var KernelInterpret = (function () {
   Run.prototype.go = function () {
     var prims = this.ctx.prims, self = this;
     var lanes = this.layout();
-    this.groups = this.ctx.dsl ? {} : this.mmaGroups();
+    this.groups = this.ctx.dsl || this.ctx.wg ? {} : this.mmaGroups();
     var maxGroup = 1;
     Object.keys(this.groups).forEach(function (k) { if (self.groups[k] > maxGroup) maxGroup = self.groups[k]; });
-    if (this.ctx.dsl) maxGroup = dslConsumerCount(this.roles);
+    if (this.ctx.dsl || this.ctx.wg) maxGroup = dslConsumerCount(this.roles);
     var eng = this.eng = new prims.Engine(lanes, { build: true, events: this.options.events !== false, capacity: this.options.capacity || 0 });
     this.orders = {};
     this.usedPipes.forEach(function (u) {
@@ -2139,6 +2159,344 @@ var KernelInterpret = (function () {
     var fn = m ? this.ctx.functions[m[1]] : null;
     if (!fn) return this.stop(node, "the op `" + node.op + "` has no program to run");
     return this.dslInvoke({ fn: fn, partial: null }, node.args || [], env, null);
+  };
+
+  // ---------------------------------------------------------------------------------------------
+  // C++ kernels with a warpgroup-index role variable (FlashAttention-3's SM90 forward:
+  // docs/programs.md "FlashAttention-3 forward"). Hooks above call these when ctx.wg; the other
+  // C++ runs and the DSL runs never reach them.
+
+  /**
+   * FA3's compile-time flags as the default build sets them (hdim 128, BF16, no paging, no
+   * PackGQA): IntraWGOverlap and MmaPV_is_RS are the launch's template arguments for head
+   * dimension 128 (hopper/tile_size.h tile_size_fwd_sm90: `return {128, ..., MmaPV_is_RS,
+   * IntraWGOverlap}` with both true at hdim 128); the mainloop derives Use_TMA_Q = !PackGQA (56),
+   * Use_TMA_KV = !PagedKVNonTMA (57), Transpose_V = Is_FP8 && !V_colmajor (55, off),
+   * SameHeadDim (60, on), LargeHeadDimV = kHeadDimV > 256 (61, off), RescaleOBeforeGemm =
+   * kHeadDim > 128 && ... (356, off); UseSchedulerBarrier (352-355) is on with IntraWGOverlap
+   * and two or more MMA warpgroups. Any other name is off unless knobs.flags sets it.
+   */
+  var FA3_FLAG_DEFAULTS = { IntraWGOverlap: 1, MmaPV_is_RS: 1, Use_TMA_Q: 1, Use_TMA_KV: 1, Use_TMA_O: 1, SameHeadDim: 1,
+    UseSchedulerBarrier: "schedulerBarrier" };
+  /**
+   * FA3's thread-count constants the parse cannot evaluate (they are sizes of MMA atoms): per MMA
+   * warpgroup 128 threads. NumMmaThreadsQK = size(TiledMmaQK{}) (mainloop 119) and NumMmaThreads
+   * (kernel 181, mainloop) span every MMA warpgroup; NumMmaWarpGroups (kernel 75) is the
+   * consumerWGs knob; NumProducerThreads (mainloop 121) is one warp when !Transpose_V &&
+   * Use_TMA_KV && Use_TMA_Q, else a warpgroup; NumEpilogueThreads is NumMmaThreads.
+   */
+  function fa3Constant(name, ctx) {
+    var W = ctx.mmaWarpgroups();
+    switch (name) {
+      case "NumMmaWarpGroups": return W;
+      case "NumMmaThreadsQK": case "NumMmaThreads": case "NumEpilogueThreads": return W * WARPGROUP_THREADS;
+      case "NumProducerThreads":
+        return !wgFlag(ctx, "Transpose_V") && wgFlag(ctx, "Use_TMA_KV") && wgFlag(ctx, "Use_TMA_Q") ? WARP_THREADS : WARPGROUP_THREADS;
+      case "cutlass::NumThreadsPerWarpGroup": return WARPGROUP_THREADS;
+      case "cutlass::NumThreadsPerWarp": return WARP_THREADS;
+      default: return PASS;
+    }
+  }
+
+  /** A compile-time flag of a warpgroup-index kernel: knobs.flags, else FA3_FLAG_DEFAULTS, else off. */
+  function wgFlag(ctx, name) {
+    var v;
+    if (ctx.knobs.flags && Object.prototype.hasOwnProperty.call(ctx.knobs.flags, name)) v = ctx.knobs.flags[name] ? 1 : 0;
+    else if (FA3_FLAG_DEFAULTS[name] === "schedulerBarrier") v = wgFlag(ctx, "IntraWGOverlap") && ctx.mmaWarpgroups() >= 2 ? 1 : 0;
+    else v = FA3_FLAG_DEFAULTS[name] || 0;
+    ctx.flags[name] = v;
+    return v;
+  }
+
+  /**
+   * The names an `if constexpr` condition reads anywhere in the programs: compile-time names, so
+   * a runtime test reading one (`if (!LargeHeadDimV || warp_group_idx == 1)`, mainloop 937) reads
+   * the same flag.
+   */
+  function compileTimeNames(ctx) {
+    if (ctx.ctNames) return ctx.ctNames;
+    var out = ctx.ctNames = {};
+    function ids(e) {
+      if (!Array.isArray(e)) return;
+      if (e[0] === "id" && typeof e[1] === "string" && !/::/.test(e[1])) out[e[1]] = true;
+      for (var i = 1; i < e.length; i++) if (Array.isArray(e[i])) ids(e[i]);
+    }
+    function walk(nodes) {
+      (nodes || []).forEach(function (n) {
+        if (n.node === "if" && n.constexpr) ids(n.cond);
+        walk(n.then); walk(n["else"]); walk(n.body);
+      });
+    }
+    walk(ctx.kernel);
+    Object.keys(ctx.functions).forEach(function (k) { walk(ctx.functions[k].body); });
+    Object.keys(ctx.lambdas).forEach(function (k) { walk(ctx.lambdas[k].body); });
+    return out;
+  }
+
+  /** The thread a role's program is run for (lane 0 of its first warp), or null outside a role. */
+  function wgThread(ctx) { return ctx.rr && typeof ctx.rr.role.thread === "number" ? ctx.rr.role.thread : null; }
+
+  /** Expressions of a warpgroup-index kernel (evalExpr's hook): threads, warp indices, FA3's rules. */
+  function wgExpr(e, env, ctx, constexpr) {
+    var t = wgThread(ctx);
+    switch (e[0]) {
+      case "id": {
+        if (Object.prototype.hasOwnProperty.call(env, e[1])) return PASS;
+        // A named-barrier id of an enum whose file the run does not read (hopper/named_barrier.hpp):
+        // symbolic, member + offset (`FwdNamedBarriers::WarpSchedulerWG1`).
+        if (/^\w*NamedBarriers::\w+$/.test(e[1])) return new SymId(e[1], 0);
+        var c = fa3Constant(e[1], ctx);
+        if (c !== PASS) return c;
+        var known = Object.prototype.hasOwnProperty.call(ctx.constants, e[1]) || ctx.roleVarNames[e[1]];
+        if (!known && (constexpr || Object.prototype.hasOwnProperty.call(FA3_FLAG_DEFAULTS, e[1]) || compileTimeNames(ctx)[e[1]])) return wgFlag(ctx, e[1]);
+        return PASS;
+      }
+      case "member":   // threadIdx.x: the role's thread
+        return Array.isArray(e[1]) && e[1][0] === "id" && e[1][1] === "threadIdx" && e[2] === "x" && t !== null ? t : PASS;
+      case "bin": {
+        if (e[1] !== "+" && e[1] !== "-") return PASS;
+        var a = evalExpr(e[2], env, ctx, constexpr), b = evalExpr(e[3], env, ctx, constexpr);
+        if (a instanceof SymId && typeof b === "number") return new SymId(a.base, a.off + (e[1] === "+" ? b : -b));
+        if (b instanceof SymId && typeof a === "number" && e[1] === "+") return new SymId(b.base, b.off + a);
+        return PASS;
+      }
+      case "call": {
+        var name = e[1], args = e[2] || [];
+        switch (name) {
+          // cutlass/arch: canonical_warp_group_idx() is threadIdx.x / 128 made warp-uniform;
+          // hopper/utils.h canonical_warp_group_idx_nosync() the same without the shuffle;
+          // canonical_warp_idx_sync() is threadIdx.x / 32.
+          case "cutlass::canonical_warp_group_idx": case "flash::canonical_warp_group_idx_nosync": case "canonical_warp_group_idx":
+            return t === null ? PASS : Math.floor(t / WARPGROUP_THREADS);
+          case "cutlass::canonical_warp_idx_sync": case "canonical_warp_idx_sync":
+            return t === null ? PASS : Math.floor(t / WARP_THREADS);
+          // __shfl_sync(mask, v, 0): lane 0's value; the role's thread is lane 0 (kernel 334, mainloop 1018).
+          case "__shfl_sync": return args.length === 3 ? evalExpr(args[1], env, ctx, constexpr) : PASS;
+          // cute::conditional_return<B>(a, b): a when B (`cute::conditional_return<!Transpose_V>(pipeline_v,
+          // pipeline_vt)`, mainloop 763); B is a flag name, optionally negated.
+          case "cute::conditional_return": {
+            var m = /^\s*(!?)\s*(\w+)\s*$/.exec(String(e[3] || ""));
+            if (!m || args.length !== 2) return PASS;
+            var on = wgFlag(ctx, m[2]) ? 1 : 0;
+            return evalExpr(args[(m[1] ? 1 - on : on) ? 0 : 1], env, ctx, constexpr);
+          }
+          // hopper/block.h BlockMN::get_n_block_min_max: without causal / local masking and without
+          // a split, (0, ceil(seqlen_k / kBlockN)): the kvBlocks knob (the documented choice);
+          // get_n_block_min_before_local_mask returns its n_block_min without a local window.
+          case "BlockMN_t::get_n_block_min_max":
+            if (wgFlag(ctx, "Is_causal") || wgFlag(ctx, "Is_local") || wgFlag(ctx, "Split")) return PASS;
+            return new Tuple([0, ctx.knobs.kvBlocks]);
+          case "BlockMN_t::get_n_block_min_before_local_mask":
+            return !wgFlag(ctx, "Is_local") && args.length >= 3 ? evalExpr(args[2], env, ctx, false) : PASS;
+          default: return PASS;
+        }
+      }
+      case "mcall": {
+        var o = evalExpr(e[1], env, ctx, constexpr);
+        // FA3's tile schedulers (hopper/tile_scheduler.hpp): `work_tile_info.is_valid(params)` is
+        // tile < outputTiles; get_block_coord is not followed.
+        if (o instanceof Work && e[2] === "is_valid") return o.tile < ctx.knobs.outputTiles ? 1 : 0;
+        if (o instanceof Scheduler && (e[2] === "get_initial_work")) return new Work(o.tile);
+        if (o instanceof Scheduler && e[2] === "get_next_work") { o.tile += 1; return new Work(o.tile); }
+        return PASS;
+      }
+      default: return PASS;
+    }
+  }
+
+  /**
+   * The roles of a warpgroup-index kernel: every warp of the kernel's NumLoadWarpGroups +
+   * NumMmaWarpGroups warpgroups (kernel 74-76; the MMA warpgroups are the consumerWGs knob) is
+   * dry-run with its first thread; warps of one warpgroup whose runs reach the same ops are one
+   * role (a consumer warpgroup's four warps), a warp that reaches no op is none (FA3's producer
+   * warps 1-3 return at kernel 336 with SingleProducerWarp). A role loads when it issues a TMA
+   * copy and consumes when it releases a stage.
+   */
+  function wgRoles(ctx) {
+    var v = ctx.roleVars[0], W = ctx.mmaWarpgroups();
+    var L = typeof ctx.constants[v.load_warpgroups] === "number" ? ctx.constants[v.load_warpgroups] : 1;
+    var probeRun = new Run(ctx, [], {});
+    probeRun.dry = true;
+    var out = [];
+    for (var g = 0; g < L + W; g++) {
+      var traces = [];
+      for (var w = 0; w < 4; w++) {
+        var binding = {};
+        binding[v.name] = g;
+        var role = { name: "", binding: binding, receivers: {}, produces: false, thread: (4 * g + w) * WARP_THREADS, threads: WARP_THREADS };
+        var rr = new RoleRun(probeRun, role, out.length);
+        rr.trace = [];
+        for (var n = 0; n < 1000000; n++) { if (rr.next() === null) break; }
+        traces.push({ role: role, rr: rr, key: rr.trace.join(",") });
+      }
+      var groups = [];
+      traces.forEach(function (tr) {
+        if (!tr.rr.reached) return;
+        var same = groups.filter(function (x) { return x.key === tr.key; })[0];
+        if (same) same.n += 1; else groups.push({ key: tr.key, first: tr, n: 1 });
+      });
+      groups.forEach(function (gr) {
+        var r = gr.first.role, rr2 = gr.first.rr;
+        r.threads = gr.n * WARP_THREADS;
+        r.produces = !!rr2.reached.tma_load;
+        r.consumes = !!rr2.reached.consumer_release;
+        r.name = (g < L ? "Producer" : "Consumer") + ".WG" + g + (gr.n < 4 ? ".warp" + (r.thread / WARP_THREADS - 4 * g) : "");
+        out.push(r);
+      });
+    }
+    ctx.roleBinding = {};
+    ctx.rr = null;
+    return out;
+  }
+
+  /** Inline a named lambda: its parameters bound to the call's arguments, its captures the caller's variables (by reference). */
+  RoleRun.prototype.callLambda = function (node, env, f, ret) {
+    var owner = f && f.fn ? f.fn.fn : "operator()";
+    var lam = this.ctx.lambdas[owner + "::" + node.lambda] || this.ctx.lambdas["operator()::" + node.lambda];
+    if (!lam) return this.stop(node, "the lambda `" + node.lambda + "` has no program");
+    var callee = Object.assign({}, env);   // [&]: the enclosing function's boxes, shared
+    for (var i = 0; i < lam.params.length; i++) {
+      var p = lam.params[i], a = (node.args || [])[i];
+      if (a === undefined) { callee[p.name] = { v: new Unknown("a default argument") }; continue; }
+      var box = this.lvalueBox(a, env);
+      callee[p.name] = box ? (p.ref ? box : { v: clone(box.v) }) : { v: clone(this.eval(a, env, false)) };
+    }
+    // A lambda runs in its function's frame token (its return ends the lambda only).
+    var token = { fn: owner, ret: ret || null, lambda: node.lambda };
+    this.frames.push({ nodes: lam.body, pc: 0, env: callee, loop: null, fn: token });
+    return undefined;
+  };
+
+  /** `PipelineState s(index, phase, count)` (FA3 mainloop 1172): a followed state of that position. */
+  RoleRun.prototype.wgState = function (node, env) {
+    var self = this, v = node.args.map(function (a) { return self.eval(a, env, false); });
+    if (v.some(function (x) { return typeof x !== "number"; })) return new Unknown("a state of unknown position");
+    return new State(this.ctx.stagesOf(this.ctx.pipelineOfStateType(node.type || "")), v[0], v[1], v[2], true);
+  };
+
+  /**
+   * FA3's `epilogue.store(...)` (hopper/epilogue_fwd.hpp, not parsed): one `epilogue` block, then,
+   * with TMA O, the store's one warp arrives on barrier_O (epilogue_fwd.hpp 327-346: the last warp
+   * of the epilogue threads, so the last MMA warpgroup's role), which the producer waits for
+   * before the next tile's Q (mainloop 852).
+   */
+  RoleRun.prototype.wgEpilogue = function (node) {
+    var last = this.run.roles.filter(function (r) { return r.consumes; }).pop();
+    var steps = [{ node: "op", op: "__fa3_epi_work", line: node.line, call: node }];
+    if (last && last.name === this.role.name) steps.push({ node: "op", op: "__fa3_epi_arrive", line: node.line });
+    this.frames.push({ nodes: steps, pc: 0, env: {}, loop: null, fn: null });
+    return undefined;
+  };
+
+  /** A ClusterBarrier of the run by its receiver's last name (`barrier_Q`, `barrier_O`): one arrival completes a phase. */
+  Run.prototype.clusterBarrier = function (name) {
+    var key = lastName(name);
+    var got = this.named["cluster:" + key];
+    if (!got) got = this.named["cluster:" + key] = this.eng.barrier(key, "mbarrier", null, 1, { wait: [], arrive: [] });
+    return got;
+  };
+
+  /**
+   * A named barrier counted in warps (`NamedBarrier::sync(count, id)`, FA3 mainloop 815, 917, 929,
+   * 938): it expects count / 32 warp arrivals; a role arrives for each of its warps.
+   */
+  function wgNamed(rr, node, env) {
+    var args = node.args || [];
+    if (args.length < 2) return rr.stop(node, "a named barrier without its thread count and id");
+    var threads = rr.eval(args[0], env, false), id = rr.eval(args[1], env, false);
+    if (typeof id === "number") id = new SymId("id", id);
+    if (!(id instanceof SymId)) return rr.stop(node, "the named barrier's id is not known" + (isUnknown(id) ? ": " + id.why : ""));
+    if (typeof threads !== "number" || threads % WARP_THREADS !== 0) return rr.stop(node, "the named barrier's thread count is not known");
+    if (rr.run.dry) return DRY;
+    return { bar: rr.run.namedBarrier(id, threads, WARP_THREADS), warps: Math.max(1, Math.round((rr.role.threads || WARP_THREADS) / WARP_THREADS)) };
+  }
+
+  var WG_OPS = {
+    named_barrier_sync: function (rr, node, env) {
+      var nb = wgNamed(rr, node, env);
+      if (!nb || nb === DRY) return nb || undefined;
+      // A sync is the role's other warps' arrivals, then its own arrive-and-wait.
+      if (nb.warps > 1) rr.frames.push({ nodes: [{ node: "op", op: "__wg_sync", line: node.line }], pc: 0, env: { __nb: { v: { bar: nb.bar, node: node } } }, loop: null, fn: null });
+      return nb.warps > 1 ? rr.run.eng.arriveCmd(nb.bar, nb.warps - 1) : rr.run.eng.sync(nb.bar, nb.bar.name, rr.run.linesOf(node), rr.currentTile(), null, null, node.line);
+    },
+    __wg_sync: function (rr, node, env) {
+      var x = env.__nb.v;
+      return rr.run.eng.sync(x.bar, x.bar.name, rr.run.linesOf(x.node), rr.currentTile(), null, null, x.node.line);
+    },
+    named_barrier_arrive: function (rr, node, env) {
+      var nb = wgNamed(rr, node, env);
+      if (!nb || nb === DRY) return nb || undefined;
+      return rr.run.eng.arriveCmd(nb.bar, nb.warps);
+    },
+    // `barrier_Q.arrive_and_expect_tx(bytes)` (mainloop 819): the next TMA copy without a pipeline
+    // (`copy(params.tma_load_Q.with(reinterpret_cast<...>(barrier_Q), ...))`, 820) lands on it;
+    // a plain `arrive()` (836, the cp.async path) is one arrival.
+    barrier_arrive: function (rr, node) {
+      if (node.method === "arrive_and_expect_tx") { rr.txBarrier = node.receiver; return undefined; }
+      if (rr.run.dry) return DRY;
+      return rr.run.eng.arriveCmd(rr.run.clusterBarrier(node.receiver), 1);
+    },
+    // `barrier_Q.wait(work_idx % 2)` (mainloop 1096), `barrier_O.wait((work_idx + 1) % 2)` (852): wait on that parity.
+    barrier_wait: function (rr, node, env) {
+      var p = (node.args || []).length ? rr.eval(node.args[0], env, false) : null;
+      if (typeof p !== "number") return rr.stop(node, "the parity of `" + node.receiver + ".wait` is not known");
+      if (rr.run.dry) return DRY;
+      return rr.run.cmdWait(rr, rr.run.clusterBarrier(node.receiver), p & 1, lastName(node.receiver), node, rr.currentTile(), null, null);
+    },
+    tma_load: function (rr, node, env) {
+      if (node.object || !rr.txBarrier) return OP_SEMANTICS.tma_load(rr, node, env);
+      var name = rr.txBarrier;
+      rr.txBarrier = null;
+      if (rr.run.dry) return DRY;
+      return rr.run.eng.copy(rr.run.clusterBarrier(name), rr.run.knobs.tmaLatency, rr.run.linesOf(node), rr.run.linesOf(node),
+        rr.currentTile(), rr.countOf("copy"), null, rr.lane === undefined ? rr.role.lane : rr.role.lane, null);
+    },
+    // The parse lists `warp_scheduler_barrier_sync()` / `_arrive()` (mainloop 1176, 1183) as order
+    // ops; their own programs (915-932: named barriers) run in their place.
+    order_wait: function (rr, node, env) { return rr.wgHelperOp(node, env); },
+    order_arrive: function (rr, node, env) { return rr.wgHelperOp(node, env); },
+    // FA3's flash::Softmax (hopper/softmax.h): max_get_scale (the row max) a `math` block,
+    // online_softmax (exp2 of the scores) an `exp` block, rescale_o and finalize `math` blocks.
+    softmax: function (rr, node) {
+      var m = lastName(node.receiver || "");
+      var cls = FA3_SOFTMAX[m];
+      if (cls === undefined) return rr.stop(node, "the softmax step `" + node.receiver + "` is not modelled yet");
+      return cls === null ? undefined : rr.run.opaque(rr, cls, node);
+    },
+    mma: function (rr, node, env) {
+      if (node.object) return OP_SEMANTICS.mma(rr, node, env);
+      var key = rr.lastWaited, s = key !== undefined ? rr.waited[key] : undefined;
+      if (!rr.run.dry && s !== undefined) rr.mmaLog.push({ stage: s, gen: rr.waitedGen[key], line: node.line, pipe: key });
+      return rr.run.cmdMma(rr, node, rr.currentTile(), rr.countOf("mma"), s === undefined ? null : s);
+    },
+    consumer_wait: function (rr, node, env) {
+      var r = OP_SEMANTICS.consumer_wait(rr, node, env);
+      var name = node.object || node.receiver || "", obj = rr.objectOf(name, env);
+      if (obj instanceof Obj && obj.kind === "pipe") {
+        var key = null, pipes = rr.run.pipes;
+        Object.keys(pipes).forEach(function (k) { if (pipes[k] === obj.data) key = k; });
+        rr.waited[key] = rr.waited[node.object]; rr.waitedGen[key] = rr.waitedGen[node.object];
+        var st = stateOf(rr, node, env);
+        if (st) { rr.waited[key] = st.index; rr.waitedGen[key] = Math.floor(st.count / st.S); }
+        rr.lastWaited = key;
+      }
+      return r;
+    },
+    __fa3_epi_work: function (rr, node) { return rr.run.opaque(rr, "epilogue", node.call); },
+    __fa3_epi_arrive: function (rr, node) {
+      if (rr.run.dry) return DRY;
+      return rr.run.eng.arriveCmd(rr.run.clusterBarrier("barrier_O"), 1);
+    }
+  };
+  var FA3_SOFTMAX = { max_get_scale: "math", online_softmax: "exp", rescale_o: "math", finalize: "math" };
+
+  /** An op the parse placed on a call of a member function with a program (warp_scheduler_barrier_sync): run that program. */
+  RoleRun.prototype.wgHelperOp = function (node, env) {
+    var fn = this.ctx.functions[lastName(node.receiver || "")];
+    if (!fn) return this.stop(node, "the op `" + node.op + "` has no program to run");
+    var token = { fn: fn.name, ret: null };
+    this.frames.push({ nodes: fn.body, pc: 0, env: {}, loop: null, fn: token });
+    return undefined;
   };
 
 
