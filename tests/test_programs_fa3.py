@@ -1,0 +1,115 @@
+"""FlashAttention-3's SM90 forward (hopper/mainloop_fwd_sm90_tma_gmma_ws.hpp with
+hopper/flash_fwd_kernel_sm90.h) run by sim/interpret.js from its own programs
+(docs/programs.md "FlashAttention-3 forward"): the warpgroup-index roles, the math warpgroups'
+op order by line, the named barriers with their symbolic ids, no deadlock or stop on seeded
+random settings. The CI tests read examples/fa3_fwd.json; the parse tests need a checkout
+(FLASH_ATTENTION_PATH), like tests/test_parser_fa3.py."""
+
+import json
+import os
+import subprocess
+from pathlib import Path
+
+import pytest
+
+import parse_cutlass
+from conftest import ROOT
+from node_util import node
+from test_programs_dsl_run import RUN, lines_of
+
+FA3 = json.loads((ROOT / "examples" / "fa3_fwd.json").read_text())
+
+SWEEP = r"""
+const S = require(process.argv[1] + '/schedule.js');
+const st = JSON.parse(require('fs').readFileSync(0, 'utf8'));
+let seed = 23, runs = 0; const bad = [];
+function rnd(lo, hi) { seed = (seed * 1103515245 + 12345) % 2147483648; return lo + (seed % (hi - lo + 1)); }
+for (let i = 0; i < 60; i++) {
+  const k = { model: 'program', stages: rnd(1, 6), outputTiles: rnd(1, 4), kvBlocks: rnd(1, 6), tmaLatency: rnd(0, 12),
+    wgmmaLatency: rnd(1, 8), softmaxLatency: rnd(1, 8), mathLatency: rnd(0, 4), epilogueLatency: rnd(0, 6),
+    consumerWGs: rnd(2, 3) };
+  const r = S.simulate(st, k);
+  runs++;
+  if (r.deadlock || r.verdict.stopped.length || r.total <= 0) bad.push({ knobs: k, deadlock: r.deadlock, stopped: r.verdict.stopped });
+}
+process.stdout.write(JSON.stringify({ runs: runs, badCount: bad.length, bad: bad.slice(0, 3) }));
+"""
+
+
+def run(structure, **knobs):
+    proc = subprocess.run([node(), "-e", RUN, str(ROOT), json.dumps(knobs)], input=json.dumps(structure),
+                          capture_output=True, text=True, timeout=300, check=True)
+    return json.loads(proc.stdout)
+
+
+def test_roles():
+    """warp_group_idx (kernel 208) bound per warpgroup: WG0 branches to the producer (326), whose
+    warps 1-3 return (SingleProducerWarp, 336-338), so warp 0 alone is a role; each MMA warpgroup
+    is one role (its four warps reach the same ops)."""
+    out = run(FA3, stages=2, outputTiles=1, kvBlocks=3)
+    assert out["roles"] == ["Producer.WG0.warp0", "Consumer.WG1", "Consumer.WG2"]
+    assert out["stopped"] == [] and out["deadlock"] is None
+
+
+def test_math_warpgroup_op_order():
+    """Each math warpgroup runs mma() with IntraWGOverlap: the first QK (1141), max_get_scale
+    (1152) and online_softmax (1155), then per further KV block fwd_step (the lambda at 1170,
+    called at 1226): QK (1177), PV (1182), max_get_scale (1194), online_softmax (1196),
+    rescale_o (1205); the last PV (1240), finalize (1242), rescale_o (1250), the epilogue (444).
+    WG1 and WG2 differ in where finalize's block falls against the last PV, which the tensor
+    core runs in turn."""
+    out = run(FA3, stages=2, outputTiles=1, kvBlocks=3)
+    step = [("wgmma", 1177), ("wgmma", 1182), ("math", 1194), ("exp", 1196), ("math", 1205)]
+    head = [("wgmma", 1141), ("math", 1152), ("exp", 1155)] + step + step
+    for wg in ("Consumer.WG1", "Consumer.WG2"):
+        got = lines_of(out, wg)
+        assert got[:len(head)] == head
+        assert sorted(got[len(head):]) == sorted([("wgmma", 1240), ("math", 1242), ("math", 1250), ("epilogue", 444)])
+
+
+def test_named_barriers_have_symbolic_ids():
+    """The scheduler barriers' ids `WarpSchedulerWG1 - 1 + canonical_warp_group_idx_nosync()`
+    (917) and `WarpSchedulerWG1 + next_WG` (929) are evaluated per role: WG1 syncs on
+    WarpSchedulerWG1, WG2 on WarpSchedulerWG1+1; QueryEmpty (815, 938) and barrier_Q / barrier_O."""
+    out = run(FA3, stages=2, outputTiles=2, kvBlocks=3)
+    for name in ("FwdNamedBarriers::QueryEmpty", "FwdNamedBarriers::WarpSchedulerWG1",
+                 "FwdNamedBarriers::WarpSchedulerWG1+1", "barrier_Q", "barrier_O"):
+        assert name in out["barriers"]
+
+
+def test_seeded_random_settings_finish():
+    """60 seeded random settings (2-3 math warpgroups) end with no deadlock and no stop."""
+    proc = subprocess.run([node(), "-e", SWEEP, str(ROOT)], input=json.dumps(FA3),
+                          capture_output=True, text=True, timeout=600, check=True)
+    got = json.loads(proc.stdout)
+    assert got["runs"] == 60 and got["badCount"] == 0, got["bad"]
+
+
+def checkout():
+    path = os.environ.get("FLASH_ATTENTION_PATH")
+    if not path or not (Path(path) / "hopper" / "mainloop_fwd_sm90_tma_gmma_ws.hpp").is_file():
+        pytest.skip("FLASH_ATTENTION_PATH does not point at a FlashAttention checkout")
+    return Path(path) / "hopper"
+
+
+def test_lambdas_are_programs_and_the_inventory_is_kept():
+    """mma()'s lambdas are programs of their own (fwd_step at 1170 and 1258, consumer_wait at
+    1053) and their call sites are call steps; the parse's op inventory equals the committed one."""
+    root = checkout()
+    m = parse_cutlass.parse_file(root / "mainloop_fwd_sm90_tma_gmma_ws.hpp", root / "flash_fwd_kernel_sm90.h")
+    mma = [p for p in m["programs"]["functions"] if p["name"] == "mma"][0]
+    keys = [lam["key"] for lam in mma["lambdas"]]
+    assert "fwd_step@1170" in keys and "fwd_step@1258" in keys and "consumer_wait@1053" in keys
+    fwd = [lam for lam in mma["lambdas"] if lam["key"] == "fwd_step@1170"][0]
+    calls = []
+
+    def walk(nodes):
+        for n in nodes:
+            if n["node"] == "call" and n.get("lambda"):
+                calls.append((n["line"], n["lambda"]))
+            for k in ("then", "else", "body"):
+                walk(n.get(k) or [])
+    walk(fwd["body"])
+    assert (1175, "consumer_wait@1053") in calls and (1180, "consumer_wait@1053") in calls
+    assert [f["ops"] for f in m["functions"]] == [f["ops"] for f in FA3["functions"]]
+    assert m["kernel_layer"]["role_vars"][0]["name"] == "warp_group_idx"
