@@ -729,7 +729,7 @@ def _cuts(warp_sets):
 
 
 # A constructor attribute naming the warps of a role (`self.softmax1_warp_ids = (4, 5, 6, 7)`,
-# `self.mma_warp_id = 12`: FA4 flash_fwd_sm100.py 296-302).
+# `self.mma_warp_id = 12`: FA4 flash_fwd_sm100.py 312-318).
 RE_WARP_IDS = re.compile(r"\w*warp_ids?$")
 
 
@@ -746,7 +746,7 @@ def _warp_literal(node):
 def warp_ids(init):
     """The constructor's warp-id attributes, each its last unconditional literal assignment in
     `__init__`'s own body: {"self.x": {"warps": [int], "scalar": bool, "line": int}}. A
-    reassignment inside a branch of the constructor (FA4 sm100 332-349: `if self.q_stage == 1`,
+    reassignment inside a branch of the constructor (FA4 sm100 341-354: `if self.q_stage == 1`,
     `elif not self.use_tma_KV`, `if self.use_correction_warps_for_epi`) is a variant of other
     constructor arguments, not read: the run takes the defaults, under which none of them runs."""
     out = {}
@@ -827,7 +827,7 @@ def role_vars(src, kernel, warp_roles, is_warp_index, init=None):
         lists = [b["warps"] for b in branches if isinstance(b["warps"], list)]
         # The constructor's warp-id tuples cut the runs too: the programs test them at run time
         # (`warp_idx < self.softmax1_warp_ids[0]`, FA4 sm100 1437, 1439), and the kernel's warps
-        # are theirs (threads_per_cta, 304-314: 16 warps).
+        # are theirs (threads_per_cta, 321-331: 16 warps).
         ids = warp_ids(init)
         # Only a kernel that names a role's warps by a tuple (FA4 sm100) is read this way; a lone
         # `self.tma_warp_id = 4` (FA4 sm90 style) leaves the roles as its branches give them.

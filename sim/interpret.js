@@ -1923,7 +1923,7 @@ var KernelInterpret = (function () {
   function dslRoles(ctx) {
     var v = ctx.roleVars[0], W = ctx.mmaWarpgroups();
     // The kernel's warps: those of its constructor's warp-id tuples (programs_dsl `warps`: FA4 sm100,
-    // threads_per_cta 304-314, 16 warps), else SM90's num_threads = 128 * (num_wg_mma + 1) (sm90 214).
+    // threads_per_cta 321-331, 16 warps), else SM90's num_threads = 128 * (num_wg_mma + 1) (sm90 214).
     var warps = typeof v.warps === "number" ? v.warps : 4 * (W + 1);
     var cands = [];
     v.spans.forEach(function (sp) {
@@ -1945,6 +1945,9 @@ var KernelInterpret = (function () {
       var rr = new RoleRun(probeRun, role, out.length);
       rr.trace = [];
       for (var n = 0; n < 1000000; n++) { if (rr.next() === null) break; }
+      // A warp of a constructor warp-id tuple whose dry run stops before its first op is a role
+      // too, so the verdict names where it stopped (FA4 sm100's load and epilogue warps).
+      if (!rr.reached && rr.stopped && c.warpsOf) rr.reached = {};
       if (!rr.reached) return;
       // Adjacent runs of warps of one warpgroup whose dry runs reach the same op nodes in the same
       // order are one role (FA4 sm100: warp 0 differs from warps 1-3 only by the descriptor
