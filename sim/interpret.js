@@ -452,6 +452,7 @@ var KernelInterpret = (function () {
     this.rings = pipelineRings(this);
     this.controls = controlNames([this.kernel || []].concat(Object.keys(this.functions).map(function (k) { return self.functions[k].body; })));
     this.unknownNames = Object.create(null);   // lookup's Unknown per name, made once
+    this.idle = [];                             // role bindings that reach no step (enumerateRoles)
     this.shapes = {};
     (structure.shapes || []).forEach(function (sh) { self.shapes[sh.name] = sh.dims; });
     this.collectives = {};   // composed collectives by alias (parse_cutlass model["collectives"])
@@ -552,6 +553,7 @@ var KernelInterpret = (function () {
       for (var i = depth; i < vars.length; i++) if (probe.tested[vars[i].name] && !binding[vars[i].name]) { next = vars[i]; break; }
       if (next === null) {
         if (probe.active) out.push({ binding: Object.assign({}, binding), receivers: probe.receivers, produces: probe.produces });
+        else ctx.idle.push(Object.keys(binding).map(function (k) { return binding[k].split("::").pop(); }).join(".") || "kernel");
         return;
       }
       next.members.forEach(function (m) {
@@ -1596,7 +1598,8 @@ var KernelInterpret = (function () {
       barriers: eng.barrierList(), barrierEvents: eng.sortedEvents(), roles: this.roles.map(function (r) {
         return { name: r.name, binding: r.binding, lane: r.lane, mmaGroup: self.groups[r.name] || null };
       }),
-      stopped: stopped, flags: this.ctx.flags, busy: this.tc.busy, waits: waitsOf(eng), barrierEventsOmitted: eng.events === null
+      stopped: stopped, flags: this.ctx.flags, busy: this.tc.busy, waits: waitsOf(eng), barrierEventsOmitted: eng.events === null,
+      idle: this.ctx.idle.slice()
     };
   };
 
@@ -1948,18 +1951,27 @@ var KernelInterpret = (function () {
       // A warp of a constructor warp-id tuple whose dry run stops before its first op is a role
       // too, so the verdict names where it stopped (FA4 sm100's load and epilogue warps).
       if (!rr.reached && rr.stopped && c.warpsOf) rr.reached = {};
-      if (!rr.reached) return;
+      if (!rr.reached) {
+        // No step reached: no lane, but the verdict lists it (a warp the run leaves out is said).
+        var idName0 = Object.keys(v.warp_ids || {}).filter(function (k) { return v.warp_ids[k].warps.indexOf(c.warp) >= 0; })[0];
+        ctx.idle.push((idName0 ? idName0.replace(/^self\./, "").replace(/_warp_ids?$/, "") : v.name + " " + c.warp) + ".warp" + c.warp);
+        return;
+      }
       // Adjacent runs of warps of one warpgroup whose dry runs reach the same op nodes in the same
       // order are one role (FA4 sm100: warp 0 differs from warps 1-3 only by the descriptor
       // prefetch under `warp_idx == 0`, 964, which holds no op): its threads are both runs'.
       var prev = out.length ? out[out.length - 1] : null;
       var pw = prev ? prev.binding[v.name] : null;
-      if (prev && c.warpsOf && prev.trace && prev.trace.join() === rr.trace.join() && Math.floor(pw / 4) === Math.floor(c.warp / 4) &&
-          pw + prev.threads / WARP_THREADS === c.warp) {
+      // (Two runs that reach no op are told apart by where they stop: FA4 sm100's epilogue warp 13
+      // and load warp 14 are two roles.)
+      var stopAt = rr.stopped ? rr.stopped.line + ":" + rr.stopped.reason : "";
+      if (prev && c.warpsOf && prev.trace && prev.trace.length && prev.trace.join() === rr.trace.join() && prev.stopAt === stopAt &&
+          Math.floor(pw / 4) === Math.floor(c.warp / 4) && pw + prev.threads / WARP_THREADS === c.warp) {
         prev.threads += c.threads;
         return;
       }
       role.trace = rr.trace;
+      role.stopAt = stopAt;
       var branch = (v.branches || []).filter(function (b) { return Array.isArray(b.warps) && b.warps.indexOf(c.warp) >= 0 && b.warps.length > 1; })[0] ||
         (v.branches || []).filter(function (b) { return !Array.isArray(b.warps); })[0];
       // A warp of a constructor warp-id tuple is named by it (`self.softmax1_warp_ids`: softmax1).

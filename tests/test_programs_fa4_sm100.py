@@ -68,7 +68,8 @@ def test_roles_rings_and_flags(fa4):
     no CLC scheduler (use_clc_scheduler=False, 165), no 2-CTA MMA."""
     out = run(fa4, stages=3, outputTiles=1, kvBlocks=2)
     assert out["error"] is None
-    assert out["roles"] == ["softmax0.warp0", "softmax1.warp4", "correction.warp8", "mma.warp12", "epilogue.warp13"]
+    assert out["roles"] == ["softmax0.warp0", "softmax1.warp4", "correction.warp8", "mma.warp12", "epilogue.warp13",
+                            "load.warp14"]
     stages = {}
     for lane in out["lanes"]:
         if " stage " in lane:
@@ -94,6 +95,6 @@ def test_tmem_barrier_passes_and_roles_stop_named(fa4):
     assert "TmemPtr" in out["barriers"]
     stops = {s["role"]: s["line"] for s in out["stopped"]}
     assert stops == {"softmax0.warp0": 2406, "softmax1.warp4": 2406, "correction.warp8": 2859, "mma.warp12": 1897,
-                     "epilogue.warp13": 3340}
+                     "epilogue.warp13": 3340, "load.warp14": 1649}
     assert all("not modelled" in s["reason"] for s in out["stopped"])
     assert out["deadlock"] is None or out["deadlock"].get("afterStopped")
