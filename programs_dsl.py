@@ -728,7 +728,78 @@ def _cuts(warp_sets):
     return sorted(cuts)
 
 
-def role_vars(src, kernel, warp_roles, is_warp_index):
+# A constructor attribute naming the warps of a role (`self.softmax1_warp_ids = (4, 5, 6, 7)`,
+# `self.mma_warp_id = 12`: FA4 flash_fwd_sm100.py 312-318).
+RE_WARP_IDS = re.compile(r"\w*warp_ids?$")
+
+
+def _warp_literal(node):
+    """The warps of a literal `12` or `(13,)` / `[14, 15]`, else None."""
+    if isinstance(node, ast.Constant) and isinstance(node.value, int) and not isinstance(node.value, bool):
+        return [node.value]
+    if isinstance(node, (ast.Tuple, ast.List)) and node.elts and all(
+            isinstance(e, ast.Constant) and isinstance(e.value, int) and not isinstance(e.value, bool) for e in node.elts):
+        return [e.value for e in node.elts]
+    return None
+
+
+def warp_ids(init):
+    """The constructor's warp-id attributes, each its last unconditional literal assignment in
+    `__init__`'s own body: {"self.x": {"warps": [int], "scalar": bool, "line": int}}. A
+    reassignment inside a branch of the constructor (FA4 sm100 341-354: `if self.q_stage == 1`,
+    `elif not self.use_tma_KV`, `if self.use_correction_warps_for_epi`) is a variant of other
+    constructor arguments, not read: the run takes the defaults, under which none of them runs."""
+    out = {}
+    for node in init.body if init is not None else []:
+        if not (isinstance(node, ast.Assign) and len(node.targets) == 1):
+            continue
+        t = node.targets[0]
+        if not (isinstance(t, ast.Attribute) and isinstance(t.value, ast.Name) and t.value.id == "self"
+                and RE_WARP_IDS.match(t.attr)):
+            continue
+        warps = _warp_literal(node.value)
+        if warps is not None:
+            out["self." + t.attr] = {"warps": warps, "scalar": isinstance(node.value, ast.Constant),
+                                     "line": node.lineno}
+    return out
+
+
+def constructor(src, init):
+    """The constructor's attributes as the run reads them: {"params": {name: default tree},
+    "attrs": {"self.x": [{"expr": tree, "line": int}]}}, each attribute's unconditional
+    assignments in `__init__`'s own body, in order (the last is its value; a reference to itself
+    reads the one before: `self.split_P_arrive = int(self.split_P_arrive / 32) * 32`, 190) (`self.q_stage = q_stage`, FA4 sm100 184, with the
+    parameter's default `q_stage: cutlass.Constexpr[int] = 2`, 157; `self.s_p_o_stage = 2 if
+    self.use_s_ping_pong else self.q_stage`, 327). The interpreter evaluates an attribute with the
+    parameters at their defaults; a branch's reassignment is another variant, not read."""
+    if init is None:
+        return None
+    ex = ExprReader(src, _local_names(init))
+    args = init.args
+    positional = args.posonlyargs + args.args
+    params = {}
+    for a, d in zip(positional[len(positional) - len(args.defaults):], args.defaults):
+        params[a.arg] = ex.expr(d)
+    for a, d in zip(args.kwonlyargs, args.kw_defaults):
+        if d is not None:
+            params[a.arg] = ex.expr(d)
+    attrs = {}
+    for node in init.body:
+        # A local of the constructor bound to a literal (`hdim_multiple_of = 16`, 172) reads as one.
+        if (isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name)
+                and isinstance(node.value, ast.Constant) and isinstance(node.value.value, (int, bool))):
+            params[node.targets[0].id] = ex.expr(node.value)
+        if isinstance(node, (ast.Assign, ast.AnnAssign)):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            if len(targets) != 1 or node.value is None:
+                continue
+            t = targets[0]
+            if isinstance(t, ast.Attribute) and isinstance(t.value, ast.Name) and t.value.id == "self":
+                attrs.setdefault("self." + t.attr, []).append({"expr": ex.expr(node.value), "line": node.lineno})
+    return {"params": params, "attrs": attrs}
+
+
+def role_vars(src, kernel, warp_roles, is_warp_index, init=None):
     """kernel_layer.role_vars of a DSL kernel: each warp-index variable its role branches compare
     (`warp_idx = cute.arch.make_warp_uniform(cute.arch.warp_idx())`), with the branches (line,
     test, the warps they select) and `members`, the representative warp indices the interpreter
@@ -754,10 +825,25 @@ def role_vars(src, kernel, warp_roles, is_warp_index):
         if not branches:
             continue
         lists = [b["warps"] for b in branches if isinstance(b["warps"], list)]
+        # The constructor's warp-id tuples cut the runs too: the programs test them at run time
+        # (`warp_idx < self.softmax1_warp_ids[0]`, FA4 sm100 1437, 1439), and the kernel's warps
+        # are theirs (threads_per_cta, 321-331: 16 warps).
+        ids = warp_ids(init)
+        # Only a kernel that names a role's warps by a tuple (FA4 sm100) is read this way; a lone
+        # `self.tma_warp_id = 4` (FA4 sm90 style) leaves the roles as its branches give them.
+        if not any(not d["scalar"] for d in ids.values()):
+            ids = {}
+        lists += [d["warps"] for d in ids.values()]
         members = _cuts(lists)
         spans = [[m, members[i + 1] - 1] for i, m in enumerate(members[:-1])] + [[members[-1], None]]
         var = {"name": name, "kind": "warp_index", "members": members, "spans": spans,
                "branches": branches, "line": first[name].lineno if name in first else kernel.lineno}
+        ctor = constructor(src, init)
+        if ctor and ids:
+            var["constructor"] = ctor
+        if ids:
+            var["warp_ids"] = ids
+            var["warps"] = max(w for d in ids.values() for w in d["warps"]) + 1
         if name in first:
             var["expr"] = ex.expr(first[name].value)
         out.append(var)
@@ -781,7 +867,10 @@ def read(src, index, frames, kernel, warp_roles, is_warp_index):
             kernel_program = prog
         else:
             functions.append(prog)
-    roles = role_vars(src, kernel, warp_roles, is_warp_index) if kernel is not None else []
+    init = None
+    if kernel is not None and class_of.get(id(kernel)):
+        init = index.method(class_of[id(kernel)], "__init__")
+    roles = role_vars(src, kernel, warp_roles, is_warp_index, init) if kernel is not None else []
     for frame in frames:
         for op in frame.ops:
             for key in ("_call", "_fn", "_via"):

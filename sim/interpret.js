@@ -136,7 +136,12 @@ var KernelInterpret = (function () {
     // sm90_pipeline.hpp PipelineAsync (1015): producer_acquire waits the empty barrier (1185-1188),
     // producer_commit arrives on the full one (1193-1195), consumer_wait waits it (1219-1223),
     // consumer_release arrives on the empty one (1236-1238). Its waits are named by the pipeline object.
-    "PipelineAsync": { stages: "stages", commit: "arrive", release: "arrive", acquireReason: null, waitReason: null }
+    "PipelineAsync": { stages: "stages", commit: "arrive", release: "arrive", acquireReason: null, waitReason: null },
+    // CuTe DSL (flash_attn/cute/pipeline.py, over cutlass.pipeline): PipelineTmaUmma (348) is the
+    // TMA-to-UMMA ring of PipelineTmaUmmaAsync; PipelineAsyncUmma (409) has threads that arrive on
+    // the full barrier (producer_commit) and an MMA warp that releases by a tcgen05 commit.
+    "PipelineTmaUmma": { stages: "stages", commit: "none", release: "commit", acquireReason: null, waitReason: "tma" },
+    "PipelineAsyncUmma": { stages: "stages", commit: "arrive", release: "commit", acquireReason: null, waitReason: null }
   };
   var MODELLED_PIPELINES = {};
   Object.keys(PIPELINE_CLASSES).forEach(function (k) { MODELLED_PIPELINES[k] = true; });
@@ -458,6 +463,7 @@ var KernelInterpret = (function () {
     this.rings = pipelineRings(this);
     this.controls = controlNames([this.kernel || []].concat(Object.keys(this.functions).map(function (k) { return self.functions[k].body; })));
     this.unknownNames = Object.create(null);   // lookup's Unknown per name, made once
+    this.idle = [];                             // role bindings that reach no step (enumerateRoles)
     this.shapes = {};
     (structure.shapes || []).forEach(function (sh) { self.shapes[sh.name] = sh.dims; });
     this.collectives = {};   // composed collectives by alias (parse_cutlass model["collectives"])
@@ -519,6 +525,11 @@ var KernelInterpret = (function () {
     // (`using PipelineC = cutlass::PipelineAsync<1>;`, 77 FMHA mainloop 162; `StageCountQ = 2`, 76).
     var own = p && typeof p.stages === "string" ? this.constantValue(p.stages) : null;
     if (own !== null) return own;
+    // A DSL stage count `self.q_stage` (FA4 sm100 1034) is that attribute's value (dslSelf).
+    if (this.dsl && p && typeof p.stages === "string" && /^self\.\w+$/.test(p.stages)) {
+      var dv = dslSelf(p.stages.slice(5), this, false);
+      if (typeof dv === "number") return dv;
+    }
     var n = rule ? this.knobs[rule.stages] : undefined;
     return typeof n === "number" ? n : this.stages;
   };
@@ -554,6 +565,7 @@ var KernelInterpret = (function () {
       for (var i = depth; i < vars.length; i++) if (probe.tested[vars[i].name] && !binding[vars[i].name]) { next = vars[i]; break; }
       if (next === null) {
         if (probe.active) out.push({ binding: Object.assign({}, binding), receivers: probe.receivers, produces: probe.produces });
+        else ctx.idle.push(Object.keys(binding).map(function (k) { return binding[k].split("::").pop(); }).join(".") || "kernel");
         return;
       }
       next.members.forEach(function (m) {
@@ -1163,6 +1175,7 @@ var KernelInterpret = (function () {
     var sem = OP_SEMANTICS[node.op];
     if (this.ctx.dsl) {
       (this.reached || (this.reached = {}))[node.op] = true;   // dslRoles: a binding that reaches an op is a role
+      if (this.trace) this.trace.push(node.line);
       if (DSL_OPS[node.op]) sem = DSL_OPS[node.op];
     }
     if (this.ctx.wg) {
@@ -1605,7 +1618,8 @@ var KernelInterpret = (function () {
       barriers: eng.barrierList(), barrierEvents: eng.sortedEvents(), roles: this.roles.map(function (r) {
         return { name: r.name, binding: r.binding, lane: r.lane, mmaGroup: self.groups[r.name] || null };
       }),
-      stopped: stopped, flags: this.ctx.flags, busy: this.tc.busy, waits: waitsOf(eng), barrierEventsOmitted: eng.events === null
+      stopped: stopped, flags: this.ctx.flags, busy: this.tc.busy, waits: waitsOf(eng), barrierEventsOmitted: eng.events === null,
+      idle: this.ctx.idle.slice()
     };
   };
 
@@ -1646,7 +1660,12 @@ var KernelInterpret = (function () {
     "self.rescale_O_before_gemm": 0, "self.use_scheduler_barrier": "schedulerBarrier"
   };
   /** `self.x` values that are knobs: the stage count (flash_fwd.py 53 num_stages=1) and the MMA warpgroup count (sm90 212). */
-  var DSL_SELF_KNOBS = { num_stages: "stages", num_wg_mma: "consumerWGs" };
+  var DSL_SELF_KNOBS = { num_stages: "stages", num_wg_mma: "consumerWGs", kv_stage: "stages" };
+  /**
+   * Constructor arguments without a default that the run fixes (listed in the verdict's flags):
+   * the head dimension, 128 (as the SM90 run assumes; FA4 sm100 146 `head_dim: int`).
+   */
+  var DSL_CTOR_ARGS = { head_dim: 128 };
   /**
    * What FA4's Softmax methods are on the timeline (flash_attn/cute/softmax.py): online_softmax
    * (187: the row max, exp2 of the scores, 229-240) is an `exp` block (softmaxLatency);
@@ -1702,6 +1721,7 @@ var KernelInterpret = (function () {
   function dslExpr(e, env, ctx, constexpr) {
     switch (e[0]) {
       case "kw": return evalExpr(e[2], env, ctx, constexpr);
+      case "id": return e[1] === "cute.arch.WARP_SIZE" ? WARP_THREADS : PASS;
       case "?": return e[1] === "None" ? NONE : PASS;
       case "member": {
         if (Array.isArray(e[1]) && e[1][0] === "id" && e[1][1] === "self") return dslSelf(e[2], ctx, constexpr);
@@ -1722,6 +1742,13 @@ var KernelInterpret = (function () {
       }
       case "call": return dslCallExpr(e, env, ctx, constexpr);
       case "mcall": return dslMethodExpr(e, env, ctx, constexpr);
+      // `self.load_warp_ids[0]`, `self.softmax1_warp_ids[-1]` (FA4 sm100 1313, 1399): Python indexing of a tuple.
+      case "index": {
+        var t = evalExpr(e[1], env, ctx, constexpr), i = evalExpr(e[2], env, ctx, constexpr);
+        if (!(t instanceof Tuple) || typeof i !== "number") return PASS;
+        var j = i < 0 ? t.items.length + i : i;
+        return j >= 0 && j < t.items.length ? t.items[j] : new Unknown("an index past the tuple");
+      }
       default: return PASS;
     }
   }
@@ -1730,14 +1757,51 @@ var KernelInterpret = (function () {
   function dslSelf(attr, ctx, constexpr) {
     if (ctx.functions[attr]) return new FnRef(attr);
     var name = "self." + attr;
+    // The constructor's warp ids (programs_dsl.warp_ids: `self.load_warp_ids = (14,)`, FA4 sm100 317).
+    var ids = ctx.roleVars.length && ctx.roleVars[0].warp_ids;
+    if (ids && Object.prototype.hasOwnProperty.call(ids, name)) return ids[name].scalar ? ids[name].warps[0] : new Tuple(ids[name].warps.slice());
     if (Object.prototype.hasOwnProperty.call(DSL_SELF_KNOBS, attr)) {
       return attr === "num_wg_mma" ? ctx.mmaWarpgroups() : ctx.knobs[DSL_SELF_KNOBS[attr]];
     }
     if (Object.prototype.hasOwnProperty.call(ctx.constants, name)) return ctx.constants[name];
     // sm90 216-217: num_epilogue_threads = num_mma_threads = num_wg_mma warpgroups.
     if (attr === "num_mma_threads" || attr === "num_epilogue_threads") return ctx.mmaWarpgroups() * WARPGROUP_THREADS;
-    if (constexpr || Object.prototype.hasOwnProperty.call(DSL_FLAG_DEFAULTS, name)) return dslFlag(ctx, name);
+    if (Object.prototype.hasOwnProperty.call(DSL_FLAG_DEFAULTS, name)) return dslFlag(ctx, name);
+    var ctor = dslConstructor(ctx, name);
+    if (ctor !== PASS) {
+      if (constexpr && typeof ctor === "number" && !(ctx.knobs.flags && Object.prototype.hasOwnProperty.call(ctx.knobs.flags, name))) ctx.flags[name] = ctor;
+      if (constexpr && ctx.knobs.flags && Object.prototype.hasOwnProperty.call(ctx.knobs.flags, name)) return dslFlag(ctx, name);
+      return ctor;
+    }
+    if (constexpr) return dslFlag(ctx, name);
     return new Unknown("`" + name + "` is not known");
+  }
+
+  /**
+   * `self.x` from the constructor (programs_dsl.constructor): its last unconditional assignment in
+   * `__init__`, evaluated with the parameters at their defaults (`self.q_stage = q_stage`, default
+   * 2, FA4 sm100 157, 183); an assignment that reads itself reads the one before (190). PASS when
+   * the constructor does not assign it or its value is not known. Values are cached per run.
+   */
+  function dslConstructor(ctx, name) {
+    var ctor = ctx.roleVars.length && ctx.roleVars[0].constructor;
+    if (!ctor || !ctor.attrs || !Object.prototype.hasOwnProperty.call(ctor.attrs, name)) return PASS;
+    var cache = ctx.ctorCache || (ctx.ctorCache = {});
+    if (Object.prototype.hasOwnProperty.call(cache, name)) return cache[name];
+    cache[name] = PASS;   // a cycle reads as not known
+    var env = ctx.ctorEnv;
+    if (!env) {
+      env = ctx.ctorEnv = {};
+      Object.keys(ctor.params || {}).forEach(function (p) { env[p] = { v: evalExpr(ctor.params[p], {}, ctx, true) }; });
+      Object.keys(DSL_CTOR_ARGS).forEach(function (p) { if (!env[p]) { env[p] = { v: DSL_CTOR_ARGS[p] }; ctx.flags[p] = DSL_CTOR_ARGS[p]; } });
+    }
+    var list = ctor.attrs[name], v = PASS;
+    for (var i = 0; i < list.length; i++) {
+      var x = evalExpr(list[i].expr, env, ctx, true);
+      v = isUnknown(x) ? PASS : x;
+      cache[name] = v;
+    }
+    return v;
   }
 
   /** DSL calls in expressions (evalCall's hook). */
@@ -1758,8 +1822,36 @@ var KernelInterpret = (function () {
       case "int":
         if (args.length === 1 && Array.isArray(args[0]) && args[0][0] === "id" && /^NamedBarrier\w*\.\w+$/.test(args[0][1])) return new SymId(args[0][1], 0);
         return PASS;
+      case "len": {
+        var lt = args.length === 1 ? evalExpr(args[0], env, ctx, constexpr) : null;
+        return lt instanceof Tuple ? lt.items.length : PASS;
+      }
       case "cutlass.min": case "cutlass.max": return evalCall(["call", name.slice(8), args], env, ctx, constexpr);
-      case "tuple": case "list": return new Tuple(args.map(function (a) { return evalExpr(a, env, ctx, constexpr); }));
+      case "tuple": case "list": {
+        // `(self.mma_warp_id, *self.softmax0_warp_ids, ...)` (FA4 sm100 987-992): a starred tuple is spliced.
+        var items = [];
+        for (var ti = 0; ti < args.length; ti++) {
+          var st = Array.isArray(args[ti]) && args[ti][0] === "?" && /^\*self\.(\w+)$/.exec(String(args[ti][1]));
+          var tv = st ? dslSelf(st[1], ctx, constexpr) : evalExpr(args[ti], env, ctx, constexpr);
+          if (st && !(tv instanceof Tuple)) return new Unknown("a starred item that is not a tuple");
+          if (st) items = items.concat(tv.items); else items.push(tv);
+        }
+        return new Tuple(items);
+      }
+      case "math.ceil": {
+        var cv = args.length === 1 ? evalExpr(args[0], env, ctx, constexpr) : null;
+        return typeof cv === "number" ? Math.ceil(cv) : PASS;
+      }
+      // `pipeline_custom.NamedBarrier(barrier_id=..., num_threads=...)` (FA4 sm100 985, 1119): a
+      // named barrier object whose methods (pipeline.py 164-205) are the named-barrier ops.
+      case "pipeline_custom.NamedBarrier": case "pipeline.NamedBarrier": case "NamedBarrier": {
+        var nb = { id: null, threads: null };
+        args.forEach(function (a) {
+          if (Array.isArray(a) && a[0] === "kw" && a[1] === "barrier_id") nb.id = evalExpr(a[2], env, ctx, false);
+          if (Array.isArray(a) && a[0] === "kw" && a[1] === "num_threads") nb.threads = evalExpr(a[2], env, ctx, false);
+        });
+        return new Obj("named", name, nb);
+      }
       case "partial": {
         if (!args.length) return PASS;
         var fn = evalExpr(args[0], env, ctx, constexpr);
@@ -1800,6 +1892,10 @@ var KernelInterpret = (function () {
 
   /** DSL method calls in expressions (evalMethod's hook). */
   function dslMethodExpr(e, env, ctx, constexpr) {
+    // `self.tile_scheduler_cls.create(tile_sched_params)` (FA4 sm100 1287, the static path of 1284):
+    // the role's tile scheduler, as SM90's partial of TileScheduler.create.
+    if (e[2] === "create" && Array.isArray(e[1]) && e[1][0] === "member" && Array.isArray(e[1][1]) && e[1][1][1] === "self" &&
+        e[1][2] === "tile_scheduler_cls" && ctx.rr) return (ctx.rr.scheduler = new Scheduler());
     var obj = evalExpr(e[1], env, ctx, constexpr), name = e[2], args = e[3] || [];
     if (obj instanceof State && name === "clone") return obj.clone();
     if (obj instanceof Scheduler && (name === "initial_work_tile_info" || name === "get_current_work")) return new Work(obj.tile);
@@ -1848,12 +1944,18 @@ var KernelInterpret = (function () {
    * A binding is a role when its dry run reaches an op; it loads when it issues a TMA copy.
    */
   function dslRoles(ctx) {
-    var v = ctx.roleVars[0], W = ctx.mmaWarpgroups(), warps = 4 * (W + 1);
+    var v = ctx.roleVars[0], W = ctx.mmaWarpgroups();
+    // The kernel's warps: those of its constructor's warp-id tuples (programs_dsl `warps`: FA4 sm100,
+    // threads_per_cta 321-331, 16 warps), else SM90's num_threads = 128 * (num_wg_mma + 1) (sm90 214).
+    var warps = typeof v.warps === "number" ? v.warps : 4 * (W + 1);
     var cands = [];
     v.spans.forEach(function (sp) {
-      var lo = sp[0], hi = sp[1] === null ? warps - 1 : sp[1];
+      var lo = sp[0], hi = sp[1] === null ? warps - 1 : Math.min(sp[1], warps - 1);
       if (sp[1] === null && lo % 4 === 0) {
         for (var w = lo; w <= hi; w += 4) cands.push({ warp: w, threads: WARPGROUP_THREADS, wg: Math.floor(w / 4) });
+      } else if (lo <= hi && typeof v.warps === "number") {
+        // A run of warps the constructor's tuples name is one role of all its warps (softmax0's 0-3).
+        cands.push({ warp: lo, threads: WARP_THREADS * (hi - lo + 1), wg: null, warpsOf: hi - lo + 1 });
       } else if (lo <= hi) cands.push({ warp: lo, threads: WARP_THREADS * (hi - lo + 1) > WARPGROUP_THREADS ? WARPGROUP_THREADS : WARP_THREADS, wg: null });
     });
     var probeRun = new Run(ctx, [], {});
@@ -1864,11 +1966,38 @@ var KernelInterpret = (function () {
       binding[v.name] = c.warp;
       var role = { name: "", binding: binding, receivers: {}, produces: false, threads: c.threads };
       var rr = new RoleRun(probeRun, role, out.length);
+      rr.trace = [];
       for (var n = 0; n < 1000000; n++) { if (rr.next() === null) break; }
-      if (!rr.reached) return;
+      // A warp of a constructor warp-id tuple whose dry run stops before its first op is a role
+      // too, so the verdict names where it stopped (FA4 sm100's load and epilogue warps).
+      if (!rr.reached && rr.stopped && c.warpsOf) rr.reached = {};
+      if (!rr.reached) {
+        // No step reached: no lane, but the verdict lists it (a warp the run leaves out is said).
+        var idName0 = Object.keys(v.warp_ids || {}).filter(function (k) { return v.warp_ids[k].warps.indexOf(c.warp) >= 0; })[0];
+        ctx.idle.push((idName0 ? idName0.replace(/^self\./, "").replace(/_warp_ids?$/, "") : v.name + " " + c.warp) + ".warp" + c.warp);
+        return;
+      }
+      // Adjacent runs of warps of one warpgroup whose dry runs reach the same op nodes in the same
+      // order are one role (FA4 sm100: warp 0 differs from warps 1-3 only by the descriptor
+      // prefetch under `warp_idx == 0`, 964, which holds no op): its threads are both runs'.
+      var prev = out.length ? out[out.length - 1] : null;
+      var pw = prev ? prev.binding[v.name] : null;
+      // (Two runs that reach no op are told apart by where they stop: FA4 sm100's epilogue warp 13
+      // and load warp 14 are two roles.)
+      var stopAt = rr.stopped ? rr.stopped.line + ":" + rr.stopped.reason : "";
+      if (prev && c.warpsOf && prev.trace && prev.trace.length && prev.trace.join() === rr.trace.join() && prev.stopAt === stopAt &&
+          Math.floor(pw / 4) === Math.floor(c.warp / 4) && pw + prev.threads / WARP_THREADS === c.warp) {
+        prev.threads += c.threads;
+        return;
+      }
+      role.trace = rr.trace;
+      role.stopAt = stopAt;
       var branch = (v.branches || []).filter(function (b) { return Array.isArray(b.warps) && b.warps.indexOf(c.warp) >= 0 && b.warps.length > 1; })[0] ||
         (v.branches || []).filter(function (b) { return !Array.isArray(b.warps); })[0];
-      role.name = (branch ? branch.role : "warp") + (c.wg !== null ? ".WG" + c.wg : ".warp" + c.warp);
+      // A warp of a constructor warp-id tuple is named by it (`self.softmax1_warp_ids`: softmax1).
+      var idName = Object.keys(v.warp_ids || {}).filter(function (k) { return v.warp_ids[k].warps.indexOf(c.warp) >= 0; })[0];
+      role.name = idName ? idName.replace(/^self\./, "").replace(/_warp_ids?$/, "") + ".warp" + c.warp :
+        (branch ? branch.role : "warp") + (c.wg !== null ? ".WG" + c.wg : ".warp" + c.warp);
       role.produces = !!rr.reached.tma_load;
       role.consumes = !!rr.reached.consumer_release;
       out.push(role);
@@ -1940,6 +2069,11 @@ var KernelInterpret = (function () {
       env[names[0]] = { v: ring ? new Obj("pipe", names[0], ring) : new Unknown("a pipeline of a dry run") };
       return undefined;
     }
+    if (names.length === 1 && Array.isArray(e) && e[0] === "mcall" && e[2] === "create") {
+      this.ctx.rr = this;
+      var sched = dslMethodExpr(e, env, this.ctx, false);
+      if (sched instanceof Scheduler) { env[names[0]] = { v: sched }; return undefined; }
+    }
     if (!Array.isArray(e) || e[0] !== "call") return PASS;
     var callee = this.dslCallee(node, e, env);
     if (!callee) return PASS;
@@ -1954,6 +2088,13 @@ var KernelInterpret = (function () {
    * `epilogue` block (EPILOGUE_FA4).
    */
   RoleRun.prototype.dslCall = function (node, env) {
+    // `sm_stats_barrier.arrive_w_index(index=...)` / `.arrive_and_wait_w_index(...)` (FA4 sm100 2457,
+    // 2863): methods of a NamedBarrier object (pipeline.py 178-205) the op parse does not list.
+    var rb = node.receiver ? (env[node.receiver] || this.env[node.receiver]) : null;
+    if (rb && rb.v instanceof Obj && rb.v.kind === "named" && NAMED_METHODS[node.name]) {
+      return DSL_OPS[NAMED_METHODS[node.name]](this, { node: "op", op: NAMED_METHODS[node.name], call: node.name, receiver: node.receiver,
+        args: node.args, line: node.line, end_line: node.end_line }, env);
+    }
     if (node.receiver === "self" && node.name === "epilogue" && !this.ctx.functions.epilogue) {
       this.frames.push({ nodes: EPILOGUE_FA4, pc: 0, env: { __call: { v: node } }, loop: null, fn: null });
       return undefined;
@@ -1995,6 +2136,9 @@ var KernelInterpret = (function () {
     var n = roles.filter(function (r) { return r.consumes; }).length;
     return n > 0 ? n : 1;
   }
+  /** NamedBarrier methods (flash_attn/cute/pipeline.py 164-205; cutlass.pipeline.NamedBarrier): the op each is. */
+  var NAMED_METHODS = { arrive_w_index: "named_barrier_arrive", arrive_and_wait_w_index: "named_barrier_sync",
+    arrive_and_wait_unaligned: "named_barrier_sync", arrive_and_wait: "named_barrier_sync", arrive: "named_barrier_arrive" };
   var EPILOGUE_FA4 = [{ node: "op", op: "__fa4_epi_sync" }, { node: "op", op: "__fa4_epi_work" }];
 
   /** The ring a DSL op runs on: its object, a parameter bound to one (`pipeline_kv`), or a TMA copy fn's. */
@@ -2040,6 +2184,19 @@ var KernelInterpret = (function () {
   /** A named-barrier op: its barrier, or a stop naming what is not known. */
   function namedOf(rr, node, env) {
     var args = node.args || [], id = null, threads = null;
+    // A NamedBarrier object's method (`tmem_alloc_barrier.arrive_and_wait_unaligned()`, FA4 sm100 1346;
+    // `sm_stats_barrier.arrive_w_index(index=...)`, 2457: id + index, pipeline.py 178-205).
+    var ob = node.receiver ? (env[node.receiver] || rr.env[node.receiver]) : null;
+    if (ob && ob.v instanceof Obj && ob.v.kind === "named") {
+      id = ob.v.data.id; threads = ob.v.data.threads;
+      if (/_w_index$/.test(node.call || "")) {
+        var ix = null;
+        args.forEach(function (a) { ix = rr.eval(Array.isArray(a) && a[0] === "kw" ? a[2] : a, env, false); });
+        if (typeof ix !== "number") return rr.stop(node, "the named barrier's index is not known");
+        id = id instanceof SymId ? new SymId(id.base, id.off + ix) : typeof id === "number" ? id + ix : id;
+      }
+      args = [];
+    }
     args.forEach(function (a) {
       if (Array.isArray(a) && a[0] === "kw" && a[1] === "barrier_id") id = rr.eval(a[2], env, false);
       if (Array.isArray(a) && a[0] === "kw" && a[1] === "number_of_threads") threads = rr.eval(a[2], env, false);
@@ -2048,6 +2205,16 @@ var KernelInterpret = (function () {
     if (!(id instanceof SymId)) return rr.stop(node, "the named barrier's id is not known");
     if (typeof threads !== "number") return rr.stop(node, "the named barrier's thread count is not known");
     var unit = rr.role.threads || WARPGROUP_THREADS;
+    // A kernel whose roles are warp-id tuples (FA4 sm100) counts a barrier's arrivals in warps: a
+    // role arrives with its warps, or, on a barrier of fewer threads than it has (the per-warp
+    // statistics barriers of 64 threads, 1119-1121), with its representative warp only.
+    if (rr.ctx.roleVars.length && rr.ctx.roleVars[0].warp_ids) {
+      if (threads % WARP_THREADS !== 0) return rr.stop(node, "a named barrier of " + threads + " threads is not a whole number of warps");
+      if (rr.run.dry) return DRY;
+      var wb = rr.run.namedBarrier(id, threads, WARP_THREADS);
+      wb.weight = threads < unit ? 1 : unit / WARP_THREADS;
+      return wb;
+    }
     if (threads % unit !== 0) return rr.stop(node, "a named barrier of " + threads + " threads is not a whole number of roles of " + unit + " threads");
     if (rr.run.dry) return DRY;
     return rr.run.namedBarrier(id, threads, unit);
@@ -2137,12 +2304,23 @@ var KernelInterpret = (function () {
     named_barrier_sync: function (rr, node, env) {
       var bar = namedOf(rr, node, env);
       if (!bar || bar === DRY) return bar || undefined;
+      // A role of several warps arrives with all but one first, then syncs (arrive 1 and wait).
+      var w = bar.weight || 1;
+      bar.weight = null;
+      if (w > 1) rr.frames.push({ nodes: [{ node: "op", op: "__named_sync", line: node.line }], pc: 0, env: { __bar: { v: { bar: bar, node: node } } }, loop: null, fn: null });
+      if (w > 1) return rr.run.eng.arriveCmd(bar, w - 1);
       return rr.run.eng.sync(bar, bar.name, rr.run.linesOf(node), rr.currentTile(), null, null, node.line);
+    },
+    __named_sync: function (rr, node, env) {
+      var b = env.__bar.v;
+      return rr.run.eng.sync(b.bar, b.bar.name, rr.run.linesOf(b.node), rr.currentTile(), null, null, b.node.line);
     },
     named_barrier_arrive: function (rr, node, env) {
       var bar = namedOf(rr, node, env);
       if (!bar || bar === DRY) return bar || undefined;
-      return rr.run.eng.arriveCmd(bar, 1);
+      var w = bar.weight || 1;
+      bar.weight = null;
+      return rr.run.eng.arriveCmd(bar, w);
     },
     __fa4_epi_sync: function (rr, node, env) {
       var call = env.__call.v, threads = rr.ctx.mmaWarpgroups() * WARPGROUP_THREADS;

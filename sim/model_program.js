@@ -165,7 +165,9 @@ var KernelModelProgram = (function () {
       hazardText: run.hazards.length ? run.hazards.length + (run.hazards.length >= 20 ? "+" : "") + " (first: " + run.hazards[0].message + ")" : "none",
       stoppedText: run.stopped.length ? run.stopped.map(function (x) { return x.role + " at line " + x.line + ": " + x.reason; }).join("; ") : "none",
       flagsText: Object.keys(run.flags).length ? Object.keys(run.flags).sort().map(function (f) { return f + " " + (run.flags[f] ? "on" : "off"); }).join(", ") : "none",
-      mmaWaits: mmaWaits(run)
+      mmaWaits: mmaWaits(run),
+      idle: run.idle || [],
+      idleText: run.idle && run.idle.length ? run.idle.join(", ") : "none"
     };
     verdict.mmaWaitText = mmaWaitText(verdict.mmaWaits);
     verdict.summary = programSummary(run, verdict);
@@ -233,6 +235,7 @@ var KernelModelProgram = (function () {
       { label: "What the MMA-issuing roles wait for (steps, by ring)", format: "template", template: "{mmaWaitText}" },
       { label: "Hazards (a stage refilled while its MMA reads it)", format: "template", template: "{hazardText}" },
       { label: "Roles not modelled past a step", format: "template", template: "{stoppedText}" },
+      { label: "Role bindings that reach no step (no lane)", format: "template", template: "{idleText}" },
       { label: "Compile-time flags", format: "template", template: "{flagsText}" }
     ];
     view.note = ["", ["o.k"], " = output tile o, k-tile k; the lanes are the roles of the kernel layer's own program; time in abstract steps"];

@@ -224,3 +224,14 @@ def test_a_deadlock_after_a_stop_is_not_called_the_codes(fmha):
     assert out["deadlock"]["message"].startswith("after Epilogue stopped at line 612 (not modelled)")
     assert out["deadlockKnobs"] is None
     assert out["summary"] == out["deadlock"]["message"]
+
+
+def test_role_bindings_that_reach_no_step_are_listed(fmha):
+    """The kernel's `WarpRole::Empty` warp (15, kernel 71) reaches no step: it has no lane, and the
+    verdict says so instead of leaving it out silently."""
+    proc = subprocess.run([node(), "-e", "const S = require(process.argv[1] + '/schedule.js');"
+                           "const s = JSON.parse(require('fs').readFileSync(0, 'utf8'));"
+                           "const r = S.simulate(s, {model: 'program', outputTiles: 1});"
+                           "process.stdout.write(JSON.stringify([r.verdict.idle, r.verdict.idleText]));", str(ROOT)],
+                          input=json.dumps(fmha["epilogue"]), capture_output=True, text=True, timeout=300, check=True)
+    assert json.loads(proc.stdout) == [["Empty"], "Empty"]
