@@ -206,11 +206,14 @@ function kindOf(receiver, scope) {
   return has(scope, last) ? scope[last] : (CUTLASS_NAMES[last] || null);
 }
 function callOf(n) {
-  if (n.node === "call") return { receiver: n.receiver || null, name: n.name, args: n.args || [] };
+  if (n.node === "call") return { receiver: n.receiver || null, name: n.name, args: n.args || [], lambda: n.lambda || null };
   const e = (n.node === "let" || n.node === "set") ? n.expr : null;   // x = recv.f(...)
   return Array.isArray(e) && e[0] === "mcall" && Array.isArray(e[1]) && e[1][0] === "id" ? { receiver: e[1][1], name: e[2], args: e[3] || [] } : null;
 }
-function callee(call, scope, inFunction) {
+function callee(call, scope, inFunction, lams) {
+  // A call of a named lambda (`copy_in(i+1)`, 77 mainloop 926) runs the lambda's own program
+  // (the enclosing function's `lambdas`, keyed name@line), in the enclosing function's file.
+  if (call.lambda) return lams && has(lams, call.lambda) ? lams[call.lambda] : null;
   if (!call.receiver) return inFunction && has(fns, call.name) ? fns[call.name] : null;
   const k = kindOf(call.receiver, scope);
   if (k === "mainloop") return has(fns, call.name) ? fns[call.name] : null;
@@ -226,7 +229,12 @@ function bind(fn, call, scope) {
   });
   return inner;
 }
-function walk(nodes, file, scope, depth) {
+function lambdasOf(fn, outer) {
+  const lams = Object.assign({}, outer || {});
+  (fn.lambdas || []).forEach((l) => { lams[l.key || (l.name + "@" + l.line)] = l; });
+  return lams;
+}
+function walk(nodes, file, scope, depth, lams) {
   const out = [];
   (nodes || []).forEach((n) => {
     const at = { file: file, line: n.line, end_line: n.end_line || n.line };
@@ -237,19 +245,20 @@ function walk(nodes, file, scope, depth) {
     // An op of a lambda's body (`copy_in`, 77 FMHA mainloop 912) is at the body's line, called at via.line.
     if (n.node === "op") out.push(Object.assign({ kind: "op", op: n.op }, n.via && n.via.line ? { via: n.via.line } : {}, at));
     else if (n.node === "loop") {
-      out.push(Object.assign({ kind: "loop", items: [].concat(walk(n.init, file, scope, depth), walk(n.body, file, scope, depth), walk(n.step, file, scope, depth)) }, at));
+      out.push(Object.assign({ kind: "loop", items: [].concat(walk(n.init, file, scope, depth, lams), walk(n.body, file, scope, depth, lams), walk(n.step, file, scope, depth, lams)) }, at));
     } else if (n.node === "if") {
       const c = decide(n), sides = [];
-      if (c === null || c) sides.push(Object.assign({ kind: "then", items: walk(n.then, file, scope, depth) }, at));
-      if (c === null || !c) sides.push(Object.assign({ kind: "else", items: walk(n["else"], file, scope, depth) }, at));
+      if (c === null || c) sides.push(Object.assign({ kind: "then", items: walk(n.then, file, scope, depth, lams) }, at));
+      if (c === null || !c) sides.push(Object.assign({ kind: "else", items: walk(n["else"], file, scope, depth, lams) }, at));
       out.push(Object.assign({ kind: "if", items: sides }, at));
     } else {
       const call = callOf(n);
       if (!call) return;
-      const fn = callee(call, scope, depth > 0);
+      const fn = callee(call, scope, depth > 0, lams);
       if (!call.receiver && !fn) return;   // fences, register allocation, prefetches: no step
       const item = Object.assign({ kind: "call", receiver: call.receiver, name: call.name }, at);
-      if (fn && depth < MAX_DEPTH) item.items = walk(fn.body, fn.path || "mainloop", bind(fn, call, scope), depth + 1);
+      if (fn && depth < MAX_DEPTH && call.lambda) item.items = walk(fn.body, file, scope, depth + 1, lams);
+      else if (fn && depth < MAX_DEPTH) item.items = walk(fn.body, fn.path || "mainloop", bind(fn, call, scope), depth + 1, lambdasOf(fn));
       out.push(item);
     }
   });
@@ -259,7 +268,7 @@ process.stdout.write(JSON.stringify(I.enumerateRoles(ctx).map((r) => {
   ctx.roleBinding = {};
   Object.keys(r.binding).forEach((k) => { ctx.roleBinding[k] = I.evalExpr(["id", r.binding[k]], {}, ctx, false); });
   env = {};
-  return { role: r.name, items: walk(structure.kernel_layer.program.body, "kernel", {}, 0) };
+  return { role: r.name, items: walk(structure.kernel_layer.program.body, "kernel", {}, 0, lambdasOf(structure.kernel_layer.program)) };
 })));
 """
 
