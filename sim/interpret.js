@@ -936,6 +936,8 @@ var KernelInterpret = (function () {
     if (ctx.pipelineAliases[base]) {
       var key = node.names && ctx.rings.byDecl[node.names[0]] || base;
       if (this.run.pipes[key]) return new Obj("pipe", base, this.run.pipes[key]);
+      // A dry run (before the rings exist): the pipeline is no value yet, and never an inert let.
+      return new Unknown("the pipeline `" + base + "` before the run's rings exist");
     }
     if (ctx.orderAliases[base]) return this.orderObject(node, base, env);
     // A kernel-layer pipeline of a class the run does not model (the CLC pipelines): its ops stop the role.

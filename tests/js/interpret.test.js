@@ -218,3 +218,15 @@ test("a reference parameter bound through `c ? a : b` shares the chosen variable
   assert.deepEqual(waits.map((e) => e.t), [0, 2, 4]);
   assert.equal(r.total, 6);
 });
+
+test("a pipeline declared by an unread initializer is the run's ring, also after a dry run (never an inert let)", () => {
+  // FA3 kernel 241: `MainloopPipelineK pipeline_k = [&] { ... }();`. The MMA-group dry run runs
+  // this let before the rings exist; the real run must still bind the ring.
+  const s = kernel(3, [forLoop("k", 3, consumeOne)]);
+  s.kernel_layer.program.body[0] = { node: "let", names: ["pipe"], type: "P", expr: ["?", "[&] { return P(storage, params); }()"], line: 3 };
+  const r = I.run(s, KNOBS, S.engine, {});
+  assert.deepEqual(r.stopped, []);
+  const kinds = S.blocksOf(r.columns).map((b) => b.kind);
+  assert.equal(kinds.filter((k) => k === "filling").length, 3, "the copies land on the ring's stages");
+  assert.equal(kinds.filter((k) => k === "wgmma").length, 3);
+});
