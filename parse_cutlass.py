@@ -722,6 +722,12 @@ def find_pipelines(src):
             "conditional": bool(RE_CONDITIONAL.search(rhs)),
             "text": src.snippet(start, end),
         }
+        choice = _conditional_choice(rhs)
+        if choice is not None:
+            entry["choice"] = choice
+        plain = re.sub(r"^\s*typename\s+", "", rhs).strip()
+        if plain in by_alias:
+            entry["alias_of"] = plain   # `using MainloopPipelineKVNew = PipelineTmaAsync;` (FA3 mainloop 288)
         pipelines.append(entry)
         by_alias[alias] = entry
     # Template parameters that stand for a pipeline (88_hopper_fmha: template <..., class Pipeline>)
@@ -736,6 +742,29 @@ def find_pipelines(src):
         pipelines.append(entry)
         by_alias[alias] = entry
     return pipelines
+
+
+RE_CONDITIONAL_T = re.compile(r"^\s*(?:typename\s+)?(?:std::)?conditional_t\s*<")
+RE_LAST_CLASS = re.compile(rf"({_IDENT})\s*(?:<|$)")
+
+
+def _conditional_choice(rhs):
+    """`std::conditional_t<C, A, B>` (FA3 mainloop 283-286): {"cond": C as an expression tree,
+    "then": A's class or alias name, "else": B's}, which sim/interpret.js resolves; else None."""
+    m = RE_CONDITIONAL_T.match(rhs)
+    text = rhs.strip()
+    if m is None or not text.endswith(">"):
+        return None
+    parts = programs_cpp.split_top(text[text.index("<") + 1:-1], ",", angles=True)
+    if len(parts) != 3:
+        return None
+    names = []
+    for part in parts[1:]:
+        head = re.sub(r"^\s*typename\s+", "", part).strip()
+        head = head[:head.index("<")] if "<" in head else head
+        found = RE_LAST_CLASS.search(head.split("::")[-1])
+        names.append(found.group(1) if found else head)
+    return {"cond": programs_cpp.parse_expr(parts[0].strip()), "then": names[0], "else": names[1]}
 
 
 def _line_span(src, pos):

@@ -137,6 +137,9 @@ var KernelInterpret = (function () {
     // producer_commit arrives on the full one (1193-1195), consumer_wait waits it (1219-1223),
     // consumer_release arrives on the empty one (1236-1238). Its waits are named by the pipeline object.
     "PipelineAsync": { stages: "stages", commit: "arrive", release: "arrive", acquireReason: null, waitReason: null },
+    // FlashAttention-3's hopper/sm90_pipeline_no_cluster.hpp (22-92): PipelineTmaAsync whose
+    // consumer_release arrives from one thread per warpgroup (90-92); one arrival per role here too.
+    "PipelineTmaAsyncNoCluster": { stages: "stages", commit: "none", release: "arrive", acquireReason: null, waitReason: "tma" },
     // CuTe DSL (flash_attn/cute/pipeline.py, over cutlass.pipeline): PipelineTmaUmma (348) is the
     // TMA-to-UMMA ring of PipelineTmaUmmaAsync; PipelineAsyncUmma (409) has threads that arrive on
     // the full barrier (producer_commit) and an MMA warp that releases by a tcgen05 commit.
@@ -468,7 +471,41 @@ var KernelInterpret = (function () {
     (structure.shapes || []).forEach(function (sh) { self.shapes[sh.name] = sh.dims; });
     this.collectives = {};   // composed collectives by alias (parse_cutlass model["collectives"])
     (structure.collectives || []).forEach(function (c) { self.collectives[c.alias] = c; });
+    resolvePipelineChoices(this);
     if (this.dsl) dslPipelines(this);
+  }
+
+  /**
+   * The class of a pipeline alias the code chooses at compile time (docs/programs.md "Compile-time
+   * pipeline classes"): `std::conditional_t<C, A, B>` (the parse's `choice`: FA3 mainloop 284-286)
+   * is A or B by C as a compile-time condition; an alias of an alias (`alias_of`, 288) is its
+   * class; a choice whose condition is unknown (`CUTE_STATIC_V(size(ClusterShape{})) == 1`, 283)
+   * between two classes the run models by one rule is that rule's first class. Null: unresolved.
+   */
+  function resolvePipelineClass(ctx, alias, depth) {
+    var p = ctx.pipelineAliases[alias];
+    if (!p || depth > 8) return null;
+    if (p.alias_of && p.alias_of !== alias) return resolvePipelineClass(ctx, p.alias_of, depth + 1);
+    if (!p.choice) return typeof p["class"] === "string" ? p["class"] : null;
+    function pick(name) { return name !== alias && ctx.pipelineAliases[name] ? resolvePipelineClass(ctx, name, depth + 1) : name; }
+    var c = evalExpr(p.choice.cond, {}, ctx, true);
+    if (!isUnknown(c)) return pick(truthy(c) ? p.choice.then : p.choice["else"]);
+    var a = pick(p.choice.then), b = pick(p.choice["else"]);
+    if (a && b && PIPELINE_CLASSES[a] && PIPELINE_CLASSES[b] && JSON.stringify(PIPELINE_CLASSES[a]) === JSON.stringify(PIPELINE_CLASSES[b])) return a;
+    return null;
+  }
+
+  /** Give each chosen pipeline alias its resolved class (the parse's class list stays as `classes`). */
+  function resolvePipelineChoices(ctx) {
+    Object.keys(ctx.pipelineAliases).forEach(function (alias) {
+      var p = ctx.pipelineAliases[alias];
+      if (!p.choice && !p.alias_of) return;
+      var cls = resolvePipelineClass(ctx, alias, 0);
+      if (cls === null) return;
+      var merged = Object.assign({}, p, { "class": cls, classes: p["class"] });
+      ctx.pipelineAliases[alias] = merged;
+      ctx.pipelineList[ctx.pipelineList.indexOf(p)] = merged;
+    });
   }
 
   /**
