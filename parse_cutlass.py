@@ -2146,7 +2146,7 @@ def _kernel_program(src, fns, out):
         fns = _shallow_functions(src, find_scopes(src)[1])
     for fn in fns:
         if fn["name"] == "operator()" and fn["device"]:
-            out["program"] = programs_cpp.function_program(src, fn, [])
+            out["program"] = programs_cpp.function_program(src, fn, [], kernel=True)
             break
 
 

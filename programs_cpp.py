@@ -586,7 +586,7 @@ STATEMENT_PATTERNS = (
 )
 
 
-def function_program(src, fn, ops, helpers=frozenset(), lambdas=()):
+def function_program(src, fn, ops, helpers=frozenset(), lambdas=(), kernel=False):
     """The program of one function: {name, line, end_line, params, body, skipped[, incomplete]
     [, lambdas]}. helpers: the names of the functions whose programs are kept too (their ops stay
     theirs). lambdas: the function's named lambdas (parse_cutlass, each with its own `ops`): each
@@ -606,7 +606,7 @@ def function_program(src, fn, ops, helpers=frozenset(), lambdas=()):
             _called_lambdas(lp["body"], called)
             progs.append(lp)
     # A let a lambda reads through its captures (`warp_group_idx` in fwd_step, FA3 mainloop 1175) stays.
-    body = prune(raw, captured)
+    body = prune(raw, captured, objects=not kernel)
     prog = {"name": fn["name"], "line": fn["line"], "end_line": fn["end_line"],
             "params": function_params(src, fn), "body": body, "skipped": r.skipped}
     if r.stopped is not None:
@@ -633,7 +633,7 @@ def lambda_program(src, lam, helpers=frozenset(), lambdas=(), needed_out=None):
     close = src.brackets.close_of(paren) if paren >= 0 else None
     params = function_params(src, {"params": (paren + 1, close)}) if close is not None else []
     r = _Reader(src, lam.get("ops") or [], helpers, lambdas)
-    body = prune(r.block(lam["open"] + 1, lam["close"]), needed_out=needed_out)
+    body = prune(r.block(lam["open"] + 1, lam["close"]), needed_out=needed_out, objects=True)
     end_line = src.line(lam["close"])
     prog = {"name": lam["name"], "key": lambda_key(lam), "line": lam["line"], "end_line": end_line,
             "params": params, "body": body, "skipped": r.skipped,
@@ -655,12 +655,16 @@ def _called_lambdas(nodes, out):
 SUBTREES = ("init", "body", "step", "then", "else")
 
 
-def prune(body, extra=(), needed_out=None):
+def prune(body, extra=(), needed_out=None, objects=False):
     """The tree without what nothing reads: a `let` survives when a step needs one of its names
     (a condition, an op's state, a call's argument, an assignment, a return, or a surviving let's
     initializer, to a fixpoint); `text` stays on loops and branches only, and `end_line` only
     where it differs from `line` (docs/programs.md "The contract"). extra: names needed
-    elsewhere (a lambda's captures); needed_out: a set that receives the names this tree needs."""
+    elsewhere (a lambda's captures); needed_out: a set that receives the names this tree needs.
+    objects: an op's pipeline object is needed too (a collective function's or a lambda's: FA3's
+    `auto pipeline_v_load = cute::conditional_return<!Transpose_V>(pipeline_v, pipeline_vt);`,
+    mainloop 763, which load_V's ops use); a kernel layer's is not (its scheduler and epilogue
+    pipelines are other files', and their ops stay no step: docs/programs.md)."""
     needed, lets = set(extra), []
 
     def visit(nodes):
@@ -676,6 +680,8 @@ def prune(body, extra=(), needed_out=None):
                 for key in ("state", "name"):
                     if n.get(key) and n["node"] in ("op", "set"):
                         needed.add(n[key])
+                if objects and n["node"] == "op" and n.get("object"):
+                    needed.add(n["object"])
                 if n["node"] == "op" and isinstance(n.get("count"), str):
                     needed.add(n["count"])
                 if n["node"] == "call" and n.get("receiver"):

@@ -274,6 +274,14 @@ var KernelInterpret = (function () {
     if (Object.prototype.hasOwnProperty.call(RUNTIME_CHOICES, name)) return RUNTIME_CHOICES[name];
     if (ctx.enums[name] && args.length === 1) return new Unknown("the role of this thread");
     if ((name === "int" || name === "static_cast" || name === "uint32_t") && args.length === 1) return evalExpr(args[0], env, ctx, constexpr);
+    // `cute::conditional_return<C>(a, b)` (cute/util/type_traits.hpp: a if the compile-time C,
+    // else b; FA3 mainloop 763: `pipeline_v_load = cute::conditional_return<!Transpose_V>(pipeline_v,
+    // pipeline_vt)`) with C a flag or its negation.
+    if (name === "cute::conditional_return" && args.length === 2 && /^\s*!?\s*[A-Za-z_]\w*\s*$/.test(String(e[3] || ""))) {
+      var ct = String(e[3]).trim(), neg = ct.charAt(0) === "!";
+      var cv = evalExpr(["id", ct.replace(/^!\s*/, "")], env, ctx, true);
+      if (!isUnknown(cv)) return evalExpr((truthy(cv) !== neg) ? args[0] : args[1], env, ctx, constexpr);
+    }
     // Every test above depends on the name and the shapes of the arguments only, never on the
     // environment: a let whose initializer reaches this line is inert (RoleRun.execLet).
     return unknownAt(e, function () { return "`" + name + "(...)` is not evaluated"; });
@@ -1237,6 +1245,13 @@ var KernelInterpret = (function () {
   function pipeOf(rr, node, env) {
     var name = node.object || node.receiver || "";
     var obj = rr.objectOf(name, env);
+    // A pipeline object the program declares but the run cannot evaluate (`auto pipeline_v_load =
+    // f(...)` of a call no rule reads) stops the role: its ops are not dropped silently. One the
+    // program does not declare (a pipeline of a file not parsed, its let pruned) stays no step.
+    if (isUnknown(obj) && !rr.run.dry) {
+      rr.stop(node, "the pipeline object `" + name + "` is not followed (" + obj.why + ")");
+      return null;
+    }
     if (!(obj instanceof Obj) || obj.kind !== "pipe") return null;
     if (!obj.data.modelled) { rr.stop(node, "the pipeline class " + obj.data.cls + " is not modelled yet (PIPELINE_CLASSES: " + Object.keys(PIPELINE_CLASSES).join(", ") + ")"); return null; }
     return obj.data;
@@ -1280,8 +1295,10 @@ var KernelInterpret = (function () {
     producer_tail: function (rr, node, env) {
       var ring = pipeOf(rr, node, env), st = stateOf(rr, node, env);
       if (!ring || !st) return undefined;
-      // sm90_pipeline.hpp producer_tail: for each stage, wait its empty barrier, advance.
-      rr.frames.push({ nodes: TAIL_NODES(ring.S), pc: 0, env: { __tail: { v: { ring: ring, st: st, node: node } } }, loop: null, fn: null });
+      // sm90_pipeline.hpp producer_tail(PipelineState state): for each stage, wait its empty
+      // barrier, advance: a copy of the state (it is taken by value), so the caller's is not moved
+      // (FA3's K and V tails share smem_pipe_write, mainloop 907-909).
+      rr.frames.push({ nodes: TAIL_NODES(ring.S), pc: 0, env: { __tail: { v: { ring: ring, st: st.clone(), node: node } } }, loop: null, fn: null });
       return undefined;
     },
     __tail_wait: function (rr, node, env) {
@@ -2291,7 +2308,7 @@ var KernelInterpret = (function () {
       if (!r || !r.ring) return undefined;
       var st = rr.dslState(node, env, r.ring);
       if (!st) return undefined;
-      rr.frames.push({ nodes: TAIL_NODES(r.ring.S), pc: 0, env: { __tail: { v: { ring: r.ring, st: st, node: node } } }, loop: null, fn: null });
+      rr.frames.push({ nodes: TAIL_NODES(r.ring.S), pc: 0, env: { __tail: { v: { ring: r.ring, st: st.clone(), node: node } } }, loop: null, fn: null });
       return undefined;
     },
     consumer_wait: function (rr, node, env) {

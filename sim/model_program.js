@@ -116,14 +116,9 @@ var KernelModelProgram = (function () {
     }
     // An enum role variable (C++), or a CuTe DSL warp index with its representative warps
     // (programs_dsl.role_vars: members and spans, each span [lo, hi | null]).
-    // FA3's warpgroup-index roles (kind warp_group_index) run (sim/interpret.js wgRoles), but the run
-    // is not complete: with its K/V rings resolved it deadlocks at barrier_O (mainloop 852) where
-    // the hardware does not (docs/programs.md "FlashAttention-3 forward"), so no page offers it yet.
-    if (vars.some(function (v) { return isObject(v) && v.kind === "warp_group_index"; })) {
-      return "warpgroup-index roles (FlashAttention-3): their run is not complete yet (it deadlocks at barrier_O, mainloop 852, where the hardware does not)";
-    }
     var bad = vars.filter(function (v) {
       if (!isObject(v)) return true;
+      if (v.kind === "warp_group_index") return false;   // FA3's warpgroup index (sim/interpret.js wgRoles)
       if (v.kind === "warp_index") {
         return !Array.isArray(v.members) || !v.members.length || !v.members.every(function (m) { return typeof m === "number"; }) ||
           !Array.isArray(v.spans) || v.spans.length !== v.members.length;

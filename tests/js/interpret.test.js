@@ -230,3 +230,40 @@ test("a pipeline declared by an unread initializer is the run's ring, also after
   assert.equal(kinds.filter((k) => k === "filling").length, 3, "the copies land on the ring's stages");
   assert.equal(kinds.filter((k) => k === "wgmma").length, 3);
 });
+
+test("producer_tail takes its state by value: two rings' tails on one shared state each wait their own stages (FA3 907-909)", () => {
+  // Two pipelines loaded with one shared producer state, consumed with one shared consumer
+  // state; the producer ends with both tails. Walking the caller's state would move it, so the
+  // second tail would wait for phases nobody completes.
+  const role = (m) => bin("==", id("role"), id("R::" + m));
+  const both = (k) => [op(k, { object: "pa", state: k.indexOf("producer") === 0 ? "ps" : "cs", line: 20 }),
+    op(k, { object: "pb", state: k.indexOf("producer") === 0 ? "ps" : "cs", line: 21 })];
+  const s = {
+    pipelines: [{ alias: "PA", "class": "PipelineAsync", used: true, line: 1, stages: "2" },
+      { alias: "PB", "class": "PipelineAsync", used: true, line: 2, stages: "2" }],
+    programs: { functions: [] },
+    kernel_layer: {
+      role_vars: [{ name: "role", "enum": "R", members: ["Prod", "Cons"], line: 2 }], constants: [], order_barriers: [],
+      program: { name: "operator()", line: 1, end_line: 99, params: [], skipped: 0, body: [
+        { node: "let", names: ["pa"], type: "PA", expr: null, line: 3 },
+        { node: "let", names: ["pb"], type: "PB", expr: null, line: 3 },
+        { node: "let", names: ["ps"], type: "typename PA::PipelineState", expr: ["call", "cutlass::make_producer_start_state", [], "PA"], line: 4 },
+        { node: "let", names: ["cs"], type: "typename PA::PipelineState", expr: null, line: 4 },
+        when(role("Prod"), [forLoop("k", 3, both("producer_acquire").concat(both("producer_commit"), [{ node: "set", name: "ps", op: "++", line: 22 }])),
+          op("producer_tail", { object: "pa", state: "ps", line: 30 }), op("producer_tail", { object: "pb", state: "ps", line: 31 })]),
+        when(role("Cons"), [forLoop("k", 3, both("consumer_wait").concat([{ node: "op", op: "tmem_load", receiver: "t", line: 24 }],
+          both("consumer_release"), [{ node: "set", name: "cs", op: "++", line: 25 }]))])
+      ] }
+    }
+  };
+  const { r } = runOk(s, Object.assign({}, AKNOBS, { tmemLoadLatency: 1 }));
+  assert.equal(r.deadlock, null);
+});
+
+test("an op on a pipeline object the program declares but cannot evaluate stops its role, named", () => {
+  const s = kernel(2, [{ node: "let", names: ["px"], type: "auto", expr: ["call", "pick_pipeline", [id("pipe")]], line: 15 },
+    forLoop("k", 2, [op("consumer_wait", { object: "px", state: "cs", line: 16 })].concat(consumeOne))]);
+  const r = I.run(s, KNOBS, S.engine, {});
+  assert.deepEqual(r.stopped.map((x) => [x.role, x.line]), [["Cons", 16]]);
+  assert.match(r.stopped[0].reason, /the pipeline object `px` is not followed/);
+});
