@@ -30,6 +30,27 @@ function best(runs, fn) {
 
 const runs = Number((process.argv.indexOf("--runs") >= 0 && process.argv[process.argv.indexOf("--runs") + 1]) || 3);
 const st = structure();
+const fs = require("fs");
+const example = (name) => JSON.parse(fs.readFileSync(path.join(__dirname, "..", "examples", name), "utf8"));
+
+/** One program-model row against a hand model on the same knobs (hand null: no hand model of that kernel). */
+function row(label, structure, knobs, handKnobs) {
+  const prog = best(runs, () => S.simulate(structure, Object.assign({ model: "program" }, knobs), { events: false }));
+  const np = prog.out.columns.n;
+  let text = `${label}: program model ${np} blocks ${prog.ms.toFixed(0)} ms (${(1000 * prog.ms / np).toFixed(2)} us/block)`;
+  if (handKnobs) {
+    const hand = best(runs, () => S.simulate(structure, Object.assign({}, knobs, handKnobs), { events: false }));
+    text += `; ${handKnobs.model} model ${hand.out.columns.n} blocks ${hand.ms.toFixed(0)} ms; ratio ${(prog.ms / hand.ms).toFixed(2)}`;
+  }
+  console.log(text + (prog.out.deadlock ? " (deadlock!)" : ""));
+}
+// The other programs: the SM100 GEMM (hand model: Blackwell), FA3's forward (hand model: attention)
+// and CUTLASS 77's Blackwell attention forward (no hand model).
+row("SM100 GEMM O=100 K=1000", example("sm100_gemm.json"), { stages: 4, outputTiles: 100, kTiles: 1000, accStages: 2 },
+  { model: "blackwell", epiSubtiles: 1, ctaPair: false, loadC: false });
+row("FA3 O=20 J=1000", example("fa3_fwd.json"), { stages: 2, outputTiles: 20, kvBlocks: 1000, mathLatency: 0 },
+  { model: "attention" });
+row("77 FMHA O=10 J=1000", example("sm100_fmha_fwd.json"), { stages: 3, outputTiles: 10, kvBlocks: 1000 }, null);
 for (const [O, K] of [[20, 1000], [200, 1000]]) {
   const knobs = { stages: 4, outputTiles: O, kTiles: K, tmaLatency: 4, wgmmaLatency: 2, epilogueLatency: 3, kPipeMmas: 1 };
   const hand = best(runs, () => S.simulate(st, Object.assign({ model: "gemm", consumerWGs: 2, schedule: "pingpong" }, knobs), { events: false }));
