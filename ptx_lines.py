@@ -19,9 +19,13 @@ Listing.first_frame(instruction, files) maps a chain to its innermost frame in a
 back_edges(text) lists the branches to an earlier label of the same function (its loops).
 """
 
+import os
 import posixpath
 import re
+import shutil
+import sys
 from dataclasses import dataclass, field
+from pathlib import Path
 
 # An inline chain longer than this is cut (pathological input): no real CUTLASS or FlashAttention
 # instantiation measured here nests deeper than 21 (FA3; see docs/compiled-truth.md).
@@ -274,3 +278,23 @@ def back_edges(text):
                             out.append(BackEdge(b.group("target"), at, lineno, depth))
                         break
     return out
+
+
+def find_nvcc():
+    """The nvcc to use (viz.py --nvcc, the compiled-truth tests): $KLV_NVCC, nvcc on PATH,
+    /usr/local/cuda/bin/nvcc, or the PyPI wheel's (scripts/install_nvcc.sh puts it under
+    site-packages/nvidia/); None when there is none."""
+    env = os.environ.get("KLV_NVCC")
+    if env:
+        return env if Path(env).is_file() else None
+    found = shutil.which("nvcc")
+    if found:
+        return found
+    candidates = [Path("/usr/local/cuda/bin/nvcc")]
+    for base in {Path(sys.prefix), Path(sys.executable).resolve().parent.parent}:
+        candidates += sorted(base.glob("lib/python3*/site-packages/nvidia/cu*/bin/nvcc"))
+        candidates += sorted(base.glob("lib/python3*/site-packages/nvidia/cuda_nvcc/bin/nvcc"))
+    for c in candidates:
+        if c.is_file() and os.access(c, os.X_OK):
+            return str(c)
+    return None

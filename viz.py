@@ -256,24 +256,12 @@ PTX_TITLE = "{stem} (PTX) - parse only: no schedule is modelled for PTX input ye
 NVCC_TIMEOUT_S = 1800    # a hung nvcc, not a timing check (CUTLASS units take about a minute)
 
 
-def find_nvcc():
-    """nvcc: $KLV_NVCC, else on PATH, else /usr/local/cuda/bin/nvcc; None when there is none."""
-    import os
-    env = os.environ.get("KLV_NVCC")
-    if env:
-        return env if Path(env).is_file() else None
-    found = shutil.which("nvcc")
-    if found:
-        return found
-    default = Path("/usr/local/cuda/bin/nvcc")
-    return str(default) if default.is_file() else None
-
-
 def compile_ptx(source, nvcc_args):
     """Parse the PTX of `nvcc ARGS -lineinfo -ptx source` (compiled in a temporary folder)."""
     import shlex
     import ptx_programs
-    nvcc = find_nvcc()
+    import ptx_lines
+    nvcc = ptx_lines.find_nvcc()
     if nvcc is None:
         raise InputError(source, "--nvcc: no nvcc found ($KLV_NVCC, PATH, /usr/local/cuda/bin)")
     try:

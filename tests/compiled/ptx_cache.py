@@ -106,22 +106,10 @@ def source_root(unit, root):
 
 
 def find_nvcc():
-    """The nvcc to use: $KLV_NVCC, nvcc on PATH, /usr/local/cuda/bin, or the venv's PyPI wheel."""
-    env = os.environ.get("KLV_NVCC")
-    if env:
-        return env if Path(env).is_file() else None
-    found = shutil.which("nvcc")
-    if found:
-        return found
-    candidates = [Path("/usr/local/cuda/bin/nvcc")]
-    # The nvidia-cuda-nvcc wheel (scripts/install_nvcc.sh) puts it under site-packages/nvidia/.
-    for base in {Path(sys.prefix), Path(sys.executable).resolve().parent.parent}:
-        candidates += sorted(base.glob("lib/python3*/site-packages/nvidia/cu*/bin/nvcc"))
-        candidates += sorted(base.glob("lib/python3*/site-packages/nvidia/cuda_nvcc/bin/nvcc"))
-    for c in candidates:
-        if c.is_file() and os.access(c, os.X_OK):
-            return str(c)
-    return None
+    """The nvcc to use: ptx_lines.find_nvcc ($KLV_NVCC, PATH, /usr/local/cuda/bin, the PyPI wheel)."""
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+    import ptx_lines
+    return ptx_lines.find_nvcc()
 
 
 def cache_dir():
