@@ -588,12 +588,13 @@ class Walker:
             "op": kind, "line": node.lineno,
             "end_line": max(node.lineno, getattr(text_node, "end_lineno", None) or node.lineno),
             "receiver": receiver, "pipeline": pipe.name if pipe else None,
-            "object": pipe.name if pipe else None,
             "buffer": None, "text": self.src.text(text_node),
             # For programs_dsl (removed before the model is returned): the call, the function
             # walked, the helper / lambda calls on the way (each with its callee and call node).
             "_call": node, "_fn": ctx["fn_node"], "_via": list(ctx["via"]),
         }
+        if pipe:
+            op["object"] = pipe.name   # absent when the op names no pipeline object (the schema's `object: str?`)
         for key, value in extra.items():
             if value is not None:
                 op[key] = value
