@@ -184,13 +184,23 @@ var KernelModelProgram = (function () {
    * `PipelineO` for the correction's rescale of O, `tma` for the loads).
    */
   function mmaWaits(run) {
-    var out = {};
+    var out = {}, issuers = mmaLanes(run.columns);
     run.roles.forEach(function (r) {
-      if (r.mmaGroup === null || !run.waits[r.name]) return;
+      if ((r.mmaGroup === null && !issuers[r.lane]) || !run.waits[r.name]) return;
       var w = {}, any = false;
       Object.keys(run.waits[r.name]).forEach(function (k) { if (k !== "total" && run.waits[r.name][k] > 0) { w[k] = run.waits[r.name][k]; any = true; } });
       if (any) out[r.name] = w;
     });
+    return out;
+  }
+
+  /** The lane indices with an MMA block (`wgmma`, `umma`): the MMA-issuing roles of a run whose roles have no MMA group (DSL, FA3). */
+  function mmaLanes(columns) {
+    var out = {};
+    if (!columns || !columns.kinds) return out;
+    var codes = {};
+    columns.kinds.forEach(function (k, i) { if (k === "wgmma" || k === "umma") codes[i] = true; });
+    for (var i = 0; i < columns.n; i++) if (codes[columns.kind[i]]) out[columns.lane[i]] = true;
     return out;
   }
 

@@ -137,3 +137,15 @@ def test_lambdas_are_programs_and_the_inventory_is_kept():
     assert (1175, "consumer_wait@1053") in calls and (1180, "consumer_wait@1053") in calls
     assert [f["ops"] for f in m["functions"]] == [f["ops"] for f in FA3["functions"]]
     assert m["kernel_layer"]["role_vars"][0]["name"] == "warp_group_idx"
+
+
+def test_the_verdict_says_what_each_math_warpgroup_waits_for():
+    """FA3's roles have no MMA group (each warpgroup issues its own GEMMs): the MMA-issuing roles
+    are those whose lanes hold WGMMA blocks, and the verdict lists their waits."""
+    proc = subprocess.run([node(), "-e", "const S = require(process.argv[1] + '/schedule.js');"
+                           "const s = JSON.parse(require('fs').readFileSync(0, 'utf8'));"
+                           "process.stdout.write(JSON.stringify(S.simulate(s, {model: 'program'}).verdict.mmaWaits));", str(ROOT)],
+                          input=json.dumps(FA3), capture_output=True, text=True, timeout=300, check=True)
+    waits = json.loads(proc.stdout)
+    assert sorted(waits) == ["Consumer.WG1", "Consumer.WG2"]
+    assert all(w.get("tensor-core", 0) > 0 for w in waits.values())
