@@ -41,3 +41,33 @@ def fits(structures):
 def fit_model(structure):
     """fitModel(structure).model of schedule.js: the model the page and the exports start in."""
     return fits([structure])[0]["fit"]["model"]
+
+
+PROGRAM_SWEEP = r"""
+const root = process.argv[1];
+const S = require(root + "/schedule.js");
+const { mulberry32, randInt } = require(root + "/tests/js/prng.js");
+const input = JSON.parse(require("fs").readFileSync(0, "utf8"));
+const rand = mulberry32(input.seed), bad = [];
+let runs = 0;
+for (let i = 0; i < input.runs; i++) {
+  const knobs = { model: "program" };
+  Object.keys(input.ranges).sort().forEach((k) => { knobs[k] = randInt(rand, input.ranges[k][0], input.ranges[k][1]); });
+  const r = S.simulate(input.structure, knobs);
+  runs++;
+  if (r.error || r.deadlock || r.verdict.stopped.length || r.verdict.hazards.length || !(r.total > 0)) {
+    bad.push({ knobs, error: r.error, deadlock: r.deadlock && r.deadlock.message, stopped: r.verdict.stopped, hazards: r.verdict.hazards.length });
+  }
+}
+process.stdout.write(JSON.stringify({ runs, badCount: bad.length, bad: bad.slice(0, 3) }));
+"""
+
+
+def program_sweep(structure, ranges, seed, runs):
+    """Seeded random settings of the program model (each knob uniform in its [lo, hi] of ranges):
+    {runs, badCount, bad}, a run being bad when it errs, deadlocks, stops a role, reports a
+    hazard or draws nothing. The real kernels run on hardware, so their own programs must not."""
+    proc = subprocess.run([node(), "-e", PROGRAM_SWEEP, str(ROOT)],
+                          input=json.dumps({"structure": structure, "ranges": ranges, "seed": seed, "runs": runs}),
+                          capture_output=True, text=True, timeout=600, check=True)
+    return json.loads(proc.stdout)

@@ -12,7 +12,7 @@ import pytest
 import parse_cutlass
 from conftest import ROOT
 from test_parser_dsl import fa4_dir
-from node_util import node
+from node_util import node, program_sweep
 
 # Runs the interpreter on the structure (stdin) with the knobs of argv[2]; prints the roles, the
 # lanes, every block's lane, kind, times and first source line, the stops, the deadlock, the flags.
@@ -34,24 +34,6 @@ process.stdout.write(JSON.stringify({ total: r.total, lanes: r.lanes.map((l) => 
   stopped: r.verdict.stopped, deadlock: r.deadlock, flags: r.verdict.flags, hazards: r.verdict.hazards,
   barriers: r.barriers.map((b) => b.name), blocks: blocks }));
 """
-
-# Seeded random settings through the program model: every run must end with no deadlock or stop.
-SWEEP = r"""
-const S = require(process.argv[1] + '/schedule.js');
-const st = JSON.parse(require('fs').readFileSync(0, 'utf8'));
-let seed = 19, runs = 0; const bad = [];
-function rnd(lo, hi) { seed = (seed * 1103515245 + 12345) % 2147483648; return lo + (seed % (hi - lo + 1)); }
-for (let i = 0; i < 150; i++) {
-  const k = { model: 'program', stages: rnd(1, 6), outputTiles: rnd(1, 5), kvBlocks: rnd(1, 7), tmaLatency: rnd(0, 12),
-    wgmmaLatency: rnd(1, 8), softmaxLatency: rnd(1, 8), mathLatency: rnd(0, 4), epilogueLatency: rnd(0, 6),
-    consumerWGs: rnd(1, 3) };
-  const r = S.simulate(st, k);
-  runs++;
-  if (r.deadlock || r.verdict.stopped.length || r.total <= 0) bad.push({ knobs: k, deadlock: r.deadlock, stopped: r.verdict.stopped });
-}
-process.stdout.write(JSON.stringify({ runs: runs, badCount: bad.length, bad: bad.slice(0, 3) }));
-"""
-
 
 @pytest.fixture(scope="module")
 def fa4():
@@ -136,9 +118,9 @@ def test_warp_scheduler_barrier_takes_turns(fa4):
 def test_random_settings_never_deadlock_the_real_kernel(fa4):
     """FA4 runs on hardware: under exact barrier semantics its own program must finish with no
     deadlock or stop for any latencies, sizes and 1-3 math warpgroups."""
-    proc = subprocess.run([node(), "-e", SWEEP, str(ROOT)], input=json.dumps(fa4),
-                          capture_output=True, text=True, timeout=600, check=True)
-    out = json.loads(proc.stdout)
+    out = program_sweep(fa4, {"stages": [1, 6], "outputTiles": [1, 5], "kvBlocks": [1, 7], "tmaLatency": [0, 12],
+                              "wgmmaLatency": [1, 8], "softmaxLatency": [1, 8], "mathLatency": [0, 4],
+                              "epilogueLatency": [0, 6], "consumerWGs": [1, 3]}, seed=19, runs=150)
     assert out["runs"] == 150
     assert out["badCount"] == 0, out["bad"]
 

@@ -14,27 +14,10 @@ import pytest
 
 import parse_cutlass
 from conftest import ROOT
-from node_util import node
+from node_util import node, program_sweep
 from test_programs_dsl_run import RUN, lines_of
 
 FA3 = json.loads((ROOT / "examples" / "fa3_fwd.json").read_text())
-
-SWEEP = r"""
-const S = require(process.argv[1] + '/schedule.js');
-const st = JSON.parse(require('fs').readFileSync(0, 'utf8'));
-let seed = 23, runs = 0; const bad = [];
-function rnd(lo, hi) { seed = (seed * 1103515245 + 12345) % 2147483648; return lo + (seed % (hi - lo + 1)); }
-for (let i = 0; i < 60; i++) {
-  const k = { model: 'program', stages: rnd(1, 6), outputTiles: rnd(1, 4), kvBlocks: rnd(1, 6), tmaLatency: rnd(0, 12),
-    wgmmaLatency: rnd(1, 8), softmaxLatency: rnd(1, 8), mathLatency: rnd(0, 4), epilogueLatency: rnd(0, 6),
-    consumerWGs: rnd(2, 3) };
-  const r = S.simulate(st, k);
-  runs++;
-  if (r.deadlock || r.verdict.stopped.length || r.total <= 0) bad.push({ knobs: k, deadlock: r.deadlock, stopped: r.verdict.stopped });
-}
-process.stdout.write(JSON.stringify({ runs: runs, badCount: bad.length, bad: bad.slice(0, 3) }));
-"""
-
 
 def run(structure, **knobs):
     proc = subprocess.run([node(), "-e", RUN, str(ROOT), json.dumps(knobs)], input=json.dumps(structure),
@@ -103,9 +86,9 @@ def test_named_barriers_have_symbolic_ids():
 
 def test_seeded_random_settings_finish():
     """60 seeded random settings (2-3 math warpgroups) end with no deadlock and no stop."""
-    proc = subprocess.run([node(), "-e", SWEEP, str(ROOT)], input=json.dumps(FA3),
-                          capture_output=True, text=True, timeout=600, check=True)
-    got = json.loads(proc.stdout)
+    got = program_sweep(FA3, {"stages": [1, 6], "outputTiles": [1, 4], "kvBlocks": [1, 6], "tmaLatency": [0, 12],
+                              "wgmmaLatency": [1, 8], "softmaxLatency": [1, 8], "mathLatency": [0, 4],
+                              "epilogueLatency": [0, 6], "consumerWGs": [2, 3]}, seed=23, runs=60)
     assert got["runs"] == 60 and got["badCount"] == 0, got["bad"]
 
 

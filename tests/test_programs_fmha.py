@@ -10,7 +10,7 @@ import subprocess
 import pytest
 
 import parse_cutlass
-from node_util import ROOT, node
+from node_util import ROOT, node, program_sweep
 
 EX = "examples/77_blackwell_fmha/"
 MAINLOOP = EX + "collective/sm100_fmha_fwd_mainloop_tma_warpspecialized.hpp"
@@ -151,31 +151,14 @@ def test_the_epilogue_stores_after_the_correction_hands_over(fmha):
     assert lane_blocks(out, "role:Epilogue", "wait")[0]["reason"] == "PipelineE"
 
 
-SWEEP = r"""
-const root = process.argv[1];
-const S = require(root + "/schedule.js");
-const { mulberry32, randInt } = require(root + "/tests/js/prng.js");
-const structure = JSON.parse(require("fs").readFileSync(0, "utf8"));
-const rand = mulberry32(77), ri = (a, b) => randInt(rand, a, b), bad = [];
-let runs = 0;
-for (let i = 0; i < 120; i++) {
-  const knobs = { model: "program", stages: ri(2, 6), outputTiles: ri(1, 5), kvBlocks: ri(1, 6), tmaLatency: ri(0, 9),
-    ummaLatency: ri(1, 5), tmemLoadLatency: ri(0, 5), storeLatency: ri(0, 5), softmaxLatency: ri(0, 8), mathLatency: ri(0, 4) };
-  const r = S.simulate(structure, knobs);
-  runs++;
-  if (r.error || r.deadlock || r.verdict.stopped.length || r.verdict.hazards.length) bad.push({ knobs, deadlock: r.deadlock && r.deadlock.message, error: r.error });
-}
-process.stdout.write(JSON.stringify({ runs, bad: bad.slice(0, 3), badCount: bad.length }));
-"""
-
-
 def test_random_settings_never_deadlock_the_real_kernel(fmha):
     """CUTLASS's persistent 77 kernel runs on hardware: under exact barrier semantics its own
     program must finish with no deadlock, stop or hazard for any latencies and sizes. (This caught
     a reference parameter bound through `is_softmax_0 ? a : b`, kernel 461, being copied.)"""
-    proc = subprocess.run([node(), "-e", SWEEP, str(ROOT)], input=json.dumps(fmha["epilogue"]),
-                          capture_output=True, text=True, timeout=600, check=True)
-    out = json.loads(proc.stdout)
+    out = program_sweep(fmha["epilogue"], {"stages": [2, 6], "outputTiles": [1, 5], "kvBlocks": [1, 6],
+                                           "tmaLatency": [0, 9], "ummaLatency": [1, 5], "tmemLoadLatency": [0, 5],
+                                           "storeLatency": [0, 5], "softmaxLatency": [0, 8], "mathLatency": [0, 4]},
+                        seed=77, runs=120)
     assert out["runs"] == 120
     assert out["badCount"] == 0, out["bad"]
 
