@@ -227,6 +227,11 @@ var KernelEngine = (function () {
     this.waitReasons = objectList();
     this.waitSteps = [];
     this.waitTotal = 0;
+    // a held TMA transaction (copies with `hold`, Engine.copy): its full barrier, the latest
+    // landing and that copy's fill block; arrived on at the role's next other command or its end
+    this.txBar = null;
+    this.txLand = 0;
+    this.txBlk = -1;
   }
 
   /**
@@ -497,11 +502,23 @@ var KernelEngine = (function () {
    * `latency` steps later (a "filling" block on fillLane) and arrives on bar (the stage's full
    * barrier, expected 1: the transaction bytes). ring/item let a Ring draw the FULL block later.
    */
-  Engine.prototype.copy = function (bar, latency, issueLines, fillLines, tile, k, stage, fillLane, ring, operand) {
+  Engine.prototype.copy = function (bar, latency, issueLines, fillLines, tile, k, stage, fillLane, ring, operand, hold) {
     var c = this.cmd;
     c.op = CMD_COPY; c.bar = bar; c.latency = latency; c.lines = issueLines; c.fillLines = fillLines;
     c.tile = tile; c.k = k; c.stage = stage; c.li = fillLane; c.ring = ring || null; c.operand = operand || null;
+    c.hold = hold === true;
     return c;
+  };
+
+  /**
+   * The role's held TMA transaction arrives: one arrival on its full barrier at the latest
+   * landing of its copies (mbarrier transaction bytes: the phase completes when every copy of
+   * the stage has landed; docs/simulator.md "Copies of one transaction").
+   */
+  Engine.prototype.flushTx = function (r) {
+    var bar = r.txBar;
+    r.txBar = null;
+    this.arrive(bar, r.txLand, r.txBlk, null);
   };
 
   /**
@@ -631,6 +648,7 @@ var KernelEngine = (function () {
    */
   Engine.prototype.exec = function (r, c) {
     var t, li, blk, nb;
+    if (r.txBar !== null && !(c.op === CMD_COPY && c.hold && c.bar === r.txBar)) this.flushTx(r);
     switch (c.op) {
       case CMD_WAIT:
       case CMD_SYNC: {
@@ -683,7 +701,8 @@ var KernelEngine = (function () {
         r.now = t + 1;
         r.nAfter = 0;
         if (issue >= 0) r.after[r.nAfter++] = issue;
-        this.arrive(c.bar, land, fill, null);
+        if (!c.hold) this.arrive(c.bar, land, fill, null);
+        else if (r.txBar === null || land >= r.txLand) { r.txBar = c.bar; r.txLand = land; r.txBlk = fill; }
         return true;
       }
       case CMD_MMA:
@@ -780,7 +799,7 @@ var KernelEngine = (function () {
         }
         // (stored every time: a store only reached at a role's end would deoptimise each run)
         r.done = cmd === null;
-        if (r.done) break;
+        if (r.done) { if (r.txBar !== null) this.flushTx(r); break; }
         if (!this.exec(r, cmd)) break;
         if (this.stopped) break;
         if (this.heap.length > 0 && this.less(this.heap[0], r)) { this.push(r); break; }

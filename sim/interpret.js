@@ -751,6 +751,19 @@ var KernelInterpret = (function () {
     return c;
   };
 
+  /**
+   * The k of a TMA copy: a further copy into the stage of the same acquire (same pipeline, stage
+   * and fill number) joins the first copy's transaction and keeps its k; else the next copy count.
+   */
+  RoleRun.prototype.copyIndex = function (object, stage, gen) {
+    var last = this.lastCopy || (this.lastCopy = {});
+    var prev = last[object], tile = this.currentTile();
+    if (prev && prev.stage === stage && prev.gen === gen && prev.tile === tile) return prev.k;
+    var k = this.countOf("copy");
+    last[object] = { stage: stage, gen: gen, tile: tile, k: k };
+    return k;
+  };
+
   RoleRun.prototype.currentTile = function () {
     var w = this.env.work_tile_info;
     if (w && w.v instanceof Work) return w.v.tile;
@@ -1282,8 +1295,9 @@ var KernelInterpret = (function () {
       if (!ring) return undefined;
       var s = rr.acquired[node.object];
       if (s === undefined) return rr.stop(node, "a TMA copy before any acquire of its pipeline");
-      if (!rr.run.dry) rr.copyLog.push({ stage: s, gen: rr.acquiredGen[node.object], line: node.line, pipe: node.object });
-      return rr.run.cmdCopy(rr, ring, s, node, rr.currentTile(), rr.countOf("copy"));
+      var gen = rr.acquiredGen[node.object];
+      if (!rr.run.dry) rr.copyLog.push({ stage: s, gen: gen, line: node.line, pipe: node.object });
+      return rr.run.cmdCopy(rr, ring, s, node, rr.currentTile(), rr.copyIndex(node.object, s, gen));
     },
     producer_commit: function (rr, node, env) {
       var ring = pipeOf(rr, node, env);
@@ -1538,7 +1552,9 @@ var KernelInterpret = (function () {
   };
   Run.prototype.cmdCopy = function (rr, ring, s, node, tile, k) {
     if (this.dry) return DRY;
-    return this.eng.copy(ring.full[s], this.knobs.tmaLatency, this.linesOf(node), this.linesOf(node), tile, k, s, ring.firstLane + s, ring);
+    // hold: copies into one stage after one acquire are one transaction (Engine.copy, flushTx)
+    return this.eng.copy(ring.full[s], this.knobs.tmaLatency, this.linesOf(node), this.linesOf(node), tile, k, s, ring.firstLane + s, ring,
+      null, true);
   };
   Run.prototype.cmdMma = function (rr, node, tile, k, stage) {
     if (this.dry) {

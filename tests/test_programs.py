@@ -274,3 +274,32 @@ def test_sm100_clc_scheduler_stops_named(sm100):
     out = interpret(sm100, **dict(SM100_KNOBS, flags={"IsSchedDynamicPersistent": 1}))
     assert "Sched" in out["roles"]
     assert any(s["role"] == "Sched" and "PipelineCLCFetchAsync" in s["reason"] for s in out["stopped"]), out["stopped"]
+
+
+BLOCKWISE = "include/cutlass/gemm/collective/sm90_mma_tma_gmma_ss_warpspecialized_fp8_blockwise_scaling.hpp"
+
+
+def test_copies_split_by_branches_are_one_transaction(cutlass):
+    """The FP8 blockwise-scaling mainloop copies A and B (582, 583) each under its own
+    `if (lane_predicate)`: one transaction per stage (docs/programs.md `tma_load`). Counted as two
+    arrivals, the second flipped the full barrier's phase again and the run deadlocked at step 8."""
+    st = parse_cutlass.parse_header(cutlass(BLOCKWISE), cutlass(KERNELS["cooperative"]))
+    script = r"""
+const root = process.argv[1];
+const S = require(root + "/schedule.js");
+const st = JSON.parse(require("fs").readFileSync(0, "utf8"));
+const r = S.simulate(st, { model: "program", stages: 4, outputTiles: 3, kTiles: 6, tmaLatency: 4 }, { events: false });
+const issues = r.blocks.filter((b) => b.kind === "issue" && String(b.lane) === "role:Producer.Mainloop");
+process.stdout.write(JSON.stringify({ deadlock: r.deadlock, stopped: r.verdict.stopped, total: r.total,
+  issues: issues.map((b) => [b.tile, b.k, b.stage, b.lines]),
+  mmas: r.blocks.filter((b) => b.kind === "wgmma" && String(b.lane) === "role:Consumer0").length }));
+"""
+    out = run_node(script, stdin=json.dumps(st))
+    assert out["deadlock"] is None and out["stopped"] == []
+    assert out["mmas"] == 3 * 6
+    # two copies per k-tile, both with the k and stage of their acquire, in line order
+    assert len(out["issues"]) == 2 * 3 * 6
+    firsts, seconds = out["issues"][0::2], out["issues"][1::2]
+    assert [x[:3] for x in firsts] == [x[:3] for x in seconds]
+    assert {tuple(x[3]) for x in firsts} == {(582,)} and {tuple(x[3]) for x in seconds} == {(583,)}
+    assert [x[1] for x in firsts[:6]] == list(range(6))

@@ -74,6 +74,25 @@ test("return ends the role", () => {
   assert.equal(mmas(kernel(1, consumeOne.concat([{ node: "return", expr: null, line: 13 }], consumeOne))), 1);
 });
 
+test("copies into one stage after one acquire are one transaction, even when branches split them", () => {
+  // CUTLASS's blockwise-scaling mainloop: `if (lane_predicate) copy(A)`, `if (lane_predicate)
+  // copy(B)` (two branches, so the copies are not adjacent): the stage's full barrier completes
+  // once, when the later copy lands; both copies carry the k of the acquire.
+  const lane = (line) => when(num(1), [op("tma_load", { line: line })]);
+  const st = kernel(4, [forLoop("k", 4, consumeOne)]);
+  const prod = st.kernel_layer.program.body[3].then[0];
+  prod.body = [op("producer_acquire", { state: "ps" }), lane(30), lane(31), { node: "set", name: "ps", op: "++", line: 9 }];
+  const r = I.run(st, KNOBS, S.engine, {});
+  assert.deepEqual(r.stopped, []);
+  assert.equal(r.deadlock, null);
+  const blocks = S.blocksOf(r.columns);
+  const issues = blocks.filter((b) => b.kind === "issue");
+  assert.deepEqual(issues.map((b) => b.k), [0, 0, 1, 1, 2, 2, 3, 3]);
+  assert.equal(blocks.filter((b) => b.kind === "wgmma").length, 4);
+  // The first k-tile: copies issued at 0 and 1 land at 3 and 4 (tmaLatency 2): the MMA starts at 4.
+  assert.equal(blocks.find((b) => b.kind === "wgmma").start, 4);
+});
+
 test("an op the interpreter does not know stops the role, named with its line", () => {
   const r = I.run(kernel(1, [op("named_barrier_sync", { line: 21 })].concat(consumeOne)), KNOBS, S.engine, {});
   assert.deepEqual(r.stopped, [{ role: "Cons", line: 21, reason: "the op `named_barrier_sync` is not modelled yet" }]);
