@@ -247,6 +247,11 @@ var KernelFit = (function () {
         "): the Blackwell model runs one mainloop ring (a scale-factor, transform or second operand ring is not modelled yet)";
     }
     var M = main[0];
+    var cpLoads = usesIn(inv, M, null, LOAD_OPS).filter(function (u) { return u.op.op === "cp_async"; });
+    if (cpLoads.length > 0) {
+      return "its mainloop ring " + pipeText(inv.pipes[M]) + " is filled by cp.async copies" + atLine(cpLoads[0].op) +
+        ": the Blackwell model draws TMA copies landing on the stage's transaction barrier; a cp.async producer's arrivals are not modelled on SM100 yet";
+    }
     if (usesIn(inv, M, mmaFn, CONSUMER_WAIT_OPS).length === 0) {
       return "the MMA function " + fnAt(mmaFn) + " never waits on the mainloop pipeline " + pipeText(inv.pipes[M]);
     }
@@ -368,7 +373,8 @@ var KernelFit = (function () {
 
   /** Why a structure has no MMA at all: an epilogue collective, or MMAs the parser did not see. */
   function noMmaReason(st, ops) {
-    if (ops.some(function (op) { return op.op === "tma_store" || op.op === "tma_store_arrive"; })) {
+    var loads = ops.some(function (op) { return LOAD_OPS[op.op] === true; });
+    if (!loads && ops.some(function (op) { return op.op === "tma_store" || op.op === "tma_store_arrive"; })) {
       return "an epilogue collective (TMA stores, no MMA): its schedule is part of a kernel's mainloop/epilogue interplay; no model draws it alone";
     }
     return "no MMA was parsed in this file (no cute::gemm / tcgen05 / wgmma call the parser recognises; MMAs issued from " +
