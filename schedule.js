@@ -422,13 +422,14 @@ var KernelSchedule = (function () {
       hbmFloorCycles: null, bottleneckWhy: null, peakTflops: P.peakTflops(gpu, p.dtype)
     };
     result.time = null; result.tflops = null; result.peakFraction = null; result.bottleneck = null; result.criticalPath = null;
-    if (result.error !== null || result.deadlock !== null || result.model !== name) return result;
-    var incomplete = u.incomplete ? u.incomplete(v) : null;
+    // A run that is not the whole kernel (the program model: a role stopped) claims no time.
+    var incomplete = result.error === null && result.model === name && u.incomplete ? u.incomplete(v) : null;
     if (incomplete !== null) {
       result.units.incomplete = incomplete;
       result.messages.push("units: " + incomplete);
       return result;
     }
+    if (result.error !== null || result.deadlock !== null || result.model !== name) return result;
     var floor = u.loads(k, result) * lat.loadTransfer;
     var cycles = Math.max(result.total, floor);
     var us = cycles / gpu.clockMHz;

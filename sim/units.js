@@ -304,6 +304,7 @@ var KernelUnits = (function () {
     unitDims: unitDims,
     unitGpu: unitGpu,
     UNITS: UNITS,
+    programCandidates: programCandidates,
     criticalPath: criticalPath,
     criticalPathText: criticalPathText
   };
