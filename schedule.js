@@ -374,6 +374,8 @@ var KernelSchedule = (function () {
     try {
       var clock = knobs.clockMHz === undefined || knobs.clockMHz === null || knobs.clockMHz === "" ? undefined : toNumber(knobs.clockMHz);
       gpu = unitGpu(P, knobs.gpu, clock);
+      // An entry decided by the structure's own run (the program model: sim/units.js programEntry).
+      if (u.adapt) u = u.adapt(P, structure, base);
       // Knob > the source's literal fact > FA3's rule > default (perf.js unitParams).
       var fa3 = base.dtype !== undefined && base.headDim !== undefined, ft = fa3 ? fa3Tile(base.dtype, base.headDim) : null;
       var up = P.unitParams(structure, knobs, { tileDims: u.tileDims, defaultTile: u.defaultTile,
@@ -414,21 +416,28 @@ var KernelSchedule = (function () {
     var k = result.knobs, v = result.verdict;
     result.units = {
       step: "cycle", clockMHz: gpu.clockMHz, gpu: gpu.name, sources: sources, derivation: lat.derivation,
-      inputs: { tile: td.join("x"), dtype: p.dtype, headdim: name === "attention" ? p.headdim : null, cluster: p.cluster,
+      inputs: { tile: td.join("x"), dtype: p.dtype, headdim: name === "attention" || u.headdim ? p.headdim : null, cluster: p.cluster,
         problem: prob ? prob.text : null, tiles: prob ? prob.tiles : null, ctas: ct ? ct.ctas : null, waves: ct ? ct.waves : null,
         lastWaveTiles: ct ? ct.lastWaveTiles : null, l2Reuse: p.reuse, memLatency: p.memLatency === undefined ? null : p.memLatency },
       hbmFloorCycles: null, bottleneckWhy: null, peakTflops: P.peakTflops(gpu, p.dtype)
     };
     result.time = null; result.tflops = null; result.peakFraction = null; result.bottleneck = null; result.criticalPath = null;
+    // A run that is not the whole kernel (the program model: a role stopped) claims no time.
+    var incomplete = result.error === null && result.model === name && u.incomplete ? u.incomplete(v) : null;
+    if (incomplete !== null) {
+      result.units.incomplete = incomplete;
+      result.messages.push("units: " + incomplete);
+      return result;
+    }
     if (result.error !== null || result.deadlock !== null || result.model !== name) return result;
-    var floor = u.loads(k) * lat.loadTransfer;
+    var floor = u.loads(k, result) * lat.loadTransfer;
     var cycles = Math.max(result.total, floor);
     var us = cycles / gpu.clockMHz;
     // Without a problem: the CTA's schedule on every persistent CTA (SMs in whole clusters).
     var ctas = ct ? ct.ctas : P.ctaTiles(1, gpu, cl[0] * cl[1]).ctas;
     var flops = prob ? prob.flops : ctas * k.outputTiles * u.tileFlops(p, k);
     var bn = P.classifyBottleneck({ total: result.total, busy: v.tensorCoreBusySteps, floor: floor,
-      candidates: u.candidates(v, k, Math.max(0, result.total - v.tensorCoreBusySteps)) });
+      candidates: u.candidates(v, k, Math.max(0, result.total - v.tensorCoreBusySteps), result) });
     result.time = { cycles: cycles, us: us };
     result.tflops = flops / (us * 1e-6) / 1e12;
     result.peakFraction = result.tflops / result.units.peakTflops;

@@ -355,6 +355,61 @@ var KernelModelProgram = (function () {
     return specs.filter(function (spec) { return !PROGRAM_KNOB_UNITS[spec.name] || units[PROGRAM_KNOB_UNITS[spec.name]]; });
   }
 
+  /** The program knobs that time a block (the census sets each to 1 so every block has one step). */
+  var PROGRAM_LATENCY_KNOBS = ["tmaLatency", "wgmmaLatency", "epilogueLatency", "ummaLatency", "tmemLoadLatency", "storeLatency",
+    "softmaxLatency", "mathLatency"];
+  /** The step counts of the census's two runs (one output tile each): their difference is one step's work. */
+  var CENSUS_STEPS = [2, 3];
+
+  /**
+   * What the program's own run draws for one CTA tile (docs/performance.md "The program model in
+   * cycles"), the counts programLatencies (sim/perf.js) splits a tile's work by: two runs of one
+   * output tile at CENSUS_STEPS steps (KV blocks when the run reads kvBlocks, else k-tiles), every
+   * latency 1, the other knobs as given. Per step (the second run less the first): MMA jobs (the
+   * tensor core's busy steps: it runs one job at a time, and the cooperative WGs' halves are one
+   * job), copies (`filling` blocks) and exp blocks. Per tile (the first run): the most `epilogue`
+   * and `store` blocks any one role draws. Returns {step: knob name, counts} or {error}.
+   */
+  function programCensus(structure, knobs) {
+    var I = interpretModule(), reads = programReads(structure);
+    if (I === null || reads === null) return { error: "the program cannot be run (" + (programCovers(structure) || "sim/interpret.js failed") + ")" };
+    var step = reads.kvBlocks ? "kvBlocks" : reads.kTiles ? "kTiles" : null;
+    if (step === null) return { error: "the run reads neither kTiles nor kvBlocks: its work per tile is not known" };
+    var runs = CENSUS_STEPS.map(function (steps) {
+      var k = {};
+      Object.keys(knobs).forEach(function (name) { k[name] = knobs[name]; });
+      PROGRAM_LATENCY_KNOBS.forEach(function (name) { k[name] = 1; });
+      k.outputTiles = 1;
+      k[step] = steps;
+      var est = estimateProgramBlocks(k) + 64 * steps;
+      var run = I.run(structure, k, ENGINE_PRIMITIVES, { events: recordEvents(est), capacity: est });
+      if (run.error) return { error: run.error };
+      // A deadlock after a role stopped is what is not modelled (simulateProgram): count what was drawn.
+      if (run.deadlock !== null && !run.stopped.length) return { error: "it deadlocks at " + step + " " + steps + ": " + run.deadlock.message };
+      return censusOf(run);
+    });
+    var bad = runs.filter(function (r) { return r.error; });
+    if (bad.length) return { error: "the census run failed: " + bad[0].error };
+    var a = runs[0], b = runs[1], per = CENSUS_STEPS[1] - CENSUS_STEPS[0];
+    return { step: step, counts: {
+      mmaJobsPerStep: (b.busy - a.busy) / per, copiesPerStep: (b.filling - a.filling) / per, expPerStep: (b.exp - a.exp) / per,
+      epiloguePerTile: a.epilogue, storePerTile: a.store } };
+  }
+
+  /** One census run's counts: busy steps, filling and exp blocks, and the most epilogue / store blocks on one lane. */
+  function censusOf(run) {
+    var c = run.columns, out = { busy: run.busy, filling: 0, exp: 0, epilogue: 0, store: 0 }, perLane = { epilogue: {}, store: {} };
+    for (var i = 0; i < c.n; i++) {
+      var kind = c.kinds[c.kind[i]];
+      if (kind === "filling" || kind === "exp") out[kind]++;
+      else if (kind === "epilogue" || kind === "store") {
+        perLane[kind][c.lane[i]] = (perLane[kind][c.lane[i]] || 0) + 1;
+        out[kind] = Math.max(out[kind], perLane[kind][c.lane[i]]);
+      }
+    }
+    return out;
+  }
+
   /** Register the program model in schedule.js's MODELS (last, as KNOB_TABLE.models lists it). */
   function register(models) {
     models.program = {
@@ -383,7 +438,10 @@ var KernelModelProgram = (function () {
   }
 
   return {
-    register: register
+    register: register,
+    programReads: programReads,
+    programCensus: programCensus,
+    PROGRAM_LATENCY_KNOBS: PROGRAM_LATENCY_KNOBS.slice()
   };
 })();
 

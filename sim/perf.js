@@ -460,6 +460,10 @@ var KernelPerf = (function () {
     };
   }
 
+  /** The TMEM -> register copy's latency and why (no sourced TMEM bandwidth: epilogueCycles' accumulatorRead). */
+  var TMEM_LOAD_CYCLES = 0;
+  var TMEM_LOAD_TEXT = "0: the TMEM -> register bandwidth has no source (epilogueCycles' accumulatorRead)";
+
   /**
    * The Blackwell model's latency knobs for the CTA tile {m, n, k} with `subtiles` epilogue
    * subtiles: tmaLatency and ummaLatency as the SM90 GEMM's; tmemLoadLatency = 0 (the TMEM ->
@@ -473,11 +477,11 @@ var KernelPerf = (function () {
     var sub = t.n / c.subtiles;
     var epi = epilogueCycles({ m: t.m, n: sub, outDtype: c.outDtype || dt }, gpu);
     return {
-      knobs: { tmaLatency: load.cycles, ummaLatency: cyclesKnob(mma, 1), tmemLoadLatency: 0, storeLatency: cyclesKnob(epi.cycles, 0) },
+      knobs: { tmaLatency: load.cycles, ummaLatency: cyclesKnob(mma, 1), tmemLoadLatency: TMEM_LOAD_CYCLES, storeLatency: cyclesKnob(epi.cycles, 0) },
       derivation: {
         tmaLatency: load.text,
         ummaLatency: mmaText(t.m, t.n, t.k, dt, gpu),
-        tmemLoadLatency: "0: the TMEM -> register bandwidth has no source (epilogueCycles' accumulatorRead)",
+        tmemLoadLatency: TMEM_LOAD_TEXT,
         storeLatency: "epilogueCycles of one subtile (" + t.m + " x " + num(sub) + "): " + num(epi.outBytes) + " B / " +
           num(gpu.smemBytesPerClockPerSm) + " B/clk smem + " + num(epi.outBytes) + " B / " + num(gpu.hbmBytesPerClockPerSm) + " B/clk/SM HBM"
       },
@@ -485,6 +489,76 @@ var KernelPerf = (function () {
       loadTransfer: load.transfer,
       loadsPerTile: "kTiles"
     };
+  }
+
+  /**
+   * Cycles of one register loop of plain FP32 arithmetic over a rows x cols block on one SM: one
+   * FP32-pipe op per element over the SM's FP32 FMA rate (the datasheet figure softmaxCycles' fma
+   * term reads). The program model's `math` blocks (row max, row sum, the O rescale, the
+   * correction's multiply): the loop's own trip count is not parsed, so the caller names the block.
+   */
+  function registerLoopCycles(block, gpu) {
+    var rows = positive(block.rows, "rows"), cols = positive(block.cols, "cols");
+    if (gpu.fp32FmaPerClockPerSm === null) fail((gpu.name || "this GPU") + " has no FP32 FMA rate");
+    return rows * cols / gpu.fp32FmaPerClockPerSm;
+  }
+
+  /**
+   * The program model's latency knobs (docs/performance.md "The program model in cycles"): each op
+   * class's share of one CTA tile's work, split over the blocks the program's own run draws for it
+   * (c.counts, model_program.js programCensus). c = {kind: "gemm" | "attention", tile {m, n, k},
+   * headdim, dtype, reuse, memLatency?, reads {knob: true}, counts {mmaJobsPerStep, copiesPerStep,
+   * expPerStep, epiloguePerTile, storePerTile}}. A step is one k-tile (gemm) or one KV block
+   * (attention). Per step the tile's MMA FLOPs are 2mnk (gemm) or 4 m n d (S = Q K^T and O += P V),
+   * shared by the step's MMA jobs (the tensor core runs one at a time); its loads are the A + B
+   * k-tile or the K and V tiles, shared by the step's copies; the m x n scores' softmax is shared
+   * by the step's exp blocks (rows = m / exp blocks, at the SM's MUFU rate as attentionLatencies);
+   * a math block is registerLoopCycles of one exp block's rows x n; the tile's output (m x n, or
+   * m x d) is shared by the epilogue or store blocks one role draws per tile (roles storing at
+   * once share the SM's bandwidth, as gemmLatencies' cooperative epilogue). Only read knobs.
+   */
+  function programLatencies(c, gpu) {
+    var t = c.tile, dt = c.dtype, n = c.counts, att = c.kind === "attention", d = att ? c.headdim : null;
+    var knobs = {}, derivation = {}, reads = c.reads || {};
+    var stepBytes = (att ? 2 * t.n * d : (t.m + t.n) * t.k) * dtypeBytes(dt);
+    var copies = Math.max(1, n.copiesPerStep);
+    var load = loadKnob(stepBytes / copies, gpu, c.reuse, c.memLatency,
+      "(" + (att ? "K and V tiles" : "A + B k-tile") + " / " + num(copies) + " copies per " + (att ? "KV block" : "k-tile") + ")");
+    if (reads.tmaLatency) { knobs.tmaLatency = load.cycles; derivation.tmaLatency = load.text; }
+    var jobs = n.mmaJobsPerStep;
+    if (reads.wgmmaLatency || reads.ummaLatency) {
+      if (!(jobs > 0)) fail("the program's run issues no MMA per " + (att ? "KV block" : "k-tile") + ": its MMA latency has no work to divide");
+      // One job's FLOPs as an m' x n x k' MMA: gemm m / jobs x n x k, attention (2m / jobs) x n x d.
+      var mm = (att ? 2 : 1) * t.m / jobs, kk = att ? d : t.k;
+      var mma = cyclesKnob(mmaCycles({ m: mm, n: t.n, k: kk, dtype: dt }, gpu), 1);
+      var text = mmaText(num(mm), t.n, kk, dt, gpu) + " (" + (att ? "4 x " + t.m + " x " + t.n + " x " + d + " FLOPs per KV block" :
+        "2 x " + t.m + " x " + t.n + " x " + t.k + " FLOPs per k-tile") + " / " + num(jobs) + " MMA jobs)";
+      ["wgmmaLatency", "ummaLatency"].forEach(function (kn) { if (reads[kn]) { knobs[kn] = mma; derivation[kn] = text; } });
+    }
+    var rows = t.m / (n.expPerStep > 0 ? n.expPerStep : 1);
+    if (reads.softmaxLatency) {
+      if (!(n.expPerStep > 0)) fail("the program's run reads the exp loop latency but draws no exp block per step");
+      var sm = softmaxCycles({ rows: rows, cols: t.n }, gpu);
+      knobs.softmaxLatency = cyclesKnob(sm.cycles, 1);
+      derivation.softmaxLatency = "softmaxCycles: max(" + num(rows) + " x " + t.n + " / " + num(gpu.mufuEx2PerClockPerSm) + " ex2/clk, " + num(rows) + " x " +
+        t.n + " x " + SOFTMAX_FMA_PER_ELEMENT + " / " + num(gpu.fp32FmaPerClockPerSm) + " FMA/clk) (" + t.m + " score rows / " + num(n.expPerStep) + " exp blocks per step)";
+    }
+    if (reads.mathLatency) {
+      knobs.mathLatency = cyclesKnob(registerLoopCycles({ rows: rows, cols: t.n }, gpu), 1);
+      derivation.mathLatency = "registerLoopCycles: " + num(rows) + " x " + t.n + " / " + num(gpu.fp32FmaPerClockPerSm) +
+        " FP32 op/clk (one op per element of one exp block's rows x " + t.n + "; the loop's own shape is not parsed)";
+    }
+    var outN = att ? d : t.n;
+    [["epilogueLatency", n.epiloguePerTile, "epilogue"], ["storeLatency", n.storePerTile, "store"]].forEach(function (e) {
+      if (!reads[e[0]]) return;
+      var blocks = Math.max(1, e[1]), em = t.m / blocks, epi = epilogueCycles({ m: em, n: outN, outDtype: dt }, gpu);
+      knobs[e[0]] = cyclesKnob(epi.cycles, 0);
+      derivation[e[0]] = "epilogueCycles of " + num(em) + " x " + outN + " (the tile's " + t.m + " x " + outN + " output / " + num(blocks) + " " + e[2] +
+        " blocks of one role per tile): " + num(epi.outBytes) + " B / " + num(gpu.smemBytesPerClockPerSm) + " B/clk smem + " + num(epi.outBytes) + " B / " +
+        num(gpu.hbmBytesPerClockPerSm) + " B/clk/SM HBM";
+    });
+    if (reads.tmemLoadLatency) { knobs.tmemLoadLatency = TMEM_LOAD_CYCLES; derivation.tmemLoadLatency = TMEM_LOAD_TEXT; }
+    return { knobs: knobs, derivation: derivation, loadBytes: stepBytes / copies, loadTransfer: load.transfer, loadsPerTile: "the run's copies" };
   }
 
   /** Tensor-core idle share at or under which a run is tensor-core bound (classifyBottleneck). */
@@ -681,6 +755,8 @@ var KernelPerf = (function () {
     gemmLatencies: gemmLatencies,
     attentionLatencies: attentionLatencies,
     blackwellLatencies: blackwellLatencies,
+    registerLoopCycles: registerLoopCycles,
+    programLatencies: programLatencies,
     classifyBottleneck: classifyBottleneck,
     unitParams: unitParams,
     TENSOR_IDLE_TOLERANCE: TENSOR_IDLE_TOLERANCE,

@@ -26,6 +26,13 @@ var KernelUnits = (function () {
     return null;
   }
 
+  /** sim/model_program.js (the program census): the page's global, or require()d next to this file. */
+  function programModule() {
+    if (typeof KernelModelProgram !== "undefined") return KernelModelProgram;
+    if (typeof require === "function" && typeof module !== "undefined") return require("./model_program.js");
+    return null;
+  }
+
   /** The GPU presets: the page's global KernelGpuTable (its embedded sim/gpus.json), else sim/gpus.json in Node. */
   function gpuTable() {
     if (typeof KernelGpuTable !== "undefined") return KernelGpuTable;
@@ -132,8 +139,110 @@ var KernelUnits = (function () {
           { name: "tma-latency", cycles: tma, how: "the consumer WGs' common Q / K / V waits" },
           { name: "epilogue", cycles: idle - sm - tma, how: "the rest of the idle time" }];
       }
+    },
+    program: {
+      // Which entry applies comes from the program's own run (programEntry), never from a family name.
+      adapt: programEntry
     }
   };
+
+  /**
+   * The program model's unit parameters for one structure (docs/performance.md "The program model
+   * in cycles"): the census of its own run (model_program.js programCensus) says what one CTA tile
+   * draws; a run with exp blocks per step softmaxes a block of scores per KV block, so it is
+   * attention-shaped (tile MxN, head dimension, batch / heads / seqlen problem, 4 m n d FLOPs per
+   * KV block), else GEMM-shaped (tile MxNxK, an MxNxK problem, 2mnk FLOPs per k-tile).
+   * base = the program knobs as validated without the units.
+   */
+  function programEntry(P, structure, base) {
+    var MP = programModule();
+    if (MP === null || typeof MP.programCensus !== "function") unitsFail("program: sim/model_program.js is not loaded");
+    var census = MP.programCensus(structure, base);
+    if (census.error) unitsFail("program: " + census.error);
+    var reads = MP.programReads(structure) || {}, counts = census.counts, att = counts.expPerStep > 0;
+    if (att && census.step !== "kvBlocks") unitsFail("program: the run draws exp blocks per k-tile, not per KV block: no attention problem fits it");
+    var shape = att ? UNITS.attention : UNITS.gemm;
+    return {
+      tileDims: att ? 2 : 3, defaultTile: att ? "128x128" : "128x128x64", headdim: att,
+      latencies: function (P2, gpu, p) {
+        return P2.programLatencies({ kind: att ? "attention" : "gemm", tile: p.tile, headdim: p.headdim, dtype: p.dtype, reuse: p.reuse,
+          memLatency: p.memLatency, reads: reads, counts: counts }, gpu);
+      },
+      problem: shape.problem,
+      // The HBM floor's loads: the copies the run drew (each of the per-copy bytes).
+      loads: function (k, result) { return result && result.columns ? kindCount(result.columns, "filling") : 0; },
+      tileFlops: shape.tileFlops,
+      candidates: programCandidates,
+      incomplete: programIncomplete,
+      census: census
+    };
+  }
+
+  /** The blocks of one kind in a run's columns. */
+  function kindCount(columns, kind) {
+    var code = columns.kinds.indexOf(kind), n = 0;
+    for (var i = 0; i < columns.n; i++) if (columns.kind[i] === code) n++;
+    return n;
+  }
+
+  /**
+   * The program model's bottleneck candidates, one per ring the MMA-issuing roles wait on (the
+   * verdict's "What the MMA-issuing roles wait for", model_program.js mmaWaits): the cycles in
+   * which the tensor core is idle (no MMA block runs) while at least one MMA-issuing role (a lane
+   * with a `wgmma` or `umma` block) waits on that ring. A wait while another role's MMA runs
+   * (pingpong's order barrier, a wait for the tensor core) costs no tensor-core time and so is no
+   * candidate. The copy ring's `tma` is named `tma-latency` as in the other models; the others by
+   * their ring. The rings' shares may overlap (two roles waiting on two rings at once).
+   */
+  function programCandidates(v, k, idle, result) {
+    var c = result && result.columns;
+    if (!c || !(c.n > 0)) return [];
+    var mmaCodes = {}, issuers = {}, busy = [], waits = {}, i;
+    c.kinds.forEach(function (kind, code) { if (kind === "wgmma" || kind === "umma") mmaCodes[code] = true; });
+    for (i = 0; i < c.n; i++) if (mmaCodes[c.kind[i]]) { issuers[c.lane[i]] = true; busy.push([c.start[i], c.end[i]]); }
+    var waitCode = c.kinds.indexOf("wait");
+    for (i = 0; i < c.n; i++) {
+      var reason = c.reasons[c.reason[i]];
+      if (c.kind[i] !== waitCode || !issuers[c.lane[i]] || typeof reason !== "string" || reason === "tensor-core") continue;
+      (waits[reason] = waits[reason] || []).push([c.start[i], c.end[i]]);
+    }
+    busy = mergeSpans(busy);
+    return Object.keys(waits).sort().map(function (reason) {
+      var spans = mergeSpans(waits[reason]);
+      return { name: reason === "tma" ? "tma-latency" : reason, cycles: Math.min(idle, spansLength(spans) - overlapLength(spans, busy)),
+        how: "tensor core idle while an MMA-issuing role waits on `" + reason + "`" };
+    });
+  }
+
+  /** Sorted, disjoint [start, end) spans covering the same time as `spans`. */
+  function mergeSpans(spans) {
+    var sorted = spans.filter(function (sp) { return sp[1] > sp[0]; }).sort(function (a, b) { return a[0] - b[0] || a[1] - b[1]; }), out = [];
+    sorted.forEach(function (sp) {
+      var last = out[out.length - 1];
+      if (last && sp[0] <= last[1]) last[1] = Math.max(last[1], sp[1]);
+      else out.push([sp[0], sp[1]]);
+    });
+    return out;
+  }
+
+  function spansLength(spans) { var t = 0; spans.forEach(function (sp) { t += sp[1] - sp[0]; }); return t; }
+
+  /** The time two merged span lists share (a two-pointer sweep). */
+  function overlapLength(a, b) {
+    var i = 0, j = 0, t = 0;
+    while (i < a.length && j < b.length) {
+      t += Math.max(0, Math.min(a[i][1], b[j][1]) - Math.max(a[i][0], b[j][0]));
+      if (a[i][1] < b[j][1]) i++; else j++;
+    }
+    return t;
+  }
+
+  /** Why a program run gives no time or throughput (a role stopped: the run is not the whole kernel), or null. */
+  function programIncomplete(v) {
+    if (!v.stopped || !v.stopped.length) return null;
+    return "no time or throughput: " + v.stopped.map(function (x) { return x.role + " stopped at line " + x.line + " (" + x.reason + ")"; }).join("; ") +
+      ", not modelled, so the run is not the whole kernel";
+  }
 
   /** A GEMM problem "MxNxK": its tiles, the CTA's k-tiles, the wave's L2 reuse and FLOPs. */
   function gemmProblem(P, gpu, p, raw) {
@@ -195,6 +304,7 @@ var KernelUnits = (function () {
     unitDims: unitDims,
     unitGpu: unitGpu,
     UNITS: UNITS,
+    programCandidates: programCandidates,
     criticalPath: criticalPath,
     criticalPathText: criticalPathText
   };
