@@ -144,7 +144,16 @@ var KernelInterpret = (function () {
     // TMA-to-UMMA ring of PipelineTmaUmmaAsync; PipelineAsyncUmma (409) has threads that arrive on
     // the full barrier (producer_commit) and an MMA warp that releases by a tcgen05 commit.
     "PipelineTmaUmma": { stages: "stages", commit: "none", release: "commit", acquireReason: null, waitReason: "tma" },
-    "PipelineAsyncUmma": { stages: "stages", commit: "arrive", release: "commit", acquireReason: null, waitReason: null }
+    "PipelineAsyncUmma": { stages: "stages", commit: "arrive", release: "commit", acquireReason: null, waitReason: null },
+    // CUTLASS 77's examples/77_blackwell_fmha/common/pipeline_mla.hpp PipelineTmaAsyncMla (49): a
+    // wrapper of PipelineTmaUmmaAsync (56) built with its own barriers (producer arrival count 1,
+    // 79; consumer arrival count 1 for a 1x1 cluster, 81-82). producer_acquire, producer_get_barrier
+    // and consumer_wait are the wrapped class's (171-174, 203-211); consumer_release (213-216,
+    // 229-247) is a tcgen05 commit on the stage's empty barrier (umma_arrive, 240, for a static
+    // one-CTA cluster). Its own producer_acquire_bytes(state, bytes) (177-201) waits the empty
+    // barrier at the state's phase and has the leader expect `bytes` on the full one (180, 184):
+    // `acquireBytes` (OP_SEMANTICS.producer_acquire_bytes).
+    "PipelineTmaAsyncMla": { stages: "stages", commit: "none", release: "commit", acquireReason: null, waitReason: "tma", acquireBytes: true }
   };
   var MODELLED_PIPELINES = {};
   Object.keys(PIPELINE_CLASSES).forEach(function (k) { MODELLED_PIPELINES[k] = true; });
@@ -409,7 +418,6 @@ var KernelInterpret = (function () {
     this.structure = structure;
     this.knobs = knobs;
     this.prims = prims;
-    this.stages = knobs.stages;
     this.constants = {};
     var self = this;
     // A name two constants give different values (two schedule structs of one file) is no constant.
@@ -421,6 +429,7 @@ var KernelInterpret = (function () {
     });
     Object.keys(conflicting).forEach(function (n) { delete self.constants[n]; });
     (structure.constants || []).forEach(function (c) { if (typeof c.value === "number" && !SYMBOL_KNOBS[c.name]) self.constants[c.name] = c.value; });
+    constantSums(this.constants, structure.constants || []);
     this.enums = {};
     this.roleVars = kl.role_vars || [];
     this.roleVarNames = {};
@@ -576,8 +585,28 @@ var KernelInterpret = (function () {
       if (typeof dv === "number") return dv;
     }
     var n = rule ? this.knobs[rule.stages] : undefined;
-    return typeof n === "number" ? n : this.stages;
+    // The stages knob is read here only, so a run whose rings all have the code's own counts
+    // (77 MLA: StageCountKV = 2) does not offer it (model_program.js programReads).
+    return typeof n === "number" ? n : this.knobs.stages;
   };
+  /**
+   * Constants the parse keeps as text that is a sum of integer constants and literals
+   * (`static constexpr int StageCountKV = StageCountK + StageCountV;`, 77 MLA mainloop 77-79: 2):
+   * their value, in source order, into `constants`. Any other text stays no constant.
+   */
+  function constantSums(constants, list) {
+    list.forEach(function (c) {
+      if (typeof c.value !== "string" || SYMBOL_KNOBS[c.name] || Object.prototype.hasOwnProperty.call(constants, c.name)) return;
+      var terms = c.value.split("+").map(function (t) { return t.trim(); }), sum = 0;
+      for (var i = 0; i < terms.length; i++) {
+        if (/^[0-9]+$/.test(terms[i])) sum += Number(terms[i]);
+        else if (Object.prototype.hasOwnProperty.call(constants, terms[i]) && typeof constants[terms[i]] === "number") sum += constants[terms[i]];
+        else return;
+      }
+      constants[c.name] = sum;
+    });
+  }
+
   /** The value of a literal integer or a named integer constant of the parse, else null. */
   Context.prototype.constantValue = function (text) {
     var t = String(text).trim();
@@ -1270,6 +1299,18 @@ var KernelInterpret = (function () {
       rr.acquiredGen[node.object] = Math.floor(st.count / st.S);
       return rr.run.cmdWait(rr, ring.empty[st.index], st.phase, ring.acquireReason, node, rr.currentTile(),
         ring.rule.acquireReason ? 0 : null, st.index);
+    },
+    // PipelineTmaAsyncMla::producer_acquire_bytes(state, bytes) (pipeline_mla.hpp 177-201): the
+    // empty-barrier wait of producer_acquire, with `bytes` as the full barrier's expected
+    // transaction count instead of Params::transaction_bytes. The copy that follows on that
+    // barrier (77 MLA load 283-286: V's TMA copy of TransactionBytesLoadV bytes) is what lands on
+    // it, as after producer_acquire; the byte count itself is no step. Only the classes whose rule
+    // has `acquireBytes` define the method; on any other it stops the role.
+    producer_acquire_bytes: function (rr, node, env) {
+      var ring = pipeOf(rr, node, env);
+      if (!ring) return undefined;
+      if (!ring.rule.acquireBytes) return rr.stop(node, "producer_acquire_bytes on " + ring.cls + ", which does not define it");
+      return OP_SEMANTICS.producer_acquire(rr, node, env);
     },
     producer_try_acquire: function () { return undefined; },   // the token: producer_acquire waits
     producer_get_barrier: function (rr, node, env) {
