@@ -74,7 +74,10 @@ var KernelInterpret = (function () {
   /** Source names that are knobs: a symbol the source leaves to its instantiation. */
   var SYMBOL_KNOBS = {
     "K_PIPE_MMAS": "kPipeMmas", "DispatchPolicy::Stages": "stages", "Stages": "stages", "K_PIPE_MAX": "stages",
-    "MainloopPipeline::Stages": "stages"
+    "MainloopPipeline::Stages": "stages",
+    // `min(Load2TransformPipeline::Stages, k_tile_count)` (SM100 mixed-input kernel layer 687): the
+    // load-to-transform ring's DispatchPolicy::Load2TransformPipelineStageCount (mixed-input collective 244-246).
+    "Load2TransformPipeline::Stages": "stages"
   };
   /** Variables whose initializer is a shape the parse cannot evaluate, bound to the trip-count knob. */
   var TRIP_KNOBS = { "k_tile_count": "kTiles" };
@@ -90,6 +93,13 @@ var KernelInterpret = (function () {
    * 428 (`size(AtomThrShapeMNK{}) == 2`).
    */
   var MMA_CTA_SHAPES = { "AtomThrShapeMNK": 1, "TiledMma::AtomThrID": 1, "typename TiledMma::AtomThrID": 1 };
+  /**
+   * `size<0>(X{})` of a TiledMMA: its thread layout's V mode (cute/atom/mma_atom.hpp 634-640:
+   * `size<I...>(mma.get_thr_layout_vmnk())`), the CTAs of one MMA atom: 1 in the one-CTA run
+   * (SM100 mixed-input kernel layer 421, `cta_rank_in_cluster % size<0>(TiledMma{}) == 0`). Only
+   * mode 0: `size(TiledMma{})` is the whole thread layout and stays unknown.
+   */
+  var MMA_CTA_MODES = { "TiledMma": 1 };
   /**
    * The static persistent tile scheduler's static answers (CUTLASS 4.2
    * gemm/kernel/static_tile_scheduler.hpp: compute_epilogue 404-412, get_work_k_tile_count
@@ -153,7 +163,21 @@ var KernelInterpret = (function () {
     // one-CTA cluster). Its own producer_acquire_bytes(state, bytes) (177-201) waits the empty
     // barrier at the state's phase and has the leader expect `bytes` on the full one (180, 184):
     // `acquireBytes` (OP_SEMANTICS.producer_acquire_bytes).
-    "PipelineTmaAsyncMla": { stages: "stages", commit: "none", release: "commit", acquireReason: null, waitReason: "tma", acquireBytes: true }
+    "PipelineTmaAsyncMla": { stages: "stages", commit: "none", release: "commit", acquireReason: null, waitReason: "tma", acquireBytes: true },
+    // sm100_pipeline.hpp PipelineTmaTransformAsync (289): a PipelineTmaAsync (295) whose producer
+    // is TMA (producer_acquire 462-464 and producer_commit 467-469 are the wrapped class's: the
+    // commit is a no-op for TMA, sm90_pipeline.hpp 560-562) and whose consumers are threads:
+    // consumer_release (507-510) arrives on the stage's empty barrier from one signalling thread
+    // per consumer warpgroup (init_masks 393-429) and the empty barrier expects
+    // ceil(num_consumers / 128) per cluster row and column (357-359): one arrival per consuming
+    // warpgroup role in a one-CTA cluster.
+    "PipelineTmaTransformAsync": { stages: "stages", commit: "none", release: "arrive", acquireReason: null, waitReason: "tma" },
+    // sm100_pipeline.hpp PipelineUmmaConsumerAsync (765): a PipelineAsync (770) whose producers are
+    // threads (producer_acquire 819-821 waits the empty barrier; producer_commit 831-837 arrives on
+    // the full one, which expects Params::producer_arv_count arrivals: every thread of the
+    // producing role) and whose consumer is the MMA warp: consumer_release (867-869, 888-897) is a
+    // tcgen05 commit (umma_arrive, 895, one-CTA MMA).
+    "PipelineUmmaConsumerAsync": { stages: "stages", commit: "arrive", release: "commit", acquireReason: null, waitReason: null }
   };
   var MODELLED_PIPELINES = {};
   Object.keys(PIPELINE_CLASSES).forEach(function (k) { MODELLED_PIPELINES[k] = true; });
@@ -280,6 +304,8 @@ var KernelInterpret = (function () {
     }
     if (name === "size" && args.length === 1 && Array.isArray(args[0]) && args[0][0] === "call" &&
         Object.prototype.hasOwnProperty.call(MMA_CTA_SHAPES, args[0][1])) return MMA_CTA_SHAPES[args[0][1]];
+    if (name === "size" && String(e[3]) === "0" && args.length === 1 && Array.isArray(args[0]) && args[0][0] === "call" &&
+        Object.prototype.hasOwnProperty.call(MMA_CTA_MODES, args[0][1])) return MMA_CTA_MODES[args[0][1]];
     if (Object.prototype.hasOwnProperty.call(RUNTIME_CHOICES, name)) return RUNTIME_CHOICES[name];
     if (ctx.enums[name] && args.length === 1) return new Unknown("the role of this thread");
     if ((name === "int" || name === "static_cast" || name === "uint32_t") && args.length === 1) return evalExpr(args[0], env, ctx, constexpr);
