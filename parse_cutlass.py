@@ -2940,7 +2940,8 @@ def _include_defining(path, includes, cls):
     base = Path(path).resolve().parent
     pattern = re.compile(rf"\b(?:struct|class)\s+{re.escape(cls)}\s*(?:final\s*)?[:{{]")
     for rel in includes:
-        for up in range(INCLUDE_UP + 1):
+        # A file near the root has fewer than INCLUDE_UP folders above it.
+        for up in range(min(INCLUDE_UP, len(base.parents)) + 1):
             cand = base.parents[up - 1] / rel if up else base / rel
             try:
                 if cand.is_file() and cand.stat().st_size <= parse_core.MAX_FILE_BYTES and pattern.search(cand.read_text(errors="replace")):

@@ -43,7 +43,7 @@ NOT_TYPES = frozenset({"return", "else", "case", "goto", "throw", "delete", "new
 # Pipeline member functions that are ops wherever they are called (a kernel layer calls its own
 # pipelines' producer_acquire / consumer_wait ...); the collective ops come from parse_cutlass.
 PIPELINE_METHODS = frozenset({
-    "producer_acquire", "producer_try_acquire", "producer_commit", "producer_tail",
+    "producer_acquire", "producer_acquire_bytes", "producer_try_acquire", "producer_commit", "producer_tail",
     "producer_get_barrier", "producer_expect_transaction", "consumer_try_wait", "consumer_wait",
     "consumer_test_wait", "consumer_release"})
 

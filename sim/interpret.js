@@ -74,7 +74,10 @@ var KernelInterpret = (function () {
   /** Source names that are knobs: a symbol the source leaves to its instantiation. */
   var SYMBOL_KNOBS = {
     "K_PIPE_MMAS": "kPipeMmas", "DispatchPolicy::Stages": "stages", "Stages": "stages", "K_PIPE_MAX": "stages",
-    "MainloopPipeline::Stages": "stages"
+    "MainloopPipeline::Stages": "stages",
+    // `min(Load2TransformPipeline::Stages, k_tile_count)` (SM100 mixed-input kernel layer 687): the
+    // load-to-transform ring's DispatchPolicy::Load2TransformPipelineStageCount (mixed-input collective 244-246).
+    "Load2TransformPipeline::Stages": "stages"
   };
   /** Variables whose initializer is a shape the parse cannot evaluate, bound to the trip-count knob. */
   var TRIP_KNOBS = { "k_tile_count": "kTiles" };
@@ -90,6 +93,13 @@ var KernelInterpret = (function () {
    * 428 (`size(AtomThrShapeMNK{}) == 2`).
    */
   var MMA_CTA_SHAPES = { "AtomThrShapeMNK": 1, "TiledMma::AtomThrID": 1, "typename TiledMma::AtomThrID": 1 };
+  /**
+   * `size<0>(X{})` of a TiledMMA: its thread layout's V mode (cute/atom/mma_atom.hpp 634-640:
+   * `size<I...>(mma.get_thr_layout_vmnk())`), the CTAs of one MMA atom: 1 in the one-CTA run
+   * (SM100 mixed-input kernel layer 421, `cta_rank_in_cluster % size<0>(TiledMma{}) == 0`). Only
+   * mode 0: `size(TiledMma{})` is the whole thread layout and stays unknown.
+   */
+  var MMA_CTA_MODES = { "TiledMma": 1 };
   /**
    * The static persistent tile scheduler's static answers (CUTLASS 4.2
    * gemm/kernel/static_tile_scheduler.hpp: compute_epilogue 404-412, get_work_k_tile_count
@@ -144,7 +154,30 @@ var KernelInterpret = (function () {
     // TMA-to-UMMA ring of PipelineTmaUmmaAsync; PipelineAsyncUmma (409) has threads that arrive on
     // the full barrier (producer_commit) and an MMA warp that releases by a tcgen05 commit.
     "PipelineTmaUmma": { stages: "stages", commit: "none", release: "commit", acquireReason: null, waitReason: "tma" },
-    "PipelineAsyncUmma": { stages: "stages", commit: "arrive", release: "commit", acquireReason: null, waitReason: null }
+    "PipelineAsyncUmma": { stages: "stages", commit: "arrive", release: "commit", acquireReason: null, waitReason: null },
+    // CUTLASS 77's examples/77_blackwell_fmha/common/pipeline_mla.hpp PipelineTmaAsyncMla (49): a
+    // wrapper of PipelineTmaUmmaAsync (56) built with its own barriers (producer arrival count 1,
+    // 79; consumer arrival count 1 for a 1x1 cluster, 81-82). producer_acquire, producer_get_barrier
+    // and consumer_wait are the wrapped class's (171-174, 203-211); consumer_release (213-216,
+    // 229-247) is a tcgen05 commit on the stage's empty barrier (umma_arrive, 240, for a static
+    // one-CTA cluster). Its own producer_acquire_bytes(state, bytes) (177-201) waits the empty
+    // barrier at the state's phase and has the leader expect `bytes` on the full one (180, 184):
+    // `acquireBytes` (OP_SEMANTICS.producer_acquire_bytes).
+    "PipelineTmaAsyncMla": { stages: "stages", commit: "none", release: "commit", acquireReason: null, waitReason: "tma", acquireBytes: true },
+    // sm100_pipeline.hpp PipelineTmaTransformAsync (289): a PipelineTmaAsync (295) whose producer
+    // is TMA (producer_acquire 462-464 and producer_commit 467-469 are the wrapped class's: the
+    // commit is a no-op for TMA, sm90_pipeline.hpp 560-562) and whose consumers are threads:
+    // consumer_release (507-510) arrives on the stage's empty barrier from one signalling thread
+    // per consumer warpgroup (init_masks 393-429) and the empty barrier expects
+    // ceil(num_consumers / 128) per cluster row and column (357-359): one arrival per consuming
+    // warpgroup role in a one-CTA cluster.
+    "PipelineTmaTransformAsync": { stages: "stages", commit: "none", release: "arrive", acquireReason: null, waitReason: "tma" },
+    // sm100_pipeline.hpp PipelineUmmaConsumerAsync (765): a PipelineAsync (770) whose producers are
+    // threads (producer_acquire 819-821 waits the empty barrier; producer_commit 831-837 arrives on
+    // the full one, which expects Params::producer_arv_count arrivals: every thread of the
+    // producing role) and whose consumer is the MMA warp: consumer_release (867-869, 888-897) is a
+    // tcgen05 commit (umma_arrive, 895, one-CTA MMA).
+    "PipelineUmmaConsumerAsync": { stages: "stages", commit: "arrive", release: "commit", acquireReason: null, waitReason: null }
   };
   var MODELLED_PIPELINES = {};
   Object.keys(PIPELINE_CLASSES).forEach(function (k) { MODELLED_PIPELINES[k] = true; });
@@ -271,6 +304,8 @@ var KernelInterpret = (function () {
     }
     if (name === "size" && args.length === 1 && Array.isArray(args[0]) && args[0][0] === "call" &&
         Object.prototype.hasOwnProperty.call(MMA_CTA_SHAPES, args[0][1])) return MMA_CTA_SHAPES[args[0][1]];
+    if (name === "size" && String(e[3]) === "0" && args.length === 1 && Array.isArray(args[0]) && args[0][0] === "call" &&
+        Object.prototype.hasOwnProperty.call(MMA_CTA_MODES, args[0][1])) return MMA_CTA_MODES[args[0][1]];
     if (Object.prototype.hasOwnProperty.call(RUNTIME_CHOICES, name)) return RUNTIME_CHOICES[name];
     if (ctx.enums[name] && args.length === 1) return new Unknown("the role of this thread");
     if ((name === "int" || name === "static_cast" || name === "uint32_t") && args.length === 1) return evalExpr(args[0], env, ctx, constexpr);
@@ -409,7 +444,6 @@ var KernelInterpret = (function () {
     this.structure = structure;
     this.knobs = knobs;
     this.prims = prims;
-    this.stages = knobs.stages;
     this.constants = {};
     var self = this;
     // A name two constants give different values (two schedule structs of one file) is no constant.
@@ -421,6 +455,7 @@ var KernelInterpret = (function () {
     });
     Object.keys(conflicting).forEach(function (n) { delete self.constants[n]; });
     (structure.constants || []).forEach(function (c) { if (typeof c.value === "number" && !SYMBOL_KNOBS[c.name]) self.constants[c.name] = c.value; });
+    constantSums(this.constants, structure.constants || []);
     this.enums = {};
     this.roleVars = kl.role_vars || [];
     this.roleVarNames = {};
@@ -576,8 +611,28 @@ var KernelInterpret = (function () {
       if (typeof dv === "number") return dv;
     }
     var n = rule ? this.knobs[rule.stages] : undefined;
-    return typeof n === "number" ? n : this.stages;
+    // The stages knob is read here only, so a run whose rings all have the code's own counts
+    // (77 MLA: StageCountKV = 2) does not offer it (model_program.js programReads).
+    return typeof n === "number" ? n : this.knobs.stages;
   };
+  /**
+   * Constants the parse keeps as text that is a sum of integer constants and literals
+   * (`static constexpr int StageCountKV = StageCountK + StageCountV;`, 77 MLA mainloop 77-79: 2):
+   * their value, in source order, into `constants`. Any other text stays no constant.
+   */
+  function constantSums(constants, list) {
+    list.forEach(function (c) {
+      if (typeof c.value !== "string" || SYMBOL_KNOBS[c.name] || Object.prototype.hasOwnProperty.call(constants, c.name)) return;
+      var terms = c.value.split("+").map(function (t) { return t.trim(); }), sum = 0;
+      for (var i = 0; i < terms.length; i++) {
+        if (/^[0-9]+$/.test(terms[i])) sum += Number(terms[i]);
+        else if (Object.prototype.hasOwnProperty.call(constants, terms[i]) && typeof constants[terms[i]] === "number") sum += constants[terms[i]];
+        else return;
+      }
+      constants[c.name] = sum;
+    });
+  }
+
   /** The value of a literal integer or a named integer constant of the parse, else null. */
   Context.prototype.constantValue = function (text) {
     var t = String(text).trim();
@@ -1283,6 +1338,18 @@ var KernelInterpret = (function () {
       rr.acquiredGen[node.object] = Math.floor(st.count / st.S);
       return rr.run.cmdWait(rr, ring.empty[st.index], st.phase, ring.acquireReason, node, rr.currentTile(),
         ring.rule.acquireReason ? 0 : null, st.index);
+    },
+    // PipelineTmaAsyncMla::producer_acquire_bytes(state, bytes) (pipeline_mla.hpp 177-201): the
+    // empty-barrier wait of producer_acquire, with `bytes` as the full barrier's expected
+    // transaction count instead of Params::transaction_bytes. The copy that follows on that
+    // barrier (77 MLA load 283-286: V's TMA copy of TransactionBytesLoadV bytes) is what lands on
+    // it, as after producer_acquire; the byte count itself is no step. Only the classes whose rule
+    // has `acquireBytes` define the method; on any other it stops the role.
+    producer_acquire_bytes: function (rr, node, env) {
+      var ring = pipeOf(rr, node, env);
+      if (!ring) return undefined;
+      if (!ring.rule.acquireBytes) return rr.stop(node, "producer_acquire_bytes on " + ring.cls + ", which does not define it");
+      return OP_SEMANTICS.producer_acquire(rr, node, env);
     },
     producer_try_acquire: function () { return undefined; },   // the token: producer_acquire waits
     producer_get_barrier: function (rr, node, env) {
