@@ -350,6 +350,14 @@ var KernelSchedule = (function () {
   /** Names of the unit knobs (KNOB_TABLE.units), dtype and headDim included (FA3 owns those). */
   var UNIT_KNOBS = KNOB_TABLE.units.map(function (k) { return k.name; }).concat(["dtype", "headDim"]);
 
+  /** A run in steps whose units cannot be derived (a census that deadlocks): no time or throughput, and why. */
+  function stepsWithoutUnits(structure, knobs, options, why) {
+    var plain = simulateSteps(structure, knobs, options);
+    plain.units = null; plain.time = null; plain.tflops = null; plain.peakFraction = null; plain.bottleneck = null; plain.criticalPath = null;
+    if (plain.error === null) plain.messages.push("units: no time or throughput: " + why);
+    return plain;
+  }
+
   /**
    * simulate() with knobs.gpu: work out the unit parameters, fill the latency and size knobs the
    * user left unset, run the model in cycles (simulateSteps) and add time, TFLOPs, peak share,
@@ -404,6 +412,7 @@ var KernelSchedule = (function () {
       lat = u.latencies(P, gpu, p, base);
     } catch (e) {
       if (!(e && (e.unitsError || e.name === "PerfError"))) throw e;
+      if (e.stepsOnly) return stepsWithoutUnits(structure, strip, options, e.message);
       var norm = normalizeKnobs(strip, structure);
       var bad = failure(norm.knobs, norm.messages, [], "units: " + e.message, sourceRefs(structure), {});
       bad.units = null; bad.time = null; bad.tflops = null; bad.peakFraction = null; bad.bottleneck = null; bad.criticalPath = null;

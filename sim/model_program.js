@@ -385,11 +385,11 @@ var KernelModelProgram = (function () {
       var run = I.run(structure, k, ENGINE_PRIMITIVES, { events: recordEvents(est), capacity: est });
       if (run.error) return { error: run.error };
       // A deadlock after a role stopped is what is not modelled (simulateProgram): count what was drawn.
-      if (run.deadlock !== null && !run.stopped.length) return { error: "it deadlocks at " + step + " " + steps + ": " + run.deadlock.message };
+      if (run.deadlock !== null && !run.stopped.length) return { error: "it deadlocks at " + step + " " + steps + ": " + run.deadlock.message, deadlock: true };
       return censusOf(run);
     });
     var bad = runs.filter(function (r) { return r.error; });
-    if (bad.length) return { error: "the census run failed: " + bad[0].error };
+    if (bad.length) return { error: "the census run failed: " + bad[0].error, deadlock: bad[0].deadlock === true };
     var a = runs[0], b = runs[1], per = CENSUS_STEPS[1] - CENSUS_STEPS[0];
     return { step: step, counts: {
       mmaJobsPerStep: (b.busy - a.busy) / per, copiesPerStep: (b.filling - a.filling) / per, expPerStep: (b.exp - a.exp) / per,

@@ -158,6 +158,10 @@ var KernelUnits = (function () {
     var MP = programModule();
     if (MP === null || typeof MP.programCensus !== "function") unitsFail("program: sim/model_program.js is not loaded");
     var census = MP.programCensus(structure, base);
+    if (census.error && census.deadlock) {
+      // The code's own protocol deadlocks at these settings (77 with one KV stage): the run is drawn in steps, without time.
+      var e = new Error("program: " + census.error); e.unitsError = true; e.stepsOnly = true; throw e;
+    }
     if (census.error) unitsFail("program: " + census.error);
     var reads = MP.programReads(structure) || {}, counts = census.counts, att = counts.expPerStep > 0;
     if (att && census.step !== "kvBlocks") unitsFail("program: the run draws exp blocks per k-tile, not per KV block: no attention problem fits it");

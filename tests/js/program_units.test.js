@@ -144,3 +144,18 @@ test("without gpu the program model is unchanged (steps)", () => {
   assert.equal(r.units, undefined);
   assert.equal(r.knobs.ummaLatency, 2);
 });
+
+test("settings at which the code itself deadlocks are drawn in steps, without time, and say why", () => {
+  // 77 with one KV stage: the MMA warp holds V_{i-1} (for O1 += P1 V_{i-1}) while it waits for
+  // K_i, which needs the only stage: the code's own protocol deadlocks, so no latency can be split.
+  const st = load("sm100_fmha_fwd.json");
+  const r = KS.simulate(st, { model: "program", gpu: "b200", tile: "256x128", stages: 1, batch: 1, heads: 1, seqlen: 1024 });
+  assert.equal(r.error, null);
+  assert.ok(r.deadlock !== null && /PipelineKV/.test(r.deadlock.message), r.deadlock && r.deadlock.message);
+  assert.equal(r.time, null);
+  assert.equal(r.tflops, null);
+  assert.ok(r.messages.some((m) => /^units: no time or throughput: program: the census run failed: it deadlocks at kvBlocks 2/.test(m)), r.messages.join("\n"));
+  // Two stages: time and throughput again.
+  const ok = KS.simulate(st, { model: "program", gpu: "b200", tile: "256x128", stages: 2, batch: 1, heads: 1, seqlen: 1024 });
+  assert.ok(ok.time && ok.time.cycles > 0 && ok.tflops > 0);
+});
