@@ -390,6 +390,8 @@ var KernelSchedule = (function () {
         ruleTile: ft ? { text: ft.kBlockM + "x" + ft.kBlockN, source: "FA3 tile_size_fwd_sm90 (dtype, headDim)" } : null,
         modelDtype: base.dtype !== undefined ? { value: base.dtype, source: "knob (FA3 build)" } : null });
       p.dtype = up.dtype;
+      p.outDtype = up.outDtype;
+      sources.outDtype = up.sources.outDtype;
       P.tensorRate(gpu, p.dtype);
       sources.tile = up.sources.tile; sources.dtype = up.sources.dtype; sources.cluster = up.sources.cluster;
       var td = unitDims(up.tile, "tile", u.tileDims);
@@ -425,7 +427,7 @@ var KernelSchedule = (function () {
     var k = result.knobs, v = result.verdict;
     result.units = {
       step: "cycle", clockMHz: gpu.clockMHz, gpu: gpu.name, sources: sources, derivation: lat.derivation,
-      inputs: { tile: td.join("x"), dtype: p.dtype, headdim: name === "attention" || u.headdim ? p.headdim : null, cluster: p.cluster,
+      inputs: { tile: td.join("x"), dtype: p.dtype, outDtype: p.outDtype, headdim: name === "attention" || u.headdim ? p.headdim : null, cluster: p.cluster,
         problem: prob ? prob.text : null, tiles: prob ? prob.tiles : null, ctas: ct ? ct.ctas : null, waves: ct ? ct.waves : null,
         lastWaveTiles: ct ? ct.lastWaveTiles : null, l2Reuse: p.reuse, memLatency: p.memLatency === undefined ? null : p.memLatency },
       hbmFloorCycles: null, bottleneckWhy: null, peakTflops: P.peakTflops(gpu, p.dtype)

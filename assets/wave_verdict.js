@@ -119,7 +119,8 @@ var KVWaveVerdict = (function () {
       renderCriticalPath(w, r.criticalPath);
       w.list(Object.keys(u.derivation).map(function (k) {
         return k + " = " + r.knobs[k] + " (" + u.sources[k] + (u.sources[k] === "gpu" ? ": " + u.derivation[k] : "") + ")";
-      }).concat(["tile " + inp.tile + " (" + u.sources.tile + "), dtype " + inp.dtype + " (" + u.sources.dtype + "), cluster " + inp.cluster + " (" + u.sources.cluster + ")"]))
+      }).concat(["tile " + inp.tile + " (" + u.sources.tile + "), dtype " + inp.dtype + " (" + u.sources.dtype + ")" +
+        (inp.outDtype ? ", output " + inp.outDtype + " (" + u.sources.outDtype + ")" : "") + ", cluster " + inp.cluster + " (" + u.sources.cluster + ")"]))
         .className = "kv-muted kv-units-derivation";
     }
 

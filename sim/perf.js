@@ -551,7 +551,7 @@ var KernelPerf = (function () {
     var outN = att ? d : t.n;
     [["epilogueLatency", n.epiloguePerTile, "epilogue"], ["storeLatency", n.storePerTile, "store"]].forEach(function (e) {
       if (!reads[e[0]]) return;
-      var blocks = Math.max(1, e[1]), em = t.m / blocks, epi = epilogueCycles({ m: em, n: outN, outDtype: dt }, gpu);
+      var blocks = Math.max(1, e[1]), em = t.m / blocks, epi = epilogueCycles({ m: em, n: outN, outDtype: c.outDtype || dt }, gpu);
       knobs[e[0]] = cyclesKnob(epi.cycles, 0);
       derivation[e[0]] = "epilogueCycles of " + num(em) + " x " + outN + " (the tile's " + t.m + " x " + outN + " output / " + num(blocks) + " " + e[2] +
         " blocks of one role per tile): " + num(epi.outBytes) + " B / " + num(gpu.smemBytesPerClockPerSm) + " B/clk smem + " + num(epi.outBytes) + " B / " +
@@ -624,13 +624,24 @@ var KernelPerf = (function () {
   }
 
   /**
+   * The output's dtype from the source's literal element types (parse_tile.py dtypes): ElementD,
+   * else ElementC (an epilogue writes D; CUTLASS's examples often alias `using ElementD =
+   * ElementC;`), else null. A float output stays fp32 (4 bytes): the TF32 rule is the operands'.
+   */
+  function outputDtype(dtypes) {
+    var d = dtypes && typeof dtypes === "object" ? (dtypes.d && typeof dtypes.d.dtype === "string" ? dtypes.d : dtypes.c) : null;
+    if (!d || typeof d.dtype !== "string" || !DTYPE_BYTES[d.dtype]) return null;
+    return { dtype: d.dtype, source: factSource(d) };
+  }
+
+  /**
    * The tile, dtype and cluster of a cycles run with where each came from (docs/performance.md
    * "Where the tile, dtype and cluster come from"): a knob (flag or page control) first, then the
    * parsed source's literal fact (structure.tile / dtypes / cluster: parse_tile.py, parse_dsl.py),
    * then the rule (o.ruleTile, FA3's tile_size_fwd_sm90), then the default. o.modelDtype is a
    * model's own dtype knob (FA3's build), which wins over all. o = {tileDims, defaultTile,
    * ruleTile: {text, source} | null, modelDtype: {value, source} | null}. Returns {tile, dtype,
-   * cluster (texts), sources: {tile, dtype, cluster}}.
+   * outDtype (outputDtype, else the operands'), cluster (texts), sources: {tile, dtype, outDtype, cluster}}.
    */
   function unitParams(structure, knobs, o) {
     var s = structure && typeof structure === "object" ? structure : {};
@@ -646,6 +657,9 @@ var KernelPerf = (function () {
     else if (dt !== null) { out.dtype = dt.dtype; out.sources.dtype = dt.source; }
     else { out.dtype = "bf16"; out.sources.dtype = "default"; }
     out.dtype = String(out.dtype).trim().toLowerCase();
+    var od = outputDtype(s.dtypes);
+    if (od !== null) { out.outDtype = od.dtype; out.sources.outDtype = od.source; }
+    else { out.outDtype = out.dtype; out.sources.outDtype = "the operands' dtype (no literal ElementD / ElementC)"; }
     if (given(k.cluster)) { out.cluster = k.cluster; out.sources.cluster = "knob"; }
     else if (cluster !== null) { out.cluster = cluster; out.sources.cluster = factSource(s.cluster); }
     else { out.cluster = "1x1"; out.sources.cluster = "default"; }

@@ -81,7 +81,7 @@ var KernelUnits = (function () {
   var UNITS = {
     gemm: {
       tileDims: 3, defaultTile: "128x128x64",
-      latencies: function (P, gpu, p) { return P.gemmLatencies({ tile: p.tile, dtype: p.dtype, reuse: p.reuse, memLatency: p.memLatency }, gpu); },
+      latencies: function (P, gpu, p) { return P.gemmLatencies({ tile: p.tile, dtype: p.dtype, outDtype: p.outDtype, reuse: p.reuse, memLatency: p.memLatency }, gpu); },
       problem: gemmProblem,
       loads: function (k) { return k.outputTiles * k.kTiles; },
       tileFlops: function (p, k) { return 2 * p.tile.m * p.tile.n * p.tile.k * k.kTiles; },
@@ -98,7 +98,7 @@ var KernelUnits = (function () {
     },
     blackwell: {
       tileDims: 3, defaultTile: "128x128x64",
-      latencies: function (P, gpu, p, k) { return P.blackwellLatencies({ tile: p.tile, dtype: p.dtype, subtiles: k.epiSubtiles, reuse: p.reuse, memLatency: p.memLatency }, gpu); },
+      latencies: function (P, gpu, p, k) { return P.blackwellLatencies({ tile: p.tile, dtype: p.dtype, outDtype: p.outDtype, subtiles: k.epiSubtiles, reuse: p.reuse, memLatency: p.memLatency }, gpu); },
       problem: gemmProblem,
       loads: function (k) { return k.outputTiles * k.kTiles; },
       tileFlops: function (p, k) { return 2 * p.tile.m * p.tile.n * p.tile.k * k.kTiles; },
@@ -169,7 +169,7 @@ var KernelUnits = (function () {
     return {
       tileDims: att ? 2 : 3, defaultTile: att ? "128x128" : "128x128x64", headdim: att,
       latencies: function (P2, gpu, p) {
-        return P2.programLatencies({ kind: att ? "attention" : "gemm", tile: p.tile, headdim: p.headdim, dtype: p.dtype, reuse: p.reuse,
+        return P2.programLatencies({ kind: att ? "attention" : "gemm", tile: p.tile, headdim: p.headdim, dtype: p.dtype, outDtype: p.outDtype, reuse: p.reuse,
           memLatency: p.memLatency, reads: reads, counts: counts }, gpu);
       },
       problem: shape.problem,

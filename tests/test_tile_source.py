@@ -245,3 +245,24 @@ def test_float_operands_run_as_tf32_and_fa3_keeps_its_rule():
     r = simulate(fa3, {"gpu": "h100-sxm"})
     assert r["units"]["sources"]["tile"] == "FA3 tile_size_fwd_sm90 (dtype, headDim)"
     assert r["units"]["sources"]["dtype"] == "knob (FA3 build)"
+
+
+@needs_node
+def test_the_output_dtype_is_the_sources_element_d_and_prices_the_epilogue():
+    """An FP8 GEMM writing BF16 (ElementD) stores 2 bytes per element, not the operands' 1: the
+    epilogue latency (perf.js epilogueCycles: smem store + TMA store of m x n output bytes) doubles."""
+    structure = json.loads((ROOT / "examples" / "sm90_gemm_pingpong.json").read_text())
+    fp8 = {"dtype": "fp8", "type": "cutlass::float_e4m3_t", "line": 3, "source": "ElementA"}
+    structure["dtypes"] = {"a": fp8, "b": dict(fp8, line=4, source="ElementB")}
+    knobs = {"gpu": "h100-sxm", "tile": "128x128x128"}
+    same = simulate(structure, knobs)["units"]
+    assert same["inputs"]["outDtype"] == "fp8" and same["sources"]["outDtype"].startswith("the operands' dtype")
+    structure["dtypes"]["d"] = {"dtype": "bf16", "type": "cutlass::bfloat16_t", "line": 6, "source": "ElementD"}
+    wide = simulate(structure, knobs)["units"]
+    assert wide["inputs"]["outDtype"] == "bf16" and wide["sources"]["outDtype"] == "source: ElementD, line 6"
+    # 128 x 128 x 2 B over 128 B/clk smem + the same over 13.868 B/clk/SM HBM (H100 SXM) vs 1 B
+    assert "32768 B" in wide["derivation"]["epilogueLatency"] and "16384 B" in same["derivation"]["epilogueLatency"]
+    # ElementC when there is no ElementD (`using ElementD = ElementC` is resolved by the parser)
+    del structure["dtypes"]["d"]
+    structure["dtypes"]["c"] = {"dtype": "fp32", "type": "float", "line": 5, "source": "ElementC"}
+    assert simulate(structure, knobs)["units"]["inputs"]["outDtype"] == "fp32"
