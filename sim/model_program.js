@@ -300,7 +300,8 @@ var KernelModelProgram = (function () {
     "TMEM stores (copy to a tmem_store atom) are no op of the parse: writing P or statistics to TMEM costs nothing",
     "the dynamic persistent scheduler and other compile-time flags the source leaves to its instantiation: off unless knobs.flags says on (listed in the verdict's flags)",
     "pipelines of files not parsed here (the epilogue's, the tile scheduler's): their states and ops are not followed",
-    "a lambda's own loops and branches (its ops run at its call site in order)"
+    "a lambda's own loops and branches (its ops run at its call site in order)",
+    "in cycles (a GPU chosen): an exp block costs only the MUFU's exp2 of its elements (the softmax's row max, scale FMAs, row sum and conversions are not charged), each softmax role running at once gets the whole MUFU, and issue slots and register traffic are free: attention predictions are upper bounds (docs/performance.md \"How well it predicts\")"
   ];
 
   /** Which MMA unit each program knob times (a structure shows only its units' knobs). */
