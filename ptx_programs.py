@@ -746,6 +746,7 @@ class ProgramBuilder:
                 self.inner[b] = lp
         self.warned = warned
         self.ev = None           # the Evaluator (read_programs sets it), for elect.sync branches
+        self.registers = {}      # ptx line -> the role's setmaxnreg hint there (register_hints)
 
     def succs(self, b):
         """The role's successors of block b (a branch the role's warps decide keeps one side)."""
@@ -892,12 +893,44 @@ class ProgramBuilder:
         out = []
         spin = any(lp.spin and b in lp.blocks for lp in self.loops.values())
         for k in range(blk.start, blk.end):
+            hint = register_hint(self.stmts[k], self.info)
+            if hint is not None:
+                self.registers[hint["ptx_line"]] = hint
             node = _op_node(self.stmts[k], self.info, self.warnings, self.seen)
             if node is not None:
                 if spin and node["node"] == "op" and node["op"] == "mbarrier_wait":
                     node["spin"] = True
                 out.append(node)
         return out
+
+
+RE_SETMAXNREG = re.compile(r"setmaxnreg\.(?P<dir>inc|dec)\.sync\.aligned\.u32$")
+
+
+def register_hint(stmt, info):
+    """`setmaxnreg.{inc,dec}.sync.aligned.u32 N` (PTX ISA: a warpgroup raises or lowers its
+    per-thread register limit to N) as {"direction", "count", "ptx_line", "file", "line"}, else
+    None. CUTLASS's warp-specialized kernels lower the producer warpgroup's registers and raise the
+    math warpgroups' (sm90_gemm_tma_warpspecialized_cooperative.hpp: LoadRegisterRequirement 40,
+    MmaRegisterRequirement 232), so the hint tells a role's part without reading its ops."""
+    m = RE_SETMAXNREG.match(stmt.op)
+    if m is None:
+        return None
+    count = _imm(stmt.args[0]) if stmt.args else None
+    hint = {"direction": m.group("dir"), "count": count, "ptx_line": stmt.line}
+    chain = info.get((stmt.line, stmt.op))
+    if chain:
+        hint["file"], hint["line"] = chain[0].file, chain[0].line
+    return hint
+
+
+def register_hints(pb, name, warnings):
+    """A role's setmaxnreg hints in PTX line order; a role that both raises and lowers is warned."""
+    hints = [pb.registers[k] for k in sorted(pb.registers)]
+    if len({h["direction"] for h in hints}) > 1:
+        _warn(warnings, "register_hints", hints[0]["ptx_line"],
+              f"role {name} both raises and lowers its registers (setmaxnreg .inc and .dec)")
+    return hints
 
 
 # ---------------------------------------------------------------- 6. loop trip counts
@@ -1329,8 +1362,10 @@ def read_programs(text, entry=None):
         pb = ProgramBuilder(blocks, stmts, loops, masks, mask, reach, info, warnings, seen_unknown, warned)
         pb.ev = ev
         body = pb.body(None)
+        role = role_name(mask, nwarps) if ntid else "all"
         programs.append({
-            "name": role_name(mask, nwarps) if ntid else "all",
+            "name": role,
+            "registers": register_hints(pb, role, warnings),
             "warps": [w for w in range(nwarps) if mask >> w & 1] if ntid else None,
             "line": stmts[0].line if stmts else 0,
             "end_line": stmts[-1].line if stmts else 0,

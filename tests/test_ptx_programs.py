@@ -134,6 +134,23 @@ def test_role_branch_on_warpgroup():
     assert [n["barrier"] for n in walk(roles["wg0"]["body"]) if n.get("op") == "tma_load"] == ["%r6"]
 
 
+def test_register_hints_per_role():
+    """`setmaxnreg` in each branch is that role's hint (the producer lowers, the math warpgroup
+    raises); a role reaching both directions is warned."""
+    text = ROLE_BRANCH.replace("$L__BB0_1:\n", "\tsetmaxnreg.inc.sync.aligned.u32 232;\n$L__BB0_1:\n", 1) \
+        .replace("$L__BB0_2:\n", "$L__BB0_2:\n\tsetmaxnreg.dec.sync.aligned.u32 40;\n", 1)
+    m = ptx_programs.read_programs(kernel(text))
+    hints = {p["name"]: [(h["direction"], h["count"]) for h in p["registers"]] for p in m["programs"]}
+    assert hints == {"wg0": [("dec", 40)], "wg1": [("inc", 232)]}
+    assert not [w for w in m["warnings"] if w["kind"] == "register_hints"]
+    both = text.replace("\tbar.sync 1, 256;", "\tsetmaxnreg.dec.sync.aligned.u32 24;\n\tbar.sync 1, 256;")
+    m = ptx_programs.read_programs(kernel(both))
+    assert {p["name"]: len(p["registers"]) for p in m["programs"]} == {"wg0": 2, "wg1": 2}
+    assert [w["message"] for w in m["warnings"] if w["kind"] == "register_hints"] == [
+        "role wg1 both raises and lowers its registers (setmaxnreg .inc and .dec)"]
+    assert all(p["registers"] == [] for p in ptx_programs.read_programs(kernel(ROLE_BRANCH))["programs"])
+
+
 def test_role_branch_by_div_and_warp():
     """div by 32 gives warps: warp 1 alone takes the branch."""
     m = ptx_programs.read_programs(kernel(ROLE_BRANCH.replace("shr.u32 %r2, %r1, 7", "div.u32 %r2, %r1, 32")
@@ -286,3 +303,12 @@ ROLES = {
 def test_roles_found(real, unit):
     """The role classes the branches on %tid.x give, pinned."""
     assert [p["name"] for p in real[unit]["programs"]] == ROLES[unit]
+
+
+@pytest.mark.parametrize("unit", sorted(ROLES))
+def test_register_hints_of_the_real_roles(real, unit):
+    """CUTLASS's kernel layers lower the producer warpgroup to 40 registers and raise the math
+    warpgroups to 232 (LoadRegisterRequirement / MmaRegisterRequirement of the SM90 kernel layers)."""
+    hints = {p["name"]: {(h["direction"], h["count"]) for h in p["registers"]} for p in real[unit]["programs"]}
+    assert hints["wg1-2"] == {("inc", 232)}
+    assert all(v == {("dec", 40)} for k, v in hints.items() if k.startswith("wg0"))
