@@ -2026,6 +2026,14 @@ var KernelInterpret = (function () {
         var p = args.length > 1 ? evalExpr(args[1], env, ctx, false) : null;
         return p instanceof Obj && p.kind === "pipe" ? new CopyFn(p) : PASS;
       }
+      // DSL_RUNTIME_CHOICES: `should_rescale = cute.arch.vote_ballot_sync(scale < 1.0) != 0` (FA4 sm100
+      // 2884): whether a row's max grew in the block, a value of the data; the run takes 1 (correction
+      // rescales O every block, the slower path) unless knobs.flags["vote_ballot_sync"] is 0.
+      case "cute.arch.vote_ballot_sync": {
+        var vb = ctx.knobs.flags && Object.prototype.hasOwnProperty.call(ctx.knobs.flags, "vote_ballot_sync") ? (ctx.knobs.flags.vote_ballot_sync ? 1 : 0) : 1;
+        ctx.flags.vote_ballot_sync = vb;
+        return vb;
+      }
       // flash_attn/cute/block_info.py BlockInfo (constructed at sm90 542).
       case "BlockInfo": return new Obj("block_info", "BlockInfo");
       // DSL_MMA_CTAS: `cute.size(tiled_mma_qk.thr_id.shape)` (FA4 sm100 974, 977) is the CTAs of one
@@ -2103,15 +2111,15 @@ var KernelInterpret = (function () {
           if (isUnknown(c)) { walk(n.then); walk(n["else"]); } else walk(truthy(c) ? n.then : n["else"]);
           return;
         }
-        var m = n.node === "let" && n.names && n.names.length === 1 && Array.isArray(n.expr) && n.expr[0] === "call" ?
-          /(?:^|\.)(\w+)\.create$/.exec(n.expr[1]) : null;
-        var p = m && ctx.pipelineAliases[n.names[0]];
+        var nm = n.node === "let" && n.names && n.names.length === 1 ? n.names[0] : n.node === "set" && n.op === "=" && !n.member ? n.name : null;
+        var m = nm && Array.isArray(n.expr) && n.expr[0] === "call" ? /(?:^|\.)(\w+)\.create$/.exec(n.expr[1]) : null;
+        var p = m && ctx.pipelineAliases[nm];
         if (p && Array.isArray(p["class"])) {
           var merged = Object.assign({}, p, { "class": m[1] });
-          ctx.pipelineAliases[n.names[0]] = merged;
+          ctx.pipelineAliases[nm] = merged;
           ctx.pipelineList[ctx.pipelineList.indexOf(p)] = merged;
         }
-        if (p) (ctx.dslCreate || (ctx.dslCreate = {}))[n.names[0]] = n;
+        if (p) (ctx.dslCreate || (ctx.dslCreate = {}))[nm] = n;
         walk(n.then); walk(n["else"]);
       });
     })(ctx.kernel);
@@ -2332,7 +2340,15 @@ var KernelInterpret = (function () {
   /** execLet / execSet hook: a call of a DSL program, or a pipeline's creation. */
   RoleRun.prototype.dslAssign = function (node, env, names) {
     var e = node.expr;
-    if (node.node === "let" && names.length === 1 && this.ctx.pipelineAliases[names[0]] && Array.isArray(e) && e[0] === "call" && /\.create$/.test(e[1])) {
+    // A helper's local named like the role variable (`warp_idx = cute.arch.make_warp_uniform(cute.arch.warp_idx()) % 4`,
+    // FA4 sm100 2616, 2768) is Python's function-scoped local, not the role's binding.
+    if (names.length === 1 && this.ctx.roleVarNames[names[0]] && env !== this.env && e) {
+      var lv = this.eval(e, env, false);
+      if (!isUnknown(lv)) { env[names[0]] = { v: lv }; return undefined; }
+    }
+    // (Also a set: `pipeline_o_epi = None` then, under `if const_expr(not self.use_correction_warps_for_epi)`,
+    // `pipeline_o_epi = PipelineAsync.create(...)`, FA4 sm100 1125-1134.)
+    if (names.length === 1 && this.ctx.pipelineAliases[names[0]] && Array.isArray(e) && e[0] === "call" && /\.create$/.test(e[1])) {
       var ring = this.run.pipes[names[0]];
       env[names[0]] = { v: ring ? new Obj("pipe", names[0], ring) : new Unknown("a pipeline of a dry run") };
       return undefined;
@@ -2363,6 +2379,9 @@ var KernelInterpret = (function () {
       return DSL_OPS[NAMED_METHODS[node.name]](this, { node: "op", op: NAMED_METHODS[node.name], call: node.name, receiver: node.receiver,
         args: node.args, line: node.line, end_line: node.end_line }, env);
     }
+    // DSL_OPAQUE_CALLS: `self.correction_rescale(thr_mma_pv, tOtO_stage, tidx, scale)` (FA4 sm100 2896;
+    // 3100-3149: TMEM load of O, multiply by the scale, TMEM store, no pipeline op) is one `math` block.
+    if (node.receiver === "self" && DSL_OPAQUE_CALLS[node.name] && !this.ctx.functions[node.name]) return this.run.opaque(this, DSL_OPAQUE_CALLS[node.name], node);
     if (node.receiver === "self" && node.name === "epilogue" && !this.ctx.functions.epilogue) {
       this.frames.push({ nodes: EPILOGUE_FA4, pc: 0, env: { __call: { v: node } }, loop: null, fn: null });
       return undefined;
@@ -2407,6 +2426,7 @@ var KernelInterpret = (function () {
   /** NamedBarrier methods (flash_attn/cute/pipeline.py 164-205; cutlass.pipeline.NamedBarrier): the op each is. */
   var NAMED_METHODS = { arrive_w_index: "named_barrier_arrive", arrive_and_wait_w_index: "named_barrier_sync",
     arrive_and_wait_unaligned: "named_barrier_sync", arrive_and_wait: "named_barrier_sync", arrive: "named_barrier_arrive" };
+  var DSL_OPAQUE_CALLS = { correction_rescale: "math" };
   var EPILOGUE_FA4 = [{ node: "op", op: "__fa4_epi_sync" }, { node: "op", op: "__fa4_epi_work" }];
 
   /** The ring a DSL op runs on: its object, a parameter bound to one (`pipeline_kv`), or a TMA copy fn's. */
