@@ -1942,6 +1942,8 @@ var KernelInterpret = (function () {
       env = ctx.ctorEnv = {};
       Object.keys(ctor.params || {}).forEach(function (p) { env[p] = { v: evalExpr(ctor.params[p], {}, ctx, true) }; });
       Object.keys(DSL_CTOR_ARGS).forEach(function (p) { if (!env[p]) { env[p] = { v: DSL_CTOR_ARGS[p] }; ctx.flags[p] = DSL_CTOR_ARGS[p]; } });
+      // The constructor's other local assignments, in order (`head_dim_v = head_dim_v if head_dim_v is not None else head_dim`, 175).
+      (ctor.locals || []).forEach(function (l) { env[l.name] = { v: evalExpr(l.expr, env, ctx, true) }; });
     }
     var list = ctor.attrs[name], v = PASS;
     for (var i = 0; i < list.length; i++) {
@@ -2568,6 +2570,18 @@ var KernelInterpret = (function () {
      * warpgroup wait_group(wg_wait) (the helper's own tail); -1 issues without waiting.
      */
     mma: function (rr, node, env) {
+      // DSL_SPLIT_P_WAIT: FA4 sm100's PV gemm (`gemm_Pi[stage](..., mbar_ptr=pipeline_p_lastsplit.sync_object_full
+      // .get_barrier(stage) if self.split_P_arrive > 0 else None, mbar_phase=P_full_O_rescaled_phase)`, 1995-2002,
+      // 2061-2068; sm100_utils.gemm_ptx_partial) waits that barrier at mbar_phase before its last K chunks:
+      // the run waits it first, then issues the whole PV as one job.
+      if (!node.__splitDone) {
+        var mb = dslMbarWait(rr, node, env);
+        if (mb === null) return undefined;
+        if (mb) {
+          rr.frames.push({ nodes: [Object.assign({}, node, { __splitDone: true })], pc: 0, env: env, loop: null, fn: null });
+          return rr.run.cmdWait(rr, mb.bar, mb.phase, mb.reason, node, rr.currentTile(), rr.countOf("wait"), mb.stage);
+        }
+      }
       var wg = null;
       (node.args || []).forEach(function (a) { if (Array.isArray(a) && a[0] === "kw" && a[1] === "wg_wait") wg = rr.eval(a[2], env, false); });
       if (wg !== null && typeof wg !== "number") return rr.stop(node, "the MMA's wg_wait is not known");
@@ -2620,6 +2634,31 @@ var KernelInterpret = (function () {
     },
     __fa4_epi_work: function (rr, node, env) { return rr.run.opaque(rr, "epilogue", env.__call.v); }
   };
+
+  /** The mbarrier wait of an MMA's `mbar_ptr=ring.sync_object_full.get_barrier(i)` / `mbar_phase=` keywords: {bar, phase, reason, stage}, false without one, null after a stop. */
+  function dslMbarWait(rr, node, env) {
+    var ptr = null, phase = null;
+    (node.args || []).forEach(function (a) {
+      if (Array.isArray(a) && a[0] === "kw" && a[1] === "mbar_ptr") ptr = a[2];
+      if (Array.isArray(a) && a[0] === "kw" && a[1] === "mbar_phase") phase = a[2];
+    });
+    if (!ptr) return false;
+    if (ptr[0] === "?:") {
+      var c = rr.eval(ptr[1], env, true);
+      if (isUnknown(c)) { rr.stop(node, "the MMA's mbar_ptr condition is not known"); return null; }
+      ptr = truthy(c) ? ptr[2] : ptr[3];
+    }
+    if (isNoneExpr(ptr)) return false;
+    var m = Array.isArray(ptr) && ptr[0] === "mcall" && ptr[2] === "get_barrier" && Array.isArray(ptr[1]) && ptr[1][0] === "member" &&
+      ptr[1][2] === "sync_object_full" && Array.isArray(ptr[1][1]) && ptr[1][1][0] === "id" ? ptr[1][1][1] : null;
+    var box = m ? env[m] || rr.env[m] : null;
+    var ring = box && box.v instanceof Obj && box.v.kind === "pipe" ? box.v.data : null;
+    var idx = ring && (ptr[3] || []).length === 1 ? rr.eval(ptr[3][0], env, false) : null;
+    var ph = phase ? rr.eval(phase, env, false) : null;
+    if (!ring || typeof idx !== "number" || typeof ph !== "number") { rr.stop(node, "the MMA's mbarrier wait (mbar_ptr) is not known"); return null; }
+    if (rr.run.dry) return { bar: null, phase: ph, reason: m, stage: idx };
+    return { bar: ring.full[idx], phase: ph, reason: ring.waitReason || m, stage: idx };
+  }
 
   /** An op the parse placed on a helper call whose own program holds the real ops: run that program. */
   RoleRun.prototype.dslHelperOp = function (node, env) {
