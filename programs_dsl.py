@@ -783,12 +783,16 @@ def constructor(src, init):
     for a, d in zip(args.kwonlyargs, args.kw_defaults):
         if d is not None:
             params[a.arg] = ex.expr(d)
-    attrs = {}
+    attrs, local_sets = {}, []
     for node in init.body:
         # A local of the constructor bound to a literal (`hdim_multiple_of = 16`, 172) reads as one.
         if (isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name)
                 and isinstance(node.value, ast.Constant) and isinstance(node.value.value, (int, bool))):
             params[node.targets[0].id] = ex.expr(node.value)
+        # Another unconditional assignment of a local, in order (`head_dim_v = head_dim_v if head_dim_v
+        # is not None else head_dim`, FA4 sm100 175): the interpreter evaluates them after the defaults.
+        elif isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+            local_sets.append({"name": node.targets[0].id, "expr": ex.expr(node.value), "line": node.lineno})
         if isinstance(node, (ast.Assign, ast.AnnAssign)):
             targets = node.targets if isinstance(node, ast.Assign) else [node.target]
             if len(targets) != 1 or node.value is None:
@@ -796,7 +800,10 @@ def constructor(src, init):
             t = targets[0]
             if isinstance(t, ast.Attribute) and isinstance(t.value, ast.Name) and t.value.id == "self":
                 attrs.setdefault("self." + t.attr, []).append({"expr": ex.expr(node.value), "line": node.lineno})
-    return {"params": params, "attrs": attrs}
+    out = {"params": params, "attrs": attrs}
+    if local_sets:
+        out["locals"] = local_sets
+    return out
 
 
 def role_vars(src, kernel, warp_roles, is_warp_index, init=None):

@@ -1739,6 +1739,7 @@ var KernelInterpret = (function () {
       ring.cls = cls;
       ring.modelled = MODELLED_PIPELINES[cls] === true;
       ring.rule = PIPELINE_CLASSES[cls] || null;
+      if (self.ctx.dsl) dslRingCounts(self.ctx, ring, u.key);   // FA4 sm100: the arrival counts its create call sets
     });
     this.nameWaitReasons();
     this.tc = eng.queue("tensor core");
@@ -1810,7 +1811,13 @@ var KernelInterpret = (function () {
    * (187: the row max, exp2 of the scores, 229-240) is an `exp` block (softmaxLatency);
    * rescale_O (291) and finalize (253) are `math` blocks (mathLatency); reset (172) is no step.
    */
-  var SOFTMAX_CLASSES = { online_softmax: "exp", rescale_O: "math", finalize: "math", reset: null };
+  var SOFTMAX_CLASSES = { online_softmax: "exp", rescale_O: "math", finalize: "math", reset: null,
+    // SoftmaxSm100 (softmax.py 305-470), the steps of FA4 sm100's softmax_step (2667-2733):
+    // update_row_max (375: the fmax tree, the rescale factor's exp2), update_row_max_precomputed
+    // (363: the hardware max), scale_subtract_rowmax (404) and update_row_sum (394) are `math`;
+    // apply_exp2_convert (421: exp2 of every score, converted to P) is the `exp` block.
+    update_row_max: "math", update_row_max_precomputed: "math", scale_subtract_rowmax: "math",
+    apply_exp2_convert: "exp", update_row_sum: "math" };
 
   /** A compile-time flag of a DSL kernel: knobs.flags, else DSL_FLAG_DEFAULTS, else off; recorded in ctx.flags. */
   function dslFlag(ctx, name) {
@@ -1876,6 +1883,8 @@ var KernelInterpret = (function () {
         if (e[1] !== "+" && e[1] !== "-") return PASS;
         var a = evalExpr(e[2], env, ctx, constexpr), b = evalExpr(e[3], env, ctx, constexpr);
         if (a instanceof SymId && typeof b === "number") return new SymId(a.base, a.off + (e[1] === "+" ? b : -b));
+        // `self.softmax0_warp_ids + self.correction_warp_ids` (FA4 sm100 1029): tuples concatenate.
+        if (a instanceof Tuple && b instanceof Tuple && e[1] === "+") return new Tuple(a.items.concat(b.items));
         if (b instanceof SymId && typeof a === "number" && e[1] === "+") return new SymId(b.base, b.off + a);
         return PASS;
       }
@@ -1933,6 +1942,8 @@ var KernelInterpret = (function () {
       env = ctx.ctorEnv = {};
       Object.keys(ctor.params || {}).forEach(function (p) { env[p] = { v: evalExpr(ctor.params[p], {}, ctx, true) }; });
       Object.keys(DSL_CTOR_ARGS).forEach(function (p) { if (!env[p]) { env[p] = { v: DSL_CTOR_ARGS[p] }; ctx.flags[p] = DSL_CTOR_ARGS[p]; } });
+      // The constructor's other local assignments, in order (`head_dim_v = head_dim_v if head_dim_v is not None else head_dim`, 175).
+      (ctor.locals || []).forEach(function (l) { env[l.name] = { v: evalExpr(l.expr, env, ctx, true) }; });
     }
     var list = ctor.attrs[name], v = PASS;
     for (var i = 0; i < list.length; i++) {
@@ -2017,8 +2028,32 @@ var KernelInterpret = (function () {
         var p = args.length > 1 ? evalExpr(args[1], env, ctx, false) : null;
         return p instanceof Obj && p.kind === "pipe" ? new CopyFn(p) : PASS;
       }
+      // DSL_RUNTIME_CHOICES: `should_rescale = cute.arch.vote_ballot_sync(scale < 1.0) != 0` (FA4 sm100
+      // 2884): whether a row's max grew in the block, a value of the data; the run takes 1 (correction
+      // rescales O every block, the slower path) unless knobs.flags["vote_ballot_sync"] is 0.
+      case "cute.arch.vote_ballot_sync": {
+        var vb = ctx.knobs.flags && Object.prototype.hasOwnProperty.call(ctx.knobs.flags, "vote_ballot_sync") ? (ctx.knobs.flags.vote_ballot_sync ? 1 : 0) : 1;
+        ctx.flags.vote_ballot_sync = vb;
+        return vb;
+      }
       // flash_attn/cute/block_info.py BlockInfo (constructed at sm90 542).
       case "BlockInfo": return new Obj("block_info", "BlockInfo");
+      // DSL_MMA_CTAS: `cute.size(tiled_mma_qk.thr_id.shape)` (FA4 sm100 974, 977) is the CTAs of one
+      // MMA: 1 (CtaGroup.ONE) without use_2cta_instrs; the 2-CTA pair is not modelled.
+      case "cute.size": {
+        // DSL_P_STORE_CHUNKS: `cute.size(tStP_r2t.shape[2])` (FA4 sm100 2711, 2714), the TMEM stores of
+        // one P tile: tilePlikeFP32 = n_block_size / 32 * 16 columns (2231, 16-bit P) in
+        // St32x32bOp(Repetition(16)) copies of 16 columns (2253-2260; the source's shape comment
+        // `(((16,32),1),1,4)`): n_block_size / 32, 4 at n_block_size 128.
+        if (args.length === 1 && Array.isArray(args[0]) && args[0][0] === "index" && JSON.stringify(args[0][1]) === '["member",["id","tStP_r2t"],"shape"]' &&
+            JSON.stringify(args[0][2]) === '["n",2]') {
+          var nb = dslSelf("n_block_size", ctx, false);
+          return typeof nb === "number" && nb % 32 === 0 ? nb / 32 : PASS;
+        }
+        if (args.length !== 1 || !Array.isArray(args[0]) || args[0][0] !== "member" || args[0][2] !== "shape" ||
+            !Array.isArray(args[0][1]) || args[0][1][0] !== "member" || args[0][1][2] !== "thr_id") return PASS;
+        return dslFlag(ctx, "self.use_2cta_instrs") ? new Unknown("the 2-CTA MMA (use_2cta_instrs) is not modelled") : 1;
+      }
       default: {
         // Calling a local partial of the tile scheduler's create (`TileSchedulerCls = partial(TileScheduler.create,
         // tile_sched_params)`, sm90 580; called at 679, 1006): the role's tile scheduler.
@@ -2035,9 +2070,24 @@ var KernelInterpret = (function () {
     // the role's tile scheduler, as SM90's partial of TileScheduler.create.
     if (e[2] === "create" && Array.isArray(e[1]) && e[1][0] === "member" && Array.isArray(e[1][1]) && e[1][1][1] === "self" &&
         e[1][2] === "tile_scheduler_cls" && ctx.rr) return (ctx.rr.scheduler = new Scheduler());
+    // DSL_PROCESS_WORK_TILE: `self.process_work_tile(block_info, seqlen, n_block_min, n_block_max)`
+    // (FA4 sm100 3616-3629; called at 1649, 1895, 2377, 2857, 3340) is has_kv_work and, for varlen Q
+    // without the varlen scheduler, seqlen_q > 0: without split-KV has_kv_work is True (block_info.py
+    // 78-79), and the run's Q is not varlen (has_cu_seqlens_q / has_seqused_q off), so it is 1; with
+    // split-KV it is n_block_min < n_block_max.
+    if (e[2] === "process_work_tile" && Array.isArray(e[1]) && e[1][0] === "id" && e[1][1] === "self" && (e[3] || []).length === 4) {
+      if (!dslFlag(ctx, "self.is_split_kv")) return 1;
+      var lo = evalExpr(e[3][2], env, ctx, false), hi = evalExpr(e[3][3], env, ctx, false);
+      return typeof lo === "number" && typeof hi === "number" ? (lo < hi ? 1 : 0) : PASS;
+    }
     var obj = evalExpr(e[1], env, ctx, constexpr), name = e[2], args = e[3] || [];
     if (obj instanceof State && name === "clone") return obj.clone();
     if (obj instanceof Scheduler && (name === "initial_work_tile_info" || name === "get_current_work")) return new Work(obj.tile);
+    // DSL_SCHEDULER_ADVANCE: `work_tile = tile_scheduler.advance_to_next_work()` (FA4 sm100 1734, 2083,
+    // 2551, 3092, 3397) moves to the CTA's next tile and returns it (tile_scheduler.py
+    // StaticPersistentTileScheduler 429-434: _tile_idx += grid_dim, then get_current_work;
+    // SingleTileScheduler 325: the one tile is done): the role's tile + 1, valid while < outputTiles.
+    if (obj instanceof Scheduler && name === "advance_to_next_work" && !args.length) { obj.tile += 1; return new Work(obj.tile); }
     if (obj instanceof Obj && obj.kind === "block_info") {
       // block_info.py 28-52: without causal or local masking, n_block_min = 0 and n_block_max is
       // ceil(seqlen_k / tile_n): the kvBlocks knob. 149-157: without a local window,
@@ -2055,6 +2105,7 @@ var KernelInterpret = (function () {
    */
   function dslPipelines(ctx) {
     ctx.roleBinding = {};
+    dslMarkElect(ctx);
     (function walk(nodes) {
       (nodes || []).forEach(function (n) {
         if (n.node === "if" && n.constexpr) {
@@ -2062,18 +2113,106 @@ var KernelInterpret = (function () {
           if (isUnknown(c)) { walk(n.then); walk(n["else"]); } else walk(truthy(c) ? n.then : n["else"]);
           return;
         }
-        var m = n.node === "let" && n.names && n.names.length === 1 && Array.isArray(n.expr) && n.expr[0] === "call" ?
-          /(?:^|\.)(\w+)\.create$/.exec(n.expr[1]) : null;
-        var p = m && ctx.pipelineAliases[n.names[0]];
+        var nm = n.node === "let" && n.names && n.names.length === 1 ? n.names[0] : n.node === "set" && n.op === "=" && !n.member ? n.name : null;
+        var m = nm && Array.isArray(n.expr) && n.expr[0] === "call" ? /(?:^|\.)(\w+)\.create$/.exec(n.expr[1]) : null;
+        var p = m && ctx.pipelineAliases[nm];
         if (p && Array.isArray(p["class"])) {
           var merged = Object.assign({}, p, { "class": m[1] });
-          ctx.pipelineAliases[n.names[0]] = merged;
+          ctx.pipelineAliases[nm] = merged;
           ctx.pipelineList[ctx.pipelineList.indexOf(p)] = merged;
         }
+        if (p) (ctx.dslCreate || (ctx.dslCreate = {}))[nm] = n;
         walk(n.then); walk(n["else"]);
       });
     })(ctx.kernel);
   }
+
+  /**
+   * DSL_PIPELINE_AGENTS: the agent of each side of a cutlass.pipeline class, (producer, consumer)
+   * (cutlass/pipeline/sm100.py: PipelineTmaUmma TmaLoad / TCGen05Mma, PipelineAsyncUmma AsyncThread /
+   * TCGen05Mma, PipelineUmmaAsync TCGen05Mma / AsyncThread; sm90.py PipelineAsync AsyncThread on
+   * both sides, PipelineTmaAsync TmaLoad / AsyncThread). Each side's mbarrier expects its
+   * CooperativeGroup's size (MbarrierArray: `arrive_count = cg.size`): one arrival per thread of a
+   * `thread` side, one per tcgen05 commit (`umma`) or TMA transaction (`tma`).
+   */
+  var DSL_PIPELINE_AGENTS = {
+    PipelineTmaUmma: ["tma", "umma"], PipelineAsyncUmma: ["thread", "umma"], PipelineUmmaAsync: ["umma", "thread"],
+    PipelineAsync: ["thread", "thread"], PipelineTmaAsync: ["tma", "thread"]
+  };
+
+  /**
+   * The arrival counts of a ring of a kernel whose roles are warp-id tuples (FA4 sm100), from its
+   * create call (`pipeline_s_p_o = PipelineUmmaAsync.create(..., producer_group=mma_warp,
+   * consumer_group=softmax_correction_threads_cluster)`, 1073-1080): full expects the producer
+   * group's size, empty the consumer group's, each group `ThreadCooperativeGroup(n)` (1003: a
+   * partial of CooperativeGroup(Agent.Thread, n)) evaluated with the constructor's values
+   * (softmax_correction_threads_cluster = 32 * len(softmax0 + correction warps) * cta_group_size
+   * = 256, 1028-1030). A ring whose counts are not known is marked, and its arrivals stop the role.
+   */
+  function dslRingCounts(ctx, ring, name) {
+    if (!(ctx.roleVars.length && ctx.roleVars[0].warp_ids)) return;
+    var create = ctx.dslCreate && ctx.dslCreate[name], agents = DSL_PIPELINE_AGENTS[ring.cls];
+    ring.dslAgents = agents || null;
+    ring.dslCounts = null;
+    if (!create || !agents) return;
+    var kw = {};
+    (create.expr[2] || []).forEach(function (a) { if (Array.isArray(a) && a[0] === "kw") kw[a[1]] = a[2]; });
+    var sizes = ["producer_group", "consumer_group"].map(function (k) { return dslGroupSize(ctx, kw[k]); });
+    if (typeof sizes[0] !== "number" || typeof sizes[1] !== "number") return;
+    ring.dslCounts = sizes;
+    ring.full.forEach(function (b) { b.expected = sizes[0]; });
+    ring.empty.forEach(function (b) { b.expected = sizes[1]; });
+    // PipelineAsync's elect_one_commit / elect_one_release (flash_attn/cute/pipeline.py 228-243): one thread per warp signals.
+    ring.dslElect = [kw.elect_one_commit ? truthy(evalExpr(kw.elect_one_commit, {}, ctx, true)) : false,
+      kw.elect_one_release ? truthy(evalExpr(kw.elect_one_release, {}, ctx, true)) : false];
+  }
+
+  /** The size of a CooperativeGroup the kernel program binds to `e` (a name), else null. */
+  function dslGroupSize(ctx, e) {
+    if (!Array.isArray(e) || e[0] !== "id") return null;
+    var let_ = null;
+    (function walk(nodes) {
+      (nodes || []).forEach(function (n) {
+        if (n.node === "let" && n.names && n.names.length === 1 && n.names[0] === e[1]) let_ = let_ || n;
+        if (!let_) { walk(n.then); walk(n["else"]); }
+      });
+    })(ctx.kernel);
+    var x = let_ && let_.expr;
+    if (!Array.isArray(x) || x[0] !== "call" || (x[2] || []).length !== 1) return null;
+    // `ThreadCooperativeGroup(n)`: ThreadCooperativeGroup = partial(pipeline.CooperativeGroup, pipeline.Agent.Thread) (1003).
+    if (!/CooperativeGroup$/.test(x[1])) return null;
+    var v = evalExpr(x[2][0], {}, ctx, true);
+    return typeof v === "number" && v > 0 ? v : null;
+  }
+
+  /** Marks the op nodes under `with cute.arch.elect_one():` (programs_dsl: an `if` on the call): one thread per warp runs them. */
+  function dslMarkElect(ctx) {
+    function walk(nodes, elect) {
+      (nodes || []).forEach(function (n) {
+        if (n.node === "op" && elect) n.elect = true;
+        var e = elect || (n.node === "if" && Array.isArray(n.cond) && n.cond[0] === "call" && ELECT_ONE_NAMES[n.cond[1]] === true);
+        walk(n.then, e); walk(n["else"], elect); walk(n.body, elect); walk(n.init, elect); walk(n.step, elect);
+      });
+    }
+    walk(ctx.kernel, false);
+    Object.keys(ctx.functions).forEach(function (k) { walk(ctx.functions[k].body, false); });
+  }
+  var ELECT_ONE_NAMES = { "cute.arch.elect_one": true, "elect_one": true };
+
+  /**
+   * An arrival of a role on a `thread` side of a ring with counts (dslRingCounts): every thread of
+   * the role arrives (role.threads), one per warp under elect_one or with the pipeline's
+   * elect_one flag; a `umma` side is a tcgen05 commit (one arrival when the role's MMAs so far
+   * complete), a `tma` side's arrivals are the TMA transactions (no step here).
+   */
+  RoleRun.prototype.dslArrive = function (node, ring, bar, side) {
+    var agent = ring.dslAgents[side];
+    if (agent === "tma") return undefined;
+    if (this.run.dry) return DRY;
+    if (agent === "umma") return this.run.cmdCommit(this, bar);
+    var threads = this.role.threads || WARP_THREADS;
+    return this.run.eng.arriveCmd(bar, node.elect || ring.dslElect[side] ? Math.max(1, Math.round(threads / WARP_THREADS)) : threads);
+  };
 
   /**
    * The roles of a DSL kernel: the warp-index variable bound to each member of its spans, the
@@ -2203,7 +2342,15 @@ var KernelInterpret = (function () {
   /** execLet / execSet hook: a call of a DSL program, or a pipeline's creation. */
   RoleRun.prototype.dslAssign = function (node, env, names) {
     var e = node.expr;
-    if (node.node === "let" && names.length === 1 && this.ctx.pipelineAliases[names[0]] && Array.isArray(e) && e[0] === "call" && /\.create$/.test(e[1])) {
+    // A helper's local named like the role variable (`warp_idx = cute.arch.make_warp_uniform(cute.arch.warp_idx()) % 4`,
+    // FA4 sm100 2616, 2768) is Python's function-scoped local, not the role's binding.
+    if (names.length === 1 && this.ctx.roleVarNames[names[0]] && env !== this.env && e) {
+      var lv = this.eval(e, env, false);
+      if (!isUnknown(lv)) { env[names[0]] = { v: lv }; return undefined; }
+    }
+    // (Also a set: `pipeline_o_epi = None` then, under `if const_expr(not self.use_correction_warps_for_epi)`,
+    // `pipeline_o_epi = PipelineAsync.create(...)`, FA4 sm100 1125-1134.)
+    if (names.length === 1 && this.ctx.pipelineAliases[names[0]] && Array.isArray(e) && e[0] === "call" && /\.create$/.test(e[1])) {
       var ring = this.run.pipes[names[0]];
       env[names[0]] = { v: ring ? new Obj("pipe", names[0], ring) : new Unknown("a pipeline of a dry run") };
       return undefined;
@@ -2234,6 +2381,9 @@ var KernelInterpret = (function () {
       return DSL_OPS[NAMED_METHODS[node.name]](this, { node: "op", op: NAMED_METHODS[node.name], call: node.name, receiver: node.receiver,
         args: node.args, line: node.line, end_line: node.end_line }, env);
     }
+    // DSL_OPAQUE_CALLS: `self.correction_rescale(thr_mma_pv, tOtO_stage, tidx, scale)` (FA4 sm100 2896;
+    // 3100-3149: TMEM load of O, multiply by the scale, TMEM store, no pipeline op) is one `math` block.
+    if (node.receiver === "self" && DSL_OPAQUE_CALLS[node.name] && !this.ctx.functions[node.name]) return this.run.opaque(this, DSL_OPAQUE_CALLS[node.name], node);
     if (node.receiver === "self" && node.name === "epilogue" && !this.ctx.functions.epilogue) {
       this.frames.push({ nodes: EPILOGUE_FA4, pc: 0, env: { __call: { v: node } }, loop: null, fn: null });
       return undefined;
@@ -2278,6 +2428,7 @@ var KernelInterpret = (function () {
   /** NamedBarrier methods (flash_attn/cute/pipeline.py 164-205; cutlass.pipeline.NamedBarrier): the op each is. */
   var NAMED_METHODS = { arrive_w_index: "named_barrier_arrive", arrive_and_wait_w_index: "named_barrier_sync",
     arrive_and_wait_unaligned: "named_barrier_sync", arrive_and_wait: "named_barrier_sync", arrive: "named_barrier_arrive" };
+  var DSL_OPAQUE_CALLS = { correction_rescale: "math" };
   var EPILOGUE_FA4 = [{ node: "op", op: "__fa4_epi_sync" }, { node: "op", op: "__fa4_epi_work" }];
 
   /** The ring a DSL op runs on: its object, a parameter bound to one (`pipeline_kv`), or a TMA copy fn's. */
@@ -2381,9 +2532,10 @@ var KernelInterpret = (function () {
     },
     producer_commit: function (rr, node, env) {
       var r = rr.dslRing(node, env);
-      if (!r || !r.ring || r.ring.rule.commit === "none") return undefined;
+      if (!r || !r.ring || (r.ring.rule.commit === "none" && !r.ring.dslAgents)) return undefined;
       var st = rr.dslState(node, env, r.ring);
       if (!st) return rr.stop(node, "producer_commit on a state the program does not follow");
+      if (r.ring.dslAgents) return r.ring.dslCounts ? rr.dslArrive(node, r.ring, r.ring.full[st.index], 0) : rr.stop(node, "the arrival counts of `" + r.key + "` are not known");
       return rr.run.cmdArrive(rr, r.ring.full[st.index]);
     },
     producer_tail: function (rr, node, env) {
@@ -2409,6 +2561,7 @@ var KernelInterpret = (function () {
       if (!r || !r.ring) return r ? DRY : undefined;
       var st = rr.dslState(node, env, r.ring);
       if (!st) return rr.stop(node, "consumer_release on a state the program does not follow");
+      if (r.ring.dslAgents) return r.ring.dslCounts ? rr.dslArrive(node, r.ring, r.ring.empty[st.index], 1) : rr.stop(node, "the arrival counts of `" + r.key + "` are not known");
       return rr.run.cmdArrive(rr, r.ring.empty[st.index]);
     },
     /**
@@ -2417,6 +2570,18 @@ var KernelInterpret = (function () {
      * warpgroup wait_group(wg_wait) (the helper's own tail); -1 issues without waiting.
      */
     mma: function (rr, node, env) {
+      // DSL_SPLIT_P_WAIT: FA4 sm100's PV gemm (`gemm_Pi[stage](..., mbar_ptr=pipeline_p_lastsplit.sync_object_full
+      // .get_barrier(stage) if self.split_P_arrive > 0 else None, mbar_phase=P_full_O_rescaled_phase)`, 1995-2002,
+      // 2061-2068; sm100_utils.gemm_ptx_partial) waits that barrier at mbar_phase before its last K chunks:
+      // the run waits it first, then issues the whole PV as one job.
+      if (!node.__splitDone) {
+        var mb = dslMbarWait(rr, node, env);
+        if (mb === null) return undefined;
+        if (mb) {
+          rr.frames.push({ nodes: [Object.assign({}, node, { __splitDone: true })], pc: 0, env: env, loop: null, fn: null });
+          return rr.run.cmdWait(rr, mb.bar, mb.phase, mb.reason, node, rr.currentTile(), rr.countOf("wait"), mb.stage);
+        }
+      }
       var wg = null;
       (node.args || []).forEach(function (a) { if (Array.isArray(a) && a[0] === "kw" && a[1] === "wg_wait") wg = rr.eval(a[2], env, false); });
       if (wg !== null && typeof wg !== "number") return rr.stop(node, "the MMA's wg_wait is not known");
@@ -2469,6 +2634,31 @@ var KernelInterpret = (function () {
     },
     __fa4_epi_work: function (rr, node, env) { return rr.run.opaque(rr, "epilogue", env.__call.v); }
   };
+
+  /** The mbarrier wait of an MMA's `mbar_ptr=ring.sync_object_full.get_barrier(i)` / `mbar_phase=` keywords: {bar, phase, reason, stage}, false without one, null after a stop. */
+  function dslMbarWait(rr, node, env) {
+    var ptr = null, phase = null;
+    (node.args || []).forEach(function (a) {
+      if (Array.isArray(a) && a[0] === "kw" && a[1] === "mbar_ptr") ptr = a[2];
+      if (Array.isArray(a) && a[0] === "kw" && a[1] === "mbar_phase") phase = a[2];
+    });
+    if (!ptr) return false;
+    if (ptr[0] === "?:") {
+      var c = rr.eval(ptr[1], env, true);
+      if (isUnknown(c)) { rr.stop(node, "the MMA's mbar_ptr condition is not known"); return null; }
+      ptr = truthy(c) ? ptr[2] : ptr[3];
+    }
+    if (isNoneExpr(ptr)) return false;
+    var m = Array.isArray(ptr) && ptr[0] === "mcall" && ptr[2] === "get_barrier" && Array.isArray(ptr[1]) && ptr[1][0] === "member" &&
+      ptr[1][2] === "sync_object_full" && Array.isArray(ptr[1][1]) && ptr[1][1][0] === "id" ? ptr[1][1][1] : null;
+    var box = m ? env[m] || rr.env[m] : null;
+    var ring = box && box.v instanceof Obj && box.v.kind === "pipe" ? box.v.data : null;
+    var idx = ring && (ptr[3] || []).length === 1 ? rr.eval(ptr[3][0], env, false) : null;
+    var ph = phase ? rr.eval(phase, env, false) : null;
+    if (!ring || typeof idx !== "number" || typeof ph !== "number") { rr.stop(node, "the MMA's mbarrier wait (mbar_ptr) is not known"); return null; }
+    if (rr.run.dry) return { bar: null, phase: ph, reason: m, stage: idx };
+    return { bar: ring.full[idx], phase: ph, reason: ring.waitReason || m, stage: idx };
+  }
 
   /** An op the parse placed on a helper call whose own program holds the real ops: run that program. */
   RoleRun.prototype.dslHelperOp = function (node, env) {
@@ -2574,6 +2764,8 @@ var KernelInterpret = (function () {
         if (e[1] !== "+" && e[1] !== "-") return PASS;
         var a = evalExpr(e[2], env, ctx, constexpr), b = evalExpr(e[3], env, ctx, constexpr);
         if (a instanceof SymId && typeof b === "number") return new SymId(a.base, a.off + (e[1] === "+" ? b : -b));
+        // `self.softmax0_warp_ids + self.correction_warp_ids` (FA4 sm100 1029): tuples concatenate.
+        if (a instanceof Tuple && b instanceof Tuple && e[1] === "+") return new Tuple(a.items.concat(b.items));
         if (b instanceof SymId && typeof a === "number" && e[1] === "+") return new SymId(b.base, b.off + a);
         return PASS;
       }

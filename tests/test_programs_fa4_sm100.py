@@ -12,7 +12,7 @@ import pytest
 import parse_cutlass
 from conftest import ROOT
 from test_parser_dsl import fa4_dir
-from node_util import node
+from node_util import node, program_sweep
 
 # Runs the program model on the structure (stdin) with the knobs of argv[2]; prints the roles,
 # lanes, stops, deadlock, flags and named barriers.
@@ -85,16 +85,65 @@ def test_roles_rings_and_flags(fa4):
     assert flags["head_dim"] == 128
 
 
-def test_tmem_barrier_passes_and_roles_stop_named(fa4):
-    """Every role passes the TMEM-pointer barrier (985-993: 13 warps, the mma warp and the
-    softmax and correction warpgroups, counted in warps) and gets its static tile scheduler
-    (1287); the run then stops each role, named with its line, at the first condition of its
-    tile loop it does not read yet (tile_scheduler.py's process_work_tile, the MMA warp's
-    mma_tile_coord_v): no deadlock and no silent run past them."""
-    out = run(fa4, stages=3, outputTiles=1, kvBlocks=2)
+def test_every_role_runs_its_tile_loop(fa4):
+    """Every role passes the TMEM-pointer barrier (985-993) and runs its tile loop to the end:
+    process_work_tile is 1 without split-KV or varlen Q (3616-3629), the MMA's CTA count is 1
+    (974-978), advance_to_next_work moves to the CTA's next tile (1734, ...): no stop, no deadlock."""
+    out = run(fa4, stages=3, outputTiles=2, kvBlocks=2)
     assert "TmemPtr" in out["barriers"]
-    stops = {s["role"]: s["line"] for s in out["stopped"]}
-    assert stops == {"softmax0.warp0": 2406, "softmax1.warp4": 2406, "correction.warp8": 2859, "mma.warp12": 1897,
-                     "epilogue.warp13": 3340, "load.warp14": 1649}
-    assert all("not modelled" in s["reason"] for s in out["stopped"])
-    assert out["deadlock"] is None or out["deadlock"].get("afterStopped")
+    assert out["stopped"] == [] and out["deadlock"] is None
+
+
+# Per role, the lines of its drawn non-wait blocks in order (stdin: the structure; argv[2]: knobs).
+BLOCKS = r"""
+const S = require(process.argv[1] + '/schedule.js');
+const st = JSON.parse(require('fs').readFileSync(0, 'utf8'));
+const r = S.simulate(st, Object.assign({ model: 'program' }, JSON.parse(process.argv[2])));
+const by = {};
+for (const b of r.blocks) if (b.lane.startsWith('role:') && b.kind !== 'wait') (by[b.lane.slice(5)] = by[b.lane.slice(5)] || []).push([b.kind, b.lines[0]]);
+process.stdout.write(JSON.stringify({ by: by, mmaWaits: r.verdict.mmaWaits, hazards: r.verdict.hazards || [] }));
+"""
+
+
+def blocks(structure, **knobs):
+    proc = subprocess.run([node(), "-e", BLOCKS, str(ROOT), json.dumps(knobs)], input=json.dumps(structure),
+                          capture_output=True, text=True, timeout=300, check=True)
+    return json.loads(proc.stdout)
+
+
+@pytest.mark.parametrize("kv", [1, 3])
+def test_per_role_op_order_by_source_line(fa4, kv):
+    """One tile, kv KV blocks. Load: K0 (load_KV 3514), Q0 and Q1 (load_Q 3441), V0, then K, V per
+    further block (1649-1690). MMA: S = Q K for both stages (1959), per further block PV of the
+    stage (1995) then its next S (2029), and the last PVs (2061), which commit O (2075). Softmax
+    (softmax_step): row max 2669, subtract 2689, exp2 2700, row sum 2733 per block. Correction:
+    the rescale (2896) per further block and stage, then the epilogue (3229) per stage; the
+    epilogue warp stores each stage (3365)."""
+    out = blocks(fa4, stages=3, outputTiles=1, kvBlocks=kv)
+    by = {role: [line for _kind, line in b] for role, b in out["by"].items()}
+    assert by["load.warp14"] == [3514, 3441, 3441, 3514] + [3514, 3514] * (kv - 1)
+    assert by["mma.warp12"] == [1959, 1959] + [1995, 2029] * 2 * (kv - 1) + [2061, 2061]
+    for sm in ("softmax0.warp0", "softmax1.warp4"):
+        assert by[sm] == [2669, 2689, 2700, 2733] * kv
+    assert by["correction.warp8"] == [2896] * 2 * (kv - 1) + [3229, 3229]
+    assert by["epilogue.warp13"] == [3365, 3365]
+    assert [k for k, _line in out["by"]["mma.warp12"]] == ["umma"] * len(by["mma.warp12"])
+
+
+def test_the_mma_warp_waits_for_s_to_p_and_o(fa4):
+    """The MMA warp's waits: the KV/Q TMA, and pipeline_s_p_o (the S/P/O coupling: softmax's P
+    written and correction's O rescaled, one PipelineUmmaAsync whose empty barrier expects the
+    256 threads of softmax_correction_threads_cluster, 1028, 1073)."""
+    out = blocks(fa4, stages=3, outputTiles=2, kvBlocks=3)
+    waits = out["mmaWaits"]["mma.warp12"]
+    assert waits.get("pipeline_s_p_o", 0) > 0 and waits.get("tma", 0) > 0
+    assert out["hazards"] == []
+
+
+def test_seeded_sweep_never_deadlocks(fa4):
+    """FA4 runs on hardware: its own program must finish with no deadlock, stop or hazard."""
+    out = program_sweep(fa4, {"stages": [2, 6], "outputTiles": [1, 4], "kvBlocks": [1, 6], "tmaLatency": [0, 9],
+                              "ummaLatency": [1, 5], "tmemLoadLatency": [0, 5], "storeLatency": [0, 5],
+                              "softmaxLatency": [0, 8], "mathLatency": [0, 4]}, seed=4, runs=40)
+    assert out["runs"] == 40
+    assert out["badCount"] == 0, out["bad"]
