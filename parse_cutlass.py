@@ -2090,9 +2090,13 @@ RE_ROLE_FUNCTION = re.compile(rf"\bconstexpr\s+(?:typename\s+)?(?:{_IDENT}::)*(?
 # warp_group_idx = cutlass::canonical_warp_group_idx();`, its branch `if (warp_group_idx == 0)`
 # at 326). The interpreter binds it per warpgroup of the kernel's threads (NumLoadWarpGroups +
 # NumMmaWarpGroups warpgroups, `MaxThreadsPerBlock`, 74-76) and splits a group per warp where
-# its warps run different programs (docs/programs.md "FlashAttention-3 forward").
+# its warps run different programs (docs/programs.md "FlashAttention-3 forward"). CUTLASS's own
+# kernel layers call it unqualified and test it through a role enum chosen on it
+# (sm90_gemm_warpspecialized_cooperative.hpp 288-290 `int warp_group_idx =
+# canonical_warp_group_idx();` `WarpGroupRole warp_group_role = warp_group_idx <
+# NumLoadWarpGroups ? WarpGroupRole::Producer : WarpGroupRole::Consumer;`).
 RE_WARP_GROUP_VAR = re.compile(rf"""\bint\s+(?:const\s+)?(?P<name>{_IDENT})\s*=\s*
-    (?P<call>(?:cutlass|flash)\s*::\s*canonical_warp_group_idx(?:_nosync)?)\s*\(\s*\)\s*;""", re.VERBOSE)
+    (?P<call>(?:(?:cutlass|flash)\s*::\s*)?canonical_warp_group_idx(?:_nosync)?)\s*\(\s*\)\s*;""", re.VERBOSE)
 
 
 def _warp_group_role_vars(src):
@@ -2100,7 +2104,8 @@ def _warp_group_role_vars(src):
     code, out = src.code, []
     for m in RE_WARP_GROUP_VAR.finditer(code):
         name = m.group("name")
-        test = re.search(rf"\bif\s*\([^;{{}}]*\b{name}\b", code)
+        test = (re.search(rf"\bif\s*\([^;{{}}]*\b{name}\b", code)
+                or re.search(rf"=\s*{name}\b[^;{{}}?]*\?", code))   # `role = warp_group_idx < N ? A : B`
         if test is None or any(v["name"] == name for v in out):
             continue
         out.append({"name": name, "kind": "warp_group_index", "call": re.sub(r"\s+", "", m.group("call")),
@@ -2135,6 +2140,12 @@ def _kernel_program(src, fns, out):
                                   "line": src.line(m.start()), "enum_line": enums[enum][1]})
     if not role_vars:
         role_vars = _warp_group_role_vars(src)
+        # With a warpgroup-index role variable, the layer's role enums, so a role chosen through
+        # one (`WarpGroupRole warp_group_role = warp_group_idx < NumLoadWarpGroups ?
+        # WarpGroupRole::Producer : WarpGroupRole::Consumer;`, sm90_gemm_warpspecialized_cooperative.hpp
+        # 276-279, 290) compares as the enum's members.
+        if role_vars and enums:
+            out["enums"] = [{"name": k, "members": v[0], "line": v[1]} for k, v in sorted(enums.items())]
     out["role_vars"] = role_vars
     # The kernel layer's own pipeline aliases (`using AccumulatorPipeline = cutlass::PipelineUmmaAsync<...>`):
     # the class of a pipeline the collective takes as a template parameter (docs/programs.md).

@@ -225,6 +225,15 @@ class _Reader:
             first = self.code[lo:hi].split(",")[0].strip()
             if RE_PLAIN_NAME.fullmatch(first):
                 node["state"] = first
+            # A commit's arrive operation (`pipeline.producer_commit(smem_pipe_write,
+            # cutlass::arch::cpasync_barrier_arrive)`, sm90_mma_multistage_gmma_ss_warpspecialized.hpp
+            # 291, 310; PipelineAsync runs it on the full barrier first, sm90_pipeline.hpp 1121-1124):
+            # its last name.
+            parts = split_top_level_commas(self.code[lo:hi])
+            if op["op"] == "producer_commit" and len(parts) == 2:
+                arrive = _norm(parts[1]).split("::")[-1].strip()
+                if RE_PLAIN_NAME.fullmatch(arrive):
+                    node["arrive"] = arrive
         return node
 
     def simple_text(self, text, pos, nodes):

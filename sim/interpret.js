@@ -123,7 +123,20 @@ var KernelInterpret = (function () {
    * not empty (77 FMHA kernel 450, 486, 544, 580, 610: `if (get<1>(logical_problem_shape) == 0)`,
    * a KV length of zero, is false).
    */
-  var RUNTIME_CONDITIONS = { "if (get<1>(logical_problem_shape) == 0)": 0 };
+  var RUNTIME_CONDITIONS = { "if (get<1>(logical_problem_shape) == 0)": 0,
+    // The cp.async mainloop's k-residue predicate of its first k-tile (sm90_mma_multistage_gmma_ss_
+    // warpspecialized.hpp 270, 280: copy the k-block, else clear it): the run takes K a multiple
+    // of BLK_K (residue_k = 0, line 388-389 of the kernel layers), so every k-block is copied.
+    "if (get<1>(tAcA(0,0,k)) >= -get<2>(residue_mnk))": 1, "if (get<1>(tBcB(0,0,k)) >= -get<2>(residue_mnk))": 1 };
+  /**
+   * Arrive operations a `producer_commit(state, op)` runs on the stage's full barrier before its
+   * own arrival (sm90_pipeline.hpp PipelineAsync 1121-1124), by the op's last name:
+   * `cpasync_barrier_arrive` is `cp.async.mbarrier.arrive` (arch/barrier.h 728-735): one pending
+   * arrival that lands when the thread's cp.async copies complete, so the phase completes when the
+   * copies land. The run draws that as the copies' transaction (`cp_async`, held like a TMA
+   * copy's); the commit is then no step.
+   */
+  var COMMIT_ARRIVE_OPS = { cpasync_barrier_arrive: "landing" };
   /** Free calls that construct a pipeline state (sm90_pipeline.hpp make_producer_start_state). */
   var STATE_MAKERS = { "cutlass::make_producer_start_state": 1, "make_producer_start_state": 1 };
   /**
@@ -372,6 +385,7 @@ var KernelInterpret = (function () {
         i = j - 1;
         continue;
       }
+      if (copyRunObject(n) !== null) { i = fuseCopyRun(nodes, i, out); continue; }   // cp.async copies of one stage
       var copy = n;
       ["body", "then", "else", "init", "step"].forEach(function (k) {
         if (Array.isArray(n[k])) { if (copy === n) copy = Object.assign({}, n); copy[k] = fuse(n[k]); }
@@ -379,6 +393,52 @@ var KernelInterpret = (function () {
       out.push(copy);
     }
     return out;
+  }
+
+  /**
+   * The pipeline object of a cp.async copy step: a `cp_async` op, or an unrolled loop whose body is
+   * only cp.async copies of one object (onlyCopies: `for (int k = 0; k < size<2>(tAsA); ++k)`
+   * around `copy_if`, multistage mainloop 269-276); else null.
+   */
+  function copyRunObject(n) {
+    if (n.node === "op" && n.op === "cp_async") return n.object || null;
+    if (n.node !== "loop" || n.unroll !== "unroll" || onlyCopies(n.body || []) !== true) return null;
+    var objs = {};
+    (function walk(ns) { ns.forEach(function (m) { if (m.node === "op") objs[m.op === "cp_async" ? m.object : "\u0000"] = true; walk(m.then || []); walk(m["else"] || []); }); })(n.body);
+    var keys = Object.keys(objs);
+    return keys.length === 1 && keys[0] !== "\u0000" && keys[0] !== "undefined" ? keys[0] : null;
+  }
+
+  /**
+   * Consecutive cp.async copy steps of one pipeline object from nodes[i] (the A and B copies of a
+   * k-tile: multistage mainloop 269-286, 305-306) are one transaction drawn as one issue: every
+   * copy op of the run carries the run's lines, and all but the run's first are marked `joins`
+   * (OP_SEMANTICS.cp_async: no step when the role's last copy was into the same acquire).
+   * Pushes the fused steps to out; returns the index of the run's last step.
+   */
+  function fuseCopyRun(nodes, i, out) {
+    var obj = copyRunObject(nodes[i]), j = i, lines = [];
+    while (j < nodes.length && copyRunObject(nodes[j]) === obj) j++;
+    function each(ns, f) {
+      return ns.map(function (m) {
+        if (m.node === "op" && m.op === "cp_async") return f(m);
+        if (m.node !== "if" && m.node !== "loop") return m;
+        var c = Object.assign({}, m);
+        ["body", "then", "else"].forEach(function (k) { if (Array.isArray(m[k])) c[k] = each(m[k], f); });
+        return c;
+      });
+    }
+    var run = nodes.slice(i, j);
+    each(run, function (m) { lines.push(m.line); return m; });
+    var first = true;
+    run.forEach(function (m) {
+      out.push(each([m], function (op) {
+        var f = Object.assign({}, op, { lines: lines, joins: !first });
+        first = false;
+        return f;
+      })[0]);
+    });
+    return j - 1;
   }
 
   /** Whether nodes hold a step with an effect (an op, a call on an object, a state update). */
@@ -460,11 +520,18 @@ var KernelInterpret = (function () {
     this.roleVars = kl.role_vars || [];
     this.roleVarNames = {};
     this.roleVars.forEach(function (v) { self.enums[v.enum] = v.members; self.roleVarNames[v.name] = true; });
+    // The kernel layer's other role enums (parse `kernel_layer.enums`): `WarpGroupRole::Producer` is a member.
+    (kl.enums || []).forEach(function (en) { if (!self.enums[en.name]) self.enums[en.name] = en.members; });
     // A CuTe DSL kernel's role variable is a warp index (programs_dsl.role_vars): its roles bind numbers.
     this.dsl = this.roleVars.some(function (v) { return v.kind === "warp_index"; });
     // A C++ kernel whose role variable is the warpgroup index (FA3: `int warp_group_idx =
     // cutlass::canonical_warp_group_idx();`): its roles bind numbers and threads (wgRoles).
     this.wg = !this.dsl && this.roleVars.some(function (v) { return v.kind === "warp_group_index"; });
+    // WG_ENUM_ROLES: a warpgroup-index kernel that names its roles through a role enum chosen on the
+    // index (CUTLASS's cp.async kernel layers, sm90_gemm_warpspecialized_cooperative.hpp 276-290) runs
+    // the CUTLASS GEMM rules of the enum kernels: MMA groups by first MMA tile (Run.mmaGroups), and
+    // its epilogue is the epilogue collective's, not FA3's.
+    this.wgEnumRoles = this.wg && (kl.enums || []).length > 0;
     this.rr = null;
     this.roleBinding = {};
     this.flags = {};          // compile-time flags read: {name: value}
@@ -965,6 +1032,13 @@ var KernelInterpret = (function () {
         this.frames.push(frame);
         return undefined;
       }
+      // An unrolled loop over k-blocks of copies into one stage (multistage mainloop 269, 279) is
+      // the k-tile's copies of that operand: its body once, one transaction with the acquire's others.
+      if (node.unroll === "unroll" && onlyCopies(node.body) === true) {
+        frame.once = true;
+        this.frames.push(frame);
+        return undefined;
+      }
       // A register loop (an unrolled loop over a register tensor, `for (int i = 0; i <
       // size(tTMEM_LOADrS); i += 2)`, 77 FMHA mainloop 583, 625, 680) with no pipeline op in it is
       // one block of its math class (docs/programs.md "Register loops"), then its body once.
@@ -980,6 +1054,40 @@ var KernelInterpret = (function () {
     if (c) this.frames.push(frame);
     return undefined;
   };
+
+  /** Whether every producer_commit of the programs runs a landing arrive op (COMMIT_ARRIVE_OPS). */
+  function cpAsyncCommits(ctx) {
+    if (ctx.cpAsyncCommits !== undefined) return ctx.cpAsyncCommits;
+    var all = true, any = false;
+    function walk(nodes) {
+      (nodes || []).forEach(function (n) {
+        if (n.node === "op" && n.op === "producer_commit") { any = true; if (COMMIT_ARRIVE_OPS[n.arrive] !== "landing") all = false; }
+        walk(n.body); walk(n.then); walk(n["else"]); walk(n.init);
+      });
+    }
+    Object.keys(ctx.functions).forEach(function (k) { walk(ctx.functions[k].body); });
+    return (ctx.cpAsyncCommits = any && all);
+  }
+
+  /**
+   * Whether an unrolled loop's body is only copies into one stage (`for (int k = 0; k <
+   * size<2>(tAsA); ++k)` around `copy_if`, multistage mainloop 269-276): copy ops, calls (the
+   * `clear` of a residue k-block) and runtime tests over them; no wait, no nested loop.
+   */
+  function onlyCopies(nodes) {
+    var any = false;
+    for (var i = 0; i < nodes.length; i++) {
+      var n = nodes[i];
+      if (n.node === "op" && (n.op === "cp_async" || n.op === "tma_load")) any = true;
+      else if (n.node === "if" && !n.constexpr) {
+        var t = onlyCopies(n.then || []), e = onlyCopies(n["else"] || []);
+        if (t === null || e === null) return null;
+        any = any || t || e;
+      }
+      else if (n.node === "op" || n.node === "loop" || n.node === "if" || n.node === "return" || n.node === "break" || n.node === "continue") return null;
+    }
+    return any;
+  }
 
   function onlyMmas(nodes) {
     var any = false;
@@ -1321,9 +1429,22 @@ var KernelInterpret = (function () {
       return null;
     }
     if (!(obj instanceof Obj) || obj.kind !== "pipe") return null;
+    if (!obj.data.modelled && epiloguePipeline(rr.ctx, obj.data.cls)) return null;   // EPILOGUE_PIPELINES
     if (!obj.data.modelled) { rr.stop(node, "the pipeline class " + obj.data.cls + " is not modelled yet (PIPELINE_CLASSES: " + Object.keys(PIPELINE_CLASSES).join(", ") + ")"); return null; }
     return obj.data;
   }
+  /**
+   * EPILOGUE_PIPELINES: a pipeline of the epilogue collective's own class (`using EpiStorePipeline =
+   * typename CollectiveEpilogue::StorePipeline;`, sm90_gemm_warpspecialized_pingpong.hpp 325-328,
+   * its `epi_store_pipeline.producer_tail(...)` at 511: wait for the tile's TMA stores) while the
+   * epilogue collective's program is not parsed: its ops are the epilogue's, drawn inside its one
+   * `epilogue` block (EPILOGUE_CALLS), so they are no step.
+   */
+  function epiloguePipeline(ctx, cls) {
+    if (!/^(?:typename\s+)?CollectiveEpilogue::\w+$/.test(String(cls))) return false;
+    return !Object.keys(ctx.functions).some(function (k) { return /^CollectiveEpilogue::/.test(k); });
+  }
+
   function stateOf(rr, node, env) {
     var box = node.state ? env[node.state] : null;
     return box && box.v instanceof State ? box.v : null;
@@ -1369,9 +1490,25 @@ var KernelInterpret = (function () {
     producer_commit: function (rr, node, env) {
       var ring = pipeOf(rr, node, env);
       if (!ring || ring.rule.commit === "none") return undefined;   // TMA pipelines: the transaction bytes complete the phase
+      if (COMMIT_ARRIVE_OPS[node.arrive] === "landing") return undefined;   // the cp.async copies' landing arrives
       var st = stateOf(rr, node, env);
       if (!st) return rr.stop(node, "producer_commit on a state the program does not follow");
       return ring.rule.commit === "commit" ? rr.run.cmdCommit(rr, ring.full[st.index]) : rr.run.cmdArrive(rr, ring.full[st.index]);
+    },
+    // A cp.async copy into the stage of the last acquire (`copy_if(gmem_tiled_copy_a, ...)`,
+    // multistage mainloop 271, 281, 305-306): drawn and counted as a TMA copy (issue, filling of
+    // tmaLatency, one arrival on the full barrier when the acquire's copies land), which is the
+    // completion its commit's `cpasync_barrier_arrive` gives (COMMIT_ARRIVE_OPS). A cp.async
+    // commit without that arrive op would complete the phase before the copies land: not modelled.
+    cp_async: function (rr, node, env) {
+      var ring = pipeOf(rr, node, env);
+      if (!ring) return undefined;
+      if (!cpAsyncCommits(rr.ctx)) return rr.stop(node, "a cp.async copy whose commit does not arrive on its landing (no `cpasync_barrier_arrive`)");
+      if (rr.acquired[node.object] === undefined) return rr.stop(node, "a cp.async copy before any acquire of its pipeline");
+      var at = node.object + ":" + rr.acquired[node.object] + ":" + rr.acquiredGen[node.object];
+      if (node.joins && rr.lastCpAsync === at) return undefined;   // drawn with the run's first copy (fuseCopyRun)
+      rr.lastCpAsync = at;
+      return OP_SEMANTICS.tma_load(rr, node, env);
     },
     producer_tail: function (rr, node, env) {
       var ring = pipeOf(rr, node, env), st = stateOf(rr, node, env);
@@ -1396,7 +1533,7 @@ var KernelInterpret = (function () {
       rr.waited[node.object] = st.index;
       rr.waitedGen[node.object] = Math.floor(st.count / st.S);
       return rr.run.cmdWait(rr, ring.full[st.index], st.phase, ring.waitReason, node, rr.currentTile(),
-        ring.rule.waitReason === "tma" ? rr.countOf("wait") : null, st.index);
+        ring.rule.waitReason === "tma" || ring.waitReason === "tma" ? rr.countOf("wait") : null, st.index);
     },
     consumer_release: function (rr, node, env) {
       var ring = pipeOf(rr, node, env), st = stateOf(rr, node, env);
@@ -1543,8 +1680,29 @@ var KernelInterpret = (function () {
       var own = perClass[ring.cls] > 1;
       ring.acquireReason = rule.acquireReason ? (own ? k : rule.acquireReason) : rule.waitReason ? null : k;
       ring.waitReason = rule.waitReason === "tma" ? "tma" : rule.waitReason ? (own ? k : rule.waitReason) : k;
-    });
+      if (this.ctx.cpAsyncFilled && this.ctx.cpAsyncFilled[k]) ring.waitReason = "tma";   // CP_ASYNC_WAIT
+    }, this);
   };
+
+  /**
+   * CP_ASYNC_WAIT: the rings whose stages cp.async copies fill (a `cp_async` op on the object, in
+   * a program whose commits arrive on the copies' landing, COMMIT_ARRIVE_OPS): a consumer_wait on
+   * one waits for copies to land, as on a TMA ring, so it is drawn as one (reason `tma`, with the
+   * tile's wait count as k), the way the GEMM model draws the cp.async mainloop
+   * (sim/model_gemm.js copyKind: the copy latency knob stands for cp.async).
+   */
+  function cpAsyncFilled(run) {
+    var ctx = run.ctx, out = {};
+    if (!cpAsyncCommits(ctx)) return out;
+    // The parse names each copy's pipeline alias (`pipeline`: MainloopPipeline for the collective's
+    // parameter `pipeline`, parse_cutlass pipeline_objects), which keys the run's ring.
+    (ctx.structure.functions || []).forEach(function (fn) {
+      (fn.ops || []).forEach(function (op) {
+        if (op.op === "cp_async" && op.pipeline && run.pipes[op.pipeline]) out[op.pipeline] = true;
+      });
+    });
+    return out;
+  }
 
   Run.prototype.order = function (alias) {
     if (this.orders[alias]) return this.orders[alias];
@@ -1724,10 +1882,11 @@ var KernelInterpret = (function () {
   Run.prototype.go = function () {
     var prims = this.ctx.prims, self = this;
     var lanes = this.layout();
-    this.groups = this.ctx.dsl || this.ctx.wg ? {} : this.mmaGroups();
+    var ownGroups = this.ctx.dsl || (this.ctx.wg && !this.ctx.wgEnumRoles);
+    this.groups = ownGroups ? {} : this.mmaGroups();
     var maxGroup = 1;
     Object.keys(this.groups).forEach(function (k) { if (self.groups[k] > maxGroup) maxGroup = self.groups[k]; });
-    if (this.ctx.dsl || this.ctx.wg) maxGroup = dslConsumerCount(this.roles);
+    if (ownGroups) maxGroup = dslConsumerCount(this.roles);
     var eng = this.eng = new prims.Engine(lanes, { build: true, events: this.options.events !== false, capacity: this.options.capacity || 0 });
     this.orders = {};
     this.usedPipes.forEach(function (u) {
@@ -1741,6 +1900,7 @@ var KernelInterpret = (function () {
       ring.rule = PIPELINE_CLASSES[cls] || null;
       if (self.ctx.dsl) dslRingCounts(self.ctx, ring, u.key);   // FA4 sm100: the arrival counts its create call sets
     });
+    this.ctx.cpAsyncFilled = cpAsyncFilled(this);
     this.nameWaitReasons();
     this.tc = eng.queue("tensor core");
     var runs = [];
@@ -2705,6 +2865,20 @@ var KernelInterpret = (function () {
     }
   }
 
+  /**
+   * The load warpgroup count a warpgroup-index kernel names (`load_warpgroups` of its role
+   * variable) where it is no literal constant: 1, the count wgRoles binds. CUTLASS's cp.async
+   * kernel layers define it as `cute::size(GmemTiledCopyA{}) / NumThreadsPerWarpGroup`
+   * (sm90_gemm_warpspecialized_cooperative.hpp 108, _pingpong.hpp 111), and the collective
+   * builder makes that copy one warpgroup wide for the Pingpong and Cooperative schedules
+   * (collective/builders/sm90_gmma_builder.inl 808, 813: `NumLoadWarpGroups = ... ? 2 : 1`).
+   */
+  function wgLoadWarpgroups(name, ctx) {
+    var v = ctx.roleVars[0];
+    if (!v || name !== v.load_warpgroups || Object.prototype.hasOwnProperty.call(ctx.constants, name)) return PASS;
+    return 1;
+  }
+
   /** A compile-time flag of a warpgroup-index kernel: knobs.flags, else FA3_FLAG_DEFAULTS, else off. */
   function wgFlag(ctx, name) {
     var v;
@@ -2753,6 +2927,8 @@ var KernelInterpret = (function () {
         // symbolic, member + offset (`FwdNamedBarriers::WarpSchedulerWG1`).
         if (/^\w*NamedBarriers::\w+$/.test(e[1])) return new SymId(e[1], 0);
         var c = fa3Constant(e[1], ctx);
+        if (c !== PASS) return c;
+        c = wgLoadWarpgroups(e[1], ctx);
         if (c !== PASS) return c;
         var known = Object.prototype.hasOwnProperty.call(ctx.constants, e[1]) || ctx.roleVarNames[e[1]];
         if (!known && (constexpr || Object.prototype.hasOwnProperty.call(FA3_FLAG_DEFAULTS, e[1]) || compileTimeNames(ctx)[e[1]])) return wgFlag(ctx, e[1]);
@@ -2847,7 +3023,7 @@ var KernelInterpret = (function () {
       groups.forEach(function (gr) {
         var r = gr.first.role, rr2 = gr.first.rr;
         r.threads = gr.n * WARP_THREADS;
-        r.produces = !!rr2.reached.tma_load;
+        r.produces = !!(rr2.reached.tma_load || rr2.reached.cp_async);   // a copy into a stage: it loads
         r.consumes = !!rr2.reached.consumer_release;
         r.name = (g < L ? "Producer" : "Consumer") + ".WG" + g + (gr.n < 4 ? ".warp" + (r.thread / WARP_THREADS - 4 * g) : "");
         out.push(r);
@@ -2892,7 +3068,7 @@ var KernelInterpret = (function () {
   RoleRun.prototype.wgEpilogue = function (node) {
     var last = this.run.roles.filter(function (r) { return r.consumes; }).pop();
     var steps = [{ node: "op", op: "__fa3_epi_work", line: node.line, call: node }];
-    if (last && last.name === this.role.name) steps.push({ node: "op", op: "__fa3_epi_arrive", line: node.line });
+    if (last && last.name === this.role.name && !this.ctx.wgEnumRoles) steps.push({ node: "op", op: "__fa3_epi_arrive", line: node.line });
     this.frames.push({ nodes: steps, pc: 0, env: {}, loop: null, fn: null });
     return undefined;
   };

@@ -25,6 +25,9 @@ function rows(columns, rename) {
 
 /** The interpreter's lane ids as the GEMM model names them. */
 function rename(id) {
+  // A warpgroup-index kernel's roles (the cp.async kernel layers): Producer.WG0, Consumer.WG1, Consumer.WG2.
+  var wg = /^role:Consumer\.WG(\d+)$/.exec(id);
+  if (wg) return "consumer" + (Number(wg[1]) - 1);
   return id.replace(/^role:Producer\.\w+$/, "producer").replace(/^role:Consumer(\d)$/, "consumer$1").replace(/^role:Consumer$/, "consumer0")
     .replace(/^MainloopPipeline\.stage(\d+)$/, "stage$1");
 }
@@ -93,7 +96,9 @@ function main(argv) {
       stages: 1 + r(8), outputTiles: 1 + r(6), kTiles: 1 + r(9), tmaLatency: r(12), wgmmaLatency: 1 + r(6),
       epilogueLatency: r(6), kPipeMmas: 1 + r(3)
     }, fixed);
-    var ir = I.run(st, knobs, S.engine, {});
+    // The interpreter reads the consumer warpgroup count of a warpgroup-index kernel from the
+    // consumerWGs knob (NumMmaWarpGroups); the hand model's count is the same.
+    var ir = I.run(st, Object.assign({ consumerWGs: schedule === "basic" ? 1 : 2 }, knobs), S.engine, {});
     var g = S.simulate(st, Object.assign({ model: "gemm", consumerWGs: schedule === "basic" ? 1 : 2, schedule: schedule === "basic" ? "pingpong" : schedule }, knobs));
     out.runs++;
     if (ir.error) { out.mismatches.push({ knobs: knobs, error: ir.error }); continue; }
