@@ -92,6 +92,11 @@ var KVWaveVerdict = (function () {
         w.line("Not a deadlock of the code: these roles stopped where the run does not model the source, " +
           "and the roles below wait for them.", "kv-muted");
         w.list(stopped.map(function (x) { return x.role + " stopped at line " + x.line + ": " + x.reason; }));
+      } else if (r.deadlock.afterIdle) {
+        // Not shown to be the code's: the waited barriers never completed, and role bindings reach no step.
+        w.line("Stuck after step " + r.deadlock.step + ": a producer may be missing from the run", "kv-big");
+        w.line("Not shown to be a deadlock of the code: the barriers below never completed a phase, and the role bindings " +
+          r.deadlock.afterIdle.join(", ") + " reach no step of the run (their steps may be where the run does not see).", "kv-muted");
       } else {
         w.line("Deadlock after step " + r.deadlock.step + ": no role can progress", "kv-big kv-danger");
       }

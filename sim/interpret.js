@@ -476,10 +476,32 @@ var KernelInterpret = (function () {
     return out;
   }
 
+  /** Mark each deadlock wait on a barrier that never completed a phase in the run (`neverCompleted`). */
+  function markNeverCompleted(deadlock, eng) {
+    var byName = {};
+    eng.barriers.forEach(function (b) { byName[b.name] = b; });
+    deadlock.waiting.forEach(function (w) {
+      var b = byName[w.barrier];
+      if (b && b.completed === 0 && b.arrivals === 0) w.neverCompleted = true;
+    });
+  }
+
+  /**
+   * The program of the lambda `key` (`load_q@192`) of whichever function defines it, or null: a
+   * static walk does not know the caller's function (RoleRun.callLambda does).
+   */
+  function lambdaNamed(ctx, key) {
+    var keys = Object.keys(ctx.lambdas || {});
+    for (var i = 0; i < keys.length; i++) if (keys[i].slice(-key.length - 2) === "::" + key) return ctx.lambdas[keys[i]];
+    return null;
+  }
+
   /**
    * Whether nodes hold an op (of kind `kind`, or any when null), at any depth, also through the
-   * functions they call: a collective's own helper (a free call) and a composed collective's
-   * function (`Load load; load.load(...)`, 77 FMHA mainloop 250-251), when ctx is given.
+   * functions they call: a collective's own helper (a free call), a composed collective's
+   * function (`Load load; load.load(...)`, 77 FMHA mainloop 250-251) and a named lambda (77's
+   * cp.async Load: `load_q(...)`, whose ops are all in the lambda, load_cpasync 192-216), when ctx
+   * is given.
    */
   function hasOp(nodes, kind, ctx, depth) {
     var types = {};
@@ -488,7 +510,8 @@ var KernelInterpret = (function () {
       if (n.node === "op" && (kind === null || n.op === kind)) return true;
       if (ctx && n.node === "let" && n.names && n.names.length === 1 && n.type) types[n.names[0]] = declKind(n.type).base;
       if (ctx && n.node === "call" && (depth || 0) < 4) {
-        var fn = n.receiver ? (ctx.collectives[types[n.receiver]] ? ctx.functions[types[n.receiver] + "::" + n.name] : null) : ctx.functions[n.name];
+        var fn = n.lambda ? lambdaNamed(ctx, n.lambda) :
+          n.receiver ? (ctx.collectives[types[n.receiver]] ? ctx.functions[types[n.receiver] + "::" + n.name] : null) : ctx.functions[n.name];
         if (fn && hasOp(fn.body, kind, ctx, (depth || 0) + 1)) return true;
       }
       if ((n.body && hasOp(n.body, kind, ctx, depth)) || (n.then && hasOp(n.then, kind, ctx, depth)) || (n["else"] && hasOp(n["else"], kind, ctx, depth))) return true;
@@ -1911,6 +1934,7 @@ var KernelInterpret = (function () {
         { drawWaits: !role.produces });
     });
     var deadlock = eng.run();
+    if (deadlock !== null) markNeverCompleted(deadlock, eng);
     var stopped = runs.filter(function (rr) { return rr.stopped; }).map(function (rr) { return rr.stopped; });
     var columns = eng.tl.finalize();
     return {

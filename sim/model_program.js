@@ -158,6 +158,17 @@ var KernelModelProgram = (function () {
       run.deadlock.message = "after " + run.stopped.map(function (x) { return x.role + " stopped at line " + x.line; }).join(", ") +
         " (not modelled), the roles waiting for it cannot go on: " + run.deadlock.message;
     }
+    // A deadlock with no stop, on barriers nothing in the run ever arrived on, while role bindings
+    // reach no step: the missing producer may be one of those (its steps hidden from the run), so
+    // the page does not call it the code's deadlock (docs/programs.md "Deadlocks and what is not modelled").
+    var never = run.deadlock !== null && !run.stopped.length && (run.idle || []).length ?
+      run.deadlock.waiting.filter(function (w) { return w.neverCompleted; }) : [];
+    if (never.length) {
+      run.deadlock.afterIdle = run.idle.slice();
+      run.deadlock.message = "not shown to be the code's: " + never.map(function (w) { return w.barrier; }).join(", ") +
+        " never completed while the role bindings " + run.idle.join(", ") + " reach no step (one of them may produce for it, " +
+        "through steps the run does not see): " + run.deadlock.message;
+    }
     var verdict = {
       total: run.total, waits: run.waits,
       tensorCoreUtilization: run.total > 0 ? run.busy / run.total : 0, tensorCoreBusySteps: run.busy,

@@ -286,3 +286,19 @@ test("an op on a pipeline object the program declares but cannot evaluate stops 
   assert.deepEqual(r.stopped.map((x) => [x.role, x.line]), [["Cons", 16]]);
   assert.match(r.stopped[0].reason, /the pipeline object `px` is not followed/);
 });
+
+test("a deadlock on barriers nothing ever arrived on, while a role binding reaches no step, is not called the code's", () => {
+  // The producer's branch holds no step the run can see (its loads behind a call the run does not
+  // follow): the consumer's wait on full[0] never completes. The page must not claim the code deadlocks.
+  const st = kernel(1, consumeOne);
+  st.kernel_layer.program.body[3].then = [{ node: "call", name: "load_everything", args: [], line: 8 }];
+  const r = S.simulate(st, Object.assign({ model: "program" }, KNOBS));
+  assert.ok(r.deadlock !== null);
+  assert.deepEqual(r.deadlock.afterIdle, ["Prod"]);
+  assert.match(r.deadlock.message, /^not shown to be the code's: P\.full\[0\] never completed while the role bindings Prod reach no step/);
+  // A real deadlock (the producer runs, one stage too few for what the consumer holds) keeps its name.
+  const real = kernel(2, [op("consumer_wait", { state: "cs" }), { node: "set", name: "cs", op: "++", line: 12 }, op("consumer_wait", { state: "cs" })]);
+  const d = S.simulate(real, Object.assign({ model: "program" }, KNOBS, { stages: 1 }));
+  assert.ok(d.deadlock !== null && d.deadlock.afterIdle === undefined, d.deadlock && d.deadlock.message);
+  assert.match(d.deadlock.message, /^deadlock: /);
+});
