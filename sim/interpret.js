@@ -127,7 +127,11 @@ var KernelInterpret = (function () {
     // The cp.async mainloop's k-residue predicate of its first k-tile (sm90_mma_multistage_gmma_ss_
     // warpspecialized.hpp 270, 280: copy the k-block, else clear it): the run takes K a multiple
     // of BLK_K (residue_k = 0, line 388-389 of the kernel layers), so every k-block is copied.
-    "if (get<1>(tAcA(0,0,k)) >= -get<2>(residue_mnk))": 1, "if (get<1>(tBcB(0,0,k)) >= -get<2>(residue_mnk))": 1 };
+    "if (get<1>(tAcA(0,0,k)) >= -get<2>(residue_mnk))": 1, "if (get<1>(tBcB(0,0,k)) >= -get<2>(residue_mnk))": 1,
+    // 77's decode Load (sm100_fmha_load_cpasync_warpspecialized.hpp 279, 312): a K / V tile of the
+    // KV cache is copied whole; the last, partial one (and the new token's row) by masked cp.async.
+    // Either way the tile's copies then commit on the stage: the run takes every tile as a cache tile.
+    "if (k_index < full_tiles_cache)": 1, "if (v_index < full_tiles_cache)": 1 };
   /**
    * Arrive operations a `producer_commit(state, op)` runs on the stage's full barrier before its
    * own arrival (sm90_pipeline.hpp PipelineAsync 1121-1124), by the op's last name:
@@ -1078,18 +1082,27 @@ var KernelInterpret = (function () {
     return undefined;
   };
 
-  /** Whether every producer_commit of the programs runs a landing arrive op (COMMIT_ARRIVE_OPS). */
-  function cpAsyncCommits(ctx) {
-    if (ctx.cpAsyncCommits !== undefined) return ctx.cpAsyncCommits;
+  /**
+   * Whether every producer_commit on the pipeline object `object` in the programs (functions and
+   * named lambdas) runs a landing arrive op (COMMIT_ARRIVE_OPS): the commits of other pipelines
+   * (77 decode's UMMA pipelines S and O) say nothing of the cp.async ring.
+   */
+  function cpAsyncCommits(ctx, object) {
+    var memo = ctx.cpAsyncCommits || (ctx.cpAsyncCommits = {});
+    if (memo[object] !== undefined) return memo[object];
     var all = true, any = false;
     function walk(nodes) {
       (nodes || []).forEach(function (n) {
-        if (n.node === "op" && n.op === "producer_commit") { any = true; if (COMMIT_ARRIVE_OPS[n.arrive] !== "landing") all = false; }
+        if (n.node === "op" && n.op === "producer_commit" && n.object === object) {
+          any = true;
+          if (COMMIT_ARRIVE_OPS[n.arrive] !== "landing") all = false;
+        }
         walk(n.body); walk(n.then); walk(n["else"]); walk(n.init);
       });
     }
     Object.keys(ctx.functions).forEach(function (k) { walk(ctx.functions[k].body); });
-    return (ctx.cpAsyncCommits = any && all);
+    Object.keys(ctx.lambdas || {}).forEach(function (k) { walk(ctx.lambdas[k].body); });
+    return (memo[object] = any && all);
   }
 
   /**
@@ -1513,7 +1526,13 @@ var KernelInterpret = (function () {
     producer_commit: function (rr, node, env) {
       var ring = pipeOf(rr, node, env);
       if (!ring || ring.rule.commit === "none") return undefined;   // TMA pipelines: the transaction bytes complete the phase
-      if (COMMIT_ARRIVE_OPS[node.arrive] === "landing") return undefined;   // the cp.async copies' landing arrives
+      if (COMMIT_ARRIVE_OPS[node.arrive] === "landing") {
+        // The cp.async copies' landing arrives; with no parsed copy into this acquire's stage
+        // (77 decode's Q: raw `cp_async_zfill` calls, load_cpasync 208-213) nothing would.
+        var at = node.object + ":" + rr.acquired[node.object] + ":" + rr.acquiredGen[node.object];
+        if (rr.lastCpAsync !== at) return rr.stop(node, "producer_commit arrives when the stage's cp.async copies land, but no copy into this stage is an op of the parse");
+        return undefined;
+      }
       var st = stateOf(rr, node, env);
       if (!st) return rr.stop(node, "producer_commit on a state the program does not follow");
       return ring.rule.commit === "commit" ? rr.run.cmdCommit(rr, ring.full[st.index]) : rr.run.cmdArrive(rr, ring.full[st.index]);
@@ -1526,7 +1545,7 @@ var KernelInterpret = (function () {
     cp_async: function (rr, node, env) {
       var ring = pipeOf(rr, node, env);
       if (!ring) return undefined;
-      if (!cpAsyncCommits(rr.ctx)) return rr.stop(node, "a cp.async copy whose commit does not arrive on its landing (no `cpasync_barrier_arrive`)");
+      if (!cpAsyncCommits(rr.ctx, node.object)) return rr.stop(node, "a cp.async copy whose commit does not arrive on its landing (no `cpasync_barrier_arrive`)");
       if (rr.acquired[node.object] === undefined) return rr.stop(node, "a cp.async copy before any acquire of its pipeline");
       var at = node.object + ":" + rr.acquired[node.object] + ":" + rr.acquiredGen[node.object];
       if (node.joins && rr.lastCpAsync === at) return undefined;   // drawn with the run's first copy (fuseCopyRun)
@@ -1716,12 +1735,11 @@ var KernelInterpret = (function () {
    */
   function cpAsyncFilled(run) {
     var ctx = run.ctx, out = {};
-    if (!cpAsyncCommits(ctx)) return out;
     // The parse names each copy's pipeline alias (`pipeline`: MainloopPipeline for the collective's
     // parameter `pipeline`, parse_cutlass pipeline_objects), which keys the run's ring.
     (ctx.structure.functions || []).forEach(function (fn) {
       (fn.ops || []).forEach(function (op) {
-        if (op.op === "cp_async" && op.pipeline && run.pipes[op.pipeline]) out[op.pipeline] = true;
+        if (op.op === "cp_async" && op.pipeline && run.pipes[op.pipeline] && cpAsyncCommits(ctx, op.object)) out[op.pipeline] = true;
       });
     });
     return out;
