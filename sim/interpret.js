@@ -2583,12 +2583,61 @@ var KernelInterpret = (function () {
     return out;
   }
 
+  /**
+   * The names a lambda can read or write in its caller's environment (docs/programs.md
+   * "Performance"): every string of its program and of the lambdas it calls (under any owner),
+   * each also split into its identifiers and its `.` / `->` parts, made once per lambda. Every
+   * environment access of a lambda's frame names a variable by a string of its own nodes
+   * (an id, a receiver, a state, an object, an argument), so the caller's other boxes are never read.
+   */
+  var lambdaNameCache = new WeakMap();
+  function lambdaNames(ctx, lam) {
+    var got = lambdaNameCache.get(lam);
+    if (got !== undefined) return got;
+    var names = Object.create(null), done = new Set();
+    function strings(x) {
+      if (typeof x === "string") {
+        names[x] = true;
+        (x.match(/[A-Za-z_]\w*/g) || []).forEach(function (t) { names[t] = true; });
+        x.split(/\.|->/).forEach(function (t) { names[t] = true; });
+      } else if (Array.isArray(x)) {
+        x.forEach(strings);
+      } else if (x !== null && typeof x === "object") {
+        Object.keys(x).forEach(function (k) {
+          strings(x[k]);
+          if (k === "lambda" && typeof x[k] === "string") addLambda(x[k]);
+        });
+      }
+    }
+    function addLambda(key) {
+      Object.keys(ctx.lambdas).forEach(function (k) {
+        var l = ctx.lambdas[k];
+        if (k.slice(-key.length - 2) === "::" + key && !done.has(l)) { done.add(l); strings(l.params); strings(l.body); }
+      });
+    }
+    done.add(lam);
+    strings(lam.params);
+    strings(lam.body);
+    got = Object.keys(names);
+    lambdaNameCache.set(lam, got);
+    return got;
+  }
+
+  /** A lambda's environment: the caller's boxes (shared) of the names it can touch (lambdaNames). */
+  function captureEnv(env, names) {
+    var out = {};
+    for (var i = 0; i < names.length; i++) {
+      if (Object.prototype.hasOwnProperty.call(env, names[i])) out[names[i]] = env[names[i]];
+    }
+    return out;
+  }
+
   /** Inline a named lambda: its parameters bound to the call's arguments, its captures the caller's variables (by reference). */
   RoleRun.prototype.callLambda = function (node, env, f, ret) {
     var owner = f && f.fn ? f.fn.fn : "operator()";
     var lam = this.ctx.lambdas[owner + "::" + node.lambda] || this.ctx.lambdas["operator()::" + node.lambda];
     if (!lam) return this.stop(node, "the lambda `" + node.lambda + "` has no program");
-    var callee = Object.assign({}, env);   // [&]: the enclosing function's boxes, shared
+    var callee = captureEnv(env, lambdaNames(this.ctx, lam));   // [&]: the enclosing function's boxes, shared
     for (var i = 0; i < lam.params.length; i++) {
       var p = lam.params[i], a = (node.args || [])[i];
       if (a === undefined) { callee[p.name] = { v: new Unknown("a default argument") }; continue; }
