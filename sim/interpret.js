@@ -481,6 +481,7 @@ var KernelInterpret = (function () {
     (structure.collectives || []).forEach(function (c) { self.collectives[c.alias] = c; });
     resolvePipelineChoices(this);
     if (this.dsl) dslPipelines(this);
+    this.deadLets = deadLets(this);
   }
 
   /**
@@ -578,6 +579,24 @@ var KernelInterpret = (function () {
     var n = rule ? this.knobs[rule.stages] : undefined;
     return typeof n === "number" ? n : this.stages;
   };
+  /**
+   * The stage count and whether the run follows a state of a declared type, made once per type
+   * text: a kernel's loops declare the same states on every tile, and both answers depend only on
+   * the context's aliases and knobs (not in CuTe DSL runs, whose stage counts read dslSelf).
+   */
+  Context.prototype.stateStages = function (type) {
+    if (this.dsl) return this.stagesOf(this.pipelineOfStateType(type));
+    var c = this.stateCache || (this.stateCache = new Map()), got = c.get(type);
+    if (got === undefined) { got = { S: this.stagesOf(this.pipelineOfStateType(type)), followed: null }; c.set(type, got); }
+    return got.S;
+  };
+  Context.prototype.stateFollowed = function (type) {
+    if (this.dsl) return this.followsStateType(type);
+    this.stateStages(type);
+    var got = this.stateCache.get(type);
+    if (got.followed === null) got.followed = this.followsStateType(type);
+    return got.followed;
+  };
   /** The value of a literal integer or a named integer constant of the parse, else null. */
   Context.prototype.constantValue = function (text) {
     var t = String(text).trim();
@@ -592,6 +611,116 @@ var KernelInterpret = (function () {
     this.flags[name] = given ? 1 : 0;
     return given ? 1 : 0;
   };
+
+  // ---------------------------------------------------------------------------------------------
+  // Dead lets (docs/programs.md "Performance"): a let no step can read and whose evaluation has no
+  // effect is not run. Found once per context.
+
+  /** Calls and methods whose evaluation has an effect: a flag read (the verdict lists it) or a scheduler move. */
+  var EFFECT_CALLS = { "cute::conditional_return": true, "BlockMN_t::get_n_block_min_max": true,
+    "BlockMN_t::get_n_block_min_before_local_mask": true };
+  var EFFECT_METHODS = { fetch_next_work: true, get_next_work: true, fixup: true };
+
+  /**
+   * Whether evaluating e (RoleRun.eval, not compile-time) cannot change anything but its value:
+   * no flag read (Context.flag, wgFlag: under ctx.wg a name that may be a flag or a constant read
+   * through one), no scheduler move. A form evalExpr does not know is an Unknown (pure).
+   */
+  function pureExpr(e, ctx) {
+    if (!Array.isArray(e)) return true;
+    switch (e[0]) {
+      case "id":
+        return !ctx.wg || !(Object.prototype.hasOwnProperty.call(FA3_FLAG_DEFAULTS, e[1]) || compileTimeNames(ctx)[e[1]] ||
+          e[1] === "NumProducerThreads");
+      case "call":
+        return !EFFECT_CALLS[e[1]] && (e[2] || []).every(function (a) { return pureExpr(a, ctx); });
+      case "mcall":
+        return !EFFECT_METHODS[e[2]] && pureExpr(e[1], ctx) && (e[3] || []).every(function (a) { return pureExpr(a, ctx); });
+      case "struct":
+        return e[2].every(function (a) { return pureExpr(a, ctx); });
+      default:
+        for (var i = 1; i < e.length; i++) if (Array.isArray(e[i]) && !pureExpr(e[i], ctx)) return false;
+        return true;
+    }
+  }
+
+  /**
+   * Whether a let may be skipped when its name is dead: one name, no role variable, a declaration
+   * of no object the run follows (valueOfDecl's last lines, which depend on the type only), an
+   * initializer that is no call step (RoleRun.stepCall: an `obj.f(...)` on a name) and is pure.
+   */
+  function skippableLet(n, ctx) {
+    if (!n.names || n.names.length !== 1 || ctx.roleVarNames[n.names[0]]) return false;
+    var kind = declKind(n.type || ""), base = kind.base;
+    if (kind.state || kind.scheduler || ctx.pipelineAliases[base] || ctx.orderAliases[base] || ctx.kernelPipelines[base] ||
+        ctx.collectives[base] || COLLECTIVE_TYPES[base]) return false;
+    var e = n.expr;
+    if (Array.isArray(e) && e[0] === "mcall" && Array.isArray(e[1]) && e[1][0] === "id") return false;
+    return e === null || e === undefined || n.construct ? true : pureExpr(e, ctx);
+  }
+
+  /**
+   * The dead lets of a context (a Set of let nodes). Every string of a node a step can read is a
+   * possible read of a variable, as is each of its identifiers and `.` / `->` parts (ids,
+   * receivers, states, objects, arguments, the strings lambdaNames copies): a conservative
+   * superset of what any step reads. Strings count from the start (roots) except in three kinds
+   * of node: a skippable let (its strings count once its name is live: a fixpoint), an assignment
+   * to a name that only skippable lets bind (execSet does nothing without the name's box; it
+   * counts once the name is live) and a free call of no function of the parse, no lambda
+   * (execCall: no step, its arguments are never evaluated). `work_tile_info` (currentTile) is
+   * always live. A skippable let whose name stays dead binds a value nothing reads: skipping it
+   * cannot change a result. None in CuTe DSL runs (their hooks read the environment otherwise).
+   */
+  function deadLets(ctx) {
+    var dead = new Set();
+    if (ctx.dsl) return dead;
+    var bodies = [ctx.kernel], params = [];
+    Object.keys(ctx.functions).forEach(function (k) { bodies.push(ctx.functions[k].body); params = params.concat(ctx.functions[k].params); });
+    Object.keys(ctx.lambdas).forEach(function (k) { bodies.push(ctx.lambdas[k].body); params = params.concat(ctx.lambdas[k].params); });
+    // Names something other than a skippable let binds (parameters, other lets): their assignments count.
+    var otherBound = Object.create(null);
+    params.forEach(function (p) { if (p && typeof p.name === "string") otherBound[p.name] = true; });
+    (function walk(x) {
+      if (Array.isArray(x)) { x.forEach(walk); return; }
+      if (x === null || typeof x !== "object") return;
+      if (x.node === "let" && !skippableLet(x, ctx)) (x.names || []).forEach(function (n) { otherBound[n] = true; });
+      Object.keys(x).forEach(function (k) { walk(x[k]); });
+    })(bodies);
+    var live = Object.create(null), pending = [];
+    live.work_tile_info = true;
+    function strings(x, into) {
+      if (typeof x === "string") {
+        into[x] = true;
+        (x.match(/[A-Za-z_]\w*/g) || []).forEach(function (t) { into[t] = true; });
+        x.split(/\.|->/).forEach(function (t) { into[t] = true; });
+      } else if (Array.isArray(x)) {
+        for (var i = 0; i < x.length; i++) strings(x[i], into);
+      } else if (x !== null && typeof x === "object") {
+        var name = x.node === "let" && skippableLet(x, ctx) ? x.names[0] :
+          x.node === "set" && typeof x.name === "string" && !otherBound[x.name] && x.name !== "work_tile_info" ? x.name : null;
+        if (x.node === "call" && !x.receiver && !x.lambda && !ctx.functions[x.name]) return;
+        if (name !== null) {
+          var reads = Object.create(null);
+          Object.keys(x).forEach(function (k) { if (!(x.node === "let" && k === "names")) strings(x[k], reads); });
+          pending.push({ node: x, name: name, reads: Object.keys(reads) });
+          return;
+        }
+        Object.keys(x).forEach(function (k) { strings(x[k], into); });
+      }
+    }
+    strings(bodies, live);
+    strings(params, live);
+    for (var changed = true; changed;) {
+      changed = false;
+      pending.forEach(function (l) {
+        if (l.done || !live[l.name]) return;
+        l.done = changed = true;
+        l.reads.forEach(function (t) { live[t] = true; });
+      });
+    }
+    pending.forEach(function (l) { if (l.node.node === "let" && !live[l.name]) dead.add(l.node); });
+    return dead;
+  }
 
   // ---------------------------------------------------------------------------------------------
   // Roles: every combination of the role variables a branch tests (docs/programs.md "Roles")
@@ -924,6 +1053,7 @@ var KernelInterpret = (function () {
   }
 
   RoleRun.prototype.execLet = function (node, env, f) {
+    if (this.ctx.deadLets.has(node)) return undefined;   // nothing reads it, its evaluation has no effect (deadLets)
     var self = this;
     var names = node.names || [];
     if (this.ctx.dsl) { var dl = this.dslAssign(node, env, names); if (dl !== PASS) return dl; }
@@ -974,7 +1104,7 @@ var KernelInterpret = (function () {
   RoleRun.prototype.valueOfDecl = function (node, env) {
     var type = node.type || "";
     var ctx = this.ctx, kind = declKind(type);
-    if (kind.state && node.expr === null) return new State(ctx.stagesOf(ctx.pipelineOfStateType(type)), 0, 0, 0, ctx.followsStateType(type));
+    if (kind.state && node.expr === null) return new State(ctx.stateStages(type), 0, 0, 0, ctx.stateFollowed(type));
     if (kind.state && ctx.wg && node.construct && (node.args || []).length === 3) return this.wgState(node, env);
     if (kind.scheduler) return (this.scheduler = new Scheduler());
     var base = kind.base;
@@ -2470,6 +2600,14 @@ var KernelInterpret = (function () {
   /** The thread a role's program is run for (lane 0 of its first warp), or null outside a role. */
   function wgThread(ctx) { return ctx.rr && typeof ctx.rr.role.thread === "number" ? ctx.rr.role.thread : null; }
 
+  var namedBarrierNames = new Map();
+  /** Whether a name is a member of a named-barrier enum (`FwdNamedBarriers::WarpSchedulerWG1`), cached per name. */
+  function namedBarrierName(name) {
+    var got = namedBarrierNames.get(name);
+    if (got === undefined) { got = /^\w*NamedBarriers::\w+$/.test(name); namedBarrierNames.set(name, got); }
+    return got;
+  }
+
   /** Expressions of a warpgroup-index kernel (evalExpr's hook): threads, warp indices, FA3's rules. */
   function wgExpr(e, env, ctx, constexpr) {
     var t = wgThread(ctx);
@@ -2478,7 +2616,7 @@ var KernelInterpret = (function () {
         if (Object.prototype.hasOwnProperty.call(env, e[1])) return PASS;
         // A named-barrier id of an enum whose file the run does not read (hopper/named_barrier.hpp):
         // symbolic, member + offset (`FwdNamedBarriers::WarpSchedulerWG1`).
-        if (/^\w*NamedBarriers::\w+$/.test(e[1])) return new SymId(e[1], 0);
+        if (namedBarrierName(e[1])) return new SymId(e[1], 0);
         var c = fa3Constant(e[1], ctx);
         if (c !== PASS) return c;
         var known = Object.prototype.hasOwnProperty.call(ctx.constants, e[1]) || ctx.roleVarNames[e[1]];
@@ -2654,7 +2792,7 @@ var KernelInterpret = (function () {
   RoleRun.prototype.wgState = function (node, env) {
     var self = this, v = node.args.map(function (a) { return self.eval(a, env, false); });
     if (v.some(function (x) { return typeof x !== "number"; })) return new Unknown("a state of unknown position");
-    return new State(this.ctx.stagesOf(this.ctx.pipelineOfStateType(node.type || "")), v[0], v[1], v[2], true);
+    return new State(this.ctx.stateStages(node.type || ""), v[0], v[1], v[2], true);
   };
 
   /**
