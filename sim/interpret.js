@@ -888,6 +888,8 @@ var KernelInterpret = (function () {
 
   RoleRun.prototype.next = function () {
     for (var guard = 0; guard < MAX_STEPS_PER_COMMAND; guard++) {
+      // mmaGroups's dry run: steps without commands (ops on rings that do not exist yet) are tested too.
+      if (this.settleDry === true && (guard & DRY_CHECK_MASK) === DRY_CHECK_MASK && dryRunSettled(this)) return null;
       var f = this.frames[this.frames.length - 1];
       if (!f) return null;
       if (f.pc >= f.nodes.length) {
@@ -1700,7 +1702,11 @@ var KernelInterpret = (function () {
     this.dry = true;
     this.roles.forEach(function (role, i) {
       var rr = new RoleRun(self, role, i);
-      for (var n = 0; n < 100000 && rr.firstMma === null; n++) { if (rr.next() === null) break; }
+      rr.settleDry = true;
+      for (var n = 0; n < 100000 && rr.firstMma === null; n++) {
+        if (rr.next() === null) break;
+        if ((n & DRY_CHECK_MASK) === DRY_CHECK_MASK && dryRunSettled(rr)) break;   // the rest can issue no MMA, read no new flag
+      }
       if (rr.firstMma !== null) first[role.name] = rr.firstMma.tile + ":" + rr.firstMma.line;
     });
     this.dry = false;
@@ -1710,6 +1716,139 @@ var KernelInterpret = (function () {
     Object.keys(first).forEach(function (k) { groups[k] = count[first[k]]; });
     return groups;
   };
+
+  // ---------------------------------------------------------------------------------------------
+  // Settled dry runs (docs/programs.md "Performance"): mmaGroups's dry run of a role that issues
+  // no MMA used to run to the role's end (or 100,000 commands); it stops once the rest cannot
+  // change what the dry run is for.
+
+  var DRY_CHECK_MASK = 1023;           // test whether a dry run is settled every 1,024 commands
+  var DRY_MMA_OPS = { mma: true };     // op kinds whose semantics issue an MMA (RoleRun.firstMma)
+
+  /**
+   * What a node can do that a dry run observes, at any depth: {mma, names, calls}, names being
+   * the names it may read as a compile-time flag (Context.flag: an `if constexpr` condition's ids
+   * or its unread text, a `cute::conditional_return<C>`'s C, an order barrier's arguments,
+   * evaluated when its object is declared) and calls the functions and lambdas it may call (by
+   * key; any owner, any collective of that name: a superset). Cached per node.
+   */
+  function localDryEffects(ctx, node) {
+    var cache = ctx.dryLocal || (ctx.dryLocal = new WeakMap()), got = cache.get(node);
+    if (got !== undefined) return got;
+    var mma = false, names = Object.create(null), calls = Object.create(null);
+    function ids(e, all) {
+      if (!Array.isArray(e)) return;
+      if (all && e[0] === "id" && typeof e[1] === "string") names[e[1]] = true;
+      if (e[0] === "call" && e[1] === "cute::conditional_return") names[String(e[3] || "").replace(/[\s!]/g, "")] = true;
+      for (var i = 1; i < e.length; i++) if (Array.isArray(e[i])) ids(e[i], all);
+    }
+    function callsNamed(table, name, prefix) {
+      Object.keys(table).forEach(function (k) { if (k === name || k.slice(-name.length - 2) === "::" + name) calls[prefix + k] = true; });
+    }
+    if (node.node === "op" && DRY_MMA_OPS[node.op]) mma = true;
+    if (node.node === "if" && node.constexpr) { ids(node.cond, true); if (Array.isArray(node.cond) && node.cond[0] === "?") names[String(node.cond[1])] = true; }
+    ["expr", "cond", "args"].forEach(function (k) { if (Array.isArray(node[k])) ids(node[k], false); });
+    if (node.node === "let" && node.type && ctx.orderAliases[declKind(node.type).base]) ids(ctx.orderAliases[declKind(node.type).base].args || [], true);
+    if (node.node === "call" && node.lambda) callsNamed(ctx.lambdas, node.lambda, "L:");
+    else if (node.node === "call") callsNamed(ctx.functions, node.name, "F:");
+    if ((node.node === "let" || node.node === "set") && Array.isArray(node.expr) && node.expr[0] === "mcall") callsNamed(ctx.functions, node.expr[2], "F:");
+    ["body", "then", "else", "init", "step"].forEach(function (k) {
+      (node[k] || []).forEach(function (n) {
+        var d = localDryEffects(ctx, n);
+        mma = mma || d.mma;
+        d.names.forEach(function (x) { names[x] = true; });
+        d.calls.forEach(function (x) { calls[x] = true; });
+      });
+    });
+    got = { mma: mma, names: Object.keys(names), calls: Object.keys(calls) };
+    cache.set(node, got);
+    return got;
+  }
+
+  /**
+   * The dry-run effects of every function and lambda with those of all it may call (a fixpoint
+   * over the call graph, so recursion needs no special case): {key: {mma, names}}, once per context.
+   */
+  function functionDryEffects(ctx) {
+    if (ctx.dryFns) return ctx.dryFns;
+    var out = {};
+    function seed(key, body) {
+      var mma = false, names = Object.create(null), calls = Object.create(null);
+      body.forEach(function (n) {
+        var d = localDryEffects(ctx, n);
+        mma = mma || d.mma;
+        d.names.forEach(function (x) { names[x] = true; });
+        d.calls.forEach(function (x) { calls[x] = true; });
+      });
+      out[key] = { mma: mma, names: names, calls: Object.keys(calls) };
+    }
+    Object.keys(ctx.functions).forEach(function (k) { seed("F:" + k, ctx.functions[k].body); });
+    Object.keys(ctx.lambdas).forEach(function (k) { seed("L:" + k, ctx.lambdas[k].body); });
+    for (var changed = true; changed;) {
+      changed = false;
+      Object.keys(out).forEach(function (k) {
+        var e = out[k];
+        e.calls.forEach(function (c) {
+          var d = out[c];
+          if (!d) return;
+          if (d.mma && !e.mma) { e.mma = changed = true; }
+          Object.keys(d.names).forEach(function (x) { if (!e.names[x]) { e.names[x] = changed = true; } });
+        });
+      });
+    }
+    return (ctx.dryFns = out);
+  }
+
+  /** A node's dry-run effects with those of everything it may call: {mma, names}. */
+  function dryEffects(ctx, node) {
+    var cache = ctx.dryCache || (ctx.dryCache = new WeakMap()), got = cache.get(node);
+    if (got !== undefined) return got;
+    var local = localDryEffects(ctx, node), fns = functionDryEffects(ctx), mma = local.mma, names = Object.create(null);
+    local.names.forEach(function (x) { names[x] = true; });
+    local.calls.forEach(function (c) {
+      var d = fns[c];
+      if (!d) return;
+      mma = mma || d.mma;
+      Object.keys(d.names).forEach(function (x) { names[x] = true; });
+    });
+    got = { mma: mma, names: Object.keys(names) };
+    cache.set(node, got);
+    return got;
+  }
+
+  /**
+   * Whether a name read as a flag now would add nothing to ctx.flags: it is there already (a
+   * second read keeps its place and value, the knobs being fixed), or lookup answers it before
+   * Context.flag (a role variable, a knob symbol, a constant, an enum member).
+   */
+  function knownFlag(ctx, name) {
+    if (Object.prototype.hasOwnProperty.call(ctx.flags, name) || ctx.roleVarNames[name]) return true;
+    if (SYMBOL_KNOBS[name] && typeof ctx.knobs[SYMBOL_KNOBS[name]] === "number") return true;
+    if (Object.prototype.hasOwnProperty.call(ctx.constants, name)) return true;
+    var sep = name.lastIndexOf("::");
+    return sep > 0 && !!ctx.enums[name.slice(0, sep)];
+  }
+
+  /**
+   * Whether the rest of a C++ role's dry run (mmaGroups) is settled: nothing its frames still hold
+   * (a frame's nodes from its pc on; a loop's whole body, test and step, as it may run again) can
+   * issue an MMA or read a flag ctx.flags does not hold. Its remaining commands are then DRY, its
+   * first MMA stays none and the flags stay as they are: stopping it changes no result.
+   */
+  function dryRunSettled(rr) {
+    var ctx = rr.ctx;
+    if (ctx.dsl || ctx.wg) return false;
+    for (var i = 0; i < rr.frames.length; i++) {
+      var f = rr.frames[i], from = f.loop ? 0 : f.pc, extra = f.loop ? [f.loop.cond ? { node: "loop-test", cond: f.loop.cond } : null].concat(f.loop.step || []) : [];
+      var nodes = f.nodes.slice(from).concat(extra.filter(Boolean));
+      for (var j = 0; j < nodes.length; j++) {
+        var d = dryEffects(ctx, nodes[j]);
+        if (d.mma) return false;
+        for (var k = 0; k < d.names.length; k++) if (!knownFlag(ctx, d.names[k])) return false;
+      }
+    }
+    return true;
+  }
 
   /**
    * Write-after-read hazards: a copy into a stage issued while an MMA still reads the stage's
