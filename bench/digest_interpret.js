@@ -32,7 +32,7 @@ fs.readdirSync(path.join(root, "examples")).filter((f) => f.endsWith(".json")).s
   structures[f] = JSON.parse(fs.readFileSync(path.join(root, "examples", f), "utf8"));
 });
 Object.assign(structures, parsed());
-// Each knob uniform in [lo, hi]; every seventh setting has 2 stages.
+// Each knob uniform in [lo, hi]; every seventh setting has 2 stages, every 25th many k-tiles / KV blocks.
 const RANGES = { stages: [1, 6], outputTiles: [1, 6], kTiles: [1, 12], kvBlocks: [1, 10], tmaLatency: [0, 9],
   wgmmaLatency: [0, 7], epilogueLatency: [0, 9], kPipeMmas: [0, 3], accStages: [1, 3], ummaLatency: [0, 7],
   tmemLoadLatency: [0, 5], storeLatency: [0, 6], softmaxLatency: [0, 8], mathLatency: [0, 5] };
@@ -43,6 +43,8 @@ Object.keys(structures).forEach((name) => {
     const knobs = { model: "program" };
     Object.keys(RANGES).forEach((k) => { knobs[k] = randInt(rand, RANGES[k][0], RANGES[k][1]); });
     if (i % 7 === 3) knobs.stages = 2;
+    // Every 25th setting is long (the dry runs' settle tests, every 1,024 steps, then take part).
+    if (i % 25 === 24) { knobs.kTiles = 1500 + i; knobs.kvBlocks = 1200 + i; }
     h.update(JSON.stringify(S.simulate(structures[name], knobs, i % 2 ? { events: false } : undefined)));
   }
   const d = h.digest("hex").slice(0, 16);
