@@ -610,6 +610,7 @@ var KernelInterpret = (function () {
     (structure.collectives || []).forEach(function (c) { self.collectives[c.alias] = c; });
     resolvePipelineChoices(this);
     if (this.dsl) dslPipelines(this);
+    this.deadLets = deadLets(this);
   }
 
   /**
@@ -727,6 +728,24 @@ var KernelInterpret = (function () {
     });
   }
 
+  /**
+   * The stage count and whether the run follows a state of a declared type, made once per type
+   * text: a kernel's loops declare the same states on every tile, and both answers depend only on
+   * the context's aliases and knobs (not in CuTe DSL runs, whose stage counts read dslSelf).
+   */
+  Context.prototype.stateStages = function (type) {
+    if (this.dsl) return this.stagesOf(this.pipelineOfStateType(type));
+    var c = this.stateCache || (this.stateCache = new Map()), got = c.get(type);
+    if (got === undefined) { got = { S: this.stagesOf(this.pipelineOfStateType(type)), followed: null }; c.set(type, got); }
+    return got.S;
+  };
+  Context.prototype.stateFollowed = function (type) {
+    if (this.dsl) return this.followsStateType(type);
+    this.stateStages(type);
+    var got = this.stateCache.get(type);
+    if (got.followed === null) got.followed = this.followsStateType(type);
+    return got.followed;
+  };
   /** The value of a literal integer or a named integer constant of the parse, else null. */
   Context.prototype.constantValue = function (text) {
     var t = String(text).trim();
@@ -741,6 +760,116 @@ var KernelInterpret = (function () {
     this.flags[name] = given ? 1 : 0;
     return given ? 1 : 0;
   };
+
+  // ---------------------------------------------------------------------------------------------
+  // Dead lets (docs/programs.md "Performance"): a let no step can read and whose evaluation has no
+  // effect is not run. Found once per context.
+
+  /** Calls and methods whose evaluation has an effect: a flag read (the verdict lists it) or a scheduler move. */
+  var EFFECT_CALLS = { "cute::conditional_return": true, "BlockMN_t::get_n_block_min_max": true,
+    "BlockMN_t::get_n_block_min_before_local_mask": true };
+  var EFFECT_METHODS = { fetch_next_work: true, get_next_work: true, fixup: true };
+
+  /**
+   * Whether evaluating e (RoleRun.eval, not compile-time) cannot change anything but its value:
+   * no flag read (Context.flag, wgFlag: under ctx.wg a name that may be a flag or a constant read
+   * through one), no scheduler move. A form evalExpr does not know is an Unknown (pure).
+   */
+  function pureExpr(e, ctx) {
+    if (!Array.isArray(e)) return true;
+    switch (e[0]) {
+      case "id":
+        return !ctx.wg || !(Object.prototype.hasOwnProperty.call(FA3_FLAG_DEFAULTS, e[1]) || compileTimeNames(ctx)[e[1]] ||
+          e[1] === "NumProducerThreads");
+      case "call":
+        return !EFFECT_CALLS[e[1]] && (e[2] || []).every(function (a) { return pureExpr(a, ctx); });
+      case "mcall":
+        return !EFFECT_METHODS[e[2]] && pureExpr(e[1], ctx) && (e[3] || []).every(function (a) { return pureExpr(a, ctx); });
+      case "struct":
+        return e[2].every(function (a) { return pureExpr(a, ctx); });
+      default:
+        for (var i = 1; i < e.length; i++) if (Array.isArray(e[i]) && !pureExpr(e[i], ctx)) return false;
+        return true;
+    }
+  }
+
+  /**
+   * Whether a let may be skipped when its name is dead: one name, no role variable, a declaration
+   * of no object the run follows (valueOfDecl's last lines, which depend on the type only), an
+   * initializer that is no call step (RoleRun.stepCall: an `obj.f(...)` on a name) and is pure.
+   */
+  function skippableLet(n, ctx) {
+    if (!n.names || n.names.length !== 1 || ctx.roleVarNames[n.names[0]]) return false;
+    var kind = declKind(n.type || ""), base = kind.base;
+    if (kind.state || kind.scheduler || ctx.pipelineAliases[base] || ctx.orderAliases[base] || ctx.kernelPipelines[base] ||
+        ctx.collectives[base] || COLLECTIVE_TYPES[base]) return false;
+    var e = n.expr;
+    if (Array.isArray(e) && e[0] === "mcall" && Array.isArray(e[1]) && e[1][0] === "id") return false;
+    return e === null || e === undefined || n.construct ? true : pureExpr(e, ctx);
+  }
+
+  /**
+   * The dead lets of a context (a Set of let nodes). Every string of a node a step can read is a
+   * possible read of a variable, as is each of its identifiers and `.` / `->` parts (ids,
+   * receivers, states, objects, arguments, the strings lambdaNames copies): a conservative
+   * superset of what any step reads. Strings count from the start (roots) except in three kinds
+   * of node: a skippable let (its strings count once its name is live: a fixpoint), an assignment
+   * to a name that only skippable lets bind (execSet does nothing without the name's box; it
+   * counts once the name is live) and a free call of no function of the parse, no lambda
+   * (execCall: no step, its arguments are never evaluated). `work_tile_info` (currentTile) is
+   * always live. A skippable let whose name stays dead binds a value nothing reads: skipping it
+   * cannot change a result. None in CuTe DSL runs (their hooks read the environment otherwise).
+   */
+  function deadLets(ctx) {
+    var dead = new Set();
+    if (ctx.dsl) return dead;
+    var bodies = [ctx.kernel], params = [];
+    Object.keys(ctx.functions).forEach(function (k) { bodies.push(ctx.functions[k].body); params = params.concat(ctx.functions[k].params); });
+    Object.keys(ctx.lambdas).forEach(function (k) { bodies.push(ctx.lambdas[k].body); params = params.concat(ctx.lambdas[k].params); });
+    // Names something other than a skippable let binds (parameters, other lets): their assignments count.
+    var otherBound = Object.create(null);
+    params.forEach(function (p) { if (p && typeof p.name === "string") otherBound[p.name] = true; });
+    (function walk(x) {
+      if (Array.isArray(x)) { x.forEach(walk); return; }
+      if (x === null || typeof x !== "object") return;
+      if (x.node === "let" && !skippableLet(x, ctx)) (x.names || []).forEach(function (n) { otherBound[n] = true; });
+      Object.keys(x).forEach(function (k) { walk(x[k]); });
+    })(bodies);
+    var live = Object.create(null), pending = [];
+    live.work_tile_info = true;
+    function strings(x, into) {
+      if (typeof x === "string") {
+        into[x] = true;
+        (x.match(/[A-Za-z_]\w*/g) || []).forEach(function (t) { into[t] = true; });
+        x.split(/\.|->/).forEach(function (t) { into[t] = true; });
+      } else if (Array.isArray(x)) {
+        for (var i = 0; i < x.length; i++) strings(x[i], into);
+      } else if (x !== null && typeof x === "object") {
+        var name = x.node === "let" && skippableLet(x, ctx) ? x.names[0] :
+          x.node === "set" && typeof x.name === "string" && !otherBound[x.name] && x.name !== "work_tile_info" ? x.name : null;
+        if (x.node === "call" && !x.receiver && !x.lambda && !ctx.functions[x.name]) return;
+        if (name !== null) {
+          var reads = Object.create(null);
+          Object.keys(x).forEach(function (k) { if (!(x.node === "let" && k === "names")) strings(x[k], reads); });
+          pending.push({ node: x, name: name, reads: Object.keys(reads) });
+          return;
+        }
+        Object.keys(x).forEach(function (k) { strings(x[k], into); });
+      }
+    }
+    strings(bodies, live);
+    strings(params, live);
+    for (var changed = true; changed;) {
+      changed = false;
+      pending.forEach(function (l) {
+        if (l.done || !live[l.name]) return;
+        l.done = changed = true;
+        l.reads.forEach(function (t) { live[t] = true; });
+      });
+    }
+    pending.forEach(function (l) { if (l.node.node === "let" && !live[l.name]) dead.add(l.node); });
+    return dead;
+  }
 
   // ---------------------------------------------------------------------------------------------
   // Roles: every combination of the role variables a branch tests (docs/programs.md "Roles")
@@ -921,6 +1050,8 @@ var KernelInterpret = (function () {
 
   RoleRun.prototype.next = function () {
     for (var guard = 0; guard < MAX_STEPS_PER_COMMAND; guard++) {
+      // mmaGroups's dry run: steps without commands (ops on rings that do not exist yet) are tested too.
+      if (this.settleDry === true && (guard & DRY_CHECK_MASK) === DRY_CHECK_MASK && dryRunSettled(this)) return null;
       var f = this.frames[this.frames.length - 1];
       if (!f) return null;
       if (f.pc >= f.nodes.length) {
@@ -1136,6 +1267,7 @@ var KernelInterpret = (function () {
   }
 
   RoleRun.prototype.execLet = function (node, env, f) {
+    if (this.ctx.deadLets.has(node)) return undefined;   // nothing reads it, its evaluation has no effect (deadLets)
     var self = this;
     var names = node.names || [];
     if (this.ctx.dsl) { var dl = this.dslAssign(node, env, names); if (dl !== PASS) return dl; }
@@ -1186,7 +1318,7 @@ var KernelInterpret = (function () {
   RoleRun.prototype.valueOfDecl = function (node, env) {
     var type = node.type || "";
     var ctx = this.ctx, kind = declKind(type);
-    if (kind.state && node.expr === null) return new State(ctx.stagesOf(ctx.pipelineOfStateType(type)), 0, 0, 0, ctx.followsStateType(type));
+    if (kind.state && node.expr === null) return new State(ctx.stateStages(type), 0, 0, 0, ctx.stateFollowed(type));
     if (kind.state && ctx.wg && node.construct && (node.args || []).length === 3) return this.wgState(node, env);
     if (kind.scheduler) return (this.scheduler = new Scheduler());
     var base = kind.base;
@@ -1852,7 +1984,11 @@ var KernelInterpret = (function () {
     this.dry = true;
     this.roles.forEach(function (role, i) {
       var rr = new RoleRun(self, role, i);
-      for (var n = 0; n < 100000 && rr.firstMma === null; n++) { if (rr.next() === null) break; }
+      rr.settleDry = true;
+      for (var n = 0; n < 100000 && rr.firstMma === null; n++) {
+        if (rr.next() === null) break;
+        if ((n & DRY_CHECK_MASK) === DRY_CHECK_MASK && dryRunSettled(rr)) break;   // the rest can issue no MMA, read no new flag
+      }
       if (rr.firstMma !== null) first[role.name] = rr.firstMma.tile + ":" + rr.firstMma.line;
     });
     this.dry = false;
@@ -1862,6 +1998,139 @@ var KernelInterpret = (function () {
     Object.keys(first).forEach(function (k) { groups[k] = count[first[k]]; });
     return groups;
   };
+
+  // ---------------------------------------------------------------------------------------------
+  // Settled dry runs (docs/programs.md "Performance"): mmaGroups's dry run of a role that issues
+  // no MMA used to run to the role's end (or 100,000 commands); it stops once the rest cannot
+  // change what the dry run is for.
+
+  var DRY_CHECK_MASK = 1023;           // test whether a dry run is settled every 1,024 commands
+  var DRY_MMA_OPS = { mma: true };     // op kinds whose semantics issue an MMA (RoleRun.firstMma)
+
+  /**
+   * What a node can do that a dry run observes, at any depth: {mma, names, calls}, names being
+   * the names it may read as a compile-time flag (Context.flag: an `if constexpr` condition's ids
+   * or its unread text, a `cute::conditional_return<C>`'s C, an order barrier's arguments,
+   * evaluated when its object is declared) and calls the functions and lambdas it may call (by
+   * key; any owner, any collective of that name: a superset). Cached per node.
+   */
+  function localDryEffects(ctx, node) {
+    var cache = ctx.dryLocal || (ctx.dryLocal = new WeakMap()), got = cache.get(node);
+    if (got !== undefined) return got;
+    var mma = false, names = Object.create(null), calls = Object.create(null);
+    function ids(e, all) {
+      if (!Array.isArray(e)) return;
+      if (all && e[0] === "id" && typeof e[1] === "string") names[e[1]] = true;
+      if (e[0] === "call" && e[1] === "cute::conditional_return") names[String(e[3] || "").replace(/[\s!]/g, "")] = true;
+      for (var i = 1; i < e.length; i++) if (Array.isArray(e[i])) ids(e[i], all);
+    }
+    function callsNamed(table, name, prefix) {
+      Object.keys(table).forEach(function (k) { if (k === name || k.slice(-name.length - 2) === "::" + name) calls[prefix + k] = true; });
+    }
+    if (node.node === "op" && DRY_MMA_OPS[node.op]) mma = true;
+    if (node.node === "if" && node.constexpr) { ids(node.cond, true); if (Array.isArray(node.cond) && node.cond[0] === "?") names[String(node.cond[1])] = true; }
+    ["expr", "cond", "args"].forEach(function (k) { if (Array.isArray(node[k])) ids(node[k], false); });
+    if (node.node === "let" && node.type && ctx.orderAliases[declKind(node.type).base]) ids(ctx.orderAliases[declKind(node.type).base].args || [], true);
+    if (node.node === "call" && node.lambda) callsNamed(ctx.lambdas, node.lambda, "L:");
+    else if (node.node === "call") callsNamed(ctx.functions, node.name, "F:");
+    if ((node.node === "let" || node.node === "set") && Array.isArray(node.expr) && node.expr[0] === "mcall") callsNamed(ctx.functions, node.expr[2], "F:");
+    ["body", "then", "else", "init", "step"].forEach(function (k) {
+      (node[k] || []).forEach(function (n) {
+        var d = localDryEffects(ctx, n);
+        mma = mma || d.mma;
+        d.names.forEach(function (x) { names[x] = true; });
+        d.calls.forEach(function (x) { calls[x] = true; });
+      });
+    });
+    got = { mma: mma, names: Object.keys(names), calls: Object.keys(calls) };
+    cache.set(node, got);
+    return got;
+  }
+
+  /**
+   * The dry-run effects of every function and lambda with those of all it may call (a fixpoint
+   * over the call graph, so recursion needs no special case): {key: {mma, names}}, once per context.
+   */
+  function functionDryEffects(ctx) {
+    if (ctx.dryFns) return ctx.dryFns;
+    var out = {};
+    function seed(key, body) {
+      var mma = false, names = Object.create(null), calls = Object.create(null);
+      body.forEach(function (n) {
+        var d = localDryEffects(ctx, n);
+        mma = mma || d.mma;
+        d.names.forEach(function (x) { names[x] = true; });
+        d.calls.forEach(function (x) { calls[x] = true; });
+      });
+      out[key] = { mma: mma, names: names, calls: Object.keys(calls) };
+    }
+    Object.keys(ctx.functions).forEach(function (k) { seed("F:" + k, ctx.functions[k].body); });
+    Object.keys(ctx.lambdas).forEach(function (k) { seed("L:" + k, ctx.lambdas[k].body); });
+    for (var changed = true; changed;) {
+      changed = false;
+      Object.keys(out).forEach(function (k) {
+        var e = out[k];
+        e.calls.forEach(function (c) {
+          var d = out[c];
+          if (!d) return;
+          if (d.mma && !e.mma) { e.mma = changed = true; }
+          Object.keys(d.names).forEach(function (x) { if (!e.names[x]) { e.names[x] = changed = true; } });
+        });
+      });
+    }
+    return (ctx.dryFns = out);
+  }
+
+  /** A node's dry-run effects with those of everything it may call: {mma, names}. */
+  function dryEffects(ctx, node) {
+    var cache = ctx.dryCache || (ctx.dryCache = new WeakMap()), got = cache.get(node);
+    if (got !== undefined) return got;
+    var local = localDryEffects(ctx, node), fns = functionDryEffects(ctx), mma = local.mma, names = Object.create(null);
+    local.names.forEach(function (x) { names[x] = true; });
+    local.calls.forEach(function (c) {
+      var d = fns[c];
+      if (!d) return;
+      mma = mma || d.mma;
+      Object.keys(d.names).forEach(function (x) { names[x] = true; });
+    });
+    got = { mma: mma, names: Object.keys(names) };
+    cache.set(node, got);
+    return got;
+  }
+
+  /**
+   * Whether a name read as a flag now would add nothing to ctx.flags: it is there already (a
+   * second read keeps its place and value, the knobs being fixed), or lookup answers it before
+   * Context.flag (a role variable, a knob symbol, a constant, an enum member).
+   */
+  function knownFlag(ctx, name) {
+    if (Object.prototype.hasOwnProperty.call(ctx.flags, name) || ctx.roleVarNames[name]) return true;
+    if (SYMBOL_KNOBS[name] && typeof ctx.knobs[SYMBOL_KNOBS[name]] === "number") return true;
+    if (Object.prototype.hasOwnProperty.call(ctx.constants, name)) return true;
+    var sep = name.lastIndexOf("::");
+    return sep > 0 && !!ctx.enums[name.slice(0, sep)];
+  }
+
+  /**
+   * Whether the rest of a C++ role's dry run (mmaGroups) is settled: nothing its frames still hold
+   * (a frame's nodes from its pc on; a loop's whole body, test and step, as it may run again) can
+   * issue an MMA or read a flag ctx.flags does not hold. Its remaining commands are then DRY, its
+   * first MMA stays none and the flags stay as they are: stopping it changes no result.
+   */
+  function dryRunSettled(rr) {
+    var ctx = rr.ctx;
+    if (ctx.dsl || ctx.wg) return false;
+    for (var i = 0; i < rr.frames.length; i++) {
+      var f = rr.frames[i], from = f.loop ? 0 : f.pc, extra = f.loop ? [f.loop.cond ? { node: "loop-test", cond: f.loop.cond } : null].concat(f.loop.step || []) : [];
+      var nodes = f.nodes.slice(from).concat(extra.filter(Boolean));
+      for (var j = 0; j < nodes.length; j++) {
+        var d = dryEffects(ctx, nodes[j]);
+        if (d.mma) return false;
+        for (var k = 0; k < d.names.length; k++) if (!knownFlag(ctx, d.names[k])) return false;
+      }
+    }
+    return true;
+  }
 
   /**
    * Write-after-read hazards: a copy into a stage issued while an MMA still reads the stage's
@@ -2959,6 +3228,14 @@ var KernelInterpret = (function () {
   /** The thread a role's program is run for (lane 0 of its first warp), or null outside a role. */
   function wgThread(ctx) { return ctx.rr && typeof ctx.rr.role.thread === "number" ? ctx.rr.role.thread : null; }
 
+  var namedBarrierNames = new Map();
+  /** Whether a name is a member of a named-barrier enum (`FwdNamedBarriers::WarpSchedulerWG1`), cached per name. */
+  function namedBarrierName(name) {
+    var got = namedBarrierNames.get(name);
+    if (got === undefined) { got = /^\w*NamedBarriers::\w+$/.test(name); namedBarrierNames.set(name, got); }
+    return got;
+  }
+
   /** Expressions of a warpgroup-index kernel (evalExpr's hook): threads, warp indices, FA3's rules. */
   function wgExpr(e, env, ctx, constexpr) {
     var t = wgThread(ctx);
@@ -2967,7 +3244,7 @@ var KernelInterpret = (function () {
         if (Object.prototype.hasOwnProperty.call(env, e[1])) return PASS;
         // A named-barrier id of an enum whose file the run does not read (hopper/named_barrier.hpp):
         // symbolic, member + offset (`FwdNamedBarriers::WarpSchedulerWG1`).
-        if (/^\w*NamedBarriers::\w+$/.test(e[1])) return new SymId(e[1], 0);
+        if (namedBarrierName(e[1])) return new SymId(e[1], 0);
         var c = fa3Constant(e[1], ctx);
         if (c !== PASS) return c;
         c = wgLoadWarpgroups(e[1], ctx);
@@ -3076,12 +3353,61 @@ var KernelInterpret = (function () {
     return out;
   }
 
+  /**
+   * The names a lambda can read or write in its caller's environment (docs/programs.md
+   * "Performance"): every string of its program and of the lambdas it calls (under any owner),
+   * each also split into its identifiers and its `.` / `->` parts, made once per lambda. Every
+   * environment access of a lambda's frame names a variable by a string of its own nodes
+   * (an id, a receiver, a state, an object, an argument), so the caller's other boxes are never read.
+   */
+  var lambdaNameCache = new WeakMap();
+  function lambdaNames(ctx, lam) {
+    var got = lambdaNameCache.get(lam);
+    if (got !== undefined) return got;
+    var names = Object.create(null), done = new Set();
+    function strings(x) {
+      if (typeof x === "string") {
+        names[x] = true;
+        (x.match(/[A-Za-z_]\w*/g) || []).forEach(function (t) { names[t] = true; });
+        x.split(/\.|->/).forEach(function (t) { names[t] = true; });
+      } else if (Array.isArray(x)) {
+        x.forEach(strings);
+      } else if (x !== null && typeof x === "object") {
+        Object.keys(x).forEach(function (k) {
+          strings(x[k]);
+          if (k === "lambda" && typeof x[k] === "string") addLambda(x[k]);
+        });
+      }
+    }
+    function addLambda(key) {
+      Object.keys(ctx.lambdas).forEach(function (k) {
+        var l = ctx.lambdas[k];
+        if (k.slice(-key.length - 2) === "::" + key && !done.has(l)) { done.add(l); strings(l.params); strings(l.body); }
+      });
+    }
+    done.add(lam);
+    strings(lam.params);
+    strings(lam.body);
+    got = Object.keys(names);
+    lambdaNameCache.set(lam, got);
+    return got;
+  }
+
+  /** A lambda's environment: the caller's boxes (shared) of the names it can touch (lambdaNames). */
+  function captureEnv(env, names) {
+    var out = {};
+    for (var i = 0; i < names.length; i++) {
+      if (Object.prototype.hasOwnProperty.call(env, names[i])) out[names[i]] = env[names[i]];
+    }
+    return out;
+  }
+
   /** Inline a named lambda: its parameters bound to the call's arguments, its captures the caller's variables (by reference). */
   RoleRun.prototype.callLambda = function (node, env, f, ret) {
     var owner = f && f.fn ? f.fn.fn : "operator()";
     var lam = this.ctx.lambdas[owner + "::" + node.lambda] || this.ctx.lambdas["operator()::" + node.lambda];
     if (!lam) return this.stop(node, "the lambda `" + node.lambda + "` has no program");
-    var callee = Object.assign({}, env);   // [&]: the enclosing function's boxes, shared
+    var callee = captureEnv(env, lambdaNames(this.ctx, lam));   // [&]: the enclosing function's boxes, shared
     for (var i = 0; i < lam.params.length; i++) {
       var p = lam.params[i], a = (node.args || [])[i];
       if (a === undefined) { callee[p.name] = { v: new Unknown("a default argument") }; continue; }
@@ -3098,7 +3424,7 @@ var KernelInterpret = (function () {
   RoleRun.prototype.wgState = function (node, env) {
     var self = this, v = node.args.map(function (a) { return self.eval(a, env, false); });
     if (v.some(function (x) { return typeof x !== "number"; })) return new Unknown("a state of unknown position");
-    return new State(this.ctx.stagesOf(this.ctx.pipelineOfStateType(node.type || "")), v[0], v[1], v[2], true);
+    return new State(this.ctx.stateStages(node.type || ""), v[0], v[1], v[2], true);
   };
 
   /**
