@@ -123,6 +123,12 @@ var KernelInterpret = (function () {
    * not empty (77 FMHA kernel 450, 486, 544, 580, 610: `if (get<1>(logical_problem_shape) == 0)`,
    * a KV length of zero, is false).
    */
+  /**
+   * Flags of the verdict that are run-time choices, not compile-time ones: a knob (knobs.flags)
+   * sets them like a flag, and the page marks them "run time" (FA4 sm100's correction vote
+   * `vote_ballot_sync`, DSL_RUNTIME_CHOICES).
+   */
+  var RUNTIME_FLAGS = { vote_ballot_sync: "the correction's rescale vote (vote_ballot_sync(scale < 1.0)): 1 rescales O every KV block" };
   var RUNTIME_CONDITIONS = { "if (get<1>(logical_problem_shape) == 0)": 0,
     // The cp.async mainloop's k-residue predicate of its first k-tile (sm90_mma_multistage_gmma_ss_
     // warpspecialized.hpp 270, 280: copy the k-block, else clear it): the run takes K a multiple
@@ -3559,7 +3565,7 @@ var KernelInterpret = (function () {
     enumerateRoles: enumerateRoles, RoleRun: RoleRun, OP_SEMANTICS: OP_SEMANTICS,
     SYMBOL_KNOBS: SYMBOL_KNOBS, SCHEDULER_STATIC: SCHEDULER_STATIC, MODELLED_PIPELINES: MODELLED_PIPELINES, PIPELINE_CLASSES: PIPELINE_CLASSES, TRIP_KNOBS: TRIP_KNOBS, RUNTIME_CHOICES: RUNTIME_CHOICES,
     EPILOGUE_CALLS: EPILOGUE_CALLS, TILE_KEY: TILE_KEY, isUnknown: isUnknown,
-    MASK_TRIP_COUNTS: MASK_TRIP_COUNTS, RUNTIME_CONDITIONS: RUNTIME_CONDITIONS, COLLECTIVE_TYPES: COLLECTIVE_TYPES,
+    MASK_TRIP_COUNTS: MASK_TRIP_COUNTS, RUNTIME_CONDITIONS: RUNTIME_CONDITIONS, RUNTIME_FLAGS: RUNTIME_FLAGS, COLLECTIVE_TYPES: COLLECTIVE_TYPES,
     OPAQUE_LATENCY: OPAQUE_LATENCY, REGISTER_LOOP_OPS: REGISTER_LOOP_OPS
   };
 })();

@@ -176,7 +176,7 @@ var KernelModelProgram = (function () {
       flags: run.flags, summary: "",
       hazardText: run.hazards.length ? run.hazards.length + (run.hazards.length >= 20 ? "+" : "") + " (first: " + run.hazards[0].message + ")" : "none",
       stoppedText: run.stopped.length ? run.stopped.map(function (x) { return x.role + " at line " + x.line + ": " + x.reason; }).join("; ") : "none",
-      flagsText: Object.keys(run.flags).length ? Object.keys(run.flags).sort().map(function (f) { return f + " " + (run.flags[f] ? "on" : "off"); }).join(", ") : "none",
+      flagsText: flagsText(run.flags),
       mmaWaits: mmaWaits(run),
       idle: run.idle || [],
       idleText: run.idle && run.idle.length ? run.idle.join(", ") : "none"
@@ -226,6 +226,14 @@ var KernelModelProgram = (function () {
     }).join("; ");
   }
 
+  /** The verdict's flags, by name: "NAME on|off", a run-time choice (interpret.js RUNTIME_FLAGS) marked "(run time)". */
+  function flagsText(flags) {
+    var I = interpretModule(), rt = I && I.RUNTIME_FLAGS ? I.RUNTIME_FLAGS : {};
+    var names = Object.keys(flags).sort();
+    if (!names.length) return "none";
+    return names.map(function (f) { return f + (rt[f] ? " (run time)" : "") + " " + (flags[f] ? "on" : "off"); }).join(", ");
+  }
+
   /** The program verdict's one line: a deadlock, roles that stopped, hazards, else the figures. */
   function programSummary(run, v) {
     if (run.deadlock !== null) return run.deadlock.message;
@@ -258,7 +266,7 @@ var KernelModelProgram = (function () {
       { label: "Hazards (a stage refilled while its MMA reads it)", format: "template", template: "{hazardText}" },
       { label: "Roles not modelled past a step", format: "template", template: "{stoppedText}" },
       { label: "Role bindings that reach no step (no lane)", format: "template", template: "{idleText}" },
-      { label: "Compile-time flags", format: "template", template: "{flagsText}" }
+      { label: "Flags (compile time; run-time choices marked)", format: "template", template: "{flagsText}" }
     ];
     view.note = ["", ["o.k"], " = output tile o, k-tile k; the lanes are the roles of the kernel layer's own program; time in abstract steps"];
     return view;

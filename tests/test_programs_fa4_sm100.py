@@ -21,7 +21,8 @@ const S = require(process.argv[1] + '/schedule.js');
 const st = JSON.parse(require('fs').readFileSync(0, 'utf8'));
 const r = S.simulate(st, Object.assign({ model: 'program' }, JSON.parse(process.argv[2])));
 process.stdout.write(JSON.stringify({ error: r.error || null, lanes: r.lanes.map((l) => l.label), roles: r.verdict.roles,
-  stopped: r.verdict.stopped, deadlock: r.deadlock, flags: r.verdict.flags, barriers: r.barriers.map((b) => b.name) }));
+  stopped: r.verdict.stopped, deadlock: r.deadlock, flags: r.verdict.flags, flagsText: r.verdict.flagsText,
+  barriers: r.barriers.map((b) => b.name), total: r.total }));
 """
 
 
@@ -147,3 +148,14 @@ def test_seeded_sweep_never_deadlocks(fa4):
                               "softmaxLatency": [0, 8], "mathLatency": [0, 4]}, seed=4, runs=40)
     assert out["runs"] == 40
     assert out["badCount"] == 0, out["bad"]
+
+
+def test_the_rescale_vote_is_a_marked_run_time_choice(fa4):
+    """`should_rescale = vote_ballot_sync(scale < 1.0)` is data, not a compile-time flag: the
+    verdict marks it "(run time)"; every block rescales by default, and 0 skips the rescales."""
+    on = run(fa4)
+    assert "vote_ballot_sync (run time) on" in on["flagsText"]
+    assert "self.q_stage on" in on["flagsText"] and "self.q_stage (run time)" not in on["flagsText"]
+    off = run(fa4, flags={"vote_ballot_sync": 0})
+    assert "vote_ballot_sync (run time) off" in off["flagsText"]
+    assert off["stopped"] == [] and off["deadlock"] is None and off["total"] <= on["total"]
