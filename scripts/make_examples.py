@@ -6,9 +6,10 @@
     python3 scripts/make_examples.py --flash-attention ~/src/flash-attention
                                               # also re-parse FA3's forward mainloop
 
-FlashAttention-4's CuTe DSL forward kernel (flash_attn/cute/flash_fwd_sm90.py of the
-flash-attn-4 wheel, a test dependency) is parsed into examples/fa4_fwd_sm90.json when installed,
-else its committed JSON is re-rendered.
+FlashAttention-4's CuTe DSL forward kernels (flash_attn/cute/flash_fwd_sm90.py and
+flash_fwd_sm100.py of the flash-attn-4 wheel, a test dependency) are parsed into
+examples/fa4_fwd_sm90.json and fa4_fwd_sm100.json when installed, else their committed JSON is
+re-rendered.
 
 FlashAttention-3 is not on the package registries, so examples/fa3_fwd.json (parsed facts of
 hopper/mainloop_fwd_sm90_tma_gmma_ws.hpp with hopper/flash_fwd_kernel_sm90.h as kernel layer)
@@ -58,15 +59,21 @@ FA4_JSON = "fa4_fwd_sm90.json"
 FA4_KNOBS = {"consumerWGs": 2, "kvBlocks": 6, "intraWGOverlap": True, "interWGPingpong": True}
 
 
-def fa4_model():
-    """FA4's flash_fwd_sm90.py parsed from the installed flash-attn-4, or the committed JSON."""
+# FA4's SM100 (Blackwell) forward kernel: no hand-written model fits it, so its page runs its own
+# role programs (the program model) over 6 KV blocks per output tile.
+FA4_SM100_JSON = "fa4_fwd_sm100.json"
+FA4_SM100_KNOBS = {"kvBlocks": 6}
+
+
+def fa4_model(source="flash_fwd_sm90.py", json_name=FA4_JSON):
+    """An FA4 kernel (flash_attn/cute/SOURCE) parsed from the installed flash-attn-4, or its committed JSON."""
     import importlib.util
     spec = importlib.util.find_spec("flash_attn")
     for loc in (spec.submodule_search_locations or []) if spec else []:
-        path = Path(loc) / "cute" / "flash_fwd_sm90.py"
+        path = Path(loc) / "cute" / source
         if path.is_file():
             return parse_cutlass.parse_file(path)
-    path = ROOT / "examples" / FA4_JSON
+    path = ROOT / "examples" / json_name
     return json.loads(path.read_text(encoding="utf-8")) if path.is_file() else None
 
 
@@ -101,7 +108,7 @@ def fa3_model(checkout):
     return json.loads(path.read_text(encoding="utf-8")) if path.is_file() else None
 
 
-def rendered_pages(models, fa3=None, fa4=None):
+def rendered_pages(models, fa3=None, fa4=None, fa4_sm100=None):
     """{file name: text} of every generated file."""
     import render_waveform
     files = {}
@@ -116,6 +123,10 @@ def rendered_pages(models, fa3=None, fa4=None):
         files[FA4_JSON] = json.dumps(fa4, indent=1, sort_keys=True) + "\n"
         files["fa4_fwd_sm90_waveform.html"] = render_waveform.render(
             fa4, render_waveform.initial_knobs(fa4, FA4_KNOBS))
+    if fa4_sm100 is not None:
+        files[FA4_SM100_JSON] = json.dumps(fa4_sm100, indent=1, sort_keys=True) + "\n"
+        files["fa4_fwd_sm100_waveform.html"] = render_waveform.render(
+            fa4_sm100, render_waveform.initial_knobs(fa4_sm100, FA4_SM100_KNOBS))
     try:
         import render_html
     except ImportError:
@@ -137,7 +148,8 @@ def main(argv=None):
     ap.add_argument("--check", action="store_true", help="only check that examples/ is current")
     ap.add_argument("--flash-attention", metavar="DIR", help="a FlashAttention checkout to re-parse FA3 from")
     args = ap.parse_args(argv)
-    files = rendered_pages(parsed_examples(), fa3_model(args.flash_attention), fa4_model())
+    files = rendered_pages(parsed_examples(), fa3_model(args.flash_attention), fa4_model(),
+                           fa4_model("flash_fwd_sm100.py", FA4_SM100_JSON))
     stale = []
     for name, text in sorted(files.items()):
         path = ROOT / "examples" / name

@@ -37,8 +37,9 @@ def test_example_pages_are_small_and_offline():
         data = path.read_bytes()
         # Budget: the page inlines the whole simulator (GEMM, attention and Blackwell models and the
         # role-program interpreter on one engine), the exports, the page's modules and the parsed
-        # structure with its role programs (packed); docs/benchmarks.md gives the sizes.
-        assert len(data) < 384 * 1024, (path.name, len(data))
+        # structure with its role programs (packed); docs/benchmarks.md gives the sizes (FA4
+        # SM100's 3,500 lines of role programs make the largest, about 420 KiB).
+        assert len(data) < 448 * 1024, (path.name, len(data))
         text = data.decode("ascii")   # write_atomic emits ASCII with character references
         for needle in ("http://", "https://", "<link ", "@import", "fetch(", "XMLHttpRequest"):
             assert needle not in text.replace("http://www.w3.org/2000/svg", ""), (path.name, needle)
