@@ -579,6 +579,7 @@ var KernelInterpret = (function () {
       });
     });
     this.kernel = kl.program ? fuse(kl.program.body || []) : null;
+    this.nodeFiles = nodeFiles(this, fns, kl);
     this.pipelineAliases = {};
     this.pipelineList = [];
     (structure.pipelines || []).forEach(function (p) { self.pipelineAliases[p.alias] = p; self.pipelineList.push(p); });
@@ -1778,9 +1779,70 @@ var KernelInterpret = (function () {
    */
   Run.prototype.linesOf = function (node) {
     var got = this.lineCache.get(node);
-    if (got === undefined) { got = linesOfNode(node); this.lineCache.set(node, got); }
+    if (got === undefined) {
+      got = linesOfNode(node);
+      this.lineCache.set(node, got);
+      if (got.length && !this.lineNodes.has(got)) this.lineNodes.set(got, node);
+    }
     return got;
   };
+
+  /**
+   * The file of every step the run can execute (the prepared bodies: fuse's copies included):
+   * a composed or epilogue collective's function its own `path`, the kernel layer's program (and
+   * its lambdas) the kernel layer's file, any other function the mainloop's (structure.source).
+   */
+  function nodeFiles(ctx, fns, kl) {
+    var files = new Map(), main = ctx.structure.source && ctx.structure.source.path || null;
+    var kernel = kl.source && kl.source.path || main;
+    function walk(nodes, path) {
+      (nodes || []).forEach(function (n) {
+        if (!n || typeof n !== "object") return;
+        files.set(n, path);
+        ["body", "then", "else", "init", "step"].forEach(function (k) { if (Array.isArray(n[k])) walk(n[k], path); });
+      });
+    }
+    fns.forEach(function (p) {
+      var path = p.path || main;
+      if (ctx.functions[p.name]) walk(ctx.functions[p.name].body, path);
+      (p.lambdas || []).forEach(function (l) { var lam = ctx.lambdas[p.name + "::" + l.key]; if (lam) walk(lam.body, path); });
+    });
+    if (ctx.kernel) walk(ctx.kernel, kernel);
+    (kl.program && kl.program.lambdas || []).forEach(function (l) {
+      var lam = ctx.lambdas[kl.program.name + "::" + l.key];
+      if (lam) walk(lam.body, kernel);
+    });
+    return files;
+  }
+
+  /**
+   * The source refs of a run's line lists, parallel to columns.linesTable: each line a
+   * {path, line, end_line, text, op} as the hand-written models' blocks carry them, so the page's
+   * details panel and the exports name the file and statement of every program block.
+   */
+  Run.prototype.lineRefs = function (linesTable) {
+    var self = this, texts = statementTexts(this.ctx.structure);
+    return linesTable.map(function (lines) {
+      var node = self.lineNodes.get(lines), path = node ? self.ctx.nodeFiles.get(node) || null : null;
+      return lines.map(function (line) {
+        var one = lines.length === 1, known = texts[path + ":" + line];
+        return { path: path, line: line, end_line: one && node && typeof node.end_line === "number" ? node.end_line : line,
+          text: known !== undefined ? known : one && node && typeof node.text === "string" ? node.text : "",
+          op: node ? node.op || node.name || node.node : null };
+      });
+    });
+  };
+
+  /** "path:line" -> the statement text the parse keeps (the mainloop's ops, the kernel layer's calls). */
+  function statementTexts(st) {
+    var out = {}, main = st.source && st.source.path || null, kl = st.kernel_layer || {};
+    (st.functions || []).forEach(function (fn) {
+      (fn.ops || []).forEach(function (op) { if (typeof op.text === "string") out[(fn.path || main) + ":" + op.line] = op.text; });
+    });
+    var kpath = kl.source && kl.source.path || main;
+    (kl.calls || []).forEach(function (c) { if (typeof c.text === "string" && out[kpath + ":" + c.line] === undefined) out[kpath + ":" + c.line] = c.text; });
+    return out;
+  }
 
   /**
    * Run the programs of structure with knobs on the engine primitives prims
@@ -1807,6 +1869,7 @@ var KernelInterpret = (function () {
     this.groups = null;
     this.notes = [];
     this.lineCache = new Map();
+    this.lineNodes = new Map();   // a line list -> the node it is of (lineRefs)
     this.named = {};   // named barriers by id (DSL kernels: Run.namedBarrier)
   }
 
@@ -2230,7 +2293,9 @@ var KernelInterpret = (function () {
     if (deadlock !== null) markNeverCompleted(deadlock, eng);
     var stopped = runs.filter(function (rr) { return rr.stopped; }).map(function (rr) { return rr.stopped; });
     var columns = eng.tl.finalize();
+    var lineRefs = this.lineRefs(columns.linesTable);
     return {
+      lineRefs: lineRefs,
       lanes: lanes, total: eng.tl.total, columns: columns, deadlock: deadlock, hazards: hazards(columns, runs),
       barriers: eng.barrierList(), barrierEvents: eng.sortedEvents(), roles: this.roles.map(function (r) {
         return { name: r.name, binding: r.binding, lane: r.lane, mmaGroup: self.groups[r.name] || null };

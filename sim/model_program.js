@@ -183,6 +183,9 @@ var KernelModelProgram = (function () {
     };
     verdict.mmaWaitText = mmaWaitText(verdict.mmaWaits);
     verdict.summary = programSummary(run, verdict);
+    // The blocks' lines as source refs ({path, line, end_line, text, op}, as the hand-written
+    // models give them), so the page and the exports name each block's file and statement.
+    if (run.lineRefs && run.columns) run.columns.linesTable = run.lineRefs;
     return { total: run.total, lanes: run.lanes, columns: run.columns, verdict: verdict, notes: {},
       deadlock: run.deadlock, barriers: run.barriers, barrierEvents: run.barrierEvents,
       barrierEventsOmitted: run.barrierEventsOmitted === true };
@@ -259,6 +262,10 @@ var KernelModelProgram = (function () {
       view.legend = view.legend.filter(function (item) { return view.kinds[item.kind]; });
       view.waitReasons = view.waitReasons.filter(function (w) { return ["tma", "acc", "mma"].indexOf(w.reason) >= 0; });
     }
+    // The base views describe their own families' roles (the Blackwell GEMM's load warp copying A
+    // and B): a program's blocks are its own roles' steps, said generically (PROGRAM_KIND_DOCS).
+    Object.keys(PROGRAM_KIND_DOCS).forEach(function (k) { if (view.kinds[k]) view.kinds[k].doc = PROGRAM_KIND_DOCS[k].doc; });
+    view.legend.forEach(function (item) { if (PROGRAM_KIND_DOCS[item.kind]) item.text = PROGRAM_KIND_DOCS[item.kind].legend; });
     if (result && result.columns) addRunKinds(view, result.columns);
     view.verdict = [
       { label: "Tensor-core utilization", field: "tensorCoreUtilization", format: "percent" },
@@ -271,6 +278,17 @@ var KernelModelProgram = (function () {
     view.note = ["", ["o.k"], " = output tile o, k-tile k; the lanes are the roles of the kernel layer's own program; time in abstract steps"];
     return view;
   }
+
+  /** The program model's own words for the base views' kinds (their docs and legend texts). */
+  var PROGRAM_KIND_DOCS = {
+    issue: { doc: "a role's producer_acquire and its copies into one stage (one TMA transaction), 1 step",
+      legend: ["issue ", ["o.k"], " (a role's copies into one stage)"] },
+    filling: { doc: "the copies in flight: the data lands L steps after the issue", legend: [["FILLING"], " (copies in flight)"] },
+    full: { doc: "a stage from the landing of its data to its release (the consumers' release or the commit of the MMAs that read it)",
+      legend: [["FULL"], " (landed until released)"] },
+    umma: { doc: "a tcgen05 MMA the role issues, on the CTA's tensor core (in issue order)", legend: [["UMMA"], " (a role's tcgen05 MMA)"] },
+    wgmma: { doc: "a WGMMA the role issues, on the CTA's tensor core (in-order queue shared by the issuing roles)", legend: ["WGMMA ", ["o.k"], " (a role's WGMMA; alternates by output tile)"] }
+  };
 
   /**
    * Block kinds the interpreter draws that the base view (GEMM or Blackwell) does not name: each

@@ -87,6 +87,23 @@ def test_the_blackwell_attention_example_runs_its_own_program(open_page):
     assert kv(page, "kv.state.result.deadlock") is None
 
 
+def test_a_program_block_names_its_file_line_and_statement(open_page):
+    """The details panel of a program block gives its source as the hand-written models' blocks
+    do: the load warp's copy is in the composed Load collective's own file, the MMA warp's wait
+    in the mainloop's, with the statement; never a bare number or `:undefined`."""
+    page = open_page((ROOT / "examples" / "sm100_fmha_fwd_waveform.html").as_uri())
+    ids = page.evaluate("() => { const o = {}; for (const b of window.__kv.blocks()) { const k = String(b.lane) + '/' + b.kind; "
+                        "if (!(k in o)) o[k] = b.id; } return o; }")
+    page.evaluate(f"() => window.__kv.select({ids['role:Load/issue']})")
+    details = page.inner_text("#details")
+    assert "sm100_fmha_load_tma_warpspecialized.hpp:245" in details and "undefined" not in details
+    page.evaluate(f"() => window.__kv.select({ids['role:MMA/wait']})")
+    details = page.inner_text("#details")
+    assert "sm100_fmha_fwd_mainloop_tma_warpspecialized.hpp:320" in details
+    assert "pipeline_q.consumer_wait(pipeline_q_consumer_state);" in details
+    assert "copies of A and B" not in page.inner_text(".kv-legend")
+
+
 def test_a_run_stopped_by_what_is_not_modelled_is_not_called_a_deadlock_of_the_code(open_page, cutlass, tmp_path):
     """77 without its epilogue collective: the Epilogue role stops at kernel line 612 and the
     correction waits for it. The verdict says what stopped and does not blame the code."""

@@ -291,7 +291,7 @@ const st = JSON.parse(require("fs").readFileSync(0, "utf8"));
 const r = S.simulate(st, { model: "program", stages: 4, outputTiles: 3, kTiles: 6, tmaLatency: 4 }, { events: false });
 const issues = r.blocks.filter((b) => b.kind === "issue" && String(b.lane) === "role:Producer.Mainloop");
 process.stdout.write(JSON.stringify({ deadlock: r.deadlock, stopped: r.verdict.stopped, total: r.total,
-  issues: issues.map((b) => [b.tile, b.k, b.stage, b.lines]),
+  issues: issues.map((b) => [b.tile, b.k, b.stage, b.lines.map((l) => l.line), b.lines.map((l) => l.path)]),
   mmas: r.blocks.filter((b) => b.kind === "wgmma" && String(b.lane) === "role:Consumer0").length }));
 """
     out = run_node(script, stdin=json.dumps(st))
@@ -303,3 +303,5 @@ process.stdout.write(JSON.stringify({ deadlock: r.deadlock, stopped: r.verdict.s
     assert [x[:3] for x in firsts] == [x[:3] for x in seconds]
     assert {tuple(x[3]) for x in firsts} == {(582,)} and {tuple(x[3]) for x in seconds} == {(583,)}
     assert [x[1] for x in firsts[:6]] == list(range(6))
+    # each block names the collective's file (docs/programs.md "Source refs")
+    assert {p for x in out["issues"] for p in x[4]} == {st["source"]["path"]}

@@ -27,7 +27,8 @@ for (let li = 0; li < r.lanes.length; li++) {
   for (let id = c.laneStart[li]; id < c.laneStart[li + 1]; id++) {
     const lines = c.lines[id] >= 0 ? c.linesTable[c.lines[id]] : [];
     blocks.push({ lane: r.lanes[li].label, kind: c.kinds[c.kind[id]], start: c.start[id], end: c.end[id],
-      reason: c.reason[id] >= 0 ? c.reasons[c.reason[id]] : null, line: lines && lines.length ? lines[0] : null });
+      reason: c.reason[id] >= 0 ? c.reasons[c.reason[id]] : null, line: lines && lines.length ? lines[0].line : null,
+      path: lines && lines.length ? lines[0].path : null });
   }
 }
 process.stdout.write(JSON.stringify({ total: r.total, lanes: r.lanes.map((l) => l.label), roles: r.verdict.roles,

@@ -101,7 +101,7 @@ const S = require(process.argv[1] + '/schedule.js');
 const st = JSON.parse(require('fs').readFileSync(0, 'utf8'));
 const r = S.simulate(st, Object.assign({ model: 'program' }, JSON.parse(process.argv[2])));
 const by = {};
-for (const b of r.blocks) if (b.lane.startsWith('role:') && b.kind !== 'wait') (by[b.lane.slice(5)] = by[b.lane.slice(5)] || []).push([b.kind, b.lines[0]]);
+for (const b of r.blocks) if (b.lane.startsWith('role:') && b.kind !== 'wait') (by[b.lane.slice(5)] = by[b.lane.slice(5)] || []).push([b.kind, b.lines[0].line]);
 process.stdout.write(JSON.stringify({ by: by, mmaWaits: r.verdict.mmaWaits, hazards: r.verdict.hazards || [] }));
 """
 
