@@ -1288,6 +1288,11 @@ var KernelInterpret = (function () {
     var name = names[0];
     // An inert let (below) is the same Unknown on every run of it: no evaluation.
     if (node.__inert === true) { env[name] = { v: node.expr.__unknown }; return undefined; }
+    // A collective function's local named like the kernel's role variable (FA3 mma()'s
+    // `int warp_group_idx = __shfl_sync(..., thread_idx / NumThreadsPerWarpGroup, 0)`, mainloop
+    // 1018: 0 for the first MMA warpgroup, where the kernel's warp_group_idx, 208, is 1) is its own
+    // variable, as dslAssign's Python locals are (wgLocalRoleVar).
+    if (this.ctx.wg && this.ctx.roleVarNames[name] && env !== this.env && this.wgLocalRoleVar(node, env, name)) return undefined;
     if (this.ctx.roleVarNames[name]) return undefined;   // the role variables are the role's binding
     var v = this.valueOfDecl(node, env);
     if (isUnknown(v) && TRIP_KNOBS[name] && typeof self.ctx.knobs[TRIP_KNOBS[name]] === "number") v = self.ctx.knobs[TRIP_KNOBS[name]];
@@ -3170,6 +3175,13 @@ var KernelInterpret = (function () {
       case "NumMmaThreadsQK": case "NumMmaThreads": case "NumEpilogueThreads": return W * WARPGROUP_THREADS;
       case "NumProducerThreads":
         return !wgFlag(ctx, "Transpose_V") && wgFlag(ctx, "Use_TMA_KV") && wgFlag(ctx, "Use_TMA_Q") ? WARP_THREADS : WARPGROUP_THREADS;
+      // kernel 182: `MmaThreadOffset = NumLoadWarpGroups * cutlass::NumThreadsPerWarpGroup`; the MMA
+      // warpgroups' thread_idx is `threadIdx.x - MmaThreadOffset` (394, 423), so mma()'s
+      // warp_group_idx (1018) is 0 for the first MMA warpgroup.
+      case "MmaThreadOffset": {
+        var v = ctx.roleVars[0], L = v && typeof ctx.constants[v.load_warpgroups] === "number" ? ctx.constants[v.load_warpgroups] : 1;
+        return L * WARPGROUP_THREADS;
+      }
       case "cutlass::NumThreadsPerWarpGroup": return WARPGROUP_THREADS;
       case "cutlass::NumThreadsPerWarp": return WARP_THREADS;
       default: return PASS;
@@ -3418,6 +3430,15 @@ var KernelInterpret = (function () {
     var token = { fn: owner, ret: ret || null, lambda: node.lambda };
     this.frames.push({ nodes: lam.body, pc: 0, env: callee, loop: null, fn: token });
     return undefined;
+  };
+
+  /** execLet's hook: bind a function's own local named like the role variable when its initializer evaluates; true when bound. */
+  RoleRun.prototype.wgLocalRoleVar = function (node, env, name) {
+    if (!node.expr) return false;
+    var v = this.eval(node.expr, env, false);
+    if (isUnknown(v)) return false;
+    env[name] = { v: v };
+    return true;
   };
 
   /** `PipelineState s(index, phase, count)` (FA3 mainloop 1172): a followed state of that position. */
