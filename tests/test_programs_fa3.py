@@ -132,3 +132,18 @@ def test_the_verdict_says_what_each_math_warpgroup_waits_for():
     waits = json.loads(proc.stdout)
     assert sorted(waits) == ["Consumer.WG1", "Consumer.WG2"]
     assert all(w.get("tensor-core", 0) > 0 for w in waits.values())
+
+
+def test_interpreter_equals_the_attention_model_block_for_block():
+    """150 seeded settings (stages 1-6, tiles 1-4, KV blocks 1-6, 2-3 math warpgroups, FA3's
+    IntraWGOverlap, every latency random): the interpreted schedule equals runAttention's block
+    for block, total and deadlock, with the lane mapping and the drawing differences of
+    tests/js/interpret_diff.js (docs/programs.md "FlashAttention-3 forward")."""
+    checkout()
+    proc = subprocess.run([node(), str(ROOT / "tests" / "js" / "interpret_diff.js"), str(ROOT / "examples" / "fa3_fwd.json"),
+                           "attention", "11", "150", json.dumps({"intraWGOverlap": True})],
+                          capture_output=True, text=True, timeout=600, check=True)
+    out = json.loads(proc.stdout)
+    assert out["runs"] == 150
+    assert out["stopped"] == []
+    assert out["mismatches"] == [], out["mismatches"][:3]
