@@ -277,11 +277,15 @@ var KernelAttentionRoles = (function () {
       step(C_RELEASE_K, 0);
       step(C_SOFTMAX, 0);
       // fwd_step (1171-1210): phase {GEMM0(j), GEMM1(j-1)}
+      // With the scheduler barrier only the first MMA WG waits for K(j) and V(j-1)
+      // (`if (!UseSchedulerBarrier || warp_group_idx == 0)`, 1175, 1180): the others pass the
+      // scheduler barrier after the WG before them issued on those stages.
+      var waits = !sched || c === 0;
       for (var j = 1; j < J; j++) {
-        step(C_WAIT_K, j);
+        if (waits) step(C_WAIT_K, j);
         if (sched) step(C_SYNC_SCHED, j);
         step(C_GEMM0, j);
-        step(C_WAIT_V, j - 1);
+        if (waits) step(C_WAIT_V, j - 1);
         step(C_GEMM1, j - 1);
         if (sched) step(C_ARRIVE_SCHED);
         step(C_MMA_WAIT1);

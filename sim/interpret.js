@@ -1295,6 +1295,11 @@ var KernelInterpret = (function () {
     var name = names[0];
     // An inert let (below) is the same Unknown on every run of it: no evaluation.
     if (node.__inert === true) { env[name] = { v: node.expr.__unknown }; return undefined; }
+    // A collective function's local named like the kernel's role variable (FA3 mma()'s
+    // `int warp_group_idx = __shfl_sync(..., thread_idx / NumThreadsPerWarpGroup, 0)`, mainloop
+    // 1018: 0 for the first MMA warpgroup, where the kernel's warp_group_idx, 208, is 1) is its own
+    // variable, as dslAssign's Python locals are (wgLocalRoleVar).
+    if (this.ctx.wg && this.ctx.roleVarNames[name] && env !== this.env && this.wgLocalRoleVar(node, env, name)) return undefined;
     if (this.ctx.roleVarNames[name]) return undefined;   // the role variables are the role's binding
     var v = this.valueOfDecl(node, env);
     if (isUnknown(v) && TRIP_KNOBS[name] && typeof self.ctx.knobs[TRIP_KNOBS[name]] === "number") v = self.ctx.knobs[TRIP_KNOBS[name]];
@@ -3241,6 +3246,13 @@ var KernelInterpret = (function () {
       case "NumMmaThreadsQK": case "NumMmaThreads": case "NumEpilogueThreads": return W * WARPGROUP_THREADS;
       case "NumProducerThreads":
         return !wgFlag(ctx, "Transpose_V") && wgFlag(ctx, "Use_TMA_KV") && wgFlag(ctx, "Use_TMA_Q") ? WARP_THREADS : WARPGROUP_THREADS;
+      // kernel 182: `MmaThreadOffset = NumLoadWarpGroups * cutlass::NumThreadsPerWarpGroup`; the MMA
+      // warpgroups' thread_idx is `threadIdx.x - MmaThreadOffset` (394, 423), so mma()'s
+      // warp_group_idx (1018) is 0 for the first MMA warpgroup.
+      case "MmaThreadOffset": {
+        var v = ctx.roleVars[0], L = v && typeof ctx.constants[v.load_warpgroups] === "number" ? ctx.constants[v.load_warpgroups] : 1;
+        return L * WARPGROUP_THREADS;
+      }
       case "cutlass::NumThreadsPerWarpGroup": return WARPGROUP_THREADS;
       case "cutlass::NumThreadsPerWarp": return WARP_THREADS;
       default: return PASS;
@@ -3491,6 +3503,15 @@ var KernelInterpret = (function () {
     return undefined;
   };
 
+  /** execLet's hook: bind a function's own local named like the role variable when its initializer evaluates; true when bound. */
+  RoleRun.prototype.wgLocalRoleVar = function (node, env, name) {
+    if (!node.expr) return false;
+    var v = this.eval(node.expr, env, false);
+    if (isUnknown(v)) return false;
+    env[name] = { v: v };
+    return true;
+  };
+
   /** `PipelineState s(index, phase, count)` (FA3 mainloop 1172): a followed state of that position. */
   RoleRun.prototype.wgState = function (node, env) {
     var self = this, v = node.args.map(function (a) { return self.eval(a, env, false); });
@@ -3507,9 +3528,17 @@ var KernelInterpret = (function () {
   RoleRun.prototype.wgEpilogue = function (node) {
     var last = this.run.roles.filter(function (r) { return r.consumes; }).pop();
     var steps = [{ node: "op", op: "__fa3_epi_work", line: node.line, call: node }];
+    // epilogue_fwd.hpp 249: the store starts with `named_barrier_sync(NumEpilogueThreads, EpilogueBarrier)`,
+    // all MMA warpgroups' threads ("Make sure all WGs have finished reading V").
+    if (!this.ctx.wgEnumRoles) steps.unshift({ node: "op", op: "__fa3_epi_sync", line: node.line, call: node });
     if (last && last.name === this.role.name && !this.ctx.wgEnumRoles) steps.push({ node: "op", op: "__fa3_epi_arrive", line: node.line });
     this.frames.push({ nodes: steps, pc: 0, env: {}, loop: null, fn: null });
     return undefined;
+  };
+
+  /** The tile of FA3's epilogue blocks: that of the role's last MMA, else the scheduler's. */
+  RoleRun.prototype.epilogueTile = function () {
+    return typeof this.lastMmaTile === "number" ? this.lastMmaTile : this.currentTile();
   };
 
   /** A ClusterBarrier of the run by its receiver's last name (`barrier_Q`, `barrier_O`): one arrival completes a phase. */
@@ -3545,7 +3574,7 @@ var KernelInterpret = (function () {
     },
     __wg_sync: function (rr, node, env) {
       var x = env.__nb.v;
-      return rr.run.eng.sync(x.bar, x.bar.name, rr.run.linesOf(x.node), rr.currentTile(), null, null, x.node.line);
+      return rr.run.eng.sync(x.bar, x.bar.name, rr.run.linesOf(x.node), typeof x.tile === "number" ? x.tile : rr.currentTile(), null, null, x.node.line);
     },
     named_barrier_arrive: function (rr, node, env) {
       var nb = wgNamed(rr, node, env);
@@ -3591,7 +3620,8 @@ var KernelInterpret = (function () {
       if (node.object) return OP_SEMANTICS.mma(rr, node, env);
       var key = rr.lastWaited, s = key !== undefined ? rr.waited[key] : undefined;
       if (!rr.run.dry && s !== undefined) rr.mmaLog.push({ stage: s, gen: rr.waitedGen[key], line: node.line, pipe: key });
-      return rr.run.cmdMma(rr, node, rr.currentTile(), rr.countOf("mma"), s === undefined ? null : s);
+      rr.lastMmaTile = rr.currentTile();
+      return rr.run.cmdMma(rr, node, rr.lastMmaTile, rr.countOf("mma"), s === undefined ? null : s);
     },
     consumer_wait: function (rr, node, env) {
       var r = OP_SEMANTICS.consumer_wait(rr, node, env);
@@ -3606,7 +3636,25 @@ var KernelInterpret = (function () {
       }
       return r;
     },
-    __fa3_epi_work: function (rr, node) { return rr.run.opaque(rr, "epilogue", node.call); },
+    // The epilogue's EpilogueBarrier (NumEpilogueThreads = NumMmaThreads: every MMA warp): a role
+    // arrives for its other warps, then its last warp syncs, as named_barrier_sync above.
+    __fa3_epi_sync: function (rr, node) {
+      if (rr.run.dry) return DRY;
+      var bar = rr.run.namedBarrier(new SymId("EpilogueBarrier", 0), rr.ctx.mmaWarpgroups() * WARPGROUP_THREADS, WARP_THREADS);
+      var warps = Math.max(1, Math.round((rr.role.threads || WARP_THREADS) / WARP_THREADS));
+      if (warps > 1) {
+        rr.frames.push({ nodes: [{ node: "op", op: "__wg_sync", line: node.line }], pc: 0, env: { __nb: { v: { bar: bar, node: node.call, tile: rr.epilogueTile() } } }, loop: null, fn: null });
+        return rr.run.eng.arriveCmd(bar, warps - 1);
+      }
+      return rr.run.eng.sync(bar, bar.name, rr.run.linesOf(node.call), rr.epilogueTile(), null, null, node.line);
+    },
+    // The store writes the O the role's MMAs accumulated: drawn with their tile (the kernel calls
+    // get_next_work before the epilogue, flash_fwd_kernel_sm90.h 436, so the scheduler is one tile on).
+    __fa3_epi_work: function (rr, node) {
+      if (rr.run.dry) return DRY;
+      var latency = rr.run.knobs[OPAQUE_LATENCY.epilogue];
+      return rr.run.eng.work(typeof latency === "number" ? latency : 0, "epilogue", rr.run.linesOf(node.call), rr.epilogueTile(), null, null);
+    },
     __fa3_epi_arrive: function (rr, node) {
       if (rr.run.dry) return DRY;
       return rr.run.eng.arriveCmd(rr.run.clusterBarrier("barrier_O"), 1);

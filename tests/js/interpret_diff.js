@@ -67,6 +67,66 @@ function blackwell(st, r, count, fixed, out) {
   }
 }
 
+/**
+ * The interpreter's FA3 lanes and blocks as the attention model (runAttention) draws them
+ * (docs/programs.md "FlashAttention-3 forward", "Differences"); null: a block the comparison leaves out.
+ */
+function attentionRow(b) {
+  var lane = String(b.lane), kind = b.kind, reason = b.reason || "";
+  var wg = /^role:Consumer\.WG(\d+)$/.exec(lane);
+  if (/^role:Producer\./.test(lane)) lane = kind === "filling" ? "q_stage0" : "producer";   // Q lands on barrier_Q: no stage lane
+  else if (wg) {
+    lane = "consumer" + (Number(wg[1]) - 1);
+    // online_softmax (exp; max_get_scale, rescale_o, finalize are math blocks, 0 steps here): the softmax sub-lane
+    if (kind === "exp" || kind === "math") { lane += "_softmax"; kind = "softmax"; }
+  } else {
+    var m = /^MainloopPipeline(K|V|Vt)\.stage(\d+)$/.exec(lane);
+    if (m) lane = m[1].toLowerCase() + "_stage" + m[2];
+  }
+  if (kind === "wgmma") kind = "gemm";
+  if (kind === "wait") {
+    reason = reason === "barrier_Q" ? "q" : /^FwdNamedBarriers::WarpSchedulerWG1/.test(reason) ? "barrier" :
+      reason === "EpilogueBarrier" ? "epilogue" : reason;
+  }
+  if (kind === "softmax" && b.end === b.start) return null;
+  // The epilogue's tile (and its EpilogueBarrier wait's) is left out: the kernel calls
+  // get_next_work before the epilogue (kernel 436) and the program's label can be the next tile.
+  var epi = kind === "epilogue" || reason === "epilogue";
+  return [lane, kind, b.start, b.end, epi ? "" : b.tile, reason].join(" ");
+}
+
+/** runAttention's blocks in the comparison's terms: GEMM0 / GEMM1 are `gemm`, K / V waits `tma`. */
+function attentionHandRow(b) {
+  var kind = b.kind === "gemm0" || b.kind === "gemm1" ? "gemm" : b.kind;
+  var reason = b.reason === "k" || b.reason === "v" ? "tma" : b.reason || "";
+  // Q's FULL block (landing to the QueryEmpty release): the program's Q lands on barrier_Q, a
+  // barrier with no stage lane, and draws only its FILLING.
+  if (b.lane === "q_stage0" && b.kind === "full") return null;
+  var epi = kind === "epilogue" || reason === "epilogue";
+  return [b.lane, kind, b.start, b.end, epi ? "" : b.tile, reason].join(" ");
+}
+
+function attention(st, r, count, fixed, out) {
+  for (var i = 0; i < count; i++) {
+    var W = 1 + r(6);
+    var knobs = Object.assign({
+      stages: 1 + r(6), outputTiles: 1 + r(4), kvBlocks: 1 + r(6), tmaLatency: r(12), softmaxLatency: 1 + r(8),
+      epilogueLatency: r(6), consumerWGs: 2 + r(2), intraWGOverlap: r(4) !== 0
+    }, fixed);
+    var ir = I.run(st, { stages: knobs.stages, outputTiles: knobs.outputTiles, kvBlocks: knobs.kvBlocks, tmaLatency: knobs.tmaLatency,
+      wgmmaLatency: W, softmaxLatency: knobs.softmaxLatency, mathLatency: 0, epilogueLatency: knobs.epilogueLatency,
+      consumerWGs: knobs.consumerWGs, flags: { IntraWGOverlap: knobs.intraWGOverlap ? 1 : 0 } }, S.engine, {});
+    var g = S.simulate(st, Object.assign({ model: "attention", gemm0Latency: W, gemm1Latency: W }, knobs));
+    knobs.wgmmaLatency = W;
+    out.runs++;
+    if (ir.error) { out.mismatches.push({ knobs: knobs, error: ir.error }); continue; }
+    if (ir.stopped.length) out.stopped.push({ knobs: knobs, stopped: ir.stopped });
+    var a = S.blocksOf(ir.columns).map(attentionRow).filter(function (x) { return x !== null; }).sort();
+    var b = g.blocks.map(attentionHandRow).filter(function (x) { return x !== null; }).sort();
+    compare(out, knobs, a, b, ir, g);
+  }
+}
+
 function compare(out, knobs, a, b, ir, g) {
   var diff = null;
   for (var j = 0; j < Math.max(a.length, b.length); j++) if (a[j] !== b[j]) { diff = { interpreted: a[j] || null, model: b[j] || null, index: j }; break; }
@@ -86,6 +146,11 @@ function main(argv) {
   var schedule = argv[1], seed = Number(argv[2]), count = Number(argv[3]);
   var fixed = argv[4] ? JSON.parse(argv[4]) : {};
   var r = rng(seed), out = { runs: 0, mismatches: [], stopped: [] };
+  if (schedule === "attention") {
+    attention(st, r, count, fixed, out);
+    process.stdout.write(JSON.stringify(out) + "\n");
+    return;
+  }
   if (schedule === "blackwell") {
     blackwell(st, r, count, fixed, out);
     process.stdout.write(JSON.stringify(out) + "\n");
