@@ -16,6 +16,8 @@ import re
 from program_expr import names_in, parse_expr
 
 MAX_NODES = 4000        # nodes per program; past it the program stops (`incomplete`)
+# The longest argument text of an MMA call the reader parses (its operands: RS collective 622 has 71 characters).
+MAX_MMA_ARGS = 400
 MAX_BLOCK_DEPTH = 48    # nested blocks deeper than this are not read
 MAX_STATEMENT_CHARS = 2000   # a longer statement without ops is not read (counted in `skipped`)
 
@@ -220,6 +222,15 @@ class _Reader:
             m = RE_BARRIER_METHOD.search(op.get("text") or "")
             if m:
                 node["method"] = m.group("m")
+        if op.get("_args") and "via" not in op and op["op"] == "mma":
+            # An MMA's operands (`cute::gemm(tiled_mma, tCrA(_,_,k_block), tCrB(_,_,k_block,read_stage),
+            # accum)`, sm90_mma_tma_gmma_rs_warpspecialized.hpp 622): the stage it reads is the PIPE
+            # coordinate of its shared-memory operand (interpreter MMA_OPERAND_STAGE).
+            # Only a call's own short argument text: nested calls (`gemm(a, gemm(a, ...))`,
+            # tests/pathological_inputs.py) would read the same text once per op.
+            lo, hi = op["_args"][0]
+            if hi - lo <= MAX_MMA_ARGS:
+                node["args"] = [parse_expr(a) for a in split_top_level_commas(self.code[lo:hi])]
         if op.get("_args") and "via" not in op and op["op"] in PIPELINE_METHODS:
             lo, hi = op["_args"][0]
             first = self.code[lo:hi].split(",")[0].strip()
@@ -686,6 +697,10 @@ def prune(body, extra=(), needed_out=None, objects=False):
                         names_in(n[key], needed)
                 for a in n.get("args") or ():
                     names_in(a, needed)
+                    # An MMA's operand tensor (`tCrB(_,_,k_block,read_stage)`): its declaration
+                    # says which coordinate is the stage (interpreter MMA_OPERAND_STAGE).
+                    if n["node"] == "op" and n.get("op") == "mma" and isinstance(a, list) and a[:1] == ["call"]:
+                        needed.add(a[1])
                 for key in ("state", "name"):
                     if n.get(key) and n["node"] in ("op", "set"):
                         needed.add(n[key])

@@ -119,6 +119,21 @@ var KernelInterpret = (function () {
    */
   var MASK_TRIP_COUNTS = { get_trip_count: "kvBlocks", get_unmasked_trip_count: "kvBlocks", get_masked_trip_count: 0 };
   /**
+   * MMA_K_BLOCKS: `size<2>(F)` of an MMA register fragment F is the k-blocks of one k-tile (BLK_K
+   * over the WGMMA's K), read where the code follows them one by one: the RS mainloop copies A
+   * smem->registers per k-block while the previous k-blocks' WGMMAs run, and waits and releases
+   * inside its k-block loops (sm90_mma_tma_gmma_rs_warpspecialized.hpp 616, 660, 705; the
+   * mixed-input collective's `K_BLOCK_MAX = size<2>(tCrA_load)`, 853). A fragment is a name a let
+   * declares with a maker below (`Tensor tCrA = mma_thread_slice.partition_fragment_A(...)`, modes
+   * (MMA,MMA_M,MMA_K): RS 554), or with an immediately called lambda whose every return is
+   * `make_fragment_like<T>(F)` / `make_tensor_like<T>(P(...))` of a fragment or of a partition P
+   * (`partition_A`, modes (MMA,MMA_M,MMA_K,PIPE)): mixed-input 807-816. The value is the `kBlocks`
+   * knob, else K_BLOCKS_DEFAULT: 4, a 64-deep k-tile of 16-bit A at the 16-deep WGMMA K of 16-bit
+   * types (the RS collective asserts more than 2, 576; mixed-input at least 4, 855).
+   */
+  var FRAGMENT_MAKERS = { partition_fragment_A: "fragment", partition_fragment_B: "fragment", partition_A: "partition", partition_B: "partition" };
+  var K_BLOCKS_DEFAULT = 4;
+  /**
    * Runtime conditions, by their source text, whose value is a documented choice: the problem is
    * not empty (77 FMHA kernel 450, 486, 544, 580, 610: `if (get<1>(logical_problem_shape) == 0)`,
    * a KV length of zero, is false).
@@ -340,6 +355,8 @@ var KernelInterpret = (function () {
       var cv = evalExpr(["id", ct.replace(/^!\s*/, "")], env, ctx, true);
       if (!isUnknown(cv)) return evalExpr((truthy(cv) !== neg) ? args[0] : args[1], env, ctx, constexpr);
     }
+    if (name === "size" && String(e[3]) === "2" && args.length === 1 && Array.isArray(args[0]) && args[0][0] === "id" &&
+        mmaFragments(ctx)[args[0][1]] === "fragment") return kBlocks(ctx);
     // Every test above depends on the name and the shapes of the arguments only, never on the
     // environment: a let whose initializer reaches this line is inert (RoleRun.execLet).
     return unknownAt(e, function () { return "`" + name + "(...)` is not evaluated"; });
@@ -997,6 +1014,7 @@ var KernelInterpret = (function () {
     this.waited = {};          // pipeline object name -> stage of its last consumer wait
     this.acquiredGen = {};     // ... and which fill of that stage (state count / stages): the hazard check
     this.waitedGen = {};
+    this.stageGens = {};       // pipeline object name -> stage -> the fill its last consumer wait saw (MMA_OPERAND_STAGE)
     this.copyLog = [];         // per copy issued: {stage, gen, line}; per MMA: the stage and fill it reads
     this.mmaLog = [];
     this.lastTile = -1;
@@ -1189,6 +1207,8 @@ var KernelInterpret = (function () {
       return hasEffect(node.body, this.ctx.controls) ? this.stop(node, "a loop over `" + (node.text || "an iterable") + "` is not modelled") : undefined;
     }
     var c = this.loopCond(node, env);
+    // An issue loop over the k-blocks stays one issue of the k-tile though MMA_K_BLOCKS binds its trip count.
+    if (c !== null && node.unroll === "unroll" && onlyMmas(node.body) && readsKBlocks(node.cond, this.ctx)) c = null;
     if (c === null) {
       // An unrolled loop over k-blocks (`for k_block < size<2>(tCrA)` around cute::gemm) is one
       // issue of the k-tile: its body holds MMAs and nothing that waits.
@@ -1261,6 +1281,84 @@ var KernelInterpret = (function () {
       else if (n.node === "op" || n.node === "loop" || n.node === "if" || n.node === "return" || n.node === "break" || n.node === "continue") return null;
     }
     return any;
+  }
+
+  /**
+   * The names of MMA register fragments (MMA_K_BLOCKS) across the structure's programs, by name:
+   * `fragment` (mode 2 is the k-blocks) or `partition` (a partition_A / partition_B tensor).
+   */
+  function mmaFragments(ctx) {
+    if (ctx.mmaFragmentNames) return ctx.mmaFragmentNames;
+    var names = {}, lambdas = [];
+    function walk(nodes) {
+      (nodes || []).forEach(function (n) {
+        if (n.node === "let" && (n.names || []).length === 1 && Array.isArray(n.expr)) {
+          if (n.expr[0] === "mcall" && Object.prototype.hasOwnProperty.call(FRAGMENT_MAKERS, n.expr[2])) names[n.names[0]] = FRAGMENT_MAKERS[n.expr[2]];
+          else if (n.expr[0] === "?" && /^\s*\[[&=]?\]\s*(\(\s*\))?\s*\{[\s\S]*\}\s*\(\s*\)\s*$/.test(String(n.expr[1]))) lambdas.push(n);
+        }
+        walk(n.body); walk(n.then); walk(n["else"]); walk(n.init);
+      });
+    }
+    Object.keys(ctx.functions).forEach(function (k) { walk(ctx.functions[k].body); });
+    // A lambda called on the spot is a fragment when every one of its returns makes one like a
+    // fragment or a partition (mixed-input 807-816); at least one return.
+    lambdas.forEach(function (n) {
+      var text = String(n.expr[1]), rets = text.match(/\breturn\b[^;]*;/g) || [];
+      var like = rets.length > 0 && rets.every(function (r) {
+        var m = /^return\s+(?:cute::)?make_(?:fragment|tensor)_like\s*(?:<[^<>;]*>)?\s*\(\s*([A-Za-z_]\w*)\s*[(),]/.exec(r);
+        return m !== null && Object.prototype.hasOwnProperty.call(names, m[1]);
+      });
+      if (like) names[n.names[0]] = "fragment";
+    });
+    return (ctx.mmaFragmentNames = names);
+  }
+
+  /**
+   * MMA_OPERAND_STAGE: the stage an MMA reads, from its operands (programs_cpp gives an mma op its
+   * call's `args`): an operand `X(c0, c1, c2, s)` of a descriptor fragment X (a let of a
+   * FRAGMENT_STAGED maker, modes (MMA,MMA_N,MMA_K,PIPE): `Tensor tCrB =
+   * mma_warpgroup_slice.make_fragment_B(tCsB);`, RS collective 556) reads stage s. The RS mainloop
+   * waits on the next k-tile's stage before the current one's last k-block MMA (665 before 679),
+   * so the last wait does not name the stage that MMA reads: `tCrB(_,_,k_block,read_stage)`, with
+   * `int read_stage = smem_pipe_read.index();` taken before `++smem_pipe_read` (654-655). Null when
+   * no operand names a stage the role has waited on (then the last wait's stage, as before).
+   */
+  var FRAGMENT_STAGED = { make_fragment_A: true, make_fragment_B: true };
+  function operandStage(rr, node, env) {
+    if (!node.args) return null;
+    var staged = stagedFragments(rr.ctx);
+    for (var i = 0; i < node.args.length; i++) {
+      var a = node.args[i];
+      if (!Array.isArray(a) || a[0] !== "call" || !staged[a[1]] || (a[2] || []).length !== 4) continue;
+      var v = rr.eval(a[2][3], env, false);
+      if (typeof v === "number" && rr.stageGens[node.object] && rr.stageGens[node.object][v] !== undefined) return v;
+    }
+    return null;
+  }
+  function stagedFragments(ctx) {
+    if (ctx.stagedFragmentNames) return ctx.stagedFragmentNames;
+    var names = {};
+    (function walk(nodes) {
+      (nodes || []).forEach(function (n) {
+        if (n.node === "let" && (n.names || []).length === 1 && Array.isArray(n.expr) && n.expr[0] === "mcall" && FRAGMENT_STAGED[n.expr[2]]) names[n.names[0]] = true;
+        walk(n.body); walk(n.then); walk(n["else"]); walk(n.init);
+      });
+    })([].concat.apply([], Object.keys(ctx.functions).map(function (k) { return ctx.functions[k].body; })));
+    return (ctx.stagedFragmentNames = names);
+  }
+
+  /** The k-blocks of one k-tile (MMA_K_BLOCKS): the `kBlocks` knob, else K_BLOCKS_DEFAULT. */
+  function kBlocks(ctx) {
+    return typeof ctx.knobs.kBlocks === "number" ? ctx.knobs.kBlocks : K_BLOCKS_DEFAULT;
+  }
+
+  /** Whether an expression reads the k-blocks of an MMA fragment (`size<2>(tCrA)`, MMA_K_BLOCKS). */
+  function readsKBlocks(e, ctx) {
+    if (!Array.isArray(e)) return false;
+    if (e[0] === "call" && e[1] === "size" && String(e[3]) === "2" && (e[2] || []).length === 1 && Array.isArray(e[2][0]) &&
+        e[2][0][0] === "id" && mmaFragments(ctx)[e[2][0][1]] === "fragment") return true;
+    for (var i = 1; i < e.length; i++) if (Array.isArray(e[i]) && readsKBlocks(e[i], ctx)) return true;
+    return false;
   }
 
   function onlyMmas(nodes) {
@@ -1718,6 +1816,7 @@ var KernelInterpret = (function () {
       if (!st) return rr.stop(node, "consumer_wait on a state the program does not follow");
       rr.waited[node.object] = st.index;
       rr.waitedGen[node.object] = Math.floor(st.count / st.S);
+      (rr.stageGens[node.object] || (rr.stageGens[node.object] = {}))[st.index] = rr.waitedGen[node.object];
       return rr.run.cmdWait(rr, ring.full[st.index], st.phase, ring.waitReason, node, rr.currentTile(),
         ring.rule.waitReason === "tma" || ring.waitReason === "tma" ? rr.countOf("wait") : null, st.index);
     },
@@ -1728,8 +1827,9 @@ var KernelInterpret = (function () {
       return ring.rule.release === "commit" ? rr.run.cmdCommit(rr, ring.empty[st.index]) : rr.run.cmdArrive(rr, ring.empty[st.index]);
     },
     mma: function (rr, node, env) {
-      var s = rr.waited[node.object];
-      if (!rr.run.dry && s !== undefined) rr.mmaLog.push({ stage: s, gen: rr.waitedGen[node.object], line: node.line, pipe: node.object });
+      var s = rr.waited[node.object], gen = rr.waitedGen[node.object], named = operandStage(rr, node, env);
+      if (named !== null) { s = named; gen = rr.stageGens[node.object][named]; }
+      if (!rr.run.dry && s !== undefined) rr.mmaLog.push({ stage: s, gen: gen, line: node.line, pipe: node.object });
       return rr.run.cmdMma(rr, node, rr.currentTile(), rr.countOf("mma"), s === undefined ? null : s);
     },
     warpgroup_wait: function (rr, node, env) {
@@ -3679,7 +3779,7 @@ var KernelInterpret = (function () {
     SYMBOL_KNOBS: SYMBOL_KNOBS, SCHEDULER_STATIC: SCHEDULER_STATIC, MODELLED_PIPELINES: MODELLED_PIPELINES, PIPELINE_CLASSES: PIPELINE_CLASSES, TRIP_KNOBS: TRIP_KNOBS, RUNTIME_CHOICES: RUNTIME_CHOICES,
     EPILOGUE_CALLS: EPILOGUE_CALLS, TILE_KEY: TILE_KEY, isUnknown: isUnknown,
     MASK_TRIP_COUNTS: MASK_TRIP_COUNTS, RUNTIME_CONDITIONS: RUNTIME_CONDITIONS, RUNTIME_FLAGS: RUNTIME_FLAGS, COLLECTIVE_TYPES: COLLECTIVE_TYPES,
-    OPAQUE_LATENCY: OPAQUE_LATENCY, REGISTER_LOOP_OPS: REGISTER_LOOP_OPS
+    OPAQUE_LATENCY: OPAQUE_LATENCY, REGISTER_LOOP_OPS: REGISTER_LOOP_OPS, FRAGMENT_MAKERS: FRAGMENT_MAKERS, FRAGMENT_STAGED: FRAGMENT_STAGED
   };
 })();
 
