@@ -1321,7 +1321,9 @@ var KernelInterpret = (function () {
    * waits on the next k-tile's stage before the current one's last k-block MMA (665 before 679),
    * so the last wait does not name the stage that MMA reads: `tCrB(_,_,k_block,read_stage)`, with
    * `int read_stage = smem_pipe_read.index();` taken before `++smem_pipe_read` (654-655). Null when
-   * no operand names a stage the role has waited on (then the last wait's stage, as before).
+   * no operand names a stage the role has waited on (then the last wait's stage, as before), or
+   * when the coordinate is not a plain name (77 MLA's `tOrV(_,_,_,v_index / 2)`: V's own smem
+   * stages, half the KV ring, mla mainloop 305, 403).
    */
   var FRAGMENT_STAGED = { make_fragment_A: true, make_fragment_B: true };
   function operandStage(rr, node, env) {
@@ -1330,6 +1332,9 @@ var KernelInterpret = (function () {
     for (var i = 0; i < node.args.length; i++) {
       var a = node.args[i];
       if (!Array.isArray(a) || a[0] !== "call" || !staged[a[1]] || (a[2] || []).length !== 4) continue;
+      // Only a plain name is the ring's stage: 77 MLA's `tOrV(_,_,_,v_index / 2)` indexes V's own
+      // smem stages (half the KV ring, mla mainloop 403), which no ring stage names.
+      if (!Array.isArray(a[2][3]) || a[2][3][0] !== "id") continue;
       var v = rr.eval(a[2][3], env, false);
       if (typeof v === "number" && rr.stageGens[node.object] && rr.stageGens[node.object][v] !== undefined) return v;
     }
