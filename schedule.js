@@ -76,6 +76,7 @@ var KernelSchedule = (function () {
       {"name": "gemm0Latency", "flag": "--gemm0"},
       {"name": "softmaxLatency", "flag": "--softmax"},
       {"name": "mathLatency", "flag": "--math"},
+      {"name": "kBlocks", "flag": "--k-blocks"},
       {"name": "gemm1Latency", "flag": "--gemm1"},
       {"name": "epilogueLatency", "flag": "--epilogue"},
       {"name": "consumerWGs", "flag": "--consumers"},

@@ -73,6 +73,11 @@ var KernelModelProgram = (function () {
   PROGRAM_KNOB_RANGES.mathLatency = { min: 0, max: 10000, label: "register loop latency (R)",
     doc: "steps of one register loop of other arithmetic (row max, row sum, rescale)" };
   PROGRAM_DEFAULT_KNOBS.mathLatency = 1;
+  // The k-blocks of one k-tile (sim/interpret.js MMA_K_BLOCKS: `size<2>(tCrA)` of an MMA fragment,
+  // the RS mainloops' one WGMMA per k-block): a template shape the parse does not evaluate.
+  PROGRAM_KNOB_RANGES.kBlocks = { min: 1, max: 64, label: "k-blocks per k-tile (B)",
+    doc: "MMA k-blocks of one k-tile (size<2> of an MMA fragment: TileShape K / the MMA atom's K); the RS mainloops issue one WGMMA per k-block" };
+  PROGRAM_DEFAULT_KNOBS.kBlocks = 4;
   // The CuTe DSL attention programs' math warpgroups (FA4 sm90 `self.num_wg_mma`, 212: tile_m / 64,
   // 2 at the default tile_m 128; sim/interpret.js DSL_SELF_KNOBS): the attention model's C knob.
   PROGRAM_KNOB_RANGES.consumerWGs = AT.ATTENTION_KNOB_RANGES.consumerWGs;
