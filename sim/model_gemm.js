@@ -511,6 +511,28 @@ var KernelModelGemm = (function () {
     "every output tile has the same k-tile count, and the tile scheduler's own work takes no time"
   ];
 
+  /**
+   * GEMM_NOT_MODELLED plus what this structure's MMA function does that the model's one wait per
+   * k-tile (`warpgroup_wait<K_PIPE_MMAS>`, then the release) does not draw: several
+   * warpgroup_waits (the FP8 blockwise mainloop's `warpgroup_wait<0>` before each scale promotion,
+   * the RS mixed-input mainloop's wait per k-block with its register conversions of A). The program
+   * model, where it runs, draws the code's own order.
+   */
+  function gemmNotModelled(st) {
+    var out = GEMM_NOT_MODELLED.slice();
+    var fns = isObject(st) && Array.isArray(st.functions) ? st.functions.filter(isObject) : [];
+    fns.forEach(function (fn) {
+      var ops = Array.isArray(fn.ops) ? fn.ops : [];
+      if (!ops.some(function (op) { return op.op === "mma"; })) return;
+      var waits = ops.filter(function (op) { return op.op === "warpgroup_wait"; }).map(function (op) { return op.line; });
+      if (waits.length > 1) {
+        out.push((fn.name || "the MMA function") + "() waits on its WGMMAs " + waits.length + " times (warpgroup_wait, lines " + waits.join(", ") +
+          "), more than the one warpgroup_wait<K_PIPE_MMAS> per k-tile this model draws: its order of waits, MMAs and releases may differ (the program model runs the code's own)");
+      }
+    });
+    return out;
+  }
+
   /** Source refs of the GEMM model: sourceRefs plus the role program read from the structure. */
   function gemmRefs(structure) {
     var refs = sourceRefs(structure);
@@ -571,7 +593,7 @@ var KernelModelGemm = (function () {
       adaptSpecs: gemmSpecs,
       fitReason: "one pipeline: a loading producer and a waiting MMA consumer",
       assumptions: gemmAssumptions,
-      notModelled: function () { return GEMM_NOT_MODELLED.slice(); }
+      notModelled: gemmNotModelled
     };
   }
 

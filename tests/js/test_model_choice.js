@@ -254,3 +254,15 @@ test("a literal stage count the parse read (StageCount<N> of --params-from) is t
   const auto = mainloop({ stages: { value: "auto", line: 42, source: "StageCountAuto", text: "StageCountAuto" } });
   assert.equal(KS.simulate(auto, {}).knobs.stages, KS.simulate(mainloop(), {}).knobs.stages);
 });
+
+test("a GEMM fit says when the MMA function waits on its WGMMAs more than once (the model draws one wait per k-tile)", () => {
+  const plain = KS.fitModel(mainloop());
+  assert.ok(!plain.notModelled.some((t) => /waits on its WGMMAs/.test(t)));
+  const m = mainloop();
+  m.functions[1].ops = [op("consumer_wait", 21, { pipeline: "MainloopPipeline" }), op("mma", 22, { pipeline: "MainloopPipeline", unit: "wgmma" }),
+    op("warpgroup_wait", 23), op("mma", 24, { pipeline: "MainloopPipeline", unit: "wgmma" }), op("warpgroup_wait", 25),
+    op("consumer_release", 26, { pipeline: "MainloopPipeline" })];
+  const fit = KS.fitModel(m);
+  assert.equal(fit.model, "gemm");
+  assert.ok(fit.notModelled.some((t) => /^mma\(\) waits on its WGMMAs 2 times \(warpgroup_wait, lines 23, 25\)/.test(t)), fit.notModelled.join("\n"));
+});
