@@ -846,7 +846,7 @@ def role_vars(src, kernel, warp_roles, is_warp_index, init=None):
         var = {"name": name, "kind": "warp_index", "members": members, "spans": spans,
                "branches": branches, "line": first[name].lineno if name in first else kernel.lineno}
         ctor = constructor(src, init)
-        if ctor and ids:
+        if ctor:
             var["constructor"] = ctor
         if ids:
             var["warp_ids"] = ids

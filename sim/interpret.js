@@ -2668,8 +2668,9 @@ var KernelInterpret = (function () {
         return new Partial(fn, pos, kw);
       }
       // cutlass.pipeline make_pipeline_state(Producer | Consumer, stages): a producer starts at phase 1
-      // (as CUTLASS's make_producer_start_state), a consumer at phase 0 (called at sm90 676, 1002).
-      case "pipeline.make_pipeline_state": {
+      // (as CUTLASS's make_producer_start_state), a consumer at phase 0 (called at sm90 676, 1002;
+      // spelled in full, `cutlass.pipeline.make_pipeline_state`, at bwd_sm90 885).
+      case "pipeline.make_pipeline_state": case "cutlass.pipeline.make_pipeline_state": {
         var S = args.length > 1 ? evalExpr(args[1], env, ctx, constexpr) : new Unknown("no stage count");
         if (typeof S !== "number") return PASS;
         return new State(S, 0, /Producer$/.test(exprText(args[0])) ? 1 : 0, 0, true);

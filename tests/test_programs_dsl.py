@@ -114,7 +114,11 @@ def test_fixture_kernel_roles_and_producer_loop(validate):
             {"line": 22, "test": "warp_idx == self.tma_warp_id", "warps": [4], "role": "tma"},
             {"line": 31, "test": "warp_idx < 4", "warps": [0, 1, 2, 3], "role": "consumer"},
             {"line": 34, "test": "not (warp_idx < 4)", "warps": "not (warp_idx < 4)",
-             "role": "not (warp_idx < 4)"}]}]
+             "role": "not (warp_idx < 4)"}],
+        # The constructor's attributes, as the run reads `self.x` (programs_dsl.constructor).
+        "constructor": {"params": {}, "attrs": {
+            "self.num_stages": [{"expr": ["n", 3], "line": 13}], "self.tma_warp_id": [{"expr": ["n", 4], "line": 14}],
+            "self.use_q": [{"expr": ["n", 1], "line": 15}]}}}]
 
 
 def test_fixture_helper_constructs():
