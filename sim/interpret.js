@@ -2126,8 +2126,8 @@ var KernelInterpret = (function () {
       var nodes = f.nodes.slice(from).concat(extra.filter(Boolean));
       for (var j = 0; j < nodes.length; j++) {
         var d = dryEffects(ctx, nodes[j]);
-        if (d.mma) return false;
-        for (var k = 0; k < d.names.length; k++) if (!knownFlag(ctx, d.names[k])) return false;
+        if (d.mma) return dryRunSettledExact(rr);
+        for (var k = 0; k < d.names.length; k++) if (!knownFlag(ctx, d.names[k])) return dryRunSettledExact(rr);
       }
     }
     return true;
@@ -3417,21 +3417,36 @@ var KernelInterpret = (function () {
   var WG_NODE_LISTS = { body: true, then: true, "else": true, init: true, step: true };
 
   /**
-   * Whether running nodes may read a flag wgFlagHeld (or, for an unread `if constexpr` text,
-   * Context.flag) does not hold: every expression of every node (any field) with those of every
-   * function and lambda a call may inline (by name, any owner: a superset), except the branch an
-   * `if constexpr` condition decided before the run does not take (wgStaticExpr). seen: the
-   * callees already walked in this test (seen.calls) and the op kinds met (seen.ops).
+   * Whether running nodes may read a flag ctx.flags does not hold (seen.expr: wgStaticExpr, or
+   * cppStaticExpr outside warpgroup-index kernels; an unread `if constexpr` text: Context.flag):
+   * every expression of every node (any field) with those of every function and lambda a call may
+   * inline (by name, any owner: a superset), except the branch an `if constexpr` condition decided
+   * before the run does not take, and with seen.prune both branches of a runtime `if` whose
+   * condition is surely unknown outside a register loop (surelyUnknown: RoleRun.exec then skips it
+   * or stops). seen: the callees already walked in this test (seen.calls), the op kinds met
+   * (seen.ops), whether the walk is inside an unrolled loop (seen.reg).
    */
-  function wgNodesReadFresh(ctx, nodes, seen) {
-    for (var i = 0; i < nodes.length; i++) if (wgNodeReadsFresh(ctx, nodes[i], seen)) return true;
+  function restNodesReadFresh(ctx, nodes, seen) {
+    for (var i = 0; i < nodes.length; i++) if (restNodeReadsFresh(ctx, nodes[i], seen)) return true;
     return false;
   }
 
-  function wgNodeReadsFresh(ctx, node, seen) {
+  function restNodeReadsFresh(ctx, node, seen) {
     if (node === null || typeof node !== "object") return false;
     var st = { fresh: false, calls: [] }, keys = Object.keys(node), k, x;
     if (node.node === "op") seen.ops[node.op] = true;
+    if (node.node === "if" && !node.constexpr && seen.prune && !seen.reg && !Object.prototype.hasOwnProperty.call(RUNTIME_CONDITIONS, node.text) &&
+        surelyUnknown(ctx, node.cond)) {
+      seen.expr(ctx, node.cond, false, st);
+      return st.fresh || restCallsReadFresh(ctx, st.calls, seen);
+    }
+    if (node.node === "loop" && node.unroll === "unroll" && !seen.reg) {
+      // A register loop (RoleRun.enterLoop) runs its body's unknown tests as held: no pruning inside.
+      seen.reg = true;
+      var inside = restNodeReadsFresh(ctx, node, seen);
+      seen.reg = false;
+      return inside;
+    }
     if (node.node === "if" && node.constexpr) {
       var c = null;
       if (Array.isArray(node.cond) && node.cond[0] === "?") {
@@ -3439,41 +3454,156 @@ var KernelInterpret = (function () {
         var text = String(node.cond[1]), given = ctx.knobs.flags && Object.prototype.hasOwnProperty.call(ctx.knobs.flags, text) && ctx.knobs.flags[text] ? 1 : 0;
         if (!(Object.prototype.hasOwnProperty.call(ctx.flags, text) && ctx.flags[text] === given)) return true;
         c = given;
-      } else c = wgStaticExpr(ctx, node.cond, true, st);
-      if (st.fresh || wgCallsReadFresh(ctx, st.calls, seen)) return true;
-      if (c !== null) return wgNodesReadFresh(ctx, (c ? node.then : node["else"]) || [], seen);
-      return wgNodesReadFresh(ctx, node.then || [], seen) || wgNodesReadFresh(ctx, node["else"] || [], seen);
+      } else c = seen.expr(ctx, node.cond, true, st);
+      if (st.fresh || restCallsReadFresh(ctx, st.calls, seen)) return true;
+      if (c !== null) return restNodesReadFresh(ctx, (c ? node.then : node["else"]) || [], seen);
+      return restNodesReadFresh(ctx, node.then || [], seen) || restNodesReadFresh(ctx, node["else"] || [], seen);
     }
     // Run.order: an order barrier's arguments, evaluated constexpr when its object is declared.
     if (node.node === "let" && node.type && ctx.orderAliases[declKind(node.type).base]) {
-      (ctx.orderAliases[declKind(node.type).base].args || []).forEach(function (a) { wgStaticExpr(ctx, a, true, st); });
+      (ctx.orderAliases[declKind(node.type).base].args || []).forEach(function (a) { seen.expr(ctx, a, true, st); });
     }
     if (node.node === "call") st.calls.push(node.lambda ? "L:" + node.lambda : node.name);
     for (var j = 0; j < keys.length; j++) {
       k = keys[j]; x = node[k];
-      if (WG_NODE_LISTS[k] && Array.isArray(x)) { if (wgNodesReadFresh(ctx, x, seen)) return true; }
-      else if (Array.isArray(x) && x.length && Array.isArray(x[0])) x.forEach(function (a) { wgStaticExpr(ctx, a, false, st); });
-      else if (Array.isArray(x)) wgStaticExpr(ctx, x, false, st);
-      else if (x !== null && typeof x === "object" && typeof x.node === "string" && wgNodeReadsFresh(ctx, x, seen)) return true;
+      if (WG_NODE_LISTS[k] && Array.isArray(x)) { if (restNodesReadFresh(ctx, x, seen)) return true; }
+      else if (Array.isArray(x) && x.length && Array.isArray(x[0])) x.forEach(function (a) { seen.expr(ctx, a, false, st); });
+      else if (Array.isArray(x)) seen.expr(ctx, x, false, st);
+      else if (x !== null && typeof x === "object" && typeof x.node === "string" && restNodeReadsFresh(ctx, x, seen)) return true;
     }
-    return st.fresh || wgCallsReadFresh(ctx, st.calls, seen);
+    return st.fresh || restCallsReadFresh(ctx, st.calls, seen);
   }
 
-  /** Whether a function or lambda of one of these names (any owner) may read a fresh flag (wgNodesReadFresh). */
-  function wgCallsReadFresh(ctx, names, seen) {
+  /** Whether a function or lambda of one of these names (any owner) may read a fresh flag (restNodesReadFresh). */
+  function restCallsReadFresh(ctx, names, seen) {
     for (var i = 0; i < names.length; i++) {
       var lam = names[i].slice(0, 2) === "L:", name = lam ? names[i].slice(2) : names[i], table = lam ? ctx.lambdas : ctx.functions;
       var keys = Object.keys(table);
       for (var j = 0; j < keys.length; j++) {
         var key = keys[j];
-        if (!(key === name || key.slice(-name.length - 2) === "::" + name) || seen.calls[(lam ? "L:" : "F:") + key]) continue;
-        seen.calls[(lam ? "L:" : "F:") + key] = true;
+        var tag = (seen.reg ? "R" : "") + (lam ? "L:" : "F:") + key;
+        if (!(key === name || key.slice(-name.length - 2) === "::" + name) || seen.calls[tag]) continue;
+        seen.calls[tag] = true;
         var fn = table[key], st = { fresh: false, calls: [] };
-        (fn.params || []).forEach(function (p) { if (p && Array.isArray(p["default"])) wgStaticExpr(ctx, p["default"], false, st); });
-        if (st.fresh || wgCallsReadFresh(ctx, st.calls, seen) || wgNodesReadFresh(ctx, fn.body || [], seen)) return true;
+        (fn.params || []).forEach(function (p) { if (p && Array.isArray(p["default"])) seen.expr(ctx, p["default"], false, st); });
+        if (st.fresh || restCallsReadFresh(ctx, st.calls, seen) || restNodesReadFresh(ctx, fn.body || [], seen)) return true;
       }
     }
     return false;
+  }
+
+  /** A walk's record for restNodesReadFresh: its expression rule and whether runtime tests prune (seen.prune). */
+  function restSeen(expr, prune, reg) {
+    return { expr: expr, prune: prune, reg: reg, calls: Object.create(null), ops: Object.create(null) };
+  }
+
+  /** The member names a value can hold (a Struct's): those of every aggregate and every member assignment of the programs. */
+  function structFields(ctx) {
+    if (ctx.structFieldNames) return ctx.structFieldNames;
+    var out = ctx.structFieldNames = Object.create(null);
+    function walk(x) {
+      if (Array.isArray(x)) {
+        if (x[0] === "struct" && Array.isArray(x[1])) x[1].forEach(function (f) { out[f] = true; });
+        x.forEach(walk);
+      } else if (x !== null && typeof x === "object") {
+        if (x.node === "set" && typeof x.member === "string") out[x.member] = true;
+        Object.keys(x).forEach(function (k) { if (typeof x[k] === "object") walk(x[k]); });
+      }
+    }
+    walk(ctx.kernel);
+    Object.keys(ctx.functions).forEach(function (k) { walk(ctx.functions[k].body); });
+    Object.keys(ctx.lambdas).forEach(function (k) { walk(ctx.lambdas[k].body); });
+    return out;
+  }
+
+  /**
+   * Whether evalExpr (no DSL or warpgroup hooks) surely gives an Unknown for e, in any environment:
+   * an unread text or increment, a member no Struct of the programs has (structFields: evalExpr's
+   * member rule), a negation or a `? :` test of one, an arithmetic or comparison with one side
+   * such (evalBinary returns the Unknown side), `&&` / `||` with both sides such.
+   */
+  function surelyUnknown(ctx, e) {
+    if (!Array.isArray(e)) return true;
+    switch (e[0]) {
+      case "?": case "post": return true;
+      case "member": return !structFields(ctx)[e[2]];
+      case "un": return surelyUnknown(ctx, e[2]);
+      case "?:": return surelyUnknown(ctx, e[1]);
+      case "bin":
+        return e[1] === "&&" || e[1] === "||" ? surelyUnknown(ctx, e[2]) && surelyUnknown(ctx, e[3]) :
+          surelyUnknown(ctx, e[2]) || surelyUnknown(ctx, e[3]);
+      default: return false;
+    }
+  }
+
+  /**
+   * cppStaticExpr: wgStaticExpr's counterpart for C++ kernels with role enums (lookup, evalBinary):
+   * a flag is read (Context.flag) only by a name evaluated constexpr that knownFlag does not
+   * answer; a name no environment can hold (wgBindable) is decided when lookup gives a knob
+   * symbol's number, a numeric constant or a flag ctx.flags holds.
+   */
+  function cppStaticExpr(ctx, e, constexpr, st) {
+    if (!Array.isArray(e)) return null;
+    var i;
+    switch (e[0]) {
+      case "n": return typeof e[1] === "number" ? e[1] : null;
+      case "id": {
+        var name = e[1];
+        if (typeof name !== "string" || !constexpr) return null;
+        if (!knownFlag(ctx, name)) { st.fresh = true; return null; }
+        if (wgBindable(ctx)[name] || ctx.roleVarNames[name]) return null;
+        var sym = SYMBOL_KNOBS[name];
+        if (sym && typeof ctx.knobs[sym] === "number") return ctx.knobs[sym];
+        if (Object.prototype.hasOwnProperty.call(ctx.constants, name)) return typeof ctx.constants[name] === "number" ? ctx.constants[name] : null;
+        var sep = name.lastIndexOf("::");
+        if (sep > 0 && ctx.enums[name.slice(0, sep)]) return null;
+        return ctx.knobs.flags && Object.prototype.hasOwnProperty.call(ctx.knobs.flags, name) && ctx.knobs.flags[name] ? 1 : 0;
+      }
+      case "un": {
+        var a = cppStaticExpr(ctx, e[2], constexpr, st);
+        return e[1] === "!" && a !== null ? (a ? 0 : 1) : null;
+      }
+      case "bin": {
+        var l = cppStaticExpr(ctx, e[2], constexpr, st);
+        if (e[1] === "&&" && l !== null && !l) return 0;   // evalBinary: the right side is not evaluated
+        if (e[1] === "||" && l !== null && l) return 1;
+        var r = cppStaticExpr(ctx, e[3], constexpr, st);
+        if ((e[1] === "&&" || e[1] === "||") && l !== null && r !== null) return r ? 1 : 0;
+        return null;
+      }
+      case "call":
+        if (typeof e[1] === "string") st.calls.push(e[1]);
+        // evalCall: `cute::conditional_return<C>` reads C constexpr.
+        if (e[1] === "cute::conditional_return") cppStaticExpr(ctx, ["id", String(e[3] || "").replace(/[\s!]/g, "")], true, st);
+        break;
+      case "mcall":
+        if (typeof e[2] === "string") st.calls.push(e[2]);
+        break;
+      default: break;
+    }
+    for (i = 1; i < e.length; i++) if (Array.isArray(e[i])) cppStaticExpr(ctx, e[i], constexpr, st);
+    return null;
+  }
+
+  /**
+   * dryRunSettled's exact test, when its cached one (dryEffects: every branch) fails: the rest of
+   * the frames walked by restNodesReadFresh (decided `if constexpr` branches and surely unknown
+   * runtime tests pruned) can read no new flag and reach no op of DRY_MMA_OPS. A failed test waits
+   * twice as many tests as the last before the next (at most EXACT_BACKOFF_MAX): the walk covers
+   * the rest of the program, and a run may never settle.
+   */
+  var EXACT_BACKOFF_MAX = 8;
+  function dryRunSettledExact(rr) {
+    if (rr.exactWait > 0) { rr.exactWait--; return false; }
+    rr.exactBackoff = Math.min(EXACT_BACKOFF_MAX, 2 * (rr.exactBackoff || 0) + 1);
+    rr.exactWait = rr.exactBackoff;
+    var ctx = rr.ctx, seen = restSeen(cppStaticExpr, true, rr.inRegisterLoop());
+    for (var i = 0; i < rr.frames.length; i++) {
+      var f = rr.frames[i], nodes = f.loop ? f.nodes : f.nodes.slice(f.pc);
+      if (restNodesReadFresh(ctx, nodes, seen)) return false;
+      if (f.loop && restNodeReadsFresh(ctx, { node: "loop-test", cond: f.loop.cond, step: f.loop.step }, seen)) return false;
+    }
+    return !Object.keys(DRY_MMA_OPS).some(function (op) { return seen.ops[op]; });
   }
 
   /** The op kinds whose reach wgRoles reads of a group's first warp (its role's produces, consumes). */
@@ -3495,11 +3625,11 @@ var KernelInterpret = (function () {
     rr.wgBackoff = Math.min(64, 2 * (rr.wgBackoff || 0) + 1);
     rr.wgWait = rr.wgBackoff;
     var key = rr.trace.join(","), twin = traces.some(function (t) { return t.key === key; });
-    var ctx = rr.ctx, seen = { calls: Object.create(null), ops: Object.create(null) }, reached = rr.reached || {};
+    var ctx = rr.ctx, seen = restSeen(wgStaticExpr, false, false), reached = rr.reached || {};
     for (var i = 0; i < rr.frames.length; i++) {
       var f = rr.frames[i], nodes = f.loop ? f.nodes : f.nodes.slice(f.pc);
-      if (wgNodesReadFresh(ctx, nodes, seen)) return false;
-      if (f.loop && wgNodeReadsFresh(ctx, { node: "loop-test", cond: f.loop.cond, step: f.loop.step }, seen)) return false;
+      if (restNodesReadFresh(ctx, nodes, seen)) return false;
+      if (f.loop && restNodeReadsFresh(ctx, { node: "loop-test", cond: f.loop.cond, step: f.loop.step }, seen)) return false;
     }
     return twin || WG_ROLE_OPS.every(function (kinds) {
       return kinds.some(function (op) { return reached[op]; }) || !kinds.some(function (op) { return seen.ops[op]; });
