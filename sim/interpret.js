@@ -3424,7 +3424,7 @@ var KernelInterpret = (function () {
    * before the run does not take, and with seen.prune both branches of a runtime `if` whose
    * condition is surely unknown outside a register loop (surelyUnknown: RoleRun.exec then skips it
    * or stops). seen: the callees already walked in this test (seen.calls), the op kinds met
-   * (seen.ops), whether the walk is inside an unrolled loop (seen.reg).
+   * (seen.ops), whether the walk is inside a loop that may be a register loop (seen.reg).
    */
   function restNodesReadFresh(ctx, nodes, seen) {
     for (var i = 0; i < nodes.length; i++) if (restNodeReadsFresh(ctx, nodes[i], seen)) return true;
@@ -3440,7 +3440,7 @@ var KernelInterpret = (function () {
       seen.expr(ctx, node.cond, false, st);
       return st.fresh || restCallsReadFresh(ctx, st.calls, seen);
     }
-    if (node.node === "loop" && node.unroll === "unroll" && !seen.reg) {
+    if (node.node === "loop" && node.unroll === "unroll" && !seen.reg && registerLoopClass(node) !== null) {
       // A register loop (RoleRun.enterLoop) runs its body's unknown tests as held: no pruning inside.
       seen.reg = true;
       var inside = restNodeReadsFresh(ctx, node, seen);
@@ -3597,9 +3597,10 @@ var KernelInterpret = (function () {
     if (rr.exactWait > 0) { rr.exactWait--; return false; }
     rr.exactBackoff = Math.min(EXACT_BACKOFF_MAX, 2 * (rr.exactBackoff || 0) + 1);
     rr.exactWait = rr.exactBackoff;
-    var ctx = rr.ctx, seen = restSeen(cppStaticExpr, true, rr.inRegisterLoop());
+    var ctx = rr.ctx, seen = restSeen(cppStaticExpr, true, false), reg = false;
     for (var i = 0; i < rr.frames.length; i++) {
       var f = rr.frames[i], nodes = f.loop ? f.nodes : f.nodes.slice(f.pc);
+      reg = seen.reg = reg || !!f.registerLoop;   // RoleRun.inRegisterLoop while this frame's rest runs
       if (restNodesReadFresh(ctx, nodes, seen)) return false;
       if (f.loop && restNodeReadsFresh(ctx, { node: "loop-test", cond: f.loop.cond, step: f.loop.step }, seen)) return false;
     }
