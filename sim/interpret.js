@@ -3369,7 +3369,7 @@ var KernelInterpret = (function () {
       case "n": return typeof e[1] === "number" ? e[1] : null;
       case "id": {
         var name = e[1];
-        if (typeof name !== "string") return null;
+        if (typeof name !== "string" || (st.bound && st.bound[name])) return null;   // wgExpr: the environment's value
         if (WG_RULE_FLAGS[name]) WG_RULE_FLAGS[name].forEach(function (x) { if (!wgFlagHeld(ctx, x)) st.fresh = true; });
         var v = ctx.roleVars[0];
         if (Object.prototype.hasOwnProperty.call(ctx.constants, name) || ctx.roleVarNames[name] || namedBarrierName(name) ||
@@ -3427,13 +3427,24 @@ var KernelInterpret = (function () {
    * (seen.ops), whether the walk is inside a loop that may be a register loop (seen.reg).
    */
   function restNodesReadFresh(ctx, nodes, seen) {
-    for (var i = 0; i < nodes.length; i++) if (restNodeReadsFresh(ctx, nodes[i], seen)) return true;
-    return false;
+    // seen.bound: the names the environment surely holds here (lookup reads them first, no flag):
+    // a list's lets bind for its later nodes (not a dead let, not a role variable: execLet binds none).
+    var outer = seen.bound, fresh = false;
+    seen.bound = Object.create(outer);
+    for (var i = 0; i < nodes.length && !fresh; i++) {
+      var n = nodes[i];
+      if (restNodeReadsFresh(ctx, n, seen)) fresh = true;
+      else if (n && n.node === "let" && !ctx.deadLets.has(n) && !((n.names || []).length === 1 && ctx.roleVarNames[n.names[0]])) {
+        (n.names || []).forEach(function (x) { seen.bound[x] = true; });
+      }
+    }
+    seen.bound = outer;
+    return fresh;
   }
 
   function restNodeReadsFresh(ctx, node, seen) {
     if (node === null || typeof node !== "object") return false;
-    var st = { fresh: false, calls: [] }, keys = Object.keys(node), k, x;
+    var st = { fresh: false, calls: [], bound: seen.bound }, keys = Object.keys(node), k, x;
     if (node.node === "op") seen.ops[node.op] = true;
     if (node.node === "if" && !node.constexpr && seen.prune && !seen.reg && !Object.prototype.hasOwnProperty.call(RUNTIME_CONDITIONS, node.text) &&
         surelyUnknown(ctx, node.cond)) {
@@ -3461,7 +3472,9 @@ var KernelInterpret = (function () {
     }
     // Run.order: an order barrier's arguments, evaluated constexpr when its object is declared.
     if (node.node === "let" && node.type && ctx.orderAliases[declKind(node.type).base]) {
-      (ctx.orderAliases[declKind(node.type).base].args || []).forEach(function (a) { seen.expr(ctx, a, true, st); });
+      var ost = { fresh: false, calls: st.calls, bound: null };   // evaluated in an empty environment
+      (ctx.orderAliases[declKind(node.type).base].args || []).forEach(function (a) { seen.expr(ctx, a, true, ost); });
+      if (ost.fresh) return true;
     }
     if (node.node === "call") st.calls.push(node.lambda ? "L:" + node.lambda : node.name);
     for (var j = 0; j < keys.length; j++) {
@@ -3484,9 +3497,15 @@ var KernelInterpret = (function () {
         var tag = (seen.reg ? "R" : "") + (lam ? "L:" : "F:") + key;
         if (!(key === name || key.slice(-name.length - 2) === "::" + name) || seen.calls[tag]) continue;
         seen.calls[tag] = true;
-        var fn = table[key], st = { fresh: false, calls: [] };
+        var fn = table[key], st = { fresh: false, calls: [], bound: seen.bound };
         (fn.params || []).forEach(function (p) { if (p && Array.isArray(p["default"])) seen.expr(ctx, p["default"], false, st); });
-        if (st.fresh || restCallsReadFresh(ctx, st.calls, seen) || restNodesReadFresh(ctx, fn.body || [], seen)) return true;
+        if (st.fresh || restCallsReadFresh(ctx, st.calls, seen)) return true;
+        var outer = seen.bound;
+        seen.bound = Object.create(null);   // callFunction / callLambda: the callee's parameters (a lambda's captures are not counted)
+        (fn.params || []).forEach(function (p) { if (p && typeof p.name === "string") seen.bound[p.name] = true; });
+        var inBody = restNodesReadFresh(ctx, fn.body || [], seen);
+        seen.bound = outer;
+        if (inBody) return true;
       }
     }
     return false;
@@ -3494,7 +3513,14 @@ var KernelInterpret = (function () {
 
   /** A walk's record for restNodesReadFresh: its expression rule and whether runtime tests prune (seen.prune). */
   function restSeen(expr, prune, reg) {
-    return { expr: expr, prune: prune, reg: reg, calls: Object.create(null), ops: Object.create(null) };
+    return { expr: expr, prune: prune, reg: reg, calls: Object.create(null), ops: Object.create(null), bound: Object.create(null) };
+  }
+
+  /** A frame's environment as restNodesReadFresh's seen.bound: the names it holds now. */
+  function frameBound(env) {
+    var out = Object.create(null);
+    for (var k in env) if (Object.prototype.hasOwnProperty.call(env, k)) out[k] = true;
+    return out;
   }
 
   /** The member names a value can hold (a Struct's): those of every aggregate and every member assignment of the programs. */
@@ -3549,7 +3575,7 @@ var KernelInterpret = (function () {
       case "n": return typeof e[1] === "number" ? e[1] : null;
       case "id": {
         var name = e[1];
-        if (typeof name !== "string" || !constexpr) return null;
+        if (typeof name !== "string" || !constexpr || (st.bound && st.bound[name])) return null;   // lookup: the environment's value
         if (!knownFlag(ctx, name)) { st.fresh = true; return null; }
         if (wgBindable(ctx)[name] || ctx.roleVarNames[name]) return null;
         var sym = SYMBOL_KNOBS[name];
@@ -3601,6 +3627,7 @@ var KernelInterpret = (function () {
     for (var i = 0; i < rr.frames.length; i++) {
       var f = rr.frames[i], nodes = f.loop ? f.nodes : f.nodes.slice(f.pc);
       reg = seen.reg = reg || !!f.registerLoop;   // RoleRun.inRegisterLoop while this frame's rest runs
+      seen.bound = frameBound(f.env);
       if (restNodesReadFresh(ctx, nodes, seen)) return false;
       if (f.loop && restNodeReadsFresh(ctx, { node: "loop-test", cond: f.loop.cond, step: f.loop.step }, seen)) return false;
     }
@@ -3629,6 +3656,7 @@ var KernelInterpret = (function () {
     var ctx = rr.ctx, seen = restSeen(wgStaticExpr, false, false), reached = rr.reached || {};
     for (var i = 0; i < rr.frames.length; i++) {
       var f = rr.frames[i], nodes = f.loop ? f.nodes : f.nodes.slice(f.pc);
+      seen.bound = frameBound(f.env);
       if (restNodesReadFresh(ctx, nodes, seen)) return false;
       if (f.loop && restNodeReadsFresh(ctx, { node: "loop-test", cond: f.loop.cond, step: f.loop.step }, seen)) return false;
     }
