@@ -1686,7 +1686,7 @@ var KernelInterpret = (function () {
     }
     if (this.ctx.wg) {
       (this.reached || (this.reached = {}))[node.op] = true;   // wgRoles: a warp that reaches an op is (part of) a role
-      if (this.trace && this.trace.length < 400) this.trace.push(node.line);
+      if (this.trace && this.trace.length < WG_TRACE_OPS) this.trace.push(node.line);
       if (WG_OPS[node.op]) sem = WG_OPS[node.op];
     }
     if (!sem) return this.stop(node, "the op `" + node.op + "` is not modelled yet");
@@ -2298,14 +2298,15 @@ var KernelInterpret = (function () {
    */
   function dryRunSettled(rr) {
     var ctx = rr.ctx;
+    if (ctx.wg && rr.wgTraces) return wgWarpSettled(rr, rr.wgTraces);   // wgRoles's dry runs
     if (ctx.dsl || ctx.wg) return false;
     for (var i = 0; i < rr.frames.length; i++) {
       var f = rr.frames[i], from = f.loop ? 0 : f.pc, extra = f.loop ? [f.loop.cond ? { node: "loop-test", cond: f.loop.cond } : null].concat(f.loop.step || []) : [];
       var nodes = f.nodes.slice(from).concat(extra.filter(Boolean));
       for (var j = 0; j < nodes.length; j++) {
         var d = dryEffects(ctx, nodes[j]);
-        if (d.mma) return false;
-        for (var k = 0; k < d.names.length; k++) if (!knownFlag(ctx, d.names[k])) return false;
+        if (d.mma) return dryRunSettledExact(rr);
+        for (var k = 0; k < d.names.length; k++) if (!knownFlag(ctx, d.names[k])) return dryRunSettledExact(rr);
       }
     }
     return true;
@@ -3497,6 +3498,362 @@ var KernelInterpret = (function () {
     }
   }
 
+  // ---------------------------------------------------------------------------------------------
+  // Settled twin warps (docs/programs.md "Performance"): wgRoles runs every warp of a group to its
+  // end, but a warp whose first WG_TRACE_OPS op lines (its trace, all grouping reads) match an
+  // earlier warp's of its group only adds its thread count; the rest of its run matters only by
+  // the flags it may read (ctx.flags, whose order the verdict keeps). It stops once none is new.
+
+  var WG_TRACE_OPS = 400;   // op lines of a warp's trace (RoleRun.execOp): warps group by them
+  var WG_CHECK_MASK = 63;   // wgRoles tests whether a warp is settled every 64 commands (the trace fills in ~280)
+
+  /** The names any let, set, structured binding or parameter of the programs binds (an environment may hold them). */
+  function wgBindable(ctx) {
+    if (ctx.wgBound) return ctx.wgBound;
+    var out = ctx.wgBound = Object.create(null);
+    function params(ps) { (ps || []).forEach(function (p) { if (p && typeof p.name === "string") out[p.name] = true; }); }
+    function walk(x) {
+      if (Array.isArray(x)) { x.forEach(walk); return; }
+      if (x === null || typeof x !== "object") return;
+      if (x.node === "let") (x.names || []).forEach(function (n) { out[n] = true; });
+      if (x.node === "set" && typeof x.name === "string") out[x.name] = true;   // bindReturn may create it
+      Object.keys(x).forEach(function (k) { if (typeof x[k] === "object") walk(x[k]); });
+    }
+    walk(ctx.kernel);
+    Object.keys(ctx.functions).forEach(function (k) { params(ctx.functions[k].params); walk(ctx.functions[k].body); });
+    Object.keys(ctx.lambdas).forEach(function (k) { params(ctx.lambdas[k].params); walk(ctx.lambdas[k].body); });
+    return out;
+  }
+
+  /** wgFlag's value of a name without recording it. */
+  function wgFlagValue(ctx, name) {
+    if (ctx.knobs.flags && Object.prototype.hasOwnProperty.call(ctx.knobs.flags, name)) return ctx.knobs.flags[name] ? 1 : 0;
+    if (FA3_FLAG_DEFAULTS[name] === "schedulerBarrier") return wgFlagValue(ctx, "IntraWGOverlap") && ctx.mmaWarpgroups() >= 2 ? 1 : 0;
+    return FA3_FLAG_DEFAULTS[name] || 0;
+  }
+
+  /** Whether reading name with wgFlag now would leave ctx.flags as it is (there already, with that value). */
+  function wgFlagHeld(ctx, name) {
+    return Object.prototype.hasOwnProperty.call(ctx.flags, name) && ctx.flags[name] === wgFlagValue(ctx, name);
+  }
+
+  var WG_CONSTANT_NAMES = { NumMmaWarpGroups: true, NumMmaThreadsQK: true, NumMmaThreads: true, NumEpilogueThreads: true,
+    "cutlass::NumThreadsPerWarpGroup": true, "cutlass::NumThreadsPerWarp": true };   // fa3Constant: no flag read
+  /** The flags a wgExpr rule reads besides an id's own (fa3Constant, the call rules of wgExpr). */
+  var WG_RULE_FLAGS = { NumProducerThreads: ["Transpose_V", "Use_TMA_KV", "Use_TMA_Q"],
+    "BlockMN_t::get_n_block_min_max": ["Is_causal", "Is_local", "Split"], "BlockMN_t::get_n_block_min_before_local_mask": ["Is_local"] };
+
+  /**
+   * An expression's value as far as it is decided before the run (a number, else null), setting
+   * st.fresh when its evaluation (evalExpr with wgExpr, constexpr as given) may read a flag
+   * wgFlagHeld does not hold, and st.calls to what its calls may inline. Every id may be read
+   * (a superset) except the right side of an `&&` / `||` whose left side is decided and
+   * short-circuits (evalBinary); an id is decided when no environment can hold it (wgBindable) and
+   * wgExpr reads it as a flag ctx.flags holds. A decided value is the one the run computes.
+   */
+  function wgStaticExpr(ctx, e, constexpr, st) {
+    if (!Array.isArray(e)) return null;
+    var i;
+    switch (e[0]) {
+      case "n": return typeof e[1] === "number" ? e[1] : null;
+      case "id": {
+        var name = e[1];
+        if (typeof name !== "string" || (st.bound && st.bound[name])) return null;   // wgExpr: the environment's value
+        if (WG_RULE_FLAGS[name]) WG_RULE_FLAGS[name].forEach(function (x) { if (!wgFlagHeld(ctx, x)) st.fresh = true; });
+        var v = ctx.roleVars[0];
+        if (Object.prototype.hasOwnProperty.call(ctx.constants, name) || ctx.roleVarNames[name] || namedBarrierName(name) ||
+            WG_CONSTANT_NAMES[name] || WG_RULE_FLAGS[name] || (v && name === v.load_warpgroups)) return null;   // wgExpr answers first
+        if (!(constexpr || Object.prototype.hasOwnProperty.call(FA3_FLAG_DEFAULTS, name) || compileTimeNames(ctx)[name])) return null;
+        if (!wgFlagHeld(ctx, name)) { st.fresh = true; return null; }
+        if (name === "UseSchedulerBarrier" && !wgFlagHeld(ctx, "IntraWGOverlap")) st.fresh = true;
+        return wgBindable(ctx)[name] ? null : ctx.flags[name];
+      }
+      case "un": {
+        var a = wgStaticExpr(ctx, e[2], constexpr, st);
+        return e[1] === "!" && a !== null ? (a ? 0 : 1) : null;
+      }
+      case "bin": {
+        var l = wgStaticExpr(ctx, e[2], constexpr, st);
+        if (e[1] === "&&" && l !== null && !l) return 0;   // evalBinary: the right side is not evaluated
+        if (e[1] === "||" && l !== null && l) return 1;
+        var r = wgStaticExpr(ctx, e[3], constexpr, st);
+        if ((e[1] === "&&" || e[1] === "||") && l !== null && r !== null) return r ? 1 : 0;
+        return null;
+      }
+      case "call":
+        if (typeof e[1] === "string") {
+          st.calls.push(e[1]);
+          if (WG_RULE_FLAGS[e[1]]) WG_RULE_FLAGS[e[1]].forEach(function (x) { if (!wgFlagHeld(ctx, x)) st.fresh = true; });
+          if (e[1] === "cute::conditional_return") {
+            var m = /^\s*!?\s*(\w+)\s*$/.exec(String(e[3] || ""));
+            if (m && !wgFlagHeld(ctx, m[1])) st.fresh = true;
+            if (m) wgStaticId(ctx, m[1], st);   // evalCall's own path reads it constexpr
+          }
+        }
+        break;
+      case "mcall":
+        if (typeof e[2] === "string") st.calls.push(e[2]);
+        break;
+      default: break;
+    }
+    for (i = 1; i < e.length; i++) if (Array.isArray(e[i])) wgStaticExpr(ctx, e[i], constexpr, st);
+    return null;
+  }
+
+  /** A name read constexpr by evalCall's cute::conditional_return (through wgExpr's id rule). */
+  function wgStaticId(ctx, name, st) { wgStaticExpr(ctx, ["id", name], true, st); }
+
+  var WG_NODE_LISTS = { body: true, then: true, "else": true, init: true, step: true };
+
+  /**
+   * Whether running nodes may read a flag ctx.flags does not hold (seen.expr: wgStaticExpr, or
+   * cppStaticExpr outside warpgroup-index kernels; an unread `if constexpr` text: Context.flag):
+   * every expression of every node (any field) with those of every function and lambda a call may
+   * inline (by name, any owner: a superset), except the branch an `if constexpr` condition decided
+   * before the run does not take, and with seen.prune both branches of a runtime `if` whose
+   * condition is surely unknown outside a register loop (surelyUnknown: RoleRun.exec then skips it
+   * or stops). seen: the callees already walked in this test (seen.calls), the op kinds met
+   * (seen.ops), whether the walk is inside a loop that may be a register loop (seen.reg).
+   */
+  function restNodesReadFresh(ctx, nodes, seen) {
+    // seen.bound: the names the environment surely holds here (lookup reads them first, no flag):
+    // a list's lets bind for its later nodes (not a dead let, not a role variable: execLet binds none).
+    var outer = seen.bound, fresh = false;
+    seen.bound = Object.create(outer);
+    for (var i = 0; i < nodes.length && !fresh; i++) {
+      var n = nodes[i];
+      if (restNodeReadsFresh(ctx, n, seen)) fresh = true;
+      else if (n && n.node === "let" && !ctx.deadLets.has(n) && !((n.names || []).length === 1 && ctx.roleVarNames[n.names[0]])) {
+        (n.names || []).forEach(function (x) { seen.bound[x] = true; });
+      }
+    }
+    seen.bound = outer;
+    return fresh;
+  }
+
+  function restNodeReadsFresh(ctx, node, seen) {
+    if (node === null || typeof node !== "object") return false;
+    var st = { fresh: false, calls: [], bound: seen.bound }, keys = Object.keys(node), k, x;
+    if (node.node === "op") seen.ops[node.op] = true;
+    if (node.node === "if" && !node.constexpr && seen.prune && !seen.reg && !Object.prototype.hasOwnProperty.call(RUNTIME_CONDITIONS, node.text) &&
+        surelyUnknown(ctx, node.cond)) {
+      seen.expr(ctx, node.cond, false, st);
+      return st.fresh || restCallsReadFresh(ctx, st.calls, seen);
+    }
+    if (node.node === "loop" && node.unroll === "unroll" && !seen.reg && registerLoopClass(node) !== null) {
+      // A register loop (RoleRun.enterLoop) runs its body's unknown tests as held: no pruning inside.
+      seen.reg = true;
+      var inside = restNodeReadsFresh(ctx, node, seen);
+      seen.reg = false;
+      return inside;
+    }
+    if (node.node === "if" && node.constexpr) {
+      var c = null;
+      if (Array.isArray(node.cond) && node.cond[0] === "?") {
+        // RoleRun.exec: an unread compile-time text is Context.flag(text).
+        var text = String(node.cond[1]), given = ctx.knobs.flags && Object.prototype.hasOwnProperty.call(ctx.knobs.flags, text) && ctx.knobs.flags[text] ? 1 : 0;
+        if (!(Object.prototype.hasOwnProperty.call(ctx.flags, text) && ctx.flags[text] === given)) return true;
+        c = given;
+      } else c = seen.expr(ctx, node.cond, true, st);
+      if (st.fresh || restCallsReadFresh(ctx, st.calls, seen)) return true;
+      if (c !== null) return restNodesReadFresh(ctx, (c ? node.then : node["else"]) || [], seen);
+      return restNodesReadFresh(ctx, node.then || [], seen) || restNodesReadFresh(ctx, node["else"] || [], seen);
+    }
+    // Run.order: an order barrier's arguments, evaluated constexpr when its object is declared.
+    if (node.node === "let" && node.type && ctx.orderAliases[declKind(node.type).base]) {
+      var ost = { fresh: false, calls: st.calls, bound: null };   // evaluated in an empty environment
+      (ctx.orderAliases[declKind(node.type).base].args || []).forEach(function (a) { seen.expr(ctx, a, true, ost); });
+      if (ost.fresh) return true;
+    }
+    if (node.node === "call") st.calls.push(node.lambda ? "L:" + node.lambda : node.name);
+    for (var j = 0; j < keys.length; j++) {
+      k = keys[j]; x = node[k];
+      if (WG_NODE_LISTS[k] && Array.isArray(x)) { if (restNodesReadFresh(ctx, x, seen)) return true; }
+      else if (Array.isArray(x) && x.length && Array.isArray(x[0])) x.forEach(function (a) { seen.expr(ctx, a, false, st); });
+      else if (Array.isArray(x)) seen.expr(ctx, x, false, st);
+      else if (x !== null && typeof x === "object" && typeof x.node === "string" && restNodeReadsFresh(ctx, x, seen)) return true;
+    }
+    return st.fresh || restCallsReadFresh(ctx, st.calls, seen);
+  }
+
+  /** Whether a function or lambda of one of these names (any owner) may read a fresh flag (restNodesReadFresh). */
+  function restCallsReadFresh(ctx, names, seen) {
+    for (var i = 0; i < names.length; i++) {
+      var lam = names[i].slice(0, 2) === "L:", name = lam ? names[i].slice(2) : names[i], table = lam ? ctx.lambdas : ctx.functions;
+      var keys = Object.keys(table);
+      for (var j = 0; j < keys.length; j++) {
+        var key = keys[j];
+        var tag = (seen.reg ? "R" : "") + (lam ? "L:" : "F:") + key;
+        if (!(key === name || key.slice(-name.length - 2) === "::" + name) || seen.calls[tag]) continue;
+        seen.calls[tag] = true;
+        var fn = table[key], st = { fresh: false, calls: [], bound: seen.bound };
+        (fn.params || []).forEach(function (p) { if (p && Array.isArray(p["default"])) seen.expr(ctx, p["default"], false, st); });
+        if (st.fresh || restCallsReadFresh(ctx, st.calls, seen)) return true;
+        var outer = seen.bound;
+        seen.bound = Object.create(null);   // callFunction / callLambda: the callee's parameters (a lambda's captures are not counted)
+        (fn.params || []).forEach(function (p) { if (p && typeof p.name === "string") seen.bound[p.name] = true; });
+        var inBody = restNodesReadFresh(ctx, fn.body || [], seen);
+        seen.bound = outer;
+        if (inBody) return true;
+      }
+    }
+    return false;
+  }
+
+  /** A walk's record for restNodesReadFresh: its expression rule and whether runtime tests prune (seen.prune). */
+  function restSeen(expr, prune, reg) {
+    return { expr: expr, prune: prune, reg: reg, calls: Object.create(null), ops: Object.create(null), bound: Object.create(null) };
+  }
+
+  /** A frame's environment as restNodesReadFresh's seen.bound: the names it holds now. */
+  function frameBound(env) {
+    var out = Object.create(null);
+    for (var k in env) if (Object.prototype.hasOwnProperty.call(env, k)) out[k] = true;
+    return out;
+  }
+
+  /** The member names a value can hold (a Struct's): those of every aggregate and every member assignment of the programs. */
+  function structFields(ctx) {
+    if (ctx.structFieldNames) return ctx.structFieldNames;
+    var out = ctx.structFieldNames = Object.create(null);
+    function walk(x) {
+      if (Array.isArray(x)) {
+        if (x[0] === "struct" && Array.isArray(x[1])) x[1].forEach(function (f) { out[f] = true; });
+        x.forEach(walk);
+      } else if (x !== null && typeof x === "object") {
+        if (x.node === "set" && typeof x.member === "string") out[x.member] = true;
+        Object.keys(x).forEach(function (k) { if (typeof x[k] === "object") walk(x[k]); });
+      }
+    }
+    walk(ctx.kernel);
+    Object.keys(ctx.functions).forEach(function (k) { walk(ctx.functions[k].body); });
+    Object.keys(ctx.lambdas).forEach(function (k) { walk(ctx.lambdas[k].body); });
+    return out;
+  }
+
+  /**
+   * Whether evalExpr (no DSL or warpgroup hooks) surely gives an Unknown for e, in any environment:
+   * an unread text or increment, a member no Struct of the programs has (structFields: evalExpr's
+   * member rule), a negation or a `? :` test of one, an arithmetic or comparison with one side
+   * such (evalBinary returns the Unknown side), `&&` / `||` with both sides such.
+   */
+  function surelyUnknown(ctx, e) {
+    if (!Array.isArray(e)) return true;
+    switch (e[0]) {
+      case "?": case "post": return true;
+      case "member": return !structFields(ctx)[e[2]];
+      case "un": return surelyUnknown(ctx, e[2]);
+      case "?:": return surelyUnknown(ctx, e[1]);
+      case "bin":
+        return e[1] === "&&" || e[1] === "||" ? surelyUnknown(ctx, e[2]) && surelyUnknown(ctx, e[3]) :
+          surelyUnknown(ctx, e[2]) || surelyUnknown(ctx, e[3]);
+      default: return false;
+    }
+  }
+
+  /**
+   * cppStaticExpr: wgStaticExpr's counterpart for C++ kernels with role enums (lookup, evalBinary):
+   * a flag is read (Context.flag) only by a name evaluated constexpr that knownFlag does not
+   * answer; a name no environment can hold (wgBindable) is decided when lookup gives a knob
+   * symbol's number, a numeric constant or a flag ctx.flags holds.
+   */
+  function cppStaticExpr(ctx, e, constexpr, st) {
+    if (!Array.isArray(e)) return null;
+    var i;
+    switch (e[0]) {
+      case "n": return typeof e[1] === "number" ? e[1] : null;
+      case "id": {
+        var name = e[1];
+        if (typeof name !== "string" || !constexpr || (st.bound && st.bound[name])) return null;   // lookup: the environment's value
+        if (!knownFlag(ctx, name)) { st.fresh = true; return null; }
+        if (wgBindable(ctx)[name] || ctx.roleVarNames[name]) return null;
+        var sym = SYMBOL_KNOBS[name];
+        if (sym && typeof ctx.knobs[sym] === "number") return ctx.knobs[sym];
+        if (Object.prototype.hasOwnProperty.call(ctx.constants, name)) return typeof ctx.constants[name] === "number" ? ctx.constants[name] : null;
+        var sep = name.lastIndexOf("::");
+        if (sep > 0 && ctx.enums[name.slice(0, sep)]) return null;
+        return ctx.knobs.flags && Object.prototype.hasOwnProperty.call(ctx.knobs.flags, name) && ctx.knobs.flags[name] ? 1 : 0;
+      }
+      case "un": {
+        var a = cppStaticExpr(ctx, e[2], constexpr, st);
+        return e[1] === "!" && a !== null ? (a ? 0 : 1) : null;
+      }
+      case "bin": {
+        var l = cppStaticExpr(ctx, e[2], constexpr, st);
+        if (e[1] === "&&" && l !== null && !l) return 0;   // evalBinary: the right side is not evaluated
+        if (e[1] === "||" && l !== null && l) return 1;
+        var r = cppStaticExpr(ctx, e[3], constexpr, st);
+        if ((e[1] === "&&" || e[1] === "||") && l !== null && r !== null) return r ? 1 : 0;
+        return null;
+      }
+      case "call":
+        if (typeof e[1] === "string") st.calls.push(e[1]);
+        // evalCall: `cute::conditional_return<C>` reads C constexpr.
+        if (e[1] === "cute::conditional_return") cppStaticExpr(ctx, ["id", String(e[3] || "").replace(/[\s!]/g, "")], true, st);
+        break;
+      case "mcall":
+        if (typeof e[2] === "string") st.calls.push(e[2]);
+        break;
+      default: break;
+    }
+    for (i = 1; i < e.length; i++) if (Array.isArray(e[i])) cppStaticExpr(ctx, e[i], constexpr, st);
+    return null;
+  }
+
+  /**
+   * dryRunSettled's exact test, when its cached one (dryEffects: every branch) fails: the rest of
+   * the frames walked by restNodesReadFresh (decided `if constexpr` branches and surely unknown
+   * runtime tests pruned) can read no new flag and reach no op of DRY_MMA_OPS. A failed test waits
+   * twice as many tests as the last before the next (at most EXACT_BACKOFF_MAX): the walk covers
+   * the rest of the program, and a run may never settle.
+   */
+  var EXACT_BACKOFF_MAX = 8;
+  function dryRunSettledExact(rr) {
+    if (rr.exactWait > 0) { rr.exactWait--; return false; }
+    rr.exactBackoff = Math.min(EXACT_BACKOFF_MAX, 2 * (rr.exactBackoff || 0) + 1);
+    rr.exactWait = rr.exactBackoff;
+    var ctx = rr.ctx, seen = restSeen(cppStaticExpr, true, false), reg = false;
+    for (var i = 0; i < rr.frames.length; i++) {
+      var f = rr.frames[i], nodes = f.loop ? f.nodes : f.nodes.slice(f.pc);
+      reg = seen.reg = reg || !!f.registerLoop;   // RoleRun.inRegisterLoop while this frame's rest runs
+      seen.bound = frameBound(f.env);
+      if (restNodesReadFresh(ctx, nodes, seen)) return false;
+      if (f.loop && restNodeReadsFresh(ctx, { node: "loop-test", cond: f.loop.cond, step: f.loop.step }, seen)) return false;
+    }
+    return !Object.keys(DRY_MMA_OPS).some(function (op) { return seen.ops[op]; });
+  }
+
+  /** The op kinds whose reach wgRoles reads of a group's first warp (its role's produces, consumes). */
+  var WG_ROLE_OPS = [["tma_load", "cp_async"], ["consumer_release"]];
+
+  /**
+   * Whether a warp's dry run in wgRoles may stop: its trace is full; nothing its frames still hold
+   * (a frame's nodes from its pc on; a loop frame's whole body, test and step) may read a flag
+   * ctx.flags does not hold; and either an earlier warp of its group has the same trace (it joins
+   * that warp's role, whose other fields come from the earlier warp) or each of WG_ROLE_OPS is
+   * decided (reached already, or no op of those kinds is left). Its remaining commands are dry
+   * no-ops, so stopping it changes no result.
+   */
+  function wgWarpSettled(rr, traces) {
+    if (rr.trace.length < WG_TRACE_OPS) return false;
+    // A test that fails waits twice as many tests as the last one before the next (at most 64):
+    // the walk below covers the rest of the program, and a warp may never settle.
+    if (rr.wgWait > 0) { rr.wgWait--; return false; }
+    rr.wgBackoff = Math.min(64, 2 * (rr.wgBackoff || 0) + 1);
+    rr.wgWait = rr.wgBackoff;
+    var key = rr.trace.join(","), twin = traces.some(function (t) { return t.key === key; });
+    var ctx = rr.ctx, seen = restSeen(wgStaticExpr, false, false), reached = rr.reached || {};
+    for (var i = 0; i < rr.frames.length; i++) {
+      var f = rr.frames[i], nodes = f.loop ? f.nodes : f.nodes.slice(f.pc);
+      seen.bound = frameBound(f.env);
+      if (restNodesReadFresh(ctx, nodes, seen)) return false;
+      if (f.loop && restNodeReadsFresh(ctx, { node: "loop-test", cond: f.loop.cond, step: f.loop.step }, seen)) return false;
+    }
+    return twin || WG_ROLE_OPS.every(function (kinds) {
+      return kinds.some(function (op) { return reached[op]; }) || !kinds.some(function (op) { return seen.ops[op]; });
+    });
+  }
+
   /**
    * The roles of a warpgroup-index kernel: every warp of the kernel's NumLoadWarpGroups +
    * NumMmaWarpGroups warpgroups (kernel 74-76; the MMA warpgroups are the consumerWGs knob) is
@@ -3519,7 +3876,12 @@ var KernelInterpret = (function () {
         var role = { name: "", binding: binding, receivers: {}, produces: false, thread: (4 * g + w) * WARP_THREADS, threads: WARP_THREADS };
         var rr = new RoleRun(probeRun, role, out.length);
         rr.trace = [];
-        for (var n = 0; n < 1000000; n++) { if (rr.next() === null) break; }
+        rr.settleDry = true;   // RoleRun.next tests wgWarpSettled too (dryRunSettled)
+        rr.wgTraces = traces;
+        for (var n = 0; n < 1000000; n++) {
+          if (rr.next() === null) break;
+          if ((n & WG_CHECK_MASK) === WG_CHECK_MASK && wgWarpSettled(rr, traces)) break;   // the rest changes nothing
+        }
         traces.push({ role: role, rr: rr, key: rr.trace.join(",") });
       }
       var groups = [];
