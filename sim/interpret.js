@@ -3544,6 +3544,24 @@ var KernelInterpret = (function () {
     "BlockMN_t::get_n_block_min_max": ["Is_causal", "Is_local", "Split"], "BlockMN_t::get_n_block_min_before_local_mask": ["Is_local"] };
 
   /**
+   * The settle walks' `!`, `&&` and `||` (wgStaticExpr, cppStaticExpr): 1, 0 or null (not decided
+   * statically), with evalBinary's short circuits (the right side of a decided `&&` / `||` is not
+   * read); `rec` evaluates the operands in the walk's own language.
+   */
+  function staticLogic(ctx, e, constexpr, st, rec) {
+    if (e[0] === "un") {
+      var a = rec(ctx, e[2], constexpr, st);
+      return e[1] === "!" && a !== null ? (a ? 0 : 1) : null;
+    }
+    var l = rec(ctx, e[2], constexpr, st);
+    if (e[1] === "&&" && l !== null && !l) return 0;   // evalBinary: the right side is not evaluated
+    if (e[1] === "||" && l !== null && l) return 1;
+    var r = rec(ctx, e[3], constexpr, st);
+    if ((e[1] === "&&" || e[1] === "||") && l !== null && r !== null) return r ? 1 : 0;
+    return null;
+  }
+
+  /**
    * An expression's value as far as it is decided before the run (a number, else null), setting
    * st.fresh when its evaluation (evalExpr with wgExpr, constexpr as given) may read a flag
    * wgFlagHeld does not hold, and st.calls to what its calls may inline. Every id may be read
@@ -3568,18 +3586,7 @@ var KernelInterpret = (function () {
         if (name === "UseSchedulerBarrier" && !wgFlagHeld(ctx, "IntraWGOverlap")) st.fresh = true;
         return wgBindable(ctx)[name] ? null : ctx.flags[name];
       }
-      case "un": {
-        var a = wgStaticExpr(ctx, e[2], constexpr, st);
-        return e[1] === "!" && a !== null ? (a ? 0 : 1) : null;
-      }
-      case "bin": {
-        var l = wgStaticExpr(ctx, e[2], constexpr, st);
-        if (e[1] === "&&" && l !== null && !l) return 0;   // evalBinary: the right side is not evaluated
-        if (e[1] === "||" && l !== null && l) return 1;
-        var r = wgStaticExpr(ctx, e[3], constexpr, st);
-        if ((e[1] === "&&" || e[1] === "||") && l !== null && r !== null) return r ? 1 : 0;
-        return null;
-      }
+      case "un": case "bin": return staticLogic(ctx, e, constexpr, st, wgStaticExpr);
       case "call":
         if (typeof e[1] === "string") {
           st.calls.push(e[1]);
@@ -3774,18 +3781,7 @@ var KernelInterpret = (function () {
         if (sep > 0 && ctx.enums[name.slice(0, sep)]) return null;
         return ctx.knobs.flags && Object.prototype.hasOwnProperty.call(ctx.knobs.flags, name) && ctx.knobs.flags[name] ? 1 : 0;
       }
-      case "un": {
-        var a = cppStaticExpr(ctx, e[2], constexpr, st);
-        return e[1] === "!" && a !== null ? (a ? 0 : 1) : null;
-      }
-      case "bin": {
-        var l = cppStaticExpr(ctx, e[2], constexpr, st);
-        if (e[1] === "&&" && l !== null && !l) return 0;   // evalBinary: the right side is not evaluated
-        if (e[1] === "||" && l !== null && l) return 1;
-        var r = cppStaticExpr(ctx, e[3], constexpr, st);
-        if ((e[1] === "&&" || e[1] === "||") && l !== null && r !== null) return r ? 1 : 0;
-        return null;
-      }
+      case "un": case "bin": return staticLogic(ctx, e, constexpr, st, cppStaticExpr);
       case "call":
         if (typeof e[1] === "string") st.calls.push(e[1]);
         // evalCall: `cute::conditional_return<C>` reads C constexpr.
