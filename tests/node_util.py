@@ -71,3 +71,41 @@ def program_sweep(structure, ranges, seed, runs):
                           input=json.dumps({"structure": structure, "ranges": ranges, "seed": seed, "runs": runs}),
                           capture_output=True, text=True, timeout=600, check=True)
     return json.loads(proc.stdout)
+
+
+PROGRAM_RUN = r"""
+const root = process.argv[1];
+const S = require(root + "/schedule.js"), I = require(root + "/sim/interpret.js");
+const input = JSON.parse(require("fs").readFileSync(0, "utf8"));
+const r = I.run(input.structure, input.knobs, S.engine, {});
+if (r.error) { process.stdout.write(JSON.stringify({ error: r.error })); process.exit(0); }
+const out = {
+  roles: r.roles.map((x) => x.name), groups: r.roles.map((x) => x.mmaGroup), idle: r.idle, stopped: r.stopped,
+  total: r.total, deadlock: r.deadlock, flags: r.flags, lanes: r.lanes.map((l) => l.id), hazards: r.hazards,
+  blocks: S.blocksOf(r.columns).map((b) => ({ lane: b.lane, kind: b.kind, reason: b.reason, start: b.start, end: b.end,
+    tile: b.tile, k: b.k, stage: b.stage, lines: b.lines }))
+};
+if (input.simulate) out.simDeadlock = S.simulate(input.structure, Object.assign({ model: "program" }, input.knobs)).deadlock;
+process.stdout.write(JSON.stringify(out));
+"""
+
+
+def program_run(structure, knobs, simulate=False):
+    """sim/interpret.js run() of a parsed structure (docs/programs.md): {roles, groups (mmaGroup),
+    idle, stopped, total, deadlock, flags, lanes, hazards, blocks: [{lane, kind, reason, start,
+    end, tile, k, stage, lines (line numbers)}]}, or {error}; with simulate, also simDeadlock (the
+    deadlock schedule.js simulate() reports for the program model)."""
+    proc = subprocess.run([node(), "-e", PROGRAM_RUN, str(ROOT)],
+                          input=json.dumps({"structure": structure, "knobs": knobs, "simulate": simulate}),
+                          capture_output=True, text=True, timeout=300, check=True)
+    return json.loads(proc.stdout)
+
+
+def program_steps(nodes, out=None):
+    """Every step of a program tree, depth first (loop init / body / step, if then / else)."""
+    out = [] if out is None else out
+    for n in nodes:
+        out.append(n)
+        for key in ("init", "body", "step", "then", "else"):
+            program_steps(n.get(key) or [], out)
+    return out

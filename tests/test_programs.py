@@ -8,7 +8,7 @@ import subprocess
 import pytest
 
 import parse_cutlass
-from node_util import ROOT, node
+from node_util import ROOT, node, program_steps as steps
 
 COLLECTIVE = "include/cutlass/gemm/collective/sm90_mma_tma_gmma_ss_warpspecialized.hpp"
 KERNELS = {
@@ -20,14 +20,6 @@ KNOBS = {"stages": 4, "outputTiles": 4, "kTiles": 5, "tmaLatency": 4, "wgmmaLate
          "epilogueLatency": 3, "kPipeMmas": 1}
 
 
-def steps(nodes, out=None):
-    """Every step of a program tree, depth first (loop init/body/step, if then/else)."""
-    out = [] if out is None else out
-    for n in nodes:
-        out.append(n)
-        for key in ("init", "body", "step", "then", "else"):
-            steps(n.get(key) or [], out)
-    return out
 
 
 def program(model, name):

@@ -10,7 +10,7 @@ import subprocess
 import pytest
 
 import parse_cutlass
-from node_util import ROOT, node, program_sweep
+from node_util import ROOT, node, program_sweep, program_run
 
 EX = "examples/77_blackwell_fmha/"
 MAINLOOP = EX + "collective/sm100_fmha_fwd_mainloop_tma_warpspecialized.hpp"
@@ -19,25 +19,10 @@ EPILOGUE = EX + "collective/sm100_fmha_fwd_epilogue_tma_warpspecialized.hpp"
 KNOBS = {"stages": 3, "outputTiles": 2, "kvBlocks": 3, "tmaLatency": 4, "ummaLatency": 2, "accStages": 2,
          "tmemLoadLatency": 1, "storeLatency": 1, "softmaxLatency": 3, "mathLatency": 1, "epilogueLatency": 2}
 
-RUN = r"""
-const root = process.argv[1];
-const S = require(root + "/schedule.js"), I = require(root + "/sim/interpret.js");
-const input = JSON.parse(require("fs").readFileSync(0, "utf8"));
-const r = I.run(input.structure, input.knobs, S.engine, {});
-if (r.error) { process.stdout.write(JSON.stringify({error: r.error})); process.exit(0); }
-const blocks = S.blocksOf(r.columns);
-process.stdout.write(JSON.stringify({
-  roles: r.roles.map((x) => x.name), stopped: r.stopped, total: r.total, deadlock: r.deadlock, flags: r.flags,
-  lanes: r.lanes.map((l) => l.id), hazards: r.hazards,
-  blocks: blocks.map((b) => ({lane: b.lane, kind: b.kind, reason: b.reason, start: b.start, end: b.end, lines: b.lines}))
-}));
-"""
 
 
 def interpret(structure, **knobs):
-    proc = subprocess.run([node(), "-e", RUN, str(ROOT)], input=json.dumps({"structure": structure, "knobs": dict(KNOBS, **knobs)}),
-                          capture_output=True, text=True, timeout=300, check=True)
-    return json.loads(proc.stdout)
+    return program_run(structure, dict(KNOBS, **knobs))
 
 
 @pytest.fixture(scope="module")

@@ -9,7 +9,7 @@ import subprocess
 import pytest
 
 import parse_cutlass
-from node_util import ROOT, node
+from node_util import ROOT, node, program_run, program_steps as steps
 
 COLLECTIVE = "include/cutlass/gemm/collective/sm90_mma_multistage_gmma_ss_warpspecialized.hpp"
 KERNELS = {
@@ -20,14 +20,6 @@ KNOBS = {"stages": 4, "outputTiles": 3, "kTiles": 5, "tmaLatency": 4, "wgmmaLate
          "epilogueLatency": 3, "kPipeMmas": 1, "consumerWGs": 2}
 
 
-def steps(nodes, out=None):
-    """Every step of a program tree, depth first."""
-    out = [] if out is None else out
-    for n in nodes:
-        out.append(n)
-        for key in ("init", "body", "step", "then", "else"):
-            steps(n.get(key) or [], out)
-    return out
 
 
 @pytest.fixture(scope="module")
@@ -35,26 +27,15 @@ def parsed(cutlass):
     return {kind: parse_cutlass.parse_header(cutlass(COLLECTIVE), cutlass(path)) for kind, path in KERNELS.items()}
 
 
-RUN = r"""
-const root = process.argv[1];
-const S = require(root + "/schedule.js"), I = require(root + "/sim/interpret.js");
-const input = JSON.parse(require("fs").readFileSync(0, "utf8"));
-const r = I.run(input.structure, input.knobs, S.engine, {});
-if (r.error) { process.stdout.write(JSON.stringify({ error: r.error })); process.exit(0); }
-const blocks = S.blocksOf(r.columns);
-process.stdout.write(JSON.stringify({
-  roles: r.roles.map((x) => x.name), groups: r.roles.map((x) => x.mmaGroup), stopped: r.stopped, total: r.total,
-  deadlock: r.deadlock, hazards: r.hazards,
-  issues: blocks.filter((b) => b.kind === "issue").map((b) => [b.tile, b.k, b.stage]),
-  waits: blocks.filter((b) => b.kind === "wait" && /Consumer/.test(String(b.lane))).map((b) => b.reason)
-}));
-"""
 
 
 def interpret(structure, **knobs):
-    proc = subprocess.run([node(), "-e", RUN, str(ROOT)], input=json.dumps({"structure": structure, "knobs": dict(KNOBS, **knobs)}),
-                          capture_output=True, text=True, timeout=300, check=True)
-    return json.loads(proc.stdout)
+    r = program_run(structure, dict(KNOBS, **knobs))
+    if "error" in r:
+        return r
+    r["issues"] = [[b["tile"], b["k"], b["stage"]] for b in r["blocks"] if b["kind"] == "issue"]
+    r["waits"] = [b["reason"] for b in r["blocks"] if b["kind"] == "wait" and "Consumer" in str(b["lane"])]
+    return r
 
 
 @pytest.mark.parametrize("kind", sorted(KERNELS))

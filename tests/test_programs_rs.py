@@ -5,13 +5,10 @@ per k-block with its waits and releases where the code puts them; a header chang
 (never committed) is followed: a release moved one k-block earlier is a hazard the run reports,
 a k-block loop over a tensor that is no MMA fragment stops the role named."""
 
-import json
-import subprocess
-
 import pytest
 
 import parse_cutlass
-from node_util import ROOT, node, program_sweep
+from node_util import program_sweep, program_run, program_steps as steps
 
 RS = "include/cutlass/gemm/collective/sm90_mma_tma_gmma_rs_warpspecialized.hpp"
 MIXED = "include/cutlass/gemm/collective/sm90_mma_tma_gmma_rs_warpspecialized_mixed_input.hpp"
@@ -23,14 +20,6 @@ KNOBS = {"stages": 4, "outputTiles": 3, "kTiles": 5, "tmaLatency": 4, "wgmmaLate
          "epilogueLatency": 3, "kPipeMmas": 1, "consumerWGs": 2}
 
 
-def steps(nodes, out=None):
-    """Every step of a program tree, depth first."""
-    out = [] if out is None else out
-    for n in nodes:
-        out.append(n)
-        for key in ("init", "body", "step", "then", "else"):
-            steps(n.get(key) or [], out)
-    return out
 
 
 @pytest.fixture(scope="module")
@@ -38,25 +27,15 @@ def parsed(cutlass):
     return {kind: parse_cutlass.parse_header(cutlass(c), cutlass(k)) for kind, (c, k) in KERNELS.items()}
 
 
-RUN = r"""
-const root = process.argv[1];
-const S = require(root + "/schedule.js"), I = require(root + "/sim/interpret.js");
-const input = JSON.parse(require("fs").readFileSync(0, "utf8"));
-const r = I.run(input.structure, input.knobs, S.engine, {});
-if (r.error) { process.stdout.write(JSON.stringify({ error: r.error })); process.exit(0); }
-const blocks = S.blocksOf(r.columns);
-process.stdout.write(JSON.stringify({
-  roles: r.roles.map((x) => x.name), groups: r.roles.map((x) => x.mmaGroup), stopped: r.stopped, total: r.total,
-  deadlock: r.deadlock && r.deadlock.message, hazards: r.hazards,
-  mmas: blocks.filter((b) => b.kind === "wgmma").map((b) => [String(b.lane), b.tile, b.stage])
-}));
-"""
 
 
 def interpret(structure, **knobs):
-    proc = subprocess.run([node(), "-e", RUN, str(ROOT)], input=json.dumps({"structure": structure, "knobs": dict(KNOBS, **knobs)}),
-                          capture_output=True, text=True, timeout=300, check=True)
-    return json.loads(proc.stdout)
+    r = program_run(structure, dict(KNOBS, **knobs))
+    if "error" in r:
+        return r
+    r["deadlock"] = r["deadlock"] and r["deadlock"]["message"]
+    r["mmas"] = [[str(b["lane"]), b["tile"], b["stage"]] for b in r["blocks"] if b["kind"] == "wgmma"]
+    return r
 
 
 def test_the_rs_mma_ops_are_read_in_order(parsed):

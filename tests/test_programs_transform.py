@@ -4,13 +4,10 @@ warpgroup on PipelineTmaTransformAsync, transformed A -> MMA on PipelineUmmaCons
 on PipelineTmaUmmaAsync. The real source stops, named, at the transform warpgroup's own named
 barrier; a copy without that line (in a temporary folder) runs to the end and checks the rest."""
 
-import json
-import subprocess
-
 import pytest
 
 import parse_cutlass
-from node_util import ROOT, node, program_sweep
+from node_util import program_sweep, program_run
 
 COLLECTIVE = "include/cutlass/gemm/collective/sm100_mma_warpspecialized_mixed_input.hpp"
 KERNEL = "include/cutlass/gemm/kernel/sm100_gemm_tma_warpspecialized_mixed_input_transform.hpp"
@@ -18,26 +15,10 @@ KNOBS = {"stages": 3, "outputTiles": 2, "kTiles": 3, "accStages": 2, "tmaLatency
          "tmemLoadLatency": 1, "storeLatency": 1, "mathLatency": 1, "epilogueLatency": 2}
 BARRIER_LINE = 1028   # `transform_bar.sync();` in transform()
 
-RUN = r"""
-const root = process.argv[1];
-const S = require(root + "/schedule.js"), I = require(root + "/sim/interpret.js");
-const input = JSON.parse(require("fs").readFileSync(0, "utf8"));
-const r = I.run(input.structure, input.knobs, S.engine, {});
-if (r.error) { process.stdout.write(JSON.stringify({error: r.error})); process.exit(0); }
-const blocks = S.blocksOf(r.columns);
-const sim = S.simulate(input.structure, Object.assign({model: "program"}, input.knobs));
-process.stdout.write(JSON.stringify({
-  roles: r.roles.map((x) => x.name), idle: r.idle, stopped: r.stopped, total: r.total, deadlock: r.deadlock,
-  lanes: r.lanes.map((l) => l.id), hazards: r.hazards, simDeadlock: sim.deadlock,
-  blocks: blocks.map((b) => ({lane: b.lane, kind: b.kind, reason: b.reason, start: b.start, end: b.end, lines: b.lines}))
-}));
-"""
 
 
 def interpret(structure, **knobs):
-    proc = subprocess.run([node(), "-e", RUN, str(ROOT)], input=json.dumps({"structure": structure, "knobs": dict(KNOBS, **knobs)}),
-                          capture_output=True, text=True, timeout=300, check=True)
-    return json.loads(proc.stdout)
+    return program_run(structure, dict(KNOBS, **knobs), simulate=True)
 
 
 @pytest.fixture(scope="module")
