@@ -109,3 +109,8 @@ def program_steps(nodes, out=None):
         for key in ("init", "body", "step", "then", "else"):
             program_steps(n.get(key) or [], out)
     return out
+
+
+def lane_blocks(out, lane, kind=None):
+    """The blocks of a program_run result on one lane (and of one kind)."""
+    return [b for b in out["blocks"] if b["lane"] == lane and (kind is None or b["kind"] == kind)]

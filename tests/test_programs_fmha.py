@@ -10,7 +10,7 @@ import subprocess
 import pytest
 
 import parse_cutlass
-from node_util import ROOT, node, program_sweep, program_run
+from node_util import ROOT, node, program_sweep, program_run, lane_blocks
 
 EX = "examples/77_blackwell_fmha/"
 MAINLOOP = EX + "collective/sm100_fmha_fwd_mainloop_tma_warpspecialized.hpp"
@@ -87,10 +87,6 @@ def test_six_roles_and_nine_rings_run_to_the_end(fmha):
     assert stages == {"PipelineQ": 2, "PipelineKV": 3, "pipeline_mma_s0": 1, "pipeline_mma_s1": 1,
                       "pipeline_s0_corr": 1, "pipeline_s1_corr": 1, "PipelineO": 2, "PipelineE": 2}
     assert out["flags"]["is_variable_length_v<tuple_element_t<0, ParamsProblemShape>>"] == 0
-
-
-def lane_blocks(out, lane, kind=None):
-    return [b for b in out["blocks"] if b["lane"] == lane and (kind is None or b["kind"] == kind)]
 
 
 def test_the_mma_warp_interleaves_as_the_code_does(fmha):

@@ -11,7 +11,7 @@ import subprocess
 import pytest
 
 import parse_cutlass
-from node_util import ROOT, node, program_sweep, program_run
+from node_util import ROOT, node, program_sweep, program_run, lane_blocks, program_steps as walk
 
 EX = "examples/77_blackwell_fmha/"
 MAINLOOP = EX + "collective/sm100_fmha_mla_fwd_mainloop_tma_warpspecialized.hpp"
@@ -49,17 +49,6 @@ def mutated(cutlass, tmp_path, edit):
     path = folder / "sm100_fmha_mla_fwd_mainloop_tma_warpspecialized.hpp"
     path.write_text("\n".join(lines))
     return parse(cutlass, path)
-
-
-def walk(nodes):
-    for n in nodes:
-        yield n
-        for key in ("body", "then", "else", "init", "step"):
-            yield from walk(n.get(key) or [])
-
-
-def lane_blocks(out, lane, kind=None):
-    return [b for b in out["blocks"] if b["lane"] == lane and (kind is None or b["kind"] == kind)]
 
 
 def test_the_parse_gives_the_mla_load_and_its_pipeline(mla, validate):

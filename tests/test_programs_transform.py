@@ -7,7 +7,7 @@ barrier; a copy without that line (in a temporary folder) runs to the end and ch
 import pytest
 
 import parse_cutlass
-from node_util import program_sweep, program_run
+from node_util import program_sweep, program_run, lane_blocks, program_steps as walk
 
 COLLECTIVE = "include/cutlass/gemm/collective/sm100_mma_warpspecialized_mixed_input.hpp"
 KERNEL = "include/cutlass/gemm/kernel/sm100_gemm_tma_warpspecialized_mixed_input_transform.hpp"
@@ -35,17 +35,6 @@ def unbarriered(cutlass, tmp_path_factory):
     path = tmp_path_factory.mktemp("transform") / "sm100_mma_warpspecialized_mixed_input.hpp"
     path.write_text("\n".join(lines))
     return parse_cutlass.parse_header(path, cutlass(KERNEL))
-
-
-def walk(nodes):
-    for n in nodes:
-        yield n
-        for key in ("body", "then", "else", "init", "step"):
-            yield from walk(n.get(key) or [])
-
-
-def lane_blocks(out, lane, kind=None):
-    return [b for b in out["blocks"] if b["lane"] == lane and (kind is None or b["kind"] == kind)]
 
 
 def test_the_parse_gives_the_roles_the_pipelines_and_the_barrier(real, validate):
