@@ -69,7 +69,13 @@ COMMON_CSS_ASSET = "assets/common.css"
 COMMON_JS_ASSET = "assets/common.js"
 TRACE_EXPORT_JS_ASSET = "trace_export.js"
 PERF_JS_ASSET = "sim/perf.js"
-INTERPRET_JS_ASSET = "sim/interpret.js"
+# The role-program interpreter: its parts in load order (each binds the ones before it; docs/programs.md
+# "Layout"), then sim/interpret.js, the entry that exports them.
+INTERPRET_JS_ASSETS = (
+    "sim/interpret/expr.js", "sim/interpret/context.js", "sim/interpret/role.js", "sim/interpret/ops.js",
+    "sim/interpret/settle.js", "sim/interpret/dsl.js", "sim/interpret/dsl_ops.js", "sim/interpret/wg.js",
+    "sim/interpret/wg_ops.js", "sim/interpret.js",
+)
 TIMELINE_JS_ASSET = "sim/timeline.js"
 ENGINE_JS_ASSET = "sim/engine.js"
 # The simulator's shared helpers, fit rules, models and cycles mode (docs/simulator.md "Layout"), in
@@ -302,7 +308,7 @@ def render(parsed, knobs=None, title=None, gpus=None, source_link="none", source
     # One packing list: each entry is one packed script of one or more files, concatenated.
     # The simulator: the timeline builder, the engine (which uses it), then the sim/ modules and
     # schedule.js (which binds them all at its top), packed as one script.
-    scripts = [("PERF_JS", (PERF_JS_ASSET,)), ("INTERPRET_JS", (INTERPRET_JS_ASSET,)),
+    scripts = [("PERF_JS", (PERF_JS_ASSET,)), ("INTERPRET_JS", INTERPRET_JS_ASSETS),
                ("TIMELINE_JS", (TIMELINE_JS_ASSET,)), ("ENGINE_JS", (ENGINE_JS_ASSET,)),
                ("SCHEDULE_JS", SIM_MODULE_ASSETS + (SCHEDULE_JS_ASSET,)),
                ("TRACE_EXPORT_JS", (TRACE_EXPORT_JS_ASSET,)), ("COMMON_JS", (COMMON_JS_ASSET,)),

@@ -123,3 +123,21 @@ def test_pyproject_ships_every_module_and_simulator_file():
     assert {p.stem for p in ROOT.glob("*.py")} == modules
     shipped = set(re.findall(r'"(sim/[^"]+)"', re.search(r'"share/kernel_logical_visualizer/sim" = \[(.*?)\]', text, re.S).group(1)))
     assert shipped == {f"sim/{p.name}" for p in (ROOT / "sim").iterdir() if p.is_file()}
+    parts = set(re.findall(r'"(sim/interpret/[^"]+)"',
+                           re.search(r'"share/kernel_logical_visualizer/sim/interpret" = \[(.*?)\]', text, re.S).group(1)))
+    assert parts == {f"sim/interpret/{p.name}" for p in (ROOT / "sim" / "interpret").iterdir() if p.is_file()}
+
+
+def test_interpreter_parts_load_in_the_packed_order():
+    """The page packs the interpreter's parts in render_waveform.INTERPRET_JS_ASSETS order and Node
+    require()s each part's predecessor: the two orders are one (a part packed before the one it
+    binds would fail only on the page), and every part is packed."""
+    import re
+    import render_waveform
+    order = render_waveform.INTERPRET_JS_ASSETS
+    assert order[-1] == "sim/interpret.js"
+    assert set(order[:-1]) == {f"sim/interpret/{p.name}" for p in (ROOT / "sim" / "interpret").glob("*.js")}
+    for before, part in zip(("",) + order[:-1], order):
+        text = (ROOT / part).read_text(encoding="utf-8")
+        bound = re.findall(r'require\("\./(?:interpret/)?([\w.]+)"\)\);', text)
+        assert bound == ([before.rsplit("/", 1)[-1]] if before else []), (part, bound)

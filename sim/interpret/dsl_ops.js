@@ -1,0 +1,260 @@
+/*
+ * sim/interpret/dsl_ops.js: part of the role-program interpreter (sim/interpret.js, docs/programs.md).
+ *
+ * CuTe DSL programs: rings, states, named barriers and the ops (DSL_OPS).
+ *
+ * The parts share one namespace (K): each takes what an earlier part defines by name at load
+ * time and calls what a later part defines through K (late bound), so the parts load in the
+ * order of render_waveform.py INTERPRET_JS_ASSETS and none holds state of its own.
+ */
+var KernelInterpretDslOps = (function (K) {
+  "use strict";
+
+  var CopyFn = K.CopyFn, DRY = K.DRY, Obj = K.Obj, PIPELINE_CLASSES = K.PIPELINE_CLASSES,
+    RoleRun = K.RoleRun, Run = K.Run, SOFTMAX_CLASSES = K.SOFTMAX_CLASSES, State = K.State,
+    SymId = K.SymId, TAIL_NODES = K.TAIL_NODES, WARPGROUP_THREADS = K.WARPGROUP_THREADS,
+    WARP_THREADS = K.WARP_THREADS, isNoneExpr = K.isNoneExpr, isUnknown = K.isUnknown,
+    lastName = K.lastName, truthy = K.truthy;
+
+  /** The ring a DSL op runs on: its object, a parameter bound to one (`pipeline_kv`), or a TMA copy fn's. */
+  RoleRun.prototype.dslRing = function (node, env) {
+    var names = [node.object, node.receiver].filter(Boolean);
+    for (var i = 0; i < names.length; i++) {
+      var box = env[names[i]] || this.env[names[i]];
+      var v = box ? box.v : undefined;
+      if (v instanceof CopyFn) v = v.pipe;
+      if (v instanceof Obj && v.kind === "pipe") {
+        if (!v.data.modelled) { this.stop(node, "the pipeline class " + v.data.cls + " is not modelled yet (PIPELINE_CLASSES: " + Object.keys(PIPELINE_CLASSES).join(", ") + ")"); return null; }
+        return { ring: v.data, key: v.name };
+      }
+    }
+    if (this.run.dry) return { ring: null, key: names[0] || "" };
+    this.stop(node, "the pipeline of `" + (node.call || node.op) + "` is not known here");
+    return null;
+  };
+
+  /** The state of a DSL pipeline op: the `state` variable, or the `_w_index[_phase]` forms' index and phase. */
+  RoleRun.prototype.dslState = function (node, env, ring) {
+    if (/_w_index/.test(node.call || "")) {
+      var args = node.args || [];
+      var idx = args.length ? this.eval(args[0], env, false) : null;
+      var ph = /_phase$/.test(node.call) && args.length > 1 ? this.eval(args[1], env, false) : 0;
+      if (typeof idx !== "number" || typeof ph !== "number") return null;
+      return new State(ring ? ring.S : 1, idx, ph, 0, true);
+    }
+    var box = node.state ? env[node.state] : null;
+    return box && box.v instanceof State ? box.v : null;
+  };
+
+  /** A named barrier of the run (bar.sync / bar.arrive with an id and a thread count): expected arrivals are role units. */
+  Run.prototype.namedBarrier = function (id, threads, unit) {
+    var key = id.key(), got = this.named[key];
+    if (!got) {
+      got = this.named[key] = this.eng.barrier(key, "named", null, Math.max(1, Math.round(threads / unit)), { wait: [], arrive: [] });
+      got.threads = threads;
+    }
+    return got;
+  };
+
+  /** A named-barrier op: its barrier, or a stop naming what is not known. */
+  function namedOf(rr, node, env) {
+    var args = node.args || [], id = null, threads = null;
+    // A NamedBarrier object's method (`tmem_alloc_barrier.arrive_and_wait_unaligned()`, FA4 sm100 1346;
+    // `sm_stats_barrier.arrive_w_index(index=...)`, 2457: id + index, pipeline.py 178-205).
+    var ob = node.receiver ? (env[node.receiver] || rr.env[node.receiver]) : null;
+    if (ob && ob.v instanceof Obj && ob.v.kind === "named") {
+      id = ob.v.data.id; threads = ob.v.data.threads;
+      if (/_w_index$/.test(node.call || "")) {
+        var ix = null;
+        args.forEach(function (a) { ix = rr.eval(Array.isArray(a) && a[0] === "kw" ? a[2] : a, env, false); });
+        if (typeof ix !== "number") return rr.stop(node, "the named barrier's index is not known");
+        id = id instanceof SymId ? new SymId(id.base, id.off + ix) : typeof id === "number" ? id + ix : id;
+      }
+      args = [];
+    }
+    args.forEach(function (a) {
+      if (Array.isArray(a) && a[0] === "kw" && a[1] === "barrier_id") id = rr.eval(a[2], env, false);
+      if (Array.isArray(a) && a[0] === "kw" && a[1] === "number_of_threads") threads = rr.eval(a[2], env, false);
+    });
+    if (typeof id === "number") id = new SymId("id", id);
+    if (!(id instanceof SymId)) return rr.stop(node, "the named barrier's id is not known");
+    if (typeof threads !== "number") return rr.stop(node, "the named barrier's thread count is not known");
+    var unit = rr.role.threads || WARPGROUP_THREADS;
+    // A kernel whose roles are warp-id tuples (FA4 sm100) counts a barrier's arrivals in warps: a
+    // role arrives with its warps, or, on a barrier of fewer threads than it has (the per-warp
+    // statistics barriers of 64 threads, 1119-1121), with its representative warp only.
+    if (rr.ctx.roleVars.length && rr.ctx.roleVars[0].warp_ids) {
+      if (threads % WARP_THREADS !== 0) return rr.stop(node, "a named barrier of " + threads + " threads is not a whole number of warps");
+      if (rr.run.dry) return DRY;
+      var wb = rr.run.namedBarrier(id, threads, WARP_THREADS);
+      wb.weight = threads < unit ? 1 : unit / WARP_THREADS;
+      return wb;
+    }
+    if (threads % unit !== 0) return rr.stop(node, "a named barrier of " + threads + " threads is not a whole number of roles of " + unit + " threads");
+    if (rr.run.dry) return DRY;
+    return rr.run.namedBarrier(id, threads, unit);
+  }
+
+  /** DSL op semantics (execOp's hook): the pipeline ops through dslRing / dslState, MMAs with wg_wait, softmax, named barriers. */
+  var DSL_OPS = {
+    producer_acquire: function (rr, node, env) {
+      var r = rr.dslRing(node, env);
+      if (!r || !r.ring) return r ? DRY : undefined;
+      var st = rr.dslState(node, env, r.ring);
+      if (!st) return rr.stop(node, "producer_acquire on a state the program does not follow");
+      rr.acquired[r.key] = st.index;
+      rr.acquiredGen[r.key] = Math.floor(st.count / st.S);
+      return rr.run.cmdWait(rr, r.ring.empty[st.index], st.phase, r.ring.acquireReason, node, rr.currentTile(), null, st.index);
+    },
+    tma_load: function (rr, node, env) {
+      var r = rr.dslRing(node, env);
+      if (!r || !r.ring) return r ? DRY : undefined;
+      // `tma_load_fn(src_idx=..., producer_state=s)` arrives on the barrier of s's stage; else the last acquire's.
+      var st = rr.dslState(node, env, r.ring), s = st ? st.index : rr.acquired[r.key];
+      if (s === undefined) return rr.stop(node, "a TMA copy before any acquire of its pipeline");
+      if (!rr.run.dry) rr.copyLog.push({ stage: s, gen: st ? Math.floor(st.count / st.S) : rr.acquiredGen[r.key], line: node.line, pipe: r.key });
+      return rr.run.cmdCopy(rr, r.ring, s, node, rr.currentTile(), rr.countOf("copy"));
+    },
+    producer_commit: function (rr, node, env) {
+      var r = rr.dslRing(node, env);
+      if (!r || !r.ring || (r.ring.rule.commit === "none" && !r.ring.dslAgents)) return undefined;
+      var st = rr.dslState(node, env, r.ring);
+      if (!st) return rr.stop(node, "producer_commit on a state the program does not follow");
+      if (r.ring.dslAgents) return r.ring.dslCounts ? rr.dslArrive(node, r.ring, r.ring.full[st.index], 0) : rr.stop(node, "the arrival counts of `" + r.key + "` are not known");
+      return rr.run.cmdArrive(rr, r.ring.full[st.index]);
+    },
+    producer_tail: function (rr, node, env) {
+      var r = rr.dslRing(node, env);
+      if (!r || !r.ring) return undefined;
+      var st = rr.dslState(node, env, r.ring);
+      if (!st) return undefined;
+      rr.frames.push({ nodes: TAIL_NODES(r.ring.S), pc: 0, env: { __tail: { v: { ring: r.ring, st: st.clone(), node: node } } }, loop: null, fn: null });
+      return undefined;
+    },
+    consumer_wait: function (rr, node, env) {
+      var r = rr.dslRing(node, env);
+      if (!r || !r.ring) return r ? DRY : undefined;
+      var st = rr.dslState(node, env, r.ring);
+      if (!st) return rr.stop(node, "consumer_wait on a state the program does not follow");
+      rr.waited[r.key] = st.index;
+      rr.waitedGen[r.key] = Math.floor(st.count / st.S);
+      rr.lastWaited = r.key;
+      return rr.run.cmdWait(rr, r.ring.full[st.index], st.phase, r.ring.waitReason, node, rr.currentTile(), rr.countOf("wait"), st.index);
+    },
+    consumer_release: function (rr, node, env) {
+      var r = rr.dslRing(node, env);
+      if (!r || !r.ring) return r ? DRY : undefined;
+      var st = rr.dslState(node, env, r.ring);
+      if (!st) return rr.stop(node, "consumer_release on a state the program does not follow");
+      if (r.ring.dslAgents) return r.ring.dslCounts ? rr.dslArrive(node, r.ring, r.ring.empty[st.index], 1) : rr.stop(node, "the arrival counts of `" + r.key + "` are not known");
+      return rr.run.cmdArrive(rr, r.ring.empty[st.index]);
+    },
+    /**
+     * quack sm90_utils.gemm_zero_init / gemm_w_idx (`mma_qk_fn(B_idx=..., wg_wait=-1)`, sm90 1441,
+     * 1447): one WGMMA job on the stage of the role's last wait, then, when wg_wait >= 0, a
+     * warpgroup wait_group(wg_wait) (the helper's own tail); -1 issues without waiting.
+     */
+    mma: function (rr, node, env) {
+      // DSL_SPLIT_P_WAIT: FA4 sm100's PV gemm (`gemm_Pi[stage](..., mbar_ptr=pipeline_p_lastsplit.sync_object_full
+      // .get_barrier(stage) if self.split_P_arrive > 0 else None, mbar_phase=P_full_O_rescaled_phase)`, 1995-2002,
+      // 2061-2068; sm100_utils.gemm_ptx_partial) waits that barrier at mbar_phase before its last K chunks:
+      // the run waits it first, then issues the whole PV as one job.
+      if (!node.__splitDone) {
+        var mb = dslMbarWait(rr, node, env);
+        if (mb === null) return undefined;
+        if (mb) {
+          rr.frames.push({ nodes: [Object.assign({}, node, { __splitDone: true })], pc: 0, env: env, loop: null, fn: null });
+          return rr.run.cmdWait(rr, mb.bar, mb.phase, mb.reason, node, rr.currentTile(), rr.countOf("wait"), mb.stage);
+        }
+      }
+      var wg = null;
+      (node.args || []).forEach(function (a) { if (Array.isArray(a) && a[0] === "kw" && a[1] === "wg_wait") wg = rr.eval(a[2], env, false); });
+      if (wg !== null && typeof wg !== "number") return rr.stop(node, "the MMA's wg_wait is not known");
+      var key = rr.lastWaited, s = key !== undefined ? rr.waited[key] : undefined;
+      if (!rr.run.dry && s !== undefined) rr.mmaLog.push({ stage: s, gen: rr.waitedGen[key], line: node.line, pipe: key });
+      if (typeof wg === "number" && wg >= 0) rr.frames.push({ nodes: [{ node: "op", op: "__mma_wait", count: wg, line: node.line }], pc: 0, env: env, loop: null, fn: null });
+      return rr.run.cmdMma(rr, node, rr.currentTile(), rr.countOf("mma"), s === undefined ? null : s);
+    },
+    __mma_wait: function (rr, node) { return rr.run.cmdMmaWait(rr, node.count); },
+    warpgroup_wait: function (rr, node, env) {
+      var n = typeof node.count === "number" ? node.count : (node.args || []).length ? rr.eval(node.args[0], env, false) : null;
+      if (typeof n !== "number") return rr.stop(node, "warpgroup.wait_group with an unknown count");
+      return rr.run.cmdMmaWait(rr, n);
+    },
+    softmax: function (rr, node) {
+      var m = lastName(node.receiver || "");
+      if (!Object.prototype.hasOwnProperty.call(SOFTMAX_CLASSES, m)) return rr.stop(node, "the softmax step `" + node.receiver + "` is not modelled yet");
+      return SOFTMAX_CLASSES[m] === null ? undefined : rr.run.opaque(rr, SOFTMAX_CLASSES[m], node);
+    },
+    // `self.warp_scheduler_barrier_sync()` / `_arrive()` (sm90 1130, 1439, 1448, 1198): the parse lists
+    // the call as an order op; the helper's own program (1531-1552) holds the named barrier, so it runs.
+    order_wait: function (rr, node, env) { return rr.dslHelperOp(node, env); },
+    order_arrive: function (rr, node, env) { return rr.dslHelperOp(node, env); },
+    named_barrier_sync: function (rr, node, env) {
+      var bar = namedOf(rr, node, env);
+      if (!bar || bar === DRY) return bar || undefined;
+      // A role of several warps arrives with all but one first, then syncs (arrive 1 and wait).
+      var w = bar.weight || 1;
+      bar.weight = null;
+      if (w > 1) rr.frames.push({ nodes: [{ node: "op", op: "__named_sync", line: node.line }], pc: 0, env: { __bar: { v: { bar: bar, node: node } } }, loop: null, fn: null });
+      if (w > 1) return rr.run.eng.arriveCmd(bar, w - 1);
+      return rr.run.eng.sync(bar, bar.name, rr.run.linesOf(node), rr.currentTile(), null, null, node.line);
+    },
+    __named_sync: function (rr, node, env) {
+      var b = env.__bar.v;
+      return rr.run.eng.sync(b.bar, b.bar.name, rr.run.linesOf(b.node), rr.currentTile(), null, null, b.node.line);
+    },
+    named_barrier_arrive: function (rr, node, env) {
+      var bar = namedOf(rr, node, env);
+      if (!bar || bar === DRY) return bar || undefined;
+      var w = bar.weight || 1;
+      bar.weight = null;
+      return rr.run.eng.arriveCmd(bar, w);
+    },
+    __fa4_epi_sync: function (rr, node, env) {
+      var call = env.__call.v, threads = rr.ctx.mmaWarpgroups() * WARPGROUP_THREADS;
+      if (rr.run.dry) return DRY;
+      var bar = rr.run.namedBarrier(new SymId("NamedBarrierFwd.Epilogue", 0), threads, rr.role.threads || WARPGROUP_THREADS);
+      return rr.run.eng.sync(bar, bar.name, rr.run.linesOf(call), rr.currentTile(), null, null, call.line);
+    },
+    __fa4_epi_work: function (rr, node, env) { return rr.run.opaque(rr, "epilogue", env.__call.v); }
+  };
+
+  /** The mbarrier wait of an MMA's `mbar_ptr=ring.sync_object_full.get_barrier(i)` / `mbar_phase=` keywords: {bar, phase, reason, stage}, false without one, null after a stop. */
+  function dslMbarWait(rr, node, env) {
+    var ptr = null, phase = null;
+    (node.args || []).forEach(function (a) {
+      if (Array.isArray(a) && a[0] === "kw" && a[1] === "mbar_ptr") ptr = a[2];
+      if (Array.isArray(a) && a[0] === "kw" && a[1] === "mbar_phase") phase = a[2];
+    });
+    if (!ptr) return false;
+    if (ptr[0] === "?:") {
+      var c = rr.eval(ptr[1], env, true);
+      if (isUnknown(c)) { rr.stop(node, "the MMA's mbar_ptr condition is not known"); return null; }
+      ptr = truthy(c) ? ptr[2] : ptr[3];
+    }
+    if (isNoneExpr(ptr)) return false;
+    var m = Array.isArray(ptr) && ptr[0] === "mcall" && ptr[2] === "get_barrier" && Array.isArray(ptr[1]) && ptr[1][0] === "member" &&
+      ptr[1][2] === "sync_object_full" && Array.isArray(ptr[1][1]) && ptr[1][1][0] === "id" ? ptr[1][1][1] : null;
+    var box = m ? env[m] || rr.env[m] : null;
+    var ring = box && box.v instanceof Obj && box.v.kind === "pipe" ? box.v.data : null;
+    var idx = ring && (ptr[3] || []).length === 1 ? rr.eval(ptr[3][0], env, false) : null;
+    var ph = phase ? rr.eval(phase, env, false) : null;
+    if (!ring || typeof idx !== "number" || typeof ph !== "number") { rr.stop(node, "the MMA's mbarrier wait (mbar_ptr) is not known"); return null; }
+    if (rr.run.dry) return { bar: null, phase: ph, reason: m, stage: idx };
+    return { bar: ring.full[idx], phase: ph, reason: ring.waitReason || m, stage: idx };
+  }
+
+  /** An op the parse placed on a helper call whose own program holds the real ops: run that program. */
+  RoleRun.prototype.dslHelperOp = function (node, env) {
+    var m = /^self\.(\w+)$/.exec(node.receiver || "");
+    var fn = m ? this.ctx.functions[m[1]] : null;
+    if (!fn) return this.stop(node, "the op `" + node.op + "` has no program to run");
+    return this.dslInvoke({ fn: fn, partial: null }, node.args || [], env, null);
+  };
+
+  K.DSL_OPS = DSL_OPS;
+  return K;
+})(typeof KernelInterpretDsl !== "undefined" ? KernelInterpretDsl : require("./dsl.js"));
+
+if (typeof module !== "undefined" && module.exports) module.exports = KernelInterpretDslOps;
