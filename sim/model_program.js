@@ -165,17 +165,25 @@ var KernelModelProgram = (function () {
   }
 
   /**
-   * Engine primitives whose engine records "late" load waits, the GEMM model's definition
-   * (model_gemm.js runGemm, engine.js watchLate) read per role: a wait block of reason `tma` (a
-   * load ring's full barrier) that starts after step 0 and ends at t while the tensor core is
-   * idle (its last job ended before t), here also only once the tensor core has run a job (the
-   * prologue's first fills, which no stage count hides, are not steady state). watch.late gets the
-   * names of the roles with such a wait; with watch.stopOn (role names), the first late wait of
-   * one of them ends the run (a probe needs no more).
+   * Engine primitives that watch a run for the load-hiding search (watch = {late, rings, copied,
+   * stopOn, stopRings, layoutOnly}). Each ring's stage count goes to watch.rings[name], each
+   * ring a copy lands in to watch.copied[name]. A wait by role r
+   * on a ring's full barrier for reason `tma` (a load ring) is "late", the GEMM model's definition (model_gemm.js runGemm, engine.js watchLate) read per
+   * role and ring, when it starts after step 0 and ends at t while the tensor core is idle (its
+   * last job ended before t), here also only once the tensor core has run a job (the prologue's
+   * first fills, which no stage count hides, are not steady state): watch.late[r][ring]. With
+   * stopOn (role names) and stopRings (ring names), the first late wait of one of those roles on
+   * one of those rings ends the run (a probe needs no more); layoutOnly ends it before its first
+   * step (only the rings' stage counts are wanted).
    */
-  function lateWatchingPrims(watch) {
-    var Base = ENGINE_PRIMITIVES.Engine;
-    function WatchEngine(lanes, options) { Base.call(this, lanes, options); this.watchQueue = null; }
+  function watchingPrims(watch) {
+    var Base = ENGINE_PRIMITIVES.Engine, BaseRing = ENGINE_PRIMITIVES.Ring;
+    function WatchEngine(lanes, options) {
+      Base.call(this, lanes, options);
+      this.watchQueue = null;
+      this.watch = watch;
+      if (watch.layoutOnly) this.stopped = true;
+    }
     WatchEngine.prototype = Object.create(Base.prototype);
     WatchEngine.prototype.constructor = WatchEngine;
     WatchEngine.prototype.queue = function (name) {
@@ -183,19 +191,39 @@ var KernelModelProgram = (function () {
       if (name === "tensor core") this.watchQueue = q;
       return q;
     };
-    WatchEngine.prototype.advanceTo = function (r, t, cause, causeTime, reason, lines, tile, k, stage) {
-      // The wait block's start, as Engine.advanceTo draws it (the lane's last block or the role's clock).
-      var from = this.laneEnd[r.lane] > r.now ? this.laneEnd[r.lane] : r.now, q = this.watchQueue;
-      if (reason === "tma" && r.drawWaits && t > from && from > 0 && q !== null && q.busy > 0 && q.end < t) {
-        watch.late[r.name] = true;
-        if (watch.stopOn && watch.stopOn[r.name]) this.stopped = true;
+    WatchEngine.prototype.passWait = function (r, bar, reason, lines, tile, k, stage) {
+      // t and the wait block's start as Engine.passWait / advanceTo compute them.
+      var t = bar.time > r.now ? bar.time : r.now, from = this.laneEnd[r.lane] > r.now ? this.laneEnd[r.lane] : r.now;
+      var ring = /\.full\[\d+\]$/.test(bar.name) ? bar.name.replace(/\.full\[\d+\]$/, "") : null;
+      if (reason === "tma" && ring !== null && r.drawWaits && t > from) {
+        var q = this.watchQueue;
+        if (from > 0 && q !== null && q.busy > 0 && q.end < t) {
+          (watch.late[r.name] = watch.late[r.name] || {})[ring] = true;
+          if (watch.stopOn && watch.stopOn[r.name] && watch.stopRings && watch.stopRings[ring]) this.stopped = true;
+        }
       }
-      return Base.prototype.advanceTo.call(this, r, t, cause, causeTime, reason, lines, tile, k, stage);
+      return Base.prototype.passWait.call(this, r, bar, reason, lines, tile, k, stage);
     };
+    // A copy's full barrier names its ring: the rings copies land in are the load rings (watch.copied).
+    WatchEngine.prototype.copy = function (bar) {
+      if (bar && typeof bar.name === "string" && /\.full\[\d+\]$/.test(bar.name)) watch.copied[bar.name.replace(/\.full\[\d+\]$/, "")] = true;
+      return Base.prototype.copy.apply(this, arguments);
+    };
+    function WatchRing(engine, name, S) {
+      BaseRing.apply(this, arguments);
+      if (engine.watch) engine.watch.rings[name] = S;
+    }
+    WatchRing.prototype = BaseRing.prototype;
     var prims = {};
     Object.keys(ENGINE_PRIMITIVES).forEach(function (key) { prims[key] = ENGINE_PRIMITIVES[key]; });
     prims.Engine = WatchEngine;
+    prims.Ring = WatchRing;
     return prims;
+  }
+
+  /** A fresh watch for watchingPrims. */
+  function newWatch(stopOn, stopRings, layoutOnly) {
+    return { late: {}, rings: {}, copied: {}, stopOn: stopOn || null, stopRings: stopRings || null, layoutOnly: !!layoutOnly };
   }
 
   /** The names of the roles that issue MMAs in a run (an MMA group, or a lane with an MMA block). */
@@ -205,16 +233,21 @@ var KernelModelProgram = (function () {
     return out;
   }
 
-  /** Whether an MMA-issuing role (names) has a late load wait in watch.late. */
-  function lateFor(watch, issuers) {
-    return Object.keys(watch.late).some(function (name) { return issuers[name]; });
+  /** Whether watch has a wait of `what` (late) by an MMA-issuing role (issuers) on one of rings. */
+  function waitsOn(watch, what, issuers, rings) {
+    return Object.keys(watch[what]).some(function (role) {
+      return issuers[role] && Object.keys(watch[what][role]).some(function (ring) { return rings[ring]; });
+    });
   }
 
   /**
    * "Stages needed to hide the load" (docs/performance.md "Stages needed to hide the load"): the
    * smallest count S of the load rings' stage knob(s), from 1, whose run has no late load wait
-   * (lateWatchingPrims) of an MMA-issuing role and no deadlock; the current setting's run (run,
-   * watch) answers for its own S. Returns {stages} or {stages: null, why}.
+   * (watchingPrims) of an MMA-issuing role on a ring whose stage count is that knob, and no
+   * deadlock. The rings the knob sizes are those whose stage count follows it between this run
+   * and a layout-only run at another count (a ring with the code's own count, 77's PipelineQ with
+   * StageCountQ = 2, is not one: no stage knob changes its waits). The current setting's run
+   * (run, watch) answers for its own S. Returns {stages} or {stages: null, why}.
    */
   function minStagesToHideLoad(structure, knobs, run, watch) {
     var I = interpretModule(), reads = programReads(structure) || {};
@@ -229,18 +262,31 @@ var KernelModelProgram = (function () {
       return { stages: null, why: "not searched above " + MIN_STAGES_SEARCH_STEPS + " steps (output tiles x " + (reads.kvBlocks ? "KV blocks" : "k-tiles") +
         " = " + steps + "; each stage count tried is a run)" };
     }
-    var issuers = issuerNames(run), current = knobs[stageKnobs[0]];
     var range = PROGRAM_KNOB_RANGES[stageKnobs[0]], top = Math.min(range.max, MIN_STAGES_SEARCH_MAX);
+    var current = knobs[stageKnobs[0]], uniform = stageKnobs.every(function (k) { return knobs[k] === current; });
+    function variantAt(S) {
+      var v = {};
+      Object.keys(knobs).forEach(function (name) { v[name] = knobs[name]; });
+      stageKnobs.forEach(function (k) { v[k] = S; });
+      return v;
+    }
+    // The rings the knob sizes: their stage count is the knob's in this run and in a layout-only run at another count.
+    var other = current < range.max ? current + 1 : current - 1, layout = newWatch(null, null, true);
+    I.run(structure, variantAt(other), watchingPrims(layout), { events: false });
+    // Of those, the load rings: the rings this run's copies land in.
+    var sized = {}, anySized = false;
+    Object.keys(watch.rings).forEach(function (name) {
+      if (uniform && watch.copied[name] && watch.rings[name] === current && layout.rings[name] === other) { sized[name] = true; anySized = true; }
+    });
+    var issuers = issuerNames(run);
+    if (!anySized) return { stages: null, why: "the load rings have the code's own stage counts (no stage knob sizes them)" };
     for (var S = range.min; S <= top; S++) {
       var late;
-      if (S === current && stageKnobs.every(function (k) { return knobs[k] === S; })) late = lateFor(watch, issuers);
+      if (uniform && S === current) late = waitsOn(watch, "late", issuers, sized);
       else {
-        var variant = {};
-        Object.keys(knobs).forEach(function (name) { variant[name] = knobs[name]; });
-        stageKnobs.forEach(function (k) { variant[k] = S; });
-        var w = { late: {}, stopOn: issuers };
-        var probe = I.run(structure, variant, lateWatchingPrims(w), { events: false });
-        late = !!probe.error || probe.deadlock !== null || probe.stopped.length > 0 || lateFor(w, issuers);
+        var w = newWatch(issuers, sized, false);
+        var probe = I.run(structure, variantAt(S), watchingPrims(w), { events: false });
+        late = !!probe.error || probe.deadlock !== null || probe.stopped.length > 0 || waitsOn(w, "late", issuers, sized);
       }
       if (!late) return { stages: S };
     }
@@ -261,8 +307,8 @@ var KernelModelProgram = (function () {
     var I = interpretModule();
     var estimate = estimateProgramBlocks(knobs);
     // The run records its late load waits (no other effect) for the load-hiding search below.
-    var watch = { late: {}, stopOn: null };
-    var run = I.run(structure, knobs, lateWatchingPrims(watch), { events: recordEvents(estimate), capacity: estimate });
+    var watch = newWatch(null, null, false);
+    var run = I.run(structure, knobs, watchingPrims(watch), { events: recordEvents(estimate), capacity: estimate });
     if (run.error) {
       var empty = new Timeline([], false, 0).finalize();
       return { total: 0, lanes: [], columns: empty, deadlock: null, barriers: [], barrierEvents: [],
