@@ -67,6 +67,14 @@ RE_STATIC_INT = re.compile(r"^(?:(?:::)?cute\s*::\s*)?(?:_(?P<u>\d+)|(?:Int|C)\s
 # The stage count of a CollectiveBuilder: StageCount<4>, StageCountAuto, StageCountAutoCarveout<..>.
 RE_STAGE_COUNT = re.compile(r"\bStageCount(?P<auto>Auto\w*)?\b(?:\s*<\s*(?P<n>\d+)\s*>)?")
 STAGE_PARAMS = ("Stages", "Stages_", "kStages")
+RE_MAIN = re.compile(r"\bint\s+main\s*\(")
+# A literal shape passed as a call's first argument: CUTLASS 4.2's example 77 driver
+# (77_blackwell_fmha.cu 950) hands its tile to a lambda, `run(Shape<_256, _128, HeadDim>{}, ...)`,
+# where `using HeadDim = _128;` (946) sits in the same function (_64 at 979, _32 at 1009).
+RE_SHAPE_ARG = re.compile(rf"""
+    \b (?P<callee>{_IDENT}) \s* \( \s*                          # run(
+    (?P<shape> (?:(?:::)?cute\s*::\s*)? Shape \s* < [^<>;{{}}()]{{1,200}} > ) \s* \{{ \s* \}}   # Shape<_256, _128, HeadDim>{{}}
+""", re.VERBOSE)
 
 
 def _one_line(text):
@@ -155,6 +163,51 @@ def _better(old, new, names):
     return rank[new["_name"]] < rank[old["_name"]]
 
 
+def _argument_tile(src, code):
+    """The tile of a file with no TileShape alias that passes literal shapes as call arguments
+    (RE_SHAPE_ARG): literal when every such call's m and n agree. A third argument that names an
+    alias (`HeadDim`) takes the nearest `using HeadDim = _N;` before the call; k is a number only
+    when every call agrees on it, and the source text lists each call's k with its line, so a
+    reader sees which instantiations there are rather than one chosen among them."""
+    calls = []
+    for m in RE_SHAPE_ARG.finditer(code):
+        shape = _one_line(m.group("shape"))
+        args = _split_args(RE_SHAPE.match(shape).group("args")) if RE_SHAPE.match(shape) else []
+        if len(args) != 3 or not all(RE_STATIC_INT.match(a) for a in args[:2]):
+            continue
+        dims = [int(RE_STATIC_INT.match(a).group("u") or RE_STATIC_INT.match(a).group("i")) for a in args[:2]]
+        k_text, k, k_line = args[2], None, src.line(m.start("shape"))
+        km = RE_STATIC_INT.match(k_text)
+        if km:
+            k = int(km.group("u") or km.group("i"))
+        elif re.fullmatch(_IDENT, k_text):
+            alias = None
+            for u in RE_USING.finditer(code, 0, m.start()):
+                if u.group("name") == k_text:
+                    alias = u
+            am = RE_STATIC_INT.match(_one_line(alias.group("rhs"))) if alias else None
+            if am:
+                k, k_line = int(am.group("u") or am.group("i")), src.line(alias.start("name"))
+        calls.append({"dims": dims, "k": k, "k_text": k_text, "k_line": k_line, "line": src.line(m.start("shape")),
+                      "callee": m.group("callee"), "shape": shape})
+    if not calls or any(c["dims"] != calls[0]["dims"] for c in calls):
+        return None
+    first = calls[0]
+    ks = sorted({c["k"] for c in calls}, key=lambda x: (x is None, x or 0))
+    k = ks[0] if len(ks) == 1 else None
+    seen = []
+    for c in calls:
+        item = f"{c['k_text']} = {c['k'] if c['k'] is not None else '?'} (line {c['k_line']})"
+        if item not in seen:
+            seen.append(item)
+    each = ", ".join(seen)
+    source = (f"{first['callee']}({first['shape']}{{}}) argument, m x n the same in all {len(calls)} calls"
+              + (f"; k not one value: {each}" if k is None else ""))
+    fact = _shape_fact(source, [first["dims"][0], first["dims"][1], k], first["line"], first["shape"], True)
+    fact["_name"] = "argument"
+    return fact
+
+
 def kernel_params(src):
     """{tile, cluster, dtypes, stages} of one C++ source (parse_cutlass.Source: .code, .line()).
 
@@ -219,6 +272,9 @@ def kernel_params(src):
     if sm:
         stages = {"value": "auto" if sm.group("auto") else int(sm.group("n")),
                   "line": src.line(sm.start()), "source": "StageCount", "text": _one_line(sm.group(0))}
+    # Only in a program's driver (one with `main(`): a header's `Shape<_1,_1,_1>{}` argument is no tile.
+    if (best["tile"] is None or not best["tile"]["literal"]) and RE_MAIN.search(code):
+        best["tile"] = _argument_tile(src, code) or best["tile"]
     for fact in best.values():
         if fact is not None:
             del fact["_name"]

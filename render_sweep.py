@@ -244,6 +244,13 @@ def _legend(lines, model):
     return rows
 
 
+def _hide_text(hide):
+    """The "stages to hide" cell: the count, else "n/a: why" when the model says why (sim/sweep.js stagesToHide), else "-"."""
+    if hide.get("stages") is not None:
+        return _fmt(hide["stages"])
+    return f"n/a: {hide['why']}" if hide.get("why") else "-"
+
+
 def table_html(model):
     """The table under the chart: a column per swept knob, then the predicted figures (no links)."""
     heads = [a["knob"] for a in model["axes"]] + ["cycles", "us", "TFLOPS", "peak", "bottleneck", "stages to hide", "TMA cycles hidden"]
@@ -255,7 +262,7 @@ def table_html(model):
             cells += ["-", "-", "-", "-", p.get("deadlock") or "no prediction", "-", "-"]
         else:
             cells += [str(round(p["cycles"])), f"{p['us']:.1f}", f"{p['tflops']:.1f}", f"{100 * p['peakFraction']:.1f}%",
-                      p["bottleneck"], _fmt(hide.get("stages")), _fmt(hide.get("tmaCycles"))]
+                      p["bottleneck"], _hide_text(hide), _fmt(hide.get("tmaCycles"))]
         words = {len(p["setting"]) + 4}
         out.append("<tr>" + "".join(f"<td class=\"sw-word\">{_text(c)}</td>" if i in words else f"<td>{_text(c)}</td>"
                                     for i, c in enumerate(cells)) + "</tr>")

@@ -145,16 +145,175 @@ var KernelModelProgram = (function () {
     return n * 3 + 2 * (2 * n + 3 * knobs.outputTiles) + 64;
   }
 
+  /**
+   * Stage counts the load-hiding search tries (1 up to this, within the stages knob's range) and
+   * the steps of the busiest CTA (output tiles x k-tiles or KV blocks) above which it is not
+   * searched: the GEMM model's bounds (model_gemm.js MIN_STAGES_SEARCH_MAX, MIN_STAGES_SEARCH_TILES).
+   */
+  var MIN_STAGES_SEARCH_MAX = 64, MIN_STAGES_SEARCH_STEPS = 10000;
+
+  /**
+   * The knobs that set a load ring's stage count: each modelled pipeline class whose consumer_wait
+   * is a wait for copies to land (sim/interpret.js PIPELINE_CLASSES, waitReason "tma") names its
+   * stage knob; a cp.async ring (PipelineAsync, CP_ASYNC_WAIT) reads `stages` too. Today that is
+   * `stages` alone; several would be varied together.
+   */
+  function loadStageKnobs(I) {
+    var out = { stages: true }, classes = I && I.PIPELINE_CLASSES ? I.PIPELINE_CLASSES : {};
+    Object.keys(classes).forEach(function (c) { if (classes[c].waitReason === "tma" && classes[c].stages) out[classes[c].stages] = true; });
+    return Object.keys(out).sort();
+  }
+
+  /**
+   * Engine primitives that watch a run for the load-hiding search (watch = {late, rings, copied,
+   * stopOn, stopRings, layoutOnly}). Each ring's stage count goes to watch.rings[name], each
+   * ring a copy lands in to watch.copied[name]. A wait by role r
+   * on a ring's full barrier for reason `tma` (a load ring) is "late", the GEMM model's definition (model_gemm.js runGemm, engine.js watchLate) read per
+   * role and ring, when it starts after step 0 and ends at t while the tensor core is idle (its
+   * last job ended before t), here also only once the tensor core has run a job (the prologue's
+   * first fills, which no stage count hides, are not steady state): watch.late[r][ring]. With
+   * stopOn (role names) and stopRings (ring names), the first late wait of one of those roles on
+   * one of those rings ends the run (a probe needs no more); layoutOnly ends it before its first
+   * step (only the rings' stage counts are wanted).
+   */
+  function watchingPrims(watch) {
+    var Base = ENGINE_PRIMITIVES.Engine, BaseRing = ENGINE_PRIMITIVES.Ring;
+    function WatchEngine(lanes, options) {
+      Base.call(this, lanes, options);
+      this.watchQueue = null;
+      this.watch = watch;
+      if (watch.layoutOnly) this.stopped = true;
+    }
+    WatchEngine.prototype = Object.create(Base.prototype);
+    WatchEngine.prototype.constructor = WatchEngine;
+    WatchEngine.prototype.queue = function (name) {
+      var q = Base.prototype.queue.call(this, name);
+      if (name === "tensor core") this.watchQueue = q;
+      return q;
+    };
+    WatchEngine.prototype.passWait = function (r, bar, reason, lines, tile, k, stage) {
+      // t and the wait block's start as Engine.passWait / advanceTo compute them.
+      var t = bar.time > r.now ? bar.time : r.now, from = this.laneEnd[r.lane] > r.now ? this.laneEnd[r.lane] : r.now;
+      var ring = /\.full\[\d+\]$/.test(bar.name) ? bar.name.replace(/\.full\[\d+\]$/, "") : null;
+      if (reason === "tma" && ring !== null && r.drawWaits && t > from) {
+        var q = this.watchQueue;
+        if (from > 0 && q !== null && q.busy > 0 && q.end < t) {
+          (watch.late[r.name] = watch.late[r.name] || {})[ring] = true;
+          if (watch.stopOn && watch.stopOn[r.name] && watch.stopRings && watch.stopRings[ring]) this.stopped = true;
+        }
+      }
+      return Base.prototype.passWait.call(this, r, bar, reason, lines, tile, k, stage);
+    };
+    // A copy's full barrier names its ring: the rings copies land in are the load rings (watch.copied).
+    WatchEngine.prototype.copy = function (bar) {
+      if (bar && typeof bar.name === "string" && /\.full\[\d+\]$/.test(bar.name)) watch.copied[bar.name.replace(/\.full\[\d+\]$/, "")] = true;
+      return Base.prototype.copy.apply(this, arguments);
+    };
+    function WatchRing(engine, name, S) {
+      BaseRing.apply(this, arguments);
+      if (engine.watch) engine.watch.rings[name] = S;
+    }
+    WatchRing.prototype = BaseRing.prototype;
+    var prims = {};
+    Object.keys(ENGINE_PRIMITIVES).forEach(function (key) { prims[key] = ENGINE_PRIMITIVES[key]; });
+    prims.Engine = WatchEngine;
+    prims.Ring = WatchRing;
+    return prims;
+  }
+
+  /** A fresh watch for watchingPrims. */
+  function newWatch(stopOn, stopRings, layoutOnly) {
+    return { late: {}, rings: {}, copied: {}, stopOn: stopOn || null, stopRings: stopRings || null, layoutOnly: !!layoutOnly };
+  }
+
+  /** The names of the roles that issue MMAs in a run (an MMA group, or a lane with an MMA block). */
+  function issuerNames(run) {
+    var lanes = mmaLanes(run.columns), out = {};
+    run.roles.forEach(function (r) { if (r.mmaGroup !== null || lanes[r.lane]) out[r.name] = true; });
+    return out;
+  }
+
+  /** Whether watch has a wait of `what` (late) by an MMA-issuing role (issuers) on one of rings. */
+  function waitsOn(watch, what, issuers, rings) {
+    return Object.keys(watch[what]).some(function (role) {
+      return issuers[role] && Object.keys(watch[what][role]).some(function (ring) { return rings[ring]; });
+    });
+  }
+
+  /**
+   * "Stages needed to hide the load" (docs/performance.md "Stages needed to hide the load"): the
+   * smallest count S of the load rings' stage knob(s), from 1, whose run has no late load wait
+   * (watchingPrims) of an MMA-issuing role on a ring whose stage count is that knob, and no
+   * deadlock. The rings the knob sizes are those whose stage count follows it between this run
+   * and a layout-only run at another count (a ring with the code's own count, 77's PipelineQ with
+   * StageCountQ = 2, is not one: no stage knob changes its waits). The current setting's run
+   * (run, watch) answers for its own S. Returns {stages} or {stages: null, why}.
+   */
+  function minStagesToHideLoad(structure, knobs, run, watch) {
+    var I = interpretModule(), reads = programReads(structure) || {};
+    if (run.deadlock !== null) return { stages: null, why: "the run deadlocks" };
+    if (run.stopped.length) return { stages: null, why: "a role stopped (" + run.stopped[0].role + " at line " + run.stopped[0].line + "): the run is not the whole kernel" };
+    // A copy draws its issue (1 step) whatever its latency, and its filling when the latency is > 0.
+    if (!kindPresent(run.columns, "issue") && !kindPresent(run.columns, "filling")) return { stages: null, why: "no load ring: the run draws no copy" };
+    var stageKnobs = loadStageKnobs(I).filter(function (k) { return reads[k]; });
+    if (!stageKnobs.length) return { stages: null, why: "the load rings' stage counts are the code's own (no stage knob to vary)" };
+    var steps = knobs.outputTiles * (reads.kvBlocks ? knobs.kvBlocks : knobs.kTiles);
+    if (steps > MIN_STAGES_SEARCH_STEPS) {
+      return { stages: null, why: "not searched above " + MIN_STAGES_SEARCH_STEPS + " steps (output tiles x " + (reads.kvBlocks ? "KV blocks" : "k-tiles") +
+        " = " + steps + "; each stage count tried is a run)" };
+    }
+    var range = PROGRAM_KNOB_RANGES[stageKnobs[0]], top = Math.min(range.max, MIN_STAGES_SEARCH_MAX);
+    var current = knobs[stageKnobs[0]], uniform = stageKnobs.every(function (k) { return knobs[k] === current; });
+    function variantAt(S) {
+      var v = {};
+      Object.keys(knobs).forEach(function (name) { v[name] = knobs[name]; });
+      stageKnobs.forEach(function (k) { v[k] = S; });
+      return v;
+    }
+    // The rings the knob sizes: their stage count is the knob's in this run and in a layout-only run at another count.
+    var other = current < range.max ? current + 1 : current - 1, layout = newWatch(null, null, true);
+    I.run(structure, variantAt(other), watchingPrims(layout), { events: false });
+    // Of those, the load rings: the rings this run's copies land in.
+    var sized = {}, anySized = false;
+    Object.keys(watch.rings).forEach(function (name) {
+      if (uniform && watch.copied[name] && watch.rings[name] === current && layout.rings[name] === other) { sized[name] = true; anySized = true; }
+    });
+    var issuers = issuerNames(run);
+    if (!anySized) return { stages: null, why: "the load rings have the code's own stage counts (no stage knob sizes them)" };
+    for (var S = range.min; S <= top; S++) {
+      var late;
+      if (uniform && S === current) late = waitsOn(watch, "late", issuers, sized);
+      else {
+        var w = newWatch(issuers, sized, false);
+        var probe = I.run(structure, variantAt(S), watchingPrims(w), { events: false });
+        late = !!probe.error || probe.deadlock !== null || probe.stopped.length > 0 || waitsOn(w, "late", issuers, sized);
+      }
+      if (!late) return { stages: S };
+    }
+    return { stages: null, why: "the load stays exposed even with " + top + " stages" };
+  }
+
+  /** Whether a run's columns hold a block of kind. */
+  function kindPresent(columns, kind) {
+    if (!columns || !columns.kinds) return false;
+    var code = columns.kinds.indexOf(kind);
+    if (code < 0) return false;
+    for (var i = 0; i < columns.n; i++) if (columns.kind[i] === code) return true;
+    return false;
+  }
+
   /** The program model's simulate: sim/interpret.js's run of the structure's programs, as result fields. */
   function simulateProgram(knobs, refs, structure) {
     var I = interpretModule();
     var estimate = estimateProgramBlocks(knobs);
-    var run = I.run(structure, knobs, ENGINE_PRIMITIVES, { events: recordEvents(estimate), capacity: estimate });
+    // The run records its late load waits (no other effect) for the load-hiding search below.
+    var watch = newWatch(null, null, false);
+    var run = I.run(structure, knobs, watchingPrims(watch), { events: recordEvents(estimate), capacity: estimate });
     if (run.error) {
       var empty = new Timeline([], false, 0).finalize();
       return { total: 0, lanes: [], columns: empty, deadlock: null, barriers: [], barrierEvents: [],
         verdict: { total: 0, waits: {}, tensorCoreUtilization: 0, tensorCoreBusySteps: 0, hazards: [], stopped: [],
-          summary: "the program could not run: " + run.error }, notes: {} };
+          minStagesToHideTma: null, summary: "the program could not run: " + run.error }, notes: { minStagesToHideTma: "the program could not run" } };
     }
     // A deadlock after a role stopped is what is not modelled, not the code's protocol: the
     // roles waiting for the stopped one cannot go on (77 without its epilogue's program).
@@ -187,11 +346,15 @@ var KernelModelProgram = (function () {
       idleText: run.idle && run.idle.length ? run.idle.join(", ") : "none"
     };
     verdict.mmaWaitText = mmaWaitText(verdict.mmaWaits);
-    verdict.summary = programSummary(run, verdict);
+    // Why a null figure is null goes to notes (as the GEMM model's), shown by the page as "n/a: why".
+    var hide = minStagesToHideLoad(structure, knobs, run, watch), notes = {};
+    verdict.minStagesToHideTma = hide.stages;
+    if (hide.stages === null) notes.minStagesToHideTma = hide.why;
+    verdict.summary = programSummary(run, verdict, knobs);
     // The blocks' lines as source refs ({path, line, end_line, text, op}, as the hand-written
     // models give them), so the page and the exports name each block's file and statement.
     if (run.lineRefs && run.columns) run.columns.linesTable = run.lineRefs;
-    return { total: run.total, lanes: run.lanes, columns: run.columns, verdict: verdict, notes: {},
+    return { total: run.total, lanes: run.lanes, columns: run.columns, verdict: verdict, notes: notes,
       deadlock: run.deadlock, barriers: run.barriers, barrierEvents: run.barrierEvents,
       barrierEventsOmitted: run.barrierEventsOmitted === true };
   }
@@ -243,7 +406,7 @@ var KernelModelProgram = (function () {
   }
 
   /** The program verdict's one line: a deadlock, roles that stopped, hazards, else the figures. */
-  function programSummary(run, v) {
+  function programSummary(run, v, knobs) {
     if (run.deadlock !== null) return run.deadlock.message;
     var parts = [];
     if (run.stopped.length) {
@@ -251,6 +414,7 @@ var KernelModelProgram = (function () {
     }
     if (run.hazards.length) parts.push(run.hazards.length + (run.hazards.length >= 20 ? "+" : "") + " hazard(s): " + run.hazards[0].message);
     parts.push("total " + run.total + " steps; tensor core busy " + Math.round(100 * v.tensorCoreUtilization) + "%");
+    if (typeof v.minStagesToHideTma === "number") parts.push("load hidden from " + v.minStagesToHideTma + " stages (have " + knobs.stages + ")");
     return parts.join("; ");
   }
 
@@ -275,6 +439,8 @@ var KernelModelProgram = (function () {
     view.verdict = [
       { label: "Tensor-core utilization", field: "tensorCoreUtilization", format: "percent" },
       { label: "What the MMA-issuing roles wait for (steps, by ring)", format: "template", template: "{mmaWaitText}" },
+      // minStagesToHideLoad: the load rings' stage count from which no MMA-issuing role waits late on a load.
+      { label: "Stages needed to hide the load", field: "minStagesToHideTma", format: "stages", knob: "stages" },
       { label: "Hazards (a stage refilled while its MMA reads it)", format: "template", template: "{hazardText}" },
       { label: "Roles not modelled past a step", format: "template", template: "{stoppedText}" },
       { label: "Role bindings that reach no step (no lane)", format: "template", template: "{idleText}" },
@@ -469,7 +635,7 @@ var KernelModelProgram = (function () {
       flags: {},
       waitReasons: WAIT_REASON_PRIORITY,
       blockKinds: BLOCK_KINDS,
-      emptyVerdict: { hazards: [], stopped: [] },
+      emptyVerdict: { hazards: [], stopped: [], minStagesToHideTma: null },
       sizeKnobs: "outputTiles (O) or kTiles (K)",
       covers: programCovers,
       adaptSpecs: programSpecs,

@@ -93,15 +93,20 @@ function prediction(r) {
 
 /**
  * "Stages needed to hide the load": the model's own minimum-stages verdict (the view's verdict
- * entry formatted as stages, GEMM's minStagesToHideTma; null for a model without one or above its
- * search limit) with the TMA latency, in cycles and us, that those stages hide.
+ * entry formatted as stages: GEMM's minStagesToHideTma, the program model's search of the load
+ * rings' stage count, model_program.js minStagesToHideLoad; null for a model without one, above
+ * its search limit, or where the run deadlocks) with the TMA latency, in cycles and us, that those
+ * stages hide. A null with the model's reason (result.notes[field]) carries it as `why`.
  */
 function stagesToHide(r) {
   const entry = ((r.view && r.view.verdict) || []).filter(function (e) { return e.format === "stages"; })[0];
   const stages = entry && r.verdict && typeof r.verdict[entry.field] === "number" ? r.verdict[entry.field] : null;
   const cycles = r.knobs && typeof r.knobs.tmaLatency === "number" ? r.knobs.tmaLatency : null;
   const clock = r.units && r.units.clockMHz;
-  return { stages: stages, tmaCycles: cycles, tmaUs: cycles !== null && clock ? cycles / clock : null };
+  const out = { stages: stages, tmaCycles: cycles, tmaUs: cycles !== null && clock ? cycles / clock : null };
+  const why = entry && stages === null && r.notes ? r.notes[entry.field] : undefined;
+  if (typeof why === "string") out.why = why;
+  return out;
 }
 
 /**

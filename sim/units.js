@@ -213,8 +213,11 @@ var KernelUnits = (function () {
     busy = mergeSpans(busy);
     return Object.keys(waits).sort().map(function (reason) {
       var spans = mergeSpans(waits[reason]);
+      // The load ring's candidate says from how many stages the load is hidden (model_program.js
+      // minStagesToHideLoad), as the GEMM model's does.
+      var hidden = reason === "tma" && typeof v.minStagesToHideTma === "number" ? "; hidden from " + v.minStagesToHideTma + " stages" : "";
       return { name: reason === "tma" ? "tma-latency" : reason, cycles: Math.min(idle, spansLength(spans) - overlapLength(spans, busy)),
-        how: "tensor core idle while an MMA-issuing role waits on `" + reason + "`" };
+        how: "tensor core idle while an MMA-issuing role waits on `" + reason + "`" + hidden };
     });
   }
 

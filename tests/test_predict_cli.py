@@ -110,3 +110,38 @@ def test_params_from_gives_the_tile_and_a_flag_overrides_it(cutlass):
     assert "tile 128x256x64 bf16" in out and "512 tiles" in out
     code, out, err = run("--params-from", ex48, "--gpu", "h100-sxm", "--print-prediction")
     assert code == 2 and err.count("\n") == 1 and "need a HEADER" in err
+
+
+FMHA77 = "examples/77_blackwell_fmha/"
+
+
+def test_params_from_reads_77s_tile_from_its_run_argument(cutlass):
+    """77's driver passes `Shape<_256, _128, HeadDim>{}` to its `run` lambda (no TileShape alias):
+    m x n is 256x128 in every call; the head dim differs per instantiation (each `using HeadDim`),
+    so k is no number and the source text names each one with its line."""
+    import parse_cutlass
+    import parse_tile
+    path = cutlass(FMHA77 + "77_blackwell_fmha.cu")
+    text = path.read_text()
+    tile = parse_tile.kernel_params(parse_cutlass.Source(text, path, path.name))["tile"]
+    lines = text.splitlines()
+    assert (tile["m"], tile["n"], tile["k"], tile["literal"]) == (256, 128, None, True)
+    assert "run(Shape<_256, _128, HeadDim>{}" in lines[tile["line"] - 1]
+    heads = re.findall(r"HeadDim = (\d+) \(line (\d+)\)", tile["source"])
+    assert [h for h, _ in heads] == ["128", "64", "32"]
+    for dim, line in heads:
+        assert lines[int(line) - 1].strip() == f"using HeadDim = _{dim};"
+
+
+@needs_node
+def test_77_prediction_takes_the_driver_tile(cutlass):
+    args = [str(cutlass(FMHA77 + "collective/sm100_fmha_fwd_mainloop_tma_warpspecialized.hpp")),
+            "--kernel-layer", str(cutlass(FMHA77 + "kernel/sm100_fmha_fwd_kernel_tma_warpspecialized.hpp")),
+            "--epilogue-collective", str(cutlass(FMHA77 + "collective/sm100_fmha_fwd_epilogue_tma_warpspecialized.hpp")),
+            "--model", "program", "--gpu", "b200", "--batch", "1", "--heads", "2", "--seqlen", "2048", "--print-prediction"]
+    code, plain, err = run(*args)
+    assert code == 0, err
+    assert "tile 128x128" in plain   # the default: TileShape_ is a template parameter of the mainloop
+    code, out, err = run(*args, "--params-from", str(cutlass(FMHA77 + "77_blackwell_fmha.cu")))
+    assert code == 0, err
+    assert "tile 256x128" in out and "(16 tiles" in out
