@@ -151,6 +151,8 @@ var KernelModelProgram = (function () {
    * searched: the GEMM model's bounds (model_gemm.js MIN_STAGES_SEARCH_MAX, MIN_STAGES_SEARCH_TILES).
    */
   var MIN_STAGES_SEARCH_MAX = 64, MIN_STAGES_SEARCH_STEPS = 10000;
+  /** Blocks of the current run above which the search is not made (each probe costs up to a run like it). */
+  var MIN_STAGES_SEARCH_BLOCKS = 50000;
 
   /**
    * The knobs that set a load ring's stage count: each modelled pipeline class whose consumer_wait
@@ -177,6 +179,13 @@ var KernelModelProgram = (function () {
    * step (only the rings' stage counts are wanted).
    */
   function watchingPrims(watch) {
+    // The ring whose full barrier a barrier name is (`ring.full[3]` -> `ring`), else null; kept per name.
+    var ringOf = Object.create(null);
+    function fullRing(name) {
+      var r = ringOf[name];
+      if (r === undefined) r = ringOf[name] = /\.full\[\d+\]$/.test(name) ? name.replace(/\.full\[\d+\]$/, "") : null;
+      return r;
+    }
     var Base = ENGINE_PRIMITIVES.Engine, BaseRing = ENGINE_PRIMITIVES.Ring;
     function WatchEngine(lanes, options) {
       Base.call(this, lanes, options);
@@ -194,7 +203,7 @@ var KernelModelProgram = (function () {
     WatchEngine.prototype.passWait = function (r, bar, reason, lines, tile, k, stage) {
       // t and the wait block's start as Engine.passWait / advanceTo compute them.
       var t = bar.time > r.now ? bar.time : r.now, from = this.laneEnd[r.lane] > r.now ? this.laneEnd[r.lane] : r.now;
-      var ring = /\.full\[\d+\]$/.test(bar.name) ? bar.name.replace(/\.full\[\d+\]$/, "") : null;
+      var ring = fullRing(bar.name);
       if (reason === "tma" && ring !== null && r.drawWaits && t > from) {
         var q = this.watchQueue;
         if (from > 0 && q !== null && q.busy > 0 && q.end < t) {
@@ -206,7 +215,8 @@ var KernelModelProgram = (function () {
     };
     // A copy's full barrier names its ring: the rings copies land in are the load rings (watch.copied).
     WatchEngine.prototype.copy = function (bar) {
-      if (bar && typeof bar.name === "string" && /\.full\[\d+\]$/.test(bar.name)) watch.copied[bar.name.replace(/\.full\[\d+\]$/, "")] = true;
+      var ring = bar && typeof bar.name === "string" ? fullRing(bar.name) : null;
+      if (ring !== null) watch.copied[ring] = true;
       return Base.prototype.copy.apply(this, arguments);
     };
     function WatchRing(engine, name, S) {
@@ -261,6 +271,9 @@ var KernelModelProgram = (function () {
     if (steps > MIN_STAGES_SEARCH_STEPS) {
       return { stages: null, why: "not searched above " + MIN_STAGES_SEARCH_STEPS + " steps (output tiles x " + (reads.kvBlocks ? "KV blocks" : "k-tiles") +
         " = " + steps + "; each stage count tried is a run)" };
+    }
+    if (run.columns && run.columns.n > MIN_STAGES_SEARCH_BLOCKS) {
+      return { stages: null, why: "not searched above " + MIN_STAGES_SEARCH_BLOCKS + " blocks (this run draws " + run.columns.n + "; each stage count tried is a run)" };
     }
     var range = PROGRAM_KNOB_RANGES[stageKnobs[0]], top = Math.min(range.max, MIN_STAGES_SEARCH_MAX);
     var current = knobs[stageKnobs[0]], uniform = stageKnobs.every(function (k) { return knobs[k] === current; });
