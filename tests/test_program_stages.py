@@ -157,3 +157,11 @@ def test_nulls_say_why(gemm):
                         {"structure": gemm["pingpong"], "knobs": {"stages": 1}}])
     assert big["stages"] is None and big["why"].startswith("not searched above 10000 steps (output tiles x k-tiles = 12800")
     assert dead["stages"] is None and dead["why"] == "the run deadlocks"
+
+
+def test_not_searched_above_the_block_bound(fmha):
+    """A current run of more than MIN_STAGES_SEARCH_BLOCKS blocks is not searched (each probe can
+    cost as much as that run): null, with the run's block count in the reason."""
+    (big,) = stages([{"structure": fmha, "knobs": dict(ATTENTION_KNOBS, outputTiles=30, kvBlocks=60, stages=3)}])
+    assert big["stages"] is None and big["why"].startswith("not searched above 50000 blocks (this run draws ")
+    assert int(big["why"].split("draws ")[1].split(";")[0]) > 50000
