@@ -77,6 +77,7 @@ INTERPRET_JS_ASSETS = (
     "sim/interpret/wg_ops.js", "sim/interpret.js",
 )
 TIMELINE_JS_ASSET = "sim/timeline.js"
+BARRIER_JS_ASSET = "sim/barrier.js"
 ENGINE_JS_ASSET = "sim/engine.js"
 # The simulator's shared helpers, fit rules, models and cycles mode (docs/simulator.md "Layout"), in
 # the order they bind each other: packed with schedule.js (which binds them all) as one script.
@@ -306,10 +307,10 @@ def render(parsed, knobs=None, title=None, gpus=None, source_link="none", source
               "BOOT_JS": BOOT_JS_ASSET}
     # The page's scripts in the order they run (each after the ones it uses), embedded compressed.
     # One packing list: each entry is one packed script of one or more files, concatenated.
-    # The simulator: the timeline builder, the engine (which uses it), then the sim/ modules and
+    # The simulator: the timeline builder, the engine's objects and the engine (which use it), then the sim/ modules and
     # schedule.js (which binds them all at its top), packed as one script.
     scripts = [("PERF_JS", (PERF_JS_ASSET,)), ("INTERPRET_JS", INTERPRET_JS_ASSETS),
-               ("TIMELINE_JS", (TIMELINE_JS_ASSET,)), ("ENGINE_JS", (ENGINE_JS_ASSET,)),
+               ("TIMELINE_JS", (TIMELINE_JS_ASSET,)), ("ENGINE_JS", (BARRIER_JS_ASSET, ENGINE_JS_ASSET)),
                ("SCHEDULE_JS", SIM_MODULE_ASSETS + (SCHEDULE_JS_ASSET,)),
                ("TRACE_EXPORT_JS", (TRACE_EXPORT_JS_ASSET,)), ("COMMON_JS", (COMMON_JS_ASSET,)),
                ("WAVEFORM_JS", WAVE_MODULE_ASSETS + (WAVEFORM_JS_ASSET,))]
