@@ -141,3 +141,32 @@ def test_interpreter_parts_load_in_the_packed_order():
         text = (ROOT / part).read_text(encoding="utf-8")
         bound = re.findall(r'require\("\./(?:interpret/)?([\w.]+)"\)\);', text)
         assert bound == ([before.rsplit("/", 1)[-1]] if before else []), (part, bound)
+
+
+def _function_lengths(path):
+    """(name, first line, lines) of each function of a simulator file: from its header to the
+    first line at the header's indent that closes it (a header whose braces balance is one line)."""
+    import re
+    lines = path.read_text(encoding="utf-8").split("\n")
+    header = re.compile(r"^(\s*)(?:function (\w+)|(?:[\w.]+\.)?(\w+)\s*[:=]\s*function\b)")
+    out = []
+    for i, line in enumerate(lines):
+        m = header.match(line)
+        if not m:
+            continue
+        if line.count("{") and line.count("{") == line.count("}"):
+            continue
+        close = re.compile(r"^%s\}" % re.escape(m.group(1)))
+        end = next((j for j in range(i + 1, len(lines)) if close.match(lines[j])), len(lines))
+        out.append((m.group(2) or m.group(3), i + 1, end - i + 1))
+    return out
+
+
+def test_simulator_files_and_functions_stay_small():
+    """docs/simulator.md "Layout" (issue 19, section 4): no simulator file over 800 lines, no
+    function over 100."""
+    files = [ROOT / "schedule.js"] + sorted((ROOT / "sim").glob("*.js")) + sorted((ROOT / "sim" / "interpret").glob("*.js"))
+    long_files = [(p.name, n) for p in files if (n := len(p.read_text(encoding="utf-8").split("\n"))) > 800]
+    assert not long_files, long_files
+    long_functions = [(p.name,) + f for p in files for f in _function_lengths(p) if f[2] > 100]
+    assert not long_functions, long_functions

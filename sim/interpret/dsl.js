@@ -202,6 +202,42 @@ var KernelInterpretDsl = (function (K) {
     return v;
   }
 
+  /** `tuple(...)` / `list(...)`: `(self.mma_warp_id, *self.softmax0_warp_ids, ...)` (FA4 sm100 987-992): a starred tuple is spliced. */
+  function dslTuple(args, env, ctx, constexpr) {
+    var items = [];
+    for (var ti = 0; ti < args.length; ti++) {
+      var st = Array.isArray(args[ti]) && args[ti][0] === "?" && /^\*self\.(\w+)$/.exec(String(args[ti][1]));
+      var tv = st ? dslSelf(st[1], ctx, constexpr) : evalExpr(args[ti], env, ctx, constexpr);
+      if (st && !(tv instanceof Tuple)) return new Unknown("a starred item that is not a tuple");
+      if (st) items = items.concat(tv.items); else items.push(tv);
+    }
+    return new Tuple(items);
+  }
+
+  /** A `NamedBarrier(barrier_id=..., num_threads=...)` construction: its object (dslCallExpr). */
+  function dslNamedBarrier(name, args, env, ctx) {
+    var nb = { id: null, threads: null };
+    args.forEach(function (a) {
+      if (Array.isArray(a) && a[0] === "kw" && a[1] === "barrier_id") nb.id = evalExpr(a[2], env, ctx, false);
+      if (Array.isArray(a) && a[0] === "kw" && a[1] === "num_threads") nb.threads = evalExpr(a[2], env, ctx, false);
+    });
+    return new Obj("named", name, nb);
+  }
+
+  /** `partial(f, *args, **kwargs)`: a Partial binding the objects it is given (dslCallExpr). */
+  function dslPartial(args, env, ctx, constexpr) {
+    var fn = evalExpr(args[0], env, ctx, constexpr);
+    if (isUnknown(fn) || fn === NONE) fn = exprText(args[0]);
+    var pos = [], kw = {};
+    args.slice(1).forEach(function (a) {
+      if (Array.isArray(a) && a[0] === "kw") kw[a[1]] = { v: evalExpr(a[2], env, ctx, false) };
+      else pos.push({ v: evalExpr(a, env, ctx, false) });   // partial binds the objects it is given
+    });
+    // A partial of a partial adds its arguments to the inner one's.
+    if (fn instanceof Partial) return new Partial(fn.fn, fn.args.concat(pos), Object.assign({}, fn.kwargs, kw));
+    return new Partial(fn, pos, kw);
+  }
+
   /** DSL calls in expressions (evalCall's hook). */
   function dslCallExpr(e, env, ctx, constexpr) {
     var name = e[1], args = e[2] || [];
@@ -225,44 +261,15 @@ var KernelInterpretDsl = (function (K) {
         return lt instanceof Tuple ? lt.items.length : PASS;
       }
       case "cutlass.min": case "cutlass.max": return evalCall(["call", name.slice(8), args], env, ctx, constexpr);
-      case "tuple": case "list": {
-        // `(self.mma_warp_id, *self.softmax0_warp_ids, ...)` (FA4 sm100 987-992): a starred tuple is spliced.
-        var items = [];
-        for (var ti = 0; ti < args.length; ti++) {
-          var st = Array.isArray(args[ti]) && args[ti][0] === "?" && /^\*self\.(\w+)$/.exec(String(args[ti][1]));
-          var tv = st ? dslSelf(st[1], ctx, constexpr) : evalExpr(args[ti], env, ctx, constexpr);
-          if (st && !(tv instanceof Tuple)) return new Unknown("a starred item that is not a tuple");
-          if (st) items = items.concat(tv.items); else items.push(tv);
-        }
-        return new Tuple(items);
-      }
+      case "tuple": case "list": return dslTuple(args, env, ctx, constexpr);
       case "math.ceil": {
         var cv = args.length === 1 ? evalExpr(args[0], env, ctx, constexpr) : null;
         return typeof cv === "number" ? Math.ceil(cv) : PASS;
       }
       // `pipeline_custom.NamedBarrier(barrier_id=..., num_threads=...)` (FA4 sm100 985, 1119): a
       // named barrier object whose methods (pipeline.py 164-205) are the named-barrier ops.
-      case "pipeline_custom.NamedBarrier": case "pipeline.NamedBarrier": case "NamedBarrier": {
-        var nb = { id: null, threads: null };
-        args.forEach(function (a) {
-          if (Array.isArray(a) && a[0] === "kw" && a[1] === "barrier_id") nb.id = evalExpr(a[2], env, ctx, false);
-          if (Array.isArray(a) && a[0] === "kw" && a[1] === "num_threads") nb.threads = evalExpr(a[2], env, ctx, false);
-        });
-        return new Obj("named", name, nb);
-      }
-      case "partial": {
-        if (!args.length) return PASS;
-        var fn = evalExpr(args[0], env, ctx, constexpr);
-        if (isUnknown(fn) || fn === NONE) fn = exprText(args[0]);
-        var pos = [], kw = {};
-        args.slice(1).forEach(function (a) {
-          if (Array.isArray(a) && a[0] === "kw") kw[a[1]] = { v: evalExpr(a[2], env, ctx, false) };
-          else pos.push({ v: evalExpr(a, env, ctx, false) });   // partial binds the objects it is given
-        });
-        // A partial of a partial adds its arguments to the inner one's.
-        if (fn instanceof Partial) return new Partial(fn.fn, fn.args.concat(pos), Object.assign({}, fn.kwargs, kw));
-        return new Partial(fn, pos, kw);
-      }
+      case "pipeline_custom.NamedBarrier": case "pipeline.NamedBarrier": case "NamedBarrier": return dslNamedBarrier(name, args, env, ctx);
+      case "partial": return args.length ? dslPartial(args, env, ctx, constexpr) : PASS;
       // cutlass.pipeline make_pipeline_state(Producer | Consumer, stages): a producer starts at phase 1
       // (as CUTLASS's make_producer_start_state), a consumer at phase 0 (called at sm90 676, 1002;
       // spelled in full, `cutlass.pipeline.make_pipeline_state`, at bwd_sm90 885).
