@@ -2485,6 +2485,8 @@ WARNING_KINDS = (
     ("pipelines-without-ops", "but no op on any of them"),
     ("barrier-never-waited", "is arrived on but never waited on"),
     ("kernel-layer-as-main-file", "is a kernel layer, not a collective mainloop"),
+    ("mbarrier-unresolved", "not an element of a ring indexed in this file"),      # parse_mbarrier.py
+    ("mbarrier-ring-stages", "its stage count is not spelled in this file"),       # parse_mbarrier.py
     ("not-utf8", "not valid UTF-8"),
     ("nesting-too-deep", "in other functions are not parsed"),
     ("expansion-budget", "ops from lambda and helper call sites"),

@@ -229,6 +229,11 @@ def scan_span(span):
     if not (span.has("bar") or span.has("wgmma") or span.has("utcmma") or span.has("fma")):
         return
     table = table_of(src)
+    if not table.rings:
+        # Only a file that drives a ring is read: CUTLASS's kernel layers wait on single
+        # ClusterBarriers (tmem_deallocation_result_barrier.wait(phase)) beside their pipeline
+        # classes, and their ops stay what the pipeline recognisers make of them.
+        return
     by_args = {o["_args"][0]: o for o in span.ops if o["_args"]}
     for m in RE_MEMBER.finditer(code, span.lo, span.hi) if span.has("bar") else ():
         _member_op(span, table, m)
@@ -316,8 +321,8 @@ def _call_op(span, table, m, by_args):
     start = m.start("qual") if qual else m.start("fn")
     recv = qual + fn
     if fn in ("wgmma", "fma") or fn.startswith("utcmma_"):
-        # Raw MMAs only in a file that drives raw mbarriers (cute's own MMA atoms call `fma`).
-        if (pos + 1, close) not in by_args and (table.rings or table.singles):
+        # (Only in a file with a ring, see scan_span: cute's own MMA atoms call `fma`.)
+        if (pos + 1, close) not in by_args:
             unit = "wgmma" if fn == "wgmma" else "umma" if (fn.startswith("utcmma_") or "UMMA" in code
                                                              or "tcgen05" in code) else "mma"
             span.add("mma", start, recv, pos, None, unit=unit)
