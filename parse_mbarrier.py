@@ -101,6 +101,11 @@ RE_INDEX_MODULO = re.compile(rf"%\s*(?P<bound>{_IDENT}|\d+)\s*$")
 # barriers_K`, `TMABarrier barriers_K0[9]`.
 RE_DECL_OF = r"(?:\bauto\b|[\w:>]\s*[*&]?)\s*[*&]?\s*(?<![\w.>]){name}\s*(?:=|\[|[,;)])"
 
+# A pipeline class's own implementation (CUTLASS's pipeline/sm90_pipeline.hpp `class
+# PipelineTmaAsync` waits on `full_barrier_ptr_[stage].wait(phase)`): its barriers are that class,
+# which the pipeline recognisers already read at its users, so such a file gets no ring.
+RE_PIPELINE_CLASS = re.compile(rf"\b(?:class|struct)\s+\w*Pipeline\w*\s*(?:final\s*)?[:{{]")
+
 # Tokens that name a ring's side of a full / empty pair, and their partners.
 ROLE_TOKENS = (("full", "empty"), ("ready", "free"), ("empty", "full"), ("free", "ready"))
 ROLE_OF_TOKEN = {"full": "full", "ready": "full", "empty": "empty", "free": "empty"}
@@ -155,7 +160,8 @@ class RingTable:
         self.rings = {}          # name -> {"first": pos}
         self.singles = set()     # initialised with no index: a standalone barrier, not a ring
         self.inits = []          # (pos, name, index) of every `.init(` on an indexed barrier
-        for m in RE_MEMBER.finditer(code) if ("wait" in code or "arrive" in code) else ():
+        read = ("wait" in code or "arrive" in code) and not RE_PIPELINE_CLASS.search(code)
+        for m in RE_MEMBER.finditer(code) if read else ():
             name = m.group("name")
             if not is_barrier_name(name):
                 continue
@@ -491,4 +497,232 @@ def ring_facts(src, functions):
                         "line": line, "kind": OBJECT_KIND})
     pipes.sort(key=lambda p: (p["line"], p["alias"]))
     objects.sort(key=lambda o: (o["line"], o["name"]))
+    return pipes, objects
+
+
+# ----------------------------------------------------------------------------------------------
+# The CuTe DSL (parse_dsl.py's hook): `cute.arch.mbarrier_*(ptr + stage, ...)`
+# ----------------------------------------------------------------------------------------------
+
+# The DSL's raw mbarrier calls (cute.arch, FA4 4.0.0b36's flash_fwd_mla_1cta_kb64_sm100.py and
+# flash_bwd_sm100.py) and the op each one is; `init` only gives the stage count.
+DSL_CALLS = {
+    "mbarrier_init": None,
+    "mbarrier_wait": "barrier_wait",
+    "mbarrier_try_wait": "barrier_wait",
+    "mbarrier_arrive": "barrier_arrive",
+    "mbarrier_arrive_and_expect_tx": "barrier_arrive",
+    "cp_async_mbarrier_arrive_noinc": "barrier_arrive",
+}
+DSL_TEXT_CHARS = 160
+
+
+def _dsl_call_name(node):
+    """`mbarrier_wait` for a call of `cute.arch.mbarrier_wait(...)` (any `*.arch.` prefix), else None."""
+    f = node.func
+    if isinstance(f, ast.Attribute) and f.attr in DSL_CALLS and isinstance(f.value, ast.Attribute) \
+            and f.value.attr == "arch":
+        return f.attr
+    return None
+
+
+def _dsl_pointer(expr, binds):
+    """(base name, stage text or None) of a barrier pointer: `mbar + stage`, `mbar`, or a local
+    `bar = mbar + (p * n + stage)` bound earlier in the function; None for anything else."""
+    if isinstance(expr, ast.Name) and expr.id in binds:
+        return binds[expr.id]
+    if isinstance(expr, ast.Name):
+        return expr.id, None
+    if isinstance(expr, ast.BinOp) and isinstance(expr.op, ast.Add) and isinstance(expr.left, ast.Name):
+        return expr.left.id, ast.unparse(expr.right)
+    return None
+
+
+class _DslFunction(ast.NodeVisitor):
+    """The raw mbarrier calls of one function body in source order (nested defs are their own)."""
+
+    def __init__(self):
+        self.calls = []     # (call node, name, (base, stage) or None, enclosing `for` nodes)
+        self.binds = {}
+        self.bind_log = []  # (line, name, (base, stage)) of each `bar = mbar + stage`
+        self.loops = []
+
+    def visit_FunctionDef(self, node):
+        """Nested functions are read on their own."""
+
+    visit_AsyncFunctionDef = visit_FunctionDef
+
+    def visit_For(self, node):
+        """Remember the loop (an init loop gives the stage count)."""
+        self.loops.append(node)
+        self.generic_visit(node)
+        self.loops.pop()
+
+    def visit_Assign(self, node):
+        """`bar = mbar + (...)`: later calls on `bar` name that element."""
+        self.generic_visit(node)
+        if len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+            ptr = _dsl_pointer(node.value, {})
+            if ptr is not None and ptr[1] is not None:
+                self.binds[node.targets[0].id] = ptr
+                self.bind_log.append((node.lineno, node.targets[0].id, ptr))
+            else:
+                self.binds.pop(node.targets[0].id, None)
+
+    def visit_Call(self, node):
+        """One `cute.arch.mbarrier_*` call."""
+        self.generic_visit(node)
+        name = _dsl_call_name(node)
+        if name is not None:
+            ptr = _dsl_pointer(node.args[0], self.binds) if node.args else None
+            self.calls.append((node, name, ptr, list(self.loops)))
+
+
+def _dsl_init_bound(loops, stage):
+    """The `range(N)` text of the loop whose variable is the init's offset, else None."""
+    for loop in reversed(loops):
+        it = loop.iter
+        if isinstance(loop.target, ast.Name) and loop.target.id == stage and isinstance(it, ast.Call) \
+                and isinstance(it.func, ast.Name) and it.func.id == "range" and len(it.args) == 1:
+            return ast.unparse(it.args[0])
+    return None
+
+
+def _dsl_frame(functions, by_key, fn, line):
+    """The model's function entry an op at `line` of `fn` belongs to: the innermost one whose
+    lines hold it (the front end splits a kernel into role branches, `kernel[warp_idx == 0]`),
+    else a new entry for `fn`."""
+    end = fn.end_lineno or fn.lineno
+    inside = [f for f in functions if fn.lineno <= f["line"] <= line <= f["end_line"] <= end]
+    if inside:
+        return max(inside, key=lambda f: (f["line"], -f["end_line"]))
+    f = by_key.get((fn.name, fn.lineno))
+    if f is None:
+        f = {"name": fn.name, "role": "other", "line": fn.lineno, "end_line": end,
+             "device": True, "pipeline_params": {}, "ops": []}
+        functions.append(f)
+        by_key[(fn.name, fn.lineno)] = f
+    return f
+
+
+def _dsl_copies_onto_rings(src, functions, fn, bind_log, ring_names):
+    """A TMA copy the DSL front end read with `tma_bar_ptr=bar`, where `bar = ring + stage` was
+    bound before it in `fn`, lands on that ring: it gets the ring, and the front end's warning
+    that the barrier is no pipeline object is dropped."""
+    end = fn.end_lineno or fn.lineno
+    for f in functions:
+        for o in f["ops"]:
+            if o["op"] != "tma_load" or o.get("pipeline") or not fn.lineno <= o["line"] <= end:
+                continue
+            bound = [ptr for line, name, ptr in bind_log if name == o.get("barrier") and line <= o["line"]]
+            if not bound or bound[-1][0] not in ring_names:
+                continue
+            ring, stage = bound[-1]
+            stale = f"{src.display}:{o['line']}: TMA copy barrier '{o['barrier']}' not resolved"
+            o.update(pipeline=ring, object=ring, barrier=ring, stage=stage)
+            o.pop("pipeline_candidates", None)
+            src.warnings[:] = [w for w in src.warnings if not w.startswith(stale)]
+
+
+def dsl_rings(tree, src, functions):
+    """Rings of `cute.arch.mbarrier_*` calls in a DSL tree: adds their ops to `functions` (the
+    model's, matched by name and line, else a new entry) and returns (pipelines, objects)."""
+    per_fn = []
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            v = _DslFunction()
+            for stmt in node.body:
+                v.visit(stmt)
+            if v.calls:
+                per_fn.append((node, v.calls, v.bind_log))
+    ring_names = {ptr[0] for _fn, calls, _b in per_fn for _n, _name, ptr, _l in calls
+                  if ptr is not None and ptr[1] is not None}
+    # As in C++: a ring with no op of its own is listed only beside one that has ops
+    # (FA4's flash_bwd_sm100.py initialises dQ_cluster_full_mbar_ptr + i and uses it elsewhere).
+    if not any(ptr is not None and ptr[0] in ring_names and name != "mbarrier_init"
+               for _fn, calls, _b in per_fn for _n, name, ptr, _l in calls):
+        return [], []
+    by_key = {(f["name"], f["line"]): f for f in functions}
+    stages, first = {}, {}
+    for fn, calls, bind_log in sorted(per_fn, key=lambda x: x[0].lineno):
+        ops = []
+        for node, name, ptr, loops in calls:
+            line = node.lineno
+            if ptr is None or (ptr[0] not in ring_names and not RE_BARRIERISH.search(ptr[0])):
+                if ptr is None:
+                    src.warn(line, f"{name}: its barrier argument is not a name or `name + offset`; "
+                             "not tied to a ring")
+                continue
+            base, stage = ptr
+            if base in ring_names:
+                first.setdefault(base, line)
+            if name == "mbarrier_init":
+                bound = _dsl_init_bound(loops, stage) if stage is not None else None
+                if base in ring_names and bound is not None and base not in stages:
+                    stages[base] = (bound, "init loop", loops[-1].lineno)
+                continue
+            kind = DSL_CALLS[name]
+            ring = base if base in ring_names and stage is not None else None
+            text = " ".join(src.segment(node).split())
+            if len(text) > DSL_TEXT_CHARS:
+                text = text[:DSL_TEXT_CHARS - 3] + "..."
+            op = {"op": kind, "line": line, "end_line": node.end_lineno or line,
+                  "receiver": f"cute.arch.{name}", "pipeline": ring, "buffer": None, "operand": None,
+                  "text": text, "barrier": base}
+            if ring is not None:
+                op["object"] = ring
+                op["stage"] = stage
+            if kind == "barrier_wait":
+                phase = next((k.value for k in node.keywords if k.arg == "phase"), None)
+                if phase is None and len(node.args) > 1:
+                    phase = node.args[1]
+                if phase is not None:
+                    op["phase"] = ast.unparse(phase)
+            if name == "mbarrier_arrive_and_expect_tx" and len(node.args) > 1:
+                b = node.args[1]
+                op["bytes"] = b.value if isinstance(b, ast.Constant) and isinstance(b.value, int) \
+                    else ast.unparse(b)
+            ops.append(op)   # a single barrier (`mbar_utccp`) keeps `barrier` and pipeline null
+        _dsl_copies_onto_rings(src, functions, fn, bind_log, ring_names)
+        for op in ops:
+            f = _dsl_frame(functions, by_key, fn, op["line"])
+            # Keep the front end's order: each barrier op goes after the last op at or before its line.
+            k = len(f["ops"])
+            while k > 0 and f["ops"][k - 1]["line"] > op["line"]:
+                k -= 1
+            f["ops"].insert(k, op)
+    functions.sort(key=lambda f: f["line"])
+    by_use = _roles_by_use(functions, ring_names)
+    pipes, objects = [], []
+    for name in sorted(ring_names, key=lambda n: first.get(n, 0)):
+        ops = [o for f in functions for o in f["ops"] if o.get("pipeline") == name]
+        count, how, sline = stages.get(name, ("", None, None))
+        if not count:
+            for o in ops:
+                mm = RE_INDEX_MODULO.search(o.get("stage", ""))
+                if mm:
+                    count, how, sline = mm.group("bound"), "index modulo", o["line"]
+                    break
+        role, partner = _partner_name(name)
+        if partner not in ring_names:
+            partner = None
+        use_role, use_partner = by_use.get(name, (None, None))
+        role_from = "name" if role else "use" if use_role else None
+        role = role or use_role
+        if partner is None and use_role == role:
+            partner = use_partner
+        line = first.get(name, 1)
+        if not count:
+            src.warn(line, f"mbarrier ring '{name}': its stage count is not spelled in this file "
+                     "(no array extent, init loop or modulo)")
+        pipes.append({"alias": name, "class": RING_CLASS, "stages": count, "line": line, "used": bool(ops),
+                      "text": " ".join(src.lines[line - 1].split())[:DSL_TEXT_CHARS],
+                      "ring": {"role": role, "partner": partner, "role_from": role_from,
+                               "stages_from": how, "stages_line": sline,
+                               "index": sorted({o["stage"] for o in ops if "stage" in o}),
+                               "phase": sorted({o["phase"] for o in ops if "phase" in o}),
+                               "waits": sum(o["op"] == "barrier_wait" for o in ops),
+                               "arrives": sum(o["op"] == "barrier_arrive" for o in ops)}})
+        objects.append({"name": name, "alias": name, "class": RING_CLASS, "stages": count or None,
+                        "line": line, "kind": OBJECT_KIND})
     return pipes, objects

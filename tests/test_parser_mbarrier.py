@@ -173,6 +173,71 @@ def test_scan_lists_the_ring_files(tmp_path):
     assert sorted(Path(r["path"]).name for r in rows) == sorted([GEMM.name, ATTN.name])
 
 
+def test_pipeline_class_implementation_gets_no_ring(cutlass):
+    """CUTLASS's own pipeline classes wait on `full_barrier_ptr_[stage].wait(phase)`: that is the
+    class the pipeline recognisers read at its users, not a raw ring."""
+    path = cutlass("include/cutlass/pipeline/sm90_pipeline.hpp")
+    assert "full_barrier_ptr_[stage].wait(phase)" in path.read_text()
+    m = parse_cutlass.parse_text(path.read_text(), path, path.name)
+    assert rings(m) == {} and not any(o.get("stage") for o in ops(m))
+
+
+# ------------------------------------------------------------------------------------------------
+# The CuTe DSL: cute.arch.mbarrier_*(ptr + stage, ...)
+# ------------------------------------------------------------------------------------------------
+
+DSL = FIXTURES / "raw_mbarrier_dsl_ring.py"
+
+
+def test_dsl_ring_pair(validate):
+    import parse_dsl
+    m = validate(parse_dsl.parse_file(DSL))
+    assert m["warnings"] == []
+    r = rings(m)
+    assert sorted(r) == ["slot_empty", "slot_full"]
+    full = r["slot_full"]
+    assert full["stages"] == "self.num_stages" and full["ring"]["stages_from"] == "init loop"
+    assert full["ring"]["stages_line"] == line_of(DSL, "for i in range(self.num_stages)")
+    assert (full["ring"]["role"], full["ring"]["partner"], full["ring"]["role_from"]) == ("full", "slot_empty", "name")
+    got = [(f["name"], o["op"], o["line"], o.get("pipeline"), o.get("phase"), o.get("bytes"), o.get("stage"))
+           for f in m["functions"] for o in f["ops"] if o.get("barrier")]
+    assert got == [
+        ("kernel", "barrier_wait", line_of(DSL, "mbarrier_wait(slot_full"), "slot_full", "phase", None, "stage"),
+        ("kernel", "barrier_arrive", line_of(DSL, "mbarrier_arrive(slot_empty"), "slot_empty", None, None, "stage"),
+        # a single barrier: listed, no ring
+        ("kernel", "barrier_arrive", line_of(DSL, "mbarrier_arrive(done_mbar)"), None, None, None, None),
+        ("kernel[warp_idx == 0]", "barrier_wait", line_of(DSL, "mbarrier_wait(slot_empty"), "slot_empty", "phase ^ 1", None, "stage"),
+        ("kernel[warp_idx == 0]", "barrier_arrive", line_of(DSL, "arrive_and_expect_tx(bar"), "slot_full", None, "self.tx_bytes", "stage"),
+        # `bar = slot_full + stage` then `cute.copy(..., tma_bar_ptr=bar)`: the copy lands on the ring
+        ("kernel[warp_idx == 0]", "tma_load", line_of(DSL, "cute.copy(tma_atom_a"), "slot_full", None, None, "stage"),
+    ]
+    assert {o["name"]: o["kind"] for o in m["pipeline_objects"]} == {"slot_full": "mbarrier_ring", "slot_empty": "mbarrier_ring"}
+
+
+def test_dsl_without_rings_is_still_refused(tmp_path):
+    import parse_dsl
+    text = DSL.read_text().replace("slot_full + i", "slot_full").replace("slot_empty + i", "slot_empty")
+    text = text.replace("slot_full + stage", "slot_full").replace("slot_empty + stage", "slot_empty")
+    path = tmp_path / "no_ring.py"
+    path.write_text(text)
+    with pytest.raises(parse_cutlass.ParseError, match="no CuTe DSL pipeline objects"):
+        parse_dsl.parse_file(path)
+
+
+def test_dsl_fa4_mla_part_barriers(validate):
+    """FA4's MLA forward keeps a raw ring beside its pipelines (mbar_KV_part + stage offsets)."""
+    import parse_dsl
+    from test_parser_dsl import fa4_dir
+    path = fa4_dir() / "flash_fwd_mla_1cta_kb64_sm100.py"
+    if not path.is_file():
+        pytest.skip(f"{path} is not in this flash-attn-4")
+    m = validate(parse_dsl.parse_file(path))
+    ring = rings(m)["mbar_KV_part"]
+    assert ring["stages"] == "self.num_latent_part_mbars * self.num_stages_KV"
+    assert ring["ring"]["stages_from"] == "init loop" and ring["ring"]["role"] == "full"
+    assert {o["op"] for o in ops(m) if o.get("pipeline") == "mbar_KV_part"} >= {"barrier_wait", "barrier_arrive"}
+
+
 # ------------------------------------------------------------------------------------------------
 # The page: no model claims a schedule for these kernels
 # ------------------------------------------------------------------------------------------------
