@@ -2487,6 +2487,7 @@ WARNING_KINDS = (
     ("kernel-layer-as-main-file", "is a kernel layer, not a collective mainloop"),
     ("mbarrier-unresolved", "not an element of a ring indexed in this file"),      # parse_mbarrier.py
     ("mbarrier-ring-stages", "its stage count is not spelled in this file"),       # parse_mbarrier.py
+    ("mbarrier-ring-budget", "mbarrier rings; the rest are not listed"),            # parse_mbarrier.py
     ("not-utf8", "not valid UTF-8"),
     ("nesting-too-deep", "in other functions are not parsed"),
     ("expansion-budget", "ops from lambda and helper call sites"),

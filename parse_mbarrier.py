@@ -23,6 +23,7 @@ OBJECT_KIND = "mbarrier_ring"
 MAX_INDEX_CHARS = 120        # a stage index longer than this is not read (keeps matching linear)
 MAX_ARG_SCAN = 2000          # characters of a call's arguments read for a barrier reference
 INIT_LOOP_LOOKBACK = 400     # characters before an `init` searched for its loop header
+MAX_RINGS = 256              # rings listed per file (each costs a pass over the file for its facts)
 
 _IDENT = r"[A-Za-z_]\w*"
 
@@ -64,7 +65,6 @@ RE_CALL = re.compile(rf"""
           | copy | tma_copy\w* | launch_tma_copy\w* | tma_gather\w* | tma_load\w* )
     \s* (?P<targs> < )?
 """, re.VERBOSE)
-COPY_FNS = re.compile(r"copy|tma_copy\w*|launch_tma_copy\w*|tma_gather\w*|tma_load\w*$")
 COMMIT_FNS = re.compile(r"umma_arrive\w*|tcgen05_commit\w*$")
 # A barrier reference inside an argument, after casts: `&full_barrier`, `full_barriers[s]`,
 # `reinterpret_cast<uint64_t*>(empty_barriers[stage_idx])`, `(uint64_t*)&plan.bar_q_tma`.
@@ -77,19 +77,32 @@ RE_ARG_REF = re.compile(rf"""
 # The stage count of a ring, where it is spelled:
 #   an array declaration `TMABarrier barriers_K0[9]`, `transac_bar_t bar_rope_ready[NUM_BUFS];`
 #   (also the second name of `transac_bar_t bar_raw_ready[NUM_BUFS], bar_raw_free[NUM_BUFS];`);
-_ARRAY_DECL = r"""
-    (?P<type>{ident}) \s+ (?:{ident} \s* \[[^\[\]{{}};]{{1,80}}\] \s* , \s*){{0,8}}
-    (?<![\w.>]) (?P<name>{name}) \s* \[ (?P<extent>[^\[\]{{}};]{{1,80}}) \] \s* [;,)]
-"""
+RE_ARRAY_DECLS = re.compile(rf"""
+    (?<![\w.>]) (?P<type>{_IDENT}) \s+
+    (?P<list> {_IDENT} \s* \[[^\[\]{{}};]{{1,80}}\] \s*
+              (?: , \s* {_IDENT} \s* \[[^\[\]{{}};]{{1,80}}\] \s*){{0,8}} ) [;,)]
+""", re.VERBOSE)
+RE_ARRAY_ITEM = re.compile(rf"(?P<name>{_IDENT})\s*\[(?P<extent>[^\[\]{{}};]{{1,80}})\]")
+#   (for the line of a ring declared otherwise: `auto full_barriers = ...`, `TMABarrier* barrier`)
+RE_DECLS = re.compile(rf"(?:\bauto\b|[\w:>])\s*[*&]?\s*[*&]?\s*(?<![\w.>])(?P<name>{_IDENT})\s*(?:=|\[|[,;)])")
+NOT_TYPES = frozenset({"return", "delete", "new", "case", "else", "goto", "throw"})
 
 
-def array_decl(code, name):
-    """The first array declaration of `name` in code (a match with type, name, extent), or None."""
-    pat = re.compile(_ARRAY_DECL.format(ident=_IDENT, name=re.escape(name)), re.VERBOSE)
-    for m in pat.finditer(code) if name in code else ():
-        if m.group("type") not in ("return", "delete", "new"):
-            return m
-    return None
+def declarations(src):
+    """({name: (type, extent, pos)} of array declarations, {name: pos} of other declaration-like
+    spellings), each name's first, from one pass each over the file (cached on the Source)."""
+    cached = getattr(src, "_mbarrier_decls", None)
+    if cached is None:
+        arrays, others = {}, {}
+        for m in RE_ARRAY_DECLS.finditer(src.code):
+            if m.group("type") in NOT_TYPES:
+                continue
+            for item in RE_ARRAY_ITEM.finditer(src.code, m.start("list"), m.end("list")):
+                arrays.setdefault(item.group("name"), (m.group("type"), item.group("extent"), item.start()))
+        for m in RE_DECLS.finditer(src.code):
+            others.setdefault(m.group("name"), m.start())
+        cached = src._mbarrier_decls = (arrays, others)
+    return cached
 #   the bound of the loop that initialises it: `for (uint32_t i = 0; i < kNumStages; ++ i) {
 #   full_barriers[i]->init(1); ...}`;
 RE_FOR_BOUND = re.compile(rf"""
@@ -97,9 +110,6 @@ RE_FOR_BOUND = re.compile(rf"""
 """, re.VERBOSE)
 #   a modulo in its index: `tmem_empty_barriers[iter_idx % kNumEpilogueStages]`.
 RE_INDEX_MODULO = re.compile(rf"%\s*(?P<bound>{_IDENT}|\d+)\s*$")
-# A declaration of the ring's name, for its line: `auto full_barriers = ...`, `TMABarrier*
-# barriers_K`, `TMABarrier barriers_K0[9]`.
-RE_DECL_OF = r"(?:\bauto\b|[\w:>]\s*[*&]?)\s*[*&]?\s*(?<![\w.>]){name}\s*(?:=|\[|[,;)])"
 
 # A pipeline class's own implementation (CUTLASS's pipeline/sm90_pipeline.hpp `class
 # PipelineTmaAsync` waits on `full_barrier_ptr_[stage].wait(phase)`): its barriers are that class,
@@ -373,9 +383,9 @@ def _call_op(span, table, m, by_args):
 def _stages(src, table, name, ops):
     """(stages text, how it was found, line) of a ring, or ("", None, None)."""
     code = src.code
-    m = array_decl(code, name)
-    if m is not None:
-        return " ".join(m.group("extent").split()), "array extent", src.line(m.start("name"))
+    arr = declarations(src)[0].get(name)
+    if arr is not None:
+        return " ".join(arr[1].split()), "array extent", src.line(arr[2])
     for pos, ring, index in table.inits:
         if ring != name:
             continue
@@ -395,14 +405,14 @@ def _decl(src, name, first):
     """(line, end_line, text) of the ring's declaration (an array declaration, else `auto name =`
     or a typed name), else of its first use."""
     code = src.code
-    m = array_decl(code, name)
-    if m is not None:   # `Type name[extent]`, perhaps a parameter: just that text
-        line = src.line(m.start("name"))
-        return line, line, f"{m.group('type')} {name}[{' '.join(m.group('extent').split())}]"
-    m = re.search(RE_DECL_OF.format(name=re.escape(name)), code)
-    pos = m.start() if m else first
+    arrays, others = declarations(src)
+    if name in arrays:   # `Type name[extent]`, perhaps a parameter: just that text
+        typ, extent, at = arrays[name]
+        line = src.line(at)
+        return line, line, f"{typ} {name}[{' '.join(extent.split())}]"
+    pos = others.get(name, first)
     start, end = src.statement(pos)
-    start = max(start, code.rfind("\n", 0, pos) + 1) if m is None else start
+    start = max(start, code.rfind("\n", 0, pos) + 1) if name not in others else start
     return src.line(start), src.line(max(start, end - 1)), src.snippet(start, end)
 
 
@@ -462,6 +472,10 @@ def ring_facts(src, functions):
     names = list(by_ring)
     if names:
         names += sorted({n for _p, n, _i in table.inits if n not in by_ring})
+    if len(names) > MAX_RINGS:
+        src.warnings.append(f"{src.display}: more than {MAX_RINGS} mbarrier rings; the rest are not "
+                            "listed (their ops keep their ring's name)")
+        names = names[:MAX_RINGS]
     by_use = _roles_by_use(functions, set(names))
     pipes, objects = [], []
     for name in names:

@@ -335,3 +335,19 @@ def test_real_flashmla_sm100_decode(tmp_path, validate):
     assert r["bar_raw_ready"]["stages"] == "NUM_BUFS"
     assert r["bar_valid_coord_scale_free"]["stages"] == "NUM_INDEX_BUFS"
     assert any(o["op"] == "tma_load" and o.get("pipeline") == "bar_raw_ready" for o in ops(m))
+
+
+def test_many_rings_stay_linear_and_bounded():
+    """20,000 distinct ring names: at most MAX_RINGS listed, with a warning, and no quadratic pass
+    (a generous hang bound, not a timing)."""
+    import time
+    import parse_mbarrier
+    text = "__global__ void k() {\n" + "".join(f"  bar_{i}[s].wait(p);\n" for i in range(20000)) + "}\n"
+    t0 = time.monotonic()
+    m = parse_cutlass.parse_text(text, "many.cuh")
+    assert time.monotonic() - t0 < 120
+    assert len(rings(m)) == parse_mbarrier.MAX_RINGS
+    assert f"many.cuh: more than {parse_mbarrier.MAX_RINGS} mbarrier rings; the rest are not listed " \
+        "(their ops keep their ring's name)" in m["warnings"]
+    assert parse_cutlass.warning_kind(m["warnings"][-1]) in ("mbarrier-ring-budget", "mbarrier-ring-stages")
+    assert sum(parse_cutlass.warning_kind(w) == "mbarrier-ring-budget" for w in m["warnings"]) == 1
