@@ -27,6 +27,7 @@ from array import array
 from pathlib import Path
 
 import parse_core
+import parse_mbarrier
 import parse_tile
 import programs_cpp
 # The shared core (parse_core.py), re-exported: viz.py, the tests and the scripts import these
@@ -1628,6 +1629,8 @@ OP_RECOGNIZERS = (
     ("free calls", _scan_free_calls),
     ("scheduler calls", _scan_sched_calls),
     ("named-barrier objects", _scan_named_barrier_objects),
+    # Last: it gives a barrier to the copies and commits the rows above made ops of.
+    ("raw mbarriers (parse_mbarrier.py)", parse_mbarrier.scan_span),
 )
 
 # What a copy(...) call is, tried in order until one claims it (returns True): (kind, function
@@ -2356,6 +2359,10 @@ def parse_text(text, path="<text>", display=None, read_warnings=()):
                         or p["alias"] in o.get("pipelines", [])
                         for f in functions for o in f["ops"])
     _warn_file(src, kind, pipelines, functions)
+    # Raw mbarrier rings (parse_mbarrier.py): pipelines of class "mbarrier_ring", after the
+    # type aliases; their ops already name them.
+    rings, ring_objects = parse_mbarrier.ring_facts(src, functions)
+    pipelines.extend(rings)
     model = {
         "schema_version": SCHEMA_VERSION,
         "language": "cpp",
@@ -2364,7 +2371,7 @@ def parse_text(text, path="<text>", display=None, read_warnings=()):
         "kind": kind,
         "arch": arch,
         "pipelines": pipelines,
-        "pipeline_objects": objects.entries(),
+        "pipeline_objects": sorted(objects.entries() + ring_objects, key=lambda e: (e["line"], e["name"])),
         "buffers": buffers,
         "functions": functions,
         "constants": find_constants(src),
@@ -2478,6 +2485,9 @@ WARNING_KINDS = (
     ("pipelines-without-ops", "but no op on any of them"),
     ("barrier-never-waited", "is arrived on but never waited on"),
     ("kernel-layer-as-main-file", "is a kernel layer, not a collective mainloop"),
+    ("mbarrier-unresolved", "not an element of a ring indexed in this file"),      # parse_mbarrier.py
+    ("mbarrier-ring-stages", "its stage count is not spelled in this file"),       # parse_mbarrier.py
+    ("mbarrier-ring-budget", "mbarrier rings; the rest are not listed"),            # parse_mbarrier.py
     ("not-utf8", "not valid UTF-8"),
     ("nesting-too-deep", "in other functions are not parsed"),
     ("expansion-budget", "ops from lambda and helper call sites"),
@@ -3010,6 +3020,7 @@ RE_SCAN_PREFILTER = re.compile(r"""
   | gmem_tiled_copy | gmem_copy | gmem_to_smem  # cp.async copies
   | barrier_                                  # standalone barriers, FA3's warp_scheduler_barrier_*
   | order_barrier                             # order barriers
+  | (?:\.|->) \s* (?:wait|try_wait|arrive\w*|init) \s* \(   # raw mbarriers (parse_mbarrier.RE_MEMBER)
   | WarpGroupRole | ProducerWarpRole | WarpCategory | mainloop \s* \.   # kernel layers
 """, re.VERBOSE)
 

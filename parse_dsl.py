@@ -26,6 +26,7 @@ import sys
 from pathlib import Path
 
 import parse_core
+import parse_mbarrier
 import programs_dsl
 from parse_core import MAX_TEXT_CHARS, SCHEMA_VERSION, InputError, ParseError, operand_name, role_of
 
@@ -1476,6 +1477,10 @@ def _model(tree, src, path, display):
         if entry.get("participants"):
             obj["participants"] = entry["participants"]
         objects.append(obj)
+    # Raw `cute.arch.mbarrier_*` rings (parse_mbarrier.py): pipelines of class "mbarrier_ring".
+    rings, ring_objects = parse_mbarrier.dsl_rings(tree, src, functions)
+    pipelines.extend(rings)
+    objects.extend(ring_objects)
     constants = []
     for cname, consts in index.constants.items():
         for attr, (value, line) in sorted(consts.items(), key=lambda kv: kv[1][1]):
@@ -1657,7 +1662,7 @@ def _note_missing_kernel(model):
 
 def scan_model(text, path, display, warns):
     """The model of a .py file for --scan, or None when it is not a DSL kernel with pipelines."""
-    if "Pipeline" not in text or ".create" not in text or len(text) > MAX_PYTHON_CHARS:
+    if ("Pipeline" not in text or ".create" not in text) and "mbarrier_" not in text or len(text) > MAX_PYTHON_CHARS:
         return None
     try:
         model = parse_text(text, path, display, warns)

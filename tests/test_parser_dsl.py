@@ -69,7 +69,7 @@ def check_contract(model):
     assert model["schema_version"] == 3 and model["language"] == "cute-dsl"
     names = {o["name"] for o in model["pipeline_objects"]}
     assert names == {p["alias"] for p in model["pipelines"]}
-    assert all(o["kind"] == "created" for o in model["pipeline_objects"])
+    assert all(o["kind"] in ("created", "mbarrier_ring") for o in model["pipeline_objects"])   # rings: parse_mbarrier.py
     for fn in model["functions"]:
         assert fn["role"] in ("producer", "consumer", "both", "other") and fn["ops"]
         for op in fn["ops"]:
