@@ -64,18 +64,13 @@ var KernelInterpretContext = (function (K) {
     this.rr = null;
     this.roleBinding = {};
     this.flags = {};          // compile-time flags read: {name: value}
-    this.functions = {};
     var fns = (structure.programs && structure.programs.functions) || [];
-    fns.forEach(function (p) { self.functions[p.name] = { name: p.name, params: p.params || [], body: fuse(p.body || []), line: p.line }; });
-    // Named lambdas (programs_cpp.lambda_program): a call step names one by `lambda` (name@line).
-    this.lambdas = {};
-    fns.concat(kl.program ? [kl.program] : []).forEach(function (p) {
-      (p.lambdas || []).forEach(function (l) {
-        self.lambdas[p.name + "::" + l.key] = { name: l.key, params: l.params || [], body: fuse(l.body || []), line: l.line };
-      });
-    });
-    this.kernel = kl.program ? fuse(kl.program.body || []) : null;
-    this.nodeFiles = nodeFiles(this, fns, kl);
+    // The prepared programs depend on the structure alone: made once per structure (preparedPrograms).
+    var prepared = preparedPrograms(structure, fns, kl);
+    this.functions = prepared.functions;
+    this.lambdas = prepared.lambdas;
+    this.kernel = prepared.kernel;
+    this.nodeFiles = prepared.nodeFiles || (prepared.nodeFiles = nodeFiles(this, fns, kl));
     this.pipelineAliases = {};
     this.pipelineList = [];
     (structure.pipelines || []).forEach(function (p) { self.pipelineAliases[p.alias] = p; self.pipelineList.push(p); });
@@ -104,7 +99,8 @@ var KernelInterpretContext = (function (K) {
       if (!self.orderAliases[b.alias]) self.orderAliases[b.alias] = b;
     });
     this.rings = pipelineRings(this);
-    this.controls = controlNames([this.kernel || []].concat(Object.keys(this.functions).map(function (k) { return self.functions[k].body; })));
+    this.controls = prepared.controls ||
+      (prepared.controls = controlNames([this.kernel || []].concat(Object.keys(this.functions).map(function (k) { return self.functions[k].body; }))));
     this.unknownNames = Object.create(null);   // lookup's Unknown per name, made once
     this.idle = [];                             // role bindings that reach no step (enumerateRoles)
     this.shapes = {};
@@ -113,7 +109,33 @@ var KernelInterpretContext = (function (K) {
     (structure.collectives || []).forEach(function (c) { self.collectives[c.alias] = c; });
     resolvePipelineChoices(this);
     if (this.dsl) dslPipelines(this);
-    this.deadLets = deadLets(this);
+    this.deadLets = prepared.deadLets || (prepared.deadLets = deadLets(this));
+  }
+
+  /**
+   * A structure's programs as every run executes them (docs/programs.md "Performance"): each
+   * function's, named lambda's and the kernel's body after fuse, with what is read off them alone
+   * (nodeFiles, controls, deadLets: filled by the first Context). Kept per structure object, so a
+   * page's re-runs, a sweep's settings and the load-hiding probes share one preparation; a run
+   * never changes them (the hidden per-node caches, unknownAt and execLet's inert lets, already
+   * live on the structure's own nodes).
+   */
+  var preparedCache = typeof WeakMap === "function" ? new WeakMap() : null;
+  function preparedPrograms(structure, fns, kl) {
+    var got = preparedCache !== null ? preparedCache.get(structure) : undefined;
+    if (got !== undefined) return got;
+    var functions = {}, lambdas = {};
+    fns.forEach(function (p) { functions[p.name] = { name: p.name, params: p.params || [], body: fuse(p.body || []), line: p.line }; });
+    // Named lambdas (programs_cpp.lambda_program): a call step names one by `lambda` (name@line).
+    fns.concat(kl.program ? [kl.program] : []).forEach(function (p) {
+      (p.lambdas || []).forEach(function (l) {
+        lambdas[p.name + "::" + l.key] = { name: l.key, params: l.params || [], body: fuse(l.body || []), line: l.line };
+      });
+    });
+    got = { functions: functions, lambdas: lambdas, kernel: kl.program ? fuse(kl.program.body || []) : null,
+      nodeFiles: null, controls: null, deadLets: null };
+    if (preparedCache !== null) preparedCache.set(structure, got);
+    return got;
   }
 
   /**
