@@ -17,6 +17,9 @@ Trees (JSON arrays, first item the node's kind):
   ["member", obj, "M_idx"]      a member read
   ["struct", [names], [values]] an aggregate `T x = {a, b}` of a struct the file defines (programs_cpp)
   ["index", obj, e]             obj[e]
+  ["decltype", e, "value"]      `decltype(x)::value`: a static member of the type of a name x (a
+                                lambda's `auto` parameter: FA3 mainloop 1259); decltype of any other
+                                expression is not read
   ["?", "text"]                 not read
 """
 
@@ -155,6 +158,8 @@ class _Parser:
         if kind == "ident" and v == "typename" and self.peek(1)[0] == "ident":
             self.i += 1                  # `typename T{}`: the type's construction
             kind, v = self.peek()
+        if kind == "ident" and v == "decltype":
+            return self.decltype_member()
         if kind == "ident":
             self.i += 1
             if v in ("true", "false"):
@@ -176,6 +181,20 @@ class _Parser:
             self.take(")")
             return e
         raise _Unread(v)
+
+    def decltype_member(self):
+        """`decltype(x)::m` at the cursor, x a name (["decltype", ["id", x], m]); else _Unread."""
+        self.take("decltype")
+        self.take("(")
+        kind, name = self.peek()
+        if kind != "ident" or self.peek(1)[1] != ")":
+            raise _Unread("decltype")
+        self.i += 2
+        kind, member = self.peek()
+        if kind != "ident" or not re.fullmatch(r"::[A-Za-z_]\w*", member):
+            raise _Unread("decltype")   # `decltype(x)` alone is a type, not a value
+        self.i += 1
+        return ["decltype", ["id", name], member[2:]]
 
     def postfix(self, e):
         while True:

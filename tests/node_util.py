@@ -53,6 +53,7 @@ let runs = 0;
 for (let i = 0; i < input.runs; i++) {
   const knobs = { model: "program" };
   Object.keys(input.ranges).sort().forEach((k) => { knobs[k] = randInt(rand, input.ranges[k][0], input.ranges[k][1]); });
+  Object.assign(knobs, input.fixed);
   const r = S.simulate(input.structure, knobs);
   runs++;
   if (r.error || r.deadlock || r.verdict.stopped.length || r.verdict.hazards.length || !(r.total > 0)) {
@@ -63,12 +64,14 @@ process.stdout.write(JSON.stringify({ runs, badCount: bad.length, bad: bad.slice
 """
 
 
-def program_sweep(structure, ranges, seed, runs):
-    """Seeded random settings of the program model (each knob uniform in its [lo, hi] of ranges):
-    {runs, badCount, bad}, a run being bad when it errs, deadlocks, stops a role, reports a
-    hazard or draws nothing. The real kernels run on hardware, so their own programs must not."""
+def program_sweep(structure, ranges, seed, runs, fixed=None):
+    """Seeded random settings of the program model (each knob uniform in its [lo, hi] of ranges,
+    then the knobs of fixed, e.g. {"flags": {...}}): {runs, badCount, bad}, a run being bad when
+    it errs, deadlocks, stops a role, reports a hazard or draws nothing. The real kernels run on
+    hardware, so their own programs must not."""
     proc = subprocess.run([node(), "-e", PROGRAM_SWEEP, str(ROOT)],
-                          input=json.dumps({"structure": structure, "ranges": ranges, "seed": seed, "runs": runs}),
+                          input=json.dumps({"structure": structure, "ranges": ranges, "seed": seed, "runs": runs,
+                                          "fixed": fixed or {}}),
                           capture_output=True, text=True, timeout=600, check=True)
     return json.loads(proc.stdout)
 

@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 import parse_cutlass
+import program_expr
 from conftest import ROOT
 from node_util import node, program_sweep
 from test_programs_dsl_run import RUN, lines_of
@@ -84,11 +85,70 @@ def test_named_barriers_have_symbolic_ids():
         assert name in out["barriers"]
 
 
+def test_math_warpgroup_op_order_without_intra_wg_overlap():
+    """With IntraWGOverlap off each math warpgroup runs fwd_step (the lambda at 1258) per KV block:
+    the first call passes `cute::true_type{}` as is_first_iter (1308), the later ones
+    `cute::false_type{}` (1326), so `decltype(is_first_iter_type)::value` (1259) skips rescale_o
+    (1292, `if constexpr (!Is_first_iter)`) only in the first: QK (1265), max_get_scale (1283),
+    online_softmax (1285), [rescale_o (1292)], PV (1297); then finalize (1340), rescale_o (1346),
+    the epilogue (444)."""
+    out = run(FA3, stages=2, outputTiles=1, kvBlocks=3, flags={"IntraWGOverlap": 0})
+    assert out["stopped"] == []
+    first = [("wgmma", 1265), ("math", 1283), ("exp", 1285), ("wgmma", 1297)]
+    later = [("wgmma", 1265), ("math", 1283), ("exp", 1285), ("math", 1292), ("wgmma", 1297)]
+    for wg in ("Consumer.WG1", "Consumer.WG2"):
+        assert lines_of(out, wg) == first + later + later + [("math", 1340), ("math", 1346), ("epilogue", 444)]
+
+
+EVAL = r"""
+const I = require(process.argv[1] + '/sim/interpret.js'), S = require(process.argv[1] + '/schedule.js');
+const cases = JSON.parse(require('fs').readFileSync(0, 'utf8'));
+const ctx = new I.Context({ kernel_layer: { program: { body: [] } }, constants: [{ name: "kFour", value: 4 }] }, { flags: { Is_local: 1 } }, S.engine);
+process.stdout.write(JSON.stringify(cases.map(([x, e]) => {
+  const env = x ? { v: { v: I.evalExpr(x, {}, ctx, false) } } : {};
+  const r = I.evalExpr(e, env, ctx, false);
+  return I.isUnknown(r) ? "unknown" : r;
+})));
+"""
+
+
+def test_integral_constant_values_and_decltype_value():
+    """A value of an integral-constant type carries its compile-time value and
+    `decltype(v)::value` reads it (the constructions of INTEGRAL_CONSTANTS, sim/interpret/expr.js);
+    in a test or arithmetic it is that value. A plain number has no such type (unknown), and
+    decltype of anything but a name is not read (77's `decltype(stage == _0{})::value`)."""
+    dv = program_expr.parse_expr("decltype(v)::value")
+    assert dv == ["decltype", ["id", "v"], "value"]
+    assert program_expr.parse_expr("decltype(stage == _0{})::value")[0] == "?"
+    assert program_expr.parse_expr("decltype(v)")[0] == "?"
+    texts = {"cute::true_type{}": 1, "std::true_type{}": 1, "cute::false_type{}": 0, "std::false_type{}": 0,
+             "cute::bool_constant<Is_local>{}": 1, "cute::bool_constant<!Is_local>{}": 0,
+             "std::bool_constant<false>{}": 0, "cute::Int<4>{}": 4, "cute::Int<kFour>{}": 4,
+             "std::integral_constant<int, 3>{}": 3, "std::integral_constant<bool, true>{}": 1,
+             "3": "unknown", "cute::Int<kUnknown>{}": "unknown"}
+    cases = [[program_expr.parse_expr(t), dv] for t in texts]
+    cases += [[program_expr.parse_expr("cute::false_type{}"), program_expr.parse_expr("!v")],
+              [program_expr.parse_expr("cute::Int<4>{}"), program_expr.parse_expr("v + 1")]]
+    proc = subprocess.run([node(), "-e", EVAL, str(ROOT)], input=json.dumps(cases),
+                          capture_output=True, text=True, timeout=120, check=True)
+    assert json.loads(proc.stdout) == list(texts.values()) + [1, 5]
+
+
 def test_seeded_random_settings_finish():
     """60 seeded random settings (2-3 math warpgroups) end with no deadlock and no stop."""
     got = program_sweep(FA3, {"stages": [1, 6], "outputTiles": [1, 4], "kvBlocks": [1, 6], "tmaLatency": [0, 12],
                               "wgmmaLatency": [1, 8], "softmaxLatency": [1, 8], "mathLatency": [0, 4],
                               "epilogueLatency": [0, 6], "consumerWGs": [2, 3]}, seed=23, runs=60)
+    assert got["runs"] == 60 and got["badCount"] == 0, got["bad"]
+
+
+def test_seeded_random_settings_finish_without_intra_wg_overlap():
+    """The same with IntraWGOverlap off (fwd_step of 1258, its scheduler barrier on with exactly
+    two math warpgroups, 352-355): the whole kernel, every role, ends with no deadlock, stop or hazard."""
+    got = program_sweep(FA3, {"stages": [1, 6], "outputTiles": [1, 4], "kvBlocks": [1, 6], "tmaLatency": [0, 12],
+                              "wgmmaLatency": [1, 8], "softmaxLatency": [1, 8], "mathLatency": [0, 4],
+                              "epilogueLatency": [0, 6], "consumerWGs": [2, 3]}, seed=29, runs=60,
+                        fixed={"flags": {"IntraWGOverlap": 0}})
     assert got["runs"] == 60 and got["badCount"] == 0, got["bad"]
 
 
@@ -142,6 +202,20 @@ def test_interpreter_equals_the_attention_model_block_for_block():
     checkout()
     proc = subprocess.run([node(), str(ROOT / "tests" / "js" / "interpret_diff.js"), str(ROOT / "examples" / "fa3_fwd.json"),
                            "attention", "11", "150", json.dumps({"intraWGOverlap": True})],
+                          capture_output=True, text=True, timeout=600, check=True)
+    out = json.loads(proc.stdout)
+    assert out["runs"] == 150
+    assert out["stopped"] == []
+    assert out["mismatches"] == [], out["mismatches"][:3]
+
+
+def test_interpreter_equals_the_attention_model_block_for_block_without_intra_wg_overlap():
+    """The same comparison with IntraWGOverlap off (150 seeded settings): FA3's own fwd_step of
+    1258 against runAttention's non-overlap path, with UseSchedulerBarrier as FA3 derives it
+    (352-355: on with exactly two math warpgroups, off with three)."""
+    checkout()
+    proc = subprocess.run([node(), str(ROOT / "tests" / "js" / "interpret_diff.js"), str(ROOT / "examples" / "fa3_fwd.json"),
+                           "attention", "13", "150", json.dumps({"intraWGOverlap": False})],
                           capture_output=True, text=True, timeout=600, check=True)
     out = json.loads(proc.stdout)
     assert out["runs"] == 150

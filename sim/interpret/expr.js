@@ -70,6 +70,14 @@ var KernelInterpretExpr = (function () {
   /** An object whose calls have a meaning here: a pipeline, an order barrier, a collective. */
   function Obj(kind, name, data) { this.kind = kind; this.name = name; this.data = data || null; }
 
+  /**
+   * A value of an integral-constant type (`cute::true_type{}`, `cute::Int<4>{}`: INTEGRAL_CONSTANTS):
+   * its type carries its compile-time value, which `decltype(v)::value` reads (FA3 mainloop 1259-1260
+   * of the values the calls pass, 1308-1333); like std::integral_constant's conversion operator, it
+   * is that value in a test or an arithmetic (truthy, evalBinary, `!`).
+   */
+  function IntConst(value) { this.value = value; }
+
   function clone(v) { return v instanceof State ? v.clone() : v instanceof Work ? new Work(v.tile) : v; }
 
   /** What a DSL hook returns when it leaves the node to the C++ rules. */
@@ -230,6 +238,19 @@ var KernelInterpretExpr = (function () {
   };
   var MODELLED_PIPELINES = {};
   Object.keys(PIPELINE_CLASSES).forEach(function (k) { MODELLED_PIPELINES[k] = true; });
+  /**
+   * Calls that construct an integral-constant value (IntConst) as the source writes them, by name:
+   * a number is the value (`cute::true_type{}`, FA3 mainloop 1308; cute/numeric/integral_constant.hpp
+   * `using true_type = bool_constant<true>`), `bool` the template argument as a compile-time
+   * condition (`cute::bool_constant<Is_local>{}`, 1233, 1333: a flag name, optionally negated, or a
+   * literal), `int` an integer template argument (`cute::Int<4>{}`: a literal or a numeric constant
+   * of the parse), `typed` a type then a value (`std::integral_constant<bool, true>{}`: `bool` as
+   * `bool`, any other type as `int`). `_4{}` and other aliases are not read.
+   */
+  var INTEGRAL_CONSTANTS = { "cute::true_type": 1, "std::true_type": 1, "cute::false_type": 0, "std::false_type": 0,
+    "cute::bool_constant": "bool", "std::bool_constant": "bool", "cute::Int": "int",
+    "std::integral_constant": "typed", "cute::integral_constant": "typed" };
+
   /** Per MMA unit: the knob of one k-tile's MMA latency and the block kind. */
   var MMA_UNITS = { umma: { latency: "ummaLatency", kind: "umma" } };
   /** Methods of a collective epilogue: the latency class of each (absent: no step). */
@@ -247,6 +268,7 @@ var KernelInterpretExpr = (function () {
       case "id": return lookup(e[1], env, ctx, constexpr);
       case "un": {
         var a = evalExpr(e[2], env, ctx, constexpr);
+        if (a instanceof IntConst) a = a.value;
         if (isUnknown(a) || typeof a !== "number") return isUnknown(a) ? a : new Unknown(e[1] + " of a non-number");
         return e[1] === "!" ? (a ? 0 : 1) : e[1] === "-" ? -a : e[1] === "~" ? ~a : a;
       }
@@ -268,6 +290,11 @@ var KernelInterpretExpr = (function () {
         return isUnknown(o) ? o : unknownAt(e, function () { return "the member `" + e[2] + "` is not evaluated"; });
       }
       case "mcall": return evalMethod(e, env, ctx, constexpr);
+      case "decltype": {   // `decltype(x)::value` (program_expr): the compile-time value of x's integral-constant type
+        var tv = evalExpr(e[1], env, ctx, false);
+        if (tv instanceof IntConst && e[2] === "value") return tv.value;
+        return isUnknown(tv) ? tv : new Unknown("`decltype(" + e[1][1] + ")::" + e[2] + "` of a value of no integral-constant type");
+      }
       case "post": return unknownAt(e, function () { return "an increment inside an expression"; });
       default: return unknownAt(e, function () { return "not read: " + (e[1] === undefined ? e[0] : e[1]); });
     }
@@ -289,6 +316,9 @@ var KernelInterpretExpr = (function () {
     if (a instanceof EnumValue || b instanceof EnumValue) {
       var same = a instanceof EnumValue && b instanceof EnumValue && a.name === b.name;
       return op === "==" ? (same ? 1 : 0) : op === "!=" ? (same ? 0 : 1) : new Unknown("enum " + op);
+    }
+    if (a instanceof IntConst || b instanceof IntConst) {   // its value (IntConst)
+      return evalBinary(["bin", op, ["n", a instanceof IntConst ? a.value : a], ["n", b instanceof IntConst ? b.value : b]], env, ctx, constexpr);
     }
     if (typeof a !== "number" || typeof b !== "number") return unknownAt(e, function () { return op + " of non-numbers"; });
     switch (op) {
@@ -312,7 +342,7 @@ var KernelInterpretExpr = (function () {
     }
   }
 
-  function truthy(v) { return typeof v === "number" ? v !== 0 : v !== null && v !== undefined; }
+  function truthy(v) { return typeof v === "number" ? v !== 0 : v instanceof IntConst ? v.value !== 0 : v !== null && v !== undefined; }
 
   function lookup(name, env, ctx, constexpr) {
     if (Object.prototype.hasOwnProperty.call(env, name)) return env[name].v;
@@ -366,11 +396,39 @@ var KernelInterpretExpr = (function () {
       var cv = evalExpr(["id", ct.replace(/^!\s*/, "")], env, ctx, true);
       if (!isUnknown(cv)) return evalExpr((truthy(cv) !== neg) ? args[0] : args[1], env, ctx, constexpr);
     }
+    if (Object.prototype.hasOwnProperty.call(INTEGRAL_CONSTANTS, name) && !args.length) {
+      var ic = integralConstant(INTEGRAL_CONSTANTS[name], String(e[3] === undefined ? "" : e[3]), env, ctx);
+      if (ic !== null) return ic;
+    }
     if (name === "size" && String(e[3]) === "2" && args.length === 1 && Array.isArray(args[0]) && args[0][0] === "id" &&
         mmaFragments(ctx)[args[0][1]] === "fragment") return kBlocks(ctx);
     // Every test above depends on the name and the shapes of the arguments only, never on the
     // environment: a let whose initializer reaches this line is inert (RoleRun.execLet).
     return unknownAt(e, function () { return "`" + name + "(...)` is not evaluated"; });
+  }
+
+  /**
+   * The IntConst of an INTEGRAL_CONSTANTS construction of kind `kind` with template arguments
+   * `targs` (their text), or an Unknown made here (never the node's own: a let of one is not inert,
+   * RoleRun.execLet); null when the text is not one the rule reads.
+   */
+  function integralConstant(kind, targs, env, ctx) {
+    if (typeof kind === "number") return targs === "" ? new IntConst(kind) : null;
+    if (kind === "typed") {
+      var m = /^\s*(\w+)\s*,(.*)$/.exec(targs);
+      return m ? integralConstant(m[1] === "bool" ? "bool" : "int", m[2], env, ctx) : null;
+    }
+    var t = targs.trim(), v;
+    if (/^\d+$/.test(t)) v = Number(t);
+    else if (t === "true" || t === "false") v = t === "true" ? 1 : 0;
+    else if (kind === "bool" && /^!?\s*[A-Za-z_]\w*$/.test(t)) {   // a compile-time condition: a flag or its negation
+      v = evalExpr(["id", t.replace(/^!\s*/, "")], env, ctx, true);
+      if (!isUnknown(v)) v = truthy(v) !== (t.charAt(0) === "!") ? 1 : 0;
+    } else if (kind === "int" && /^[A-Za-z_][\w:]*$/.test(t)) {
+      v = Object.prototype.hasOwnProperty.call(ctx.constants, t) && typeof ctx.constants[t] === "number" ? ctx.constants[t] :
+        new Unknown("the integral constant `" + t + "` is not a numeric constant");
+    } else return null;
+    return isUnknown(v) ? v : new IntConst(kind === "bool" ? (v ? 1 : 0) : v);
   }
 
   function evalMethod(e, env, ctx, constexpr) {
@@ -559,6 +617,7 @@ var KernelInterpretExpr = (function () {
 
   K.COMMIT_ARRIVE_OPS = COMMIT_ARRIVE_OPS; K.DRY_CHECK_MASK = DRY_CHECK_MASK;
   K.EPILOGUE_CALLS = EPILOGUE_CALLS; K.EnumValue = EnumValue; K.FRAGMENT_MAKERS = FRAGMENT_MAKERS;
+  K.INTEGRAL_CONSTANTS = INTEGRAL_CONSTANTS; K.IntConst = IntConst;
   K.K_BLOCKS_DEFAULT = K_BLOCKS_DEFAULT; K.MASK_TRIP_COUNTS = MASK_TRIP_COUNTS;
   K.MAX_STEPS_PER_COMMAND = MAX_STEPS_PER_COMMAND; K.MMA_UNITS = MMA_UNITS;
   K.MODELLED_PIPELINES = MODELLED_PIPELINES; K.NONE = NONE; K.Obj = Obj; K.PASS = PASS;

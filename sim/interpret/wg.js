@@ -11,7 +11,7 @@
 var KernelInterpretWg = (function (K) {
   "use strict";
 
-  var PASS = K.PASS, RUNTIME_CONDITIONS = K.RUNTIME_CONDITIONS, SYMBOL_KNOBS = K.SYMBOL_KNOBS,
+  var INTEGRAL_CONSTANTS = K.INTEGRAL_CONSTANTS, PASS = K.PASS, RUNTIME_CONDITIONS = K.RUNTIME_CONDITIONS, SYMBOL_KNOBS = K.SYMBOL_KNOBS,
     Scheduler = K.Scheduler, SymId = K.SymId, Tuple = K.Tuple,
     WARPGROUP_THREADS = K.WARPGROUP_THREADS, WARP_THREADS = K.WARP_THREADS, Work = K.Work,
     declKind = K.declKind, evalExpr = K.evalExpr, knownFlag = K.knownFlag,
@@ -29,8 +29,11 @@ var KernelInterpretWg = (function (K) {
    * IntraWGOverlap}` with both true at hdim 128); the mainloop derives Use_TMA_Q = !PackGQA (56),
    * Use_TMA_KV = !PagedKVNonTMA (57), Transpose_V = Is_FP8 && !V_colmajor (55, off),
    * SameHeadDim (60, on), LargeHeadDimV = kHeadDimV > 256 (61, off), RescaleOBeforeGemm =
-   * kHeadDim > 128 && ... (356, off); UseSchedulerBarrier (352-355) is on with IntraWGOverlap
-   * and two or more MMA warpgroups. Any other name is off unless knobs.flags sets it.
+   * kHeadDim > 128 && ... (356, off); UseSchedulerBarrier (352-355: `(IntraWGOverlap ?
+   * (NumMmaWarpGroups >= 2) && (!Is_FP8 ? kHeadDim <= 128 : kHeadDim >= 128) : NumMmaWarpGroups
+   * == 2) && !LargeHeadDimV`, both head-dimension tests true at 128) is on with IntraWGOverlap and
+   * two or more MMA warpgroups, without it with exactly two (schedulerBarrierOn). Any other name is
+   * off unless knobs.flags sets it.
    */
   var FA3_FLAG_DEFAULTS = { IntraWGOverlap: 1, MmaPV_is_RS: 1, Use_TMA_Q: 1, Use_TMA_KV: 1, Use_TMA_O: 1, SameHeadDim: 1,
     UseSchedulerBarrier: "schedulerBarrier" };
@@ -75,11 +78,16 @@ var KernelInterpretWg = (function (K) {
     return 1;
   }
 
+  /** FA3's UseSchedulerBarrier at head dimension 128 without LargeHeadDimV (mainloop 352-355): 1 or 0. */
+  function schedulerBarrierOn(intraWGOverlap, mmaWarpgroups) {
+    return (intraWGOverlap ? mmaWarpgroups >= 2 : mmaWarpgroups === 2) ? 1 : 0;
+  }
+
   /** A compile-time flag of a warpgroup-index kernel: knobs.flags, else FA3_FLAG_DEFAULTS, else off. */
   function wgFlag(ctx, name) {
     var v;
     if (ctx.knobs.flags && Object.prototype.hasOwnProperty.call(ctx.knobs.flags, name)) v = ctx.knobs.flags[name] ? 1 : 0;
-    else if (FA3_FLAG_DEFAULTS[name] === "schedulerBarrier") v = wgFlag(ctx, "IntraWGOverlap") && ctx.mmaWarpgroups() >= 2 ? 1 : 0;
+    else if (FA3_FLAG_DEFAULTS[name] === "schedulerBarrier") v = schedulerBarrierOn(wgFlag(ctx, "IntraWGOverlap"), ctx.mmaWarpgroups());
     else v = FA3_FLAG_DEFAULTS[name] || 0;
     ctx.flags[name] = v;
     return v;
@@ -222,7 +230,7 @@ var KernelInterpretWg = (function (K) {
   /** wgFlag's value of a name without recording it. */
   function wgFlagValue(ctx, name) {
     if (ctx.knobs.flags && Object.prototype.hasOwnProperty.call(ctx.knobs.flags, name)) return ctx.knobs.flags[name] ? 1 : 0;
-    if (FA3_FLAG_DEFAULTS[name] === "schedulerBarrier") return wgFlagValue(ctx, "IntraWGOverlap") && ctx.mmaWarpgroups() >= 2 ? 1 : 0;
+    if (FA3_FLAG_DEFAULTS[name] === "schedulerBarrier") return schedulerBarrierOn(wgFlagValue(ctx, "IntraWGOverlap"), ctx.mmaWarpgroups());
     return FA3_FLAG_DEFAULTS[name] || 0;
   }
 
@@ -290,6 +298,8 @@ var KernelInterpretWg = (function (K) {
             if (m && !wgFlagHeld(ctx, m[1])) st.fresh = true;
             if (m) wgStaticId(ctx, m[1], st);   // evalCall's own path reads it constexpr
           }
+          var icFlag = integralConstantFlag(e);
+          if (icFlag !== null) wgStaticId(ctx, icFlag, st);
         }
         break;
       case "mcall":
@@ -299,6 +309,23 @@ var KernelInterpretWg = (function (K) {
     }
     for (i = 1; i < e.length; i++) if (Array.isArray(e[i])) wgStaticExpr(ctx, e[i], constexpr, st);
     return null;
+  }
+
+  /**
+   * The name evalCall's integral-constant rule (expr.js integralConstant) reads constexpr for a
+   * call: the template argument of a `bool` construction (`cute::bool_constant<Is_local>{}`,
+   * `std::integral_constant<bool, !X>{}`), or null.
+   */
+  function integralConstantFlag(e) {
+    var kind = INTEGRAL_CONSTANTS[e[1]], targs = String(e[3] === undefined ? "" : e[3]);
+    if (kind === undefined || (e[2] || []).length) return null;
+    if (kind === "typed") {
+      var t = /^\s*(\w+)\s*,(.*)$/.exec(targs);
+      if (!t || t[1] !== "bool") return null;
+      kind = "bool"; targs = t[2];
+    }
+    var m = kind === "bool" && /^\s*!?\s*([A-Za-z_]\w*)\s*$/.exec(targs);
+    return m && m[1] !== "true" && m[1] !== "false" ? m[1] : null;
   }
 
   /** A name read constexpr by evalCall's cute::conditional_return (through wgExpr's id rule). */
@@ -480,6 +507,7 @@ var KernelInterpretWg = (function (K) {
         if (typeof e[1] === "string") st.calls.push(e[1]);
         // evalCall: `cute::conditional_return<C>` reads C constexpr.
         if (e[1] === "cute::conditional_return") cppStaticExpr(ctx, ["id", String(e[3] || "").replace(/[\s!]/g, "")], true, st);
+        if (integralConstantFlag(e) !== null) cppStaticExpr(ctx, ["id", integralConstantFlag(e)], true, st);
         break;
       case "mcall":
         if (typeof e[2] === "string") st.calls.push(e[2]);

@@ -6,6 +6,10 @@
 // SCHEDULE `blackwell`: against the hand-written Blackwell model (runBlackwell) instead, on an SM100
 // structure, with the lane mapping of BLACKWELL below (docs/programs.md "Equivalence with the
 // Blackwell model").
+// SCHEDULE `attention`: FA3's own programs against runAttention (attentionRow / attentionHandRow
+// below); KNOBS_JSON `{"intraWGOverlap": false}` compares the non-overlap path (the program runs
+// with flags.IntraWGOverlap 0), `true` the overlap one, absent a random mix (docs/programs.md
+// "FlashAttention-3 forward").
 "use strict";
 const path = require("path");
 const fs = require("fs");
