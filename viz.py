@@ -219,8 +219,10 @@ def prediction_line(p):
 def sweep_table(rows):
     """A plain-text table of a sweep or grid: a column per swept knob, then cycles, us, TFLOPS,
     peak share, the stages needed to hide the TMA load with the latency (cycles) they hide, and
-    the bottleneck."""
+    the bottleneck. A stage count the model leaves null with a reason shows "-N", N numbering the
+    reasons listed under the table."""
     knobs = rows[0]["sweep"]["knobs"] if rows else ["value"]
+    reasons = []
     widths = [max([10, len(k)] + [len(str(v)) for p in rows for v in p["sweep"]["values"][i:i + 1]]) for i, k in enumerate(knobs)]
     head = "  ".join(f"{k:>{w}}" for k, w in zip(knobs, widths))
     out = [f"{head}  {'cycles':>10}  {'us':>9}  {'TFLOPS':>8}  {'peak':>6}  {'hide':>5}  {'TMA cyc':>7}  bottleneck"]
@@ -231,9 +233,14 @@ def sweep_table(rows):
             continue
         hide = p.get("stagesToHide") or {}
         stages = "-" if hide.get("stages") is None else hide["stages"]
+        if hide.get("stages") is None and hide.get("why"):
+            if hide["why"] not in reasons:
+                reasons.append(hide["why"])
+            stages = f"-{reasons.index(hide['why']) + 1}"
         tma = "-" if hide.get("tmaCycles") is None else round(hide["tmaCycles"])
         out.append(f"{values}  {round(p['time']['cycles']):>10}  {p['time']['us']:>9.1f}  {p['tflops']:>8.1f}  "
                    f"{100 * p['peakFraction']:>5.1f}%  {stages!s:>5}  {tma!s:>7}  {p['bottleneck']}")
+    out += [f"hide -{i + 1}: {why}" for i, why in enumerate(reasons)]
     return "\n".join(out)
 
 

@@ -145,3 +145,19 @@ def test_77_prediction_takes_the_driver_tile(cutlass):
     code, out, err = run(*args, "--params-from", str(cutlass(FMHA77 + "77_blackwell_fmha.cu")))
     assert code == 0, err
     assert "tile 256x128" in out and "(16 tiles" in out
+
+
+def test_sweep_table_names_why_a_stage_count_is_null():
+    """A null "stages to hide" with the model's reason shows -N and the reason under the table;
+    one reason shared by two rows is listed once."""
+    def row(value, stages, why=None):
+        hide = {"stages": stages, "tmaCycles": 700}
+        if why:
+            hide["why"] = why
+        return {"sweep": {"knobs": ["stages"], "values": [value]}, "time": {"cycles": 1000, "us": 0.5},
+                "tflops": 100.0, "peakFraction": 0.1, "bottleneck": "tensor-core", "stagesToHide": hide}
+    text = viz.sweep_table([row(2, None, "the run deadlocks"), row(3, 4), row(4, None, "the run deadlocks"),
+                            row(5, None, "a role stopped")])
+    lines = text.splitlines()
+    assert [ln.split()[5] for ln in lines[1:5]] == ["-1", "4", "-1", "-2"]
+    assert lines[5:] == ["hide -1: the run deadlocks", "hide -2: a role stopped"]
