@@ -305,20 +305,24 @@ def render(parsed, knobs=None, title=None, gpus=None, source_link="none", source
                  [(f"FACT_{key.upper()}", value) for key, value in facts.items()])
     assets = {"THEME_CSS": THEME_CSS_ASSET, "COMMON_CSS": COMMON_CSS_ASSET, "WAVEFORM_CSS": WAVEFORM_CSS_ASSET,
               "BOOT_JS": BOOT_JS_ASSET}
-    # The page's scripts in the order they run (each after the ones it uses), embedded compressed.
-    # One packing list: each entry is one packed script of one or more files, concatenated.
-    # The simulator: the timeline builder, the engine's objects and the engine (which use it), then the sim/ modules and
-    # schedule.js (which binds them all at its top), packed as one script.
-    scripts = [("PERF_JS", (PERF_JS_ASSET,)), ("INTERPRET_JS", INTERPRET_JS_ASSETS),
-               ("TIMELINE_JS", (TIMELINE_JS_ASSET,)), ("ENGINE_JS", (BARRIER_JS_ASSET, ENGINE_JS_ASSET)),
-               ("SCHEDULE_JS", SIM_MODULE_ASSETS + (SCHEDULE_JS_ASSET,)),
-               ("TRACE_EXPORT_JS", (TRACE_EXPORT_JS_ASSET,)), ("COMMON_JS", (COMMON_JS_ASSET,)),
-               ("WAVEFORM_JS", WAVE_MODULE_ASSETS + (WAVEFORM_JS_ASSET,))]
-    packed = {f"{name}_GZ": packed_js(*rels) for name, rels in scripts}
+    # The page's scripts (packing_list), embedded compressed.
+    packed = {f"{name}_GZ": packed_js(*rels) for name, rels in packing_list()}
     packed["GPUS_JSON"] = pagekit.json_for_script(without_urls(gpus if gpus is not None else read_gpu_table()))
     packed["PROGRAMS_JS_GZ"] = packed_programs(parsed)
     return pagekit.render_template(TEMPLATE_ASSET, texts, assets, page_model(parsed, knobs, links), packed)
 
+
+
+def packing_list():
+    """The page's scripts in the order they run (each after the ones it uses): (marker name, files)
+    pairs, each one packed script of its files concatenated (render's packing list; tests read it
+    too). The simulator: the timeline builder, the engine's objects and the engine (which use it),
+    then the sim/ modules and schedule.js (which binds them all at its top), packed as one script."""
+    return (("PERF_JS", (PERF_JS_ASSET,)), ("INTERPRET_JS", INTERPRET_JS_ASSETS),
+            ("TIMELINE_JS", (TIMELINE_JS_ASSET,)), ("ENGINE_JS", (BARRIER_JS_ASSET, ENGINE_JS_ASSET)),
+            ("SCHEDULE_JS", SIM_MODULE_ASSETS + (SCHEDULE_JS_ASSET,)),
+            ("TRACE_EXPORT_JS", (TRACE_EXPORT_JS_ASSET,)), ("COMMON_JS", (COMMON_JS_ASSET,)),
+            ("WAVEFORM_JS", WAVE_MODULE_ASSETS + (WAVEFORM_JS_ASSET,)))
 
 def packed_js(*relpaths):
     """Return page script files, compacted (compact_js) and concatenated in order, gzip-compressed

@@ -399,8 +399,8 @@ def test_the_page_inlines_a_compacted_simulator_that_behaves_the_same(tmp_path, 
     if node is None:
         pytest.skip("node is not installed")
     scripts = dict(page_scripts(rw.render(parsed)))
-    sim = (("timeline", (rw.TIMELINE_JS_ASSET,)), ("engine", (rw.ENGINE_JS_ASSET,)),
-           ("schedule", rw.SIM_MODULE_ASSETS + (rw.SCHEDULE_JS_ASSET,)))
+    packing = dict(rw.packing_list())
+    sim = (("timeline", packing["TIMELINE_JS"]), ("engine", packing["ENGINE_JS"]), ("schedule", packing["SCHEDULE_JS"]))
     for name, assets in sim:
         source = "".join(pagekit.read_asset(asset) for asset in assets)
         compact = "".join(rw.compact_js(pagekit.read_asset(asset)) for asset in assets)
