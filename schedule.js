@@ -154,24 +154,43 @@ var KernelSchedule = (function () {
     return FIT.defaultFit(structure, MODELS, function (name) { return incompleteAtDefaults(structure, name); });
   }
 
-  /** Per structure object, {model: why its default run is incomplete, or null} (the page fits on every run). */
-  var completeCache = typeof WeakMap === "function" ? new WeakMap() : null;
+  /**
+   * incompleteAtDefaults' answers, {model: why, or null} per structure: by object (a WeakMap),
+   * else by its JSON text (a Map of at most COMPLETE_TEXT_ENTRIES): the page's simulation Worker
+   * receives a structured clone of the same structure with every run, and the text (about 80 kB
+   * for an SM90 GEMM with its programs, under 2 ms to write) is far cheaper than the run.
+   */
+  var completeByObject = typeof WeakMap === "function" ? new WeakMap() : null;
+  var completeByText = typeof Map === "function" ? new Map() : null;
+  var COMPLETE_TEXT_ENTRIES = 4;
+
+  /** The cache entry of a structure (a fresh object when nothing can cache it). */
+  function completeEntry(structure) {
+    if (!isObject(structure)) return {};
+    if (completeByObject && completeByObject.has(structure)) return completeByObject.get(structure);
+    var entry = {};
+    if (completeByText) {
+      var text = JSON.stringify(structure);
+      if (completeByText.has(text)) entry = completeByText.get(text);
+      else {
+        if (completeByText.size >= COMPLETE_TEXT_ENTRIES) completeByText["delete"](completeByText.keys().next().value);
+        completeByText.set(text, entry);
+      }
+    }
+    if (completeByObject) completeByObject.set(structure, entry);
+    return entry;
+  }
 
   /**
    * Why a model's run at its default knobs (normalizeKnobs with none given: the source's settings)
    * is not complete, or null when it is: an unknown model or block cap, a run with no blocks (the
    * program could not run), a role stopped, a deadlock. The rule's (b), sim/fit.js defaultFit.
-   * Cached per structure object, which the pages and the CLI never change after parsing.
+   * Cached (completeEntry): the pages and the CLI never change a parsed structure.
    */
   function incompleteAtDefaults(structure, name) {
-    var cached = completeCache && isObject(structure) ? completeCache.get(structure) : undefined;
-    if (cached && Object.prototype.hasOwnProperty.call(cached, name)) return cached[name];
-    var why = runIncomplete(structure, name);
-    if (completeCache && isObject(structure)) {
-      if (!cached) { cached = {}; completeCache.set(structure, cached); }
-      cached[name] = why;
-    }
-    return why;
+    var entry = completeEntry(structure);
+    if (!Object.prototype.hasOwnProperty.call(entry, name)) entry[name] = runIncomplete(structure, name);
+    return entry[name];
   }
 
   /** incompleteAtDefaults' run, uncached: no barrier events, the model's own simulate (never simulateSteps, which fits). */
