@@ -145,9 +145,77 @@ var KernelSchedule = (function () {
     return fitModel(structure).model;
   }
 
-  /** Which model fits a structure (sim/fit.js fitModel over MODELS; docs/fit.md). */
+  /**
+   * The fit a page starts in (sim/fit.js defaultFit over MODELS; docs/fit.md "Default model"): the
+   * hand-written model that fits, or the program model where that one diverges from the code and
+   * the code's own programs run complete (then `handFit` is the hand-written fit).
+   */
   function fitModel(structure) {
-    return FIT.fitModel(structure, MODELS);
+    return FIT.defaultFit(structure, MODELS, function (name) { return incompleteAtDefaults(structure, name); });
+  }
+
+  /**
+   * incompleteAtDefaults' answers, {model: why, or null} per structure: by object (a WeakMap),
+   * else by its JSON text (a Map of at most COMPLETE_TEXT_ENTRIES): the page's simulation Worker
+   * receives a structured clone of the same structure with every run, and the text (about 80 kB
+   * for an SM90 GEMM with its programs, under 2 ms to write) is far cheaper than the run.
+   */
+  var completeByObject = typeof WeakMap === "function" ? new WeakMap() : null;
+  var completeByText = typeof Map === "function" ? new Map() : null;
+  var COMPLETE_TEXT_ENTRIES = 4;
+
+  /** The cache entry of a structure (a fresh object when nothing can cache it). */
+  function completeEntry(structure) {
+    if (!isObject(structure)) return {};
+    if (completeByObject && completeByObject.has(structure)) return completeByObject.get(structure);
+    var entry = {};
+    if (completeByText) {
+      var text = JSON.stringify(structure);
+      if (completeByText.has(text)) entry = completeByText.get(text);
+      else {
+        if (completeByText.size >= COMPLETE_TEXT_ENTRIES) completeByText["delete"](completeByText.keys().next().value);
+        completeByText.set(text, entry);
+      }
+    }
+    if (completeByObject) completeByObject.set(structure, entry);
+    return entry;
+  }
+
+  /**
+   * Why a model's run at its default knobs (normalizeKnobs with none given: the source's settings)
+   * is not complete, or null when it is: an unknown model or block cap, a run with no blocks (the
+   * program could not run), a role stopped, a deadlock. The rule's (b), sim/fit.js defaultFit.
+   * Cached (completeEntry): the pages and the CLI never change a parsed structure.
+   */
+  function incompleteAtDefaults(structure, name) {
+    var entry = completeEntry(structure);
+    if (!Object.prototype.hasOwnProperty.call(entry, name)) entry[name] = runIncomplete(structure, name);
+    return entry[name];
+  }
+
+  /** incompleteAtDefaults' run, uncached: no barrier events, the model's own simulate (never simulateSteps, which fits). */
+  function runIncomplete(structure, name) {
+    var norm = normalizeKnobs({ model: name }, structure);
+    if (norm.error) return norm.error;
+    var model = MODELS[name];
+    var estimate = model.estimateBlocks(norm.knobs);
+    if (estimate > MAX_BLOCKS) return "up to " + estimate + " blocks at the default knobs (limit " + MAX_BLOCKS + ")";
+    var refs = model.refs(structure);
+    if (model.adjust) model.adjust(norm.knobs, refs, [], {});
+    var saved = setEventsWanted(false), r;
+    try {
+      r = model.simulate(norm.knobs, refs, structure);
+    } finally {
+      setEventsWanted(saved);
+    }
+    var v = isObject(r.verdict) ? r.verdict : {};
+    if (typeof r.error === "string" && r.error) return r.error;
+    if (!(r.total > 0)) return "the run has no blocks" + (v.summary ? ": " + v.summary : "");
+    if (Array.isArray(v.stopped) && v.stopped.length) {
+      return "a role stopped: " + v.stopped.map(function (x) { return x.role + " at line " + x.line; }).join(", ");
+    }
+    if (r.deadlock !== null && r.deadlock !== undefined) return "it deadlocks: " + r.deadlock.message;
+    return null;
   }
 
   /** A knob spec's source: {value, line} plus path when the fact is from another file (the kernel layer). */
@@ -325,22 +393,33 @@ var KernelSchedule = (function () {
     if (result.barrierEventsOmitted) {
       norm.messages.push("barrier events omitted: more than " + EVENT_BLOCK_LIMIT + " blocks");
     }
-    // A model that runs beside the fit (the program model) is no mismatch where it covers the structure.
+    // A model that runs beside the fit (the program model) is no mismatch where it covers the
+    // structure; the hand-written model the default was chosen over fits, but says why it is not the default.
+    var hand = isObject(fit.handFit) && fit.handFit.model === norm.knobs.model ? fit.handFit : null;
     if (explicit && fit.model !== norm.knobs.model && !(model.alongside && model.covers(structure) === null)) {
-      norm.messages.push("model " + norm.knobs.model + " was asked for, but " + (fit.model === null ?
-        "no schedule model fits this structure: " : "the structure fits the " + fit.model + " model: ") + fit.reason);
+      norm.messages.push("model " + norm.knobs.model + " was asked for" + (hand !== null ? "; the default is the " + fit.model +
+        " model, because this one does not follow the code here: " + FIT.divergenceText(hand) : (fit.model === null ?
+        ", but no schedule model fits this structure: " : ", but the structure fits the " + fit.model + " model: ") + fit.reason));
     }
     result.model = norm.knobs.model;
     result.knobs = norm.knobs;
     result.messages = norm.messages;
     result.error = null;
     result.functions = { producer: refs.producer, consumer: refs.consumer };
-    // The model that ran describes itself: a model run beside the fit gives its own reason,
-    // assumptions and omissions (the page's verdict lists them).
-    result.fit = model.alongside && model.covers(structure) === null ?
-      { model: norm.knobs.model, reason: model.fitReason, assumptions: model.assumptions(structure), notModelled: model.notModelled(structure) } : fit;
+    // The model that ran describes itself: the default's fit (with why it is the default), the
+    // hand-written fit the default was chosen over, or a model run beside the fit with its own
+    // reason, assumptions and omissions (the page's verdict lists them).
+    result.fit = fit.model === norm.knobs.model ? fit : hand !== null ? hand :
+      model.alongside && model.covers(structure) === null ? ownFit(norm.knobs.model, structure) : fit;
     result.view = model.view(norm.knobs, refs, result);
     return result;
+  }
+
+  /** The fit of a model run beside the fit (the program model) that covers the structure: its own reason, assumptions and omissions. */
+  function ownFit(name, structure) {
+    var model = MODELS[name], left = FIT.notModelledOf(model.notModelled(structure));
+    return { model: name, reason: model.fitReason, assumptions: model.assumptions(structure), notModelled: left.notModelled,
+      divergences: left.divergences };
   }
 
   // ---------------------------------------------------------------------------------------------

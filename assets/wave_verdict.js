@@ -192,8 +192,13 @@ var KVWaveVerdict = (function () {
       });
     }
 
-    /** The fit's assumptions, then what the model leaves out, folded under "Not modelled (n)". */
+    /**
+     * Why this model, where the default was chosen over a hand-written model that fits (fit.handFit,
+     * docs/fit.md "Default model"); then the fit's assumptions, then what the model leaves out,
+     * folded under "Not modelled (n)".
+     */
     function renderFitNotes(w, r) {
+      if (r.fit && r.fit.handFit) w.line("Why " + r.model + ": " + String(r.fit.reason), "kv-muted kv-fit-reason");
       var assumptions = r.fit && r.fit.assumptions ? r.fit.assumptions : [];
       if (assumptions.length) {
         w.line("Assumptions:", "kv-muted");

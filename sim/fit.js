@@ -366,9 +366,27 @@ var KernelFit = (function () {
     return [shape.kPipe, shape.vPipe, shape.vtPipe, shape.qPipe, shape.kvPipe].filter(function (x) { return x !== null; });
   }
 
-  /** The no-model fit: {model: null, reason, assumptions: [], notModelled: []}. */
+  /** The no-model fit: {model: null, reason, assumptions: [], notModelled: [], divergences: []}. */
   function noFit(reason) {
-    return { model: null, reason: reason, assumptions: [], notModelled: [] };
+    return { model: null, reason: reason, assumptions: [], notModelled: [], divergences: [] };
+  }
+
+  /**
+   * A model's notModelled entries as a fit gives them: {notModelled: [text], divergences: [{text,
+   * lines}]}. An entry is a text (something the model leaves out: the epilogue as one latency) or
+   * {text, diverges, lines}; with `diverges: true` it says the model's protocol is not the code's
+   * (the GEMM model's one wait per k-tile against an MMA function with several warpgroup_waits,
+   * model_gemm.js gemmNotModelled), and defaultFit reads that flag, never the text. Every entry's
+   * text stays in notModelled, so the page lists it as before.
+   */
+  function notModelledOf(entries) {
+    var out = { notModelled: [], divergences: [] };
+    (Array.isArray(entries) ? entries : []).forEach(function (e) {
+      if (!isObject(e)) { out.notModelled.push(String(e)); return; }
+      out.notModelled.push(String(e.text));
+      if (e.diverges === true) out.divergences.push({ text: String(e.text), lines: Array.isArray(e.lines) ? e.lines.slice() : [] });
+    });
+    return out;
   }
 
   /** Why a structure has no MMA at all: an epilogue collective, or MMAs the parser did not see. */
@@ -382,15 +400,17 @@ var KernelFit = (function () {
   }
 
   /**
-   * Which model fits a structure: {model: name | null, reason, assumptions: [text], notModelled:
-   * [text]}. Candidate by architecture and shape (SM120 none, SM100 blackwell, the attention shape
-   * attention, else gemm), then the candidate's coverage rule; anything it leaves out gives the
-   * no-model fit with the reason (docs/fit.md). models: schedule.js's MODELS.
+   * Which hand-written model fits a structure: {model: name | null, reason, assumptions: [text],
+   * notModelled: [text], divergences: [{text, lines}]} (notModelledOf). Candidate by architecture
+   * and shape (SM120 none, SM100 blackwell, the attention shape attention, else gemm), then the
+   * candidate's coverage rule; anything it leaves out gives the no-model fit with the reason
+   * (docs/fit.md). models: schedule.js's MODELS. The page's default is defaultFit's.
    */
   function fitModel(structure, models) {
     if (!isObject(structure)) {
       return { model: "gemm", reason: "no parsed structure: the CUTLASS 4.2 SM90 GEMM program is assumed",
-        assumptions: ["no parsed structure: the CUTLASS 4.2 SM90 GEMM mainloop and kernel layers are assumed"], notModelled: [] };
+        assumptions: ["no parsed structure: the CUTLASS 4.2 SM90 GEMM mainloop and kernel layers are assumed"], notModelled: [],
+        divergences: [] };
     }
     var st = structure;
     var ops = allOps(st);
@@ -411,11 +431,49 @@ var KernelFit = (function () {
     var model = models[name];
     var reason = model.covers(st, inv);
     if (reason !== null) return noFit(reason);
-    return { model: name, reason: model.fitReason, assumptions: model.assumptions(st), notModelled: model.notModelled(st, inv) };
+    var left = notModelledOf(model.notModelled(st, inv));
+    return { model: name, reason: model.fitReason, assumptions: model.assumptions(st), notModelled: left.notModelled,
+      divergences: left.divergences };
+  }
+
+  /** A fit's divergences as one text: each entry's, joined by "; ". */
+  function divergenceText(fit) {
+    return fit.divergences.map(function (d) { return d.text; }).join("; ");
+  }
+
+  /**
+   * The model a page starts in, with its fit (docs/fit.md "Default model"): the hand-written fit
+   * (fitModel), except where (a) that model fits but its notModelled says its protocol diverges
+   * from the code's (fit.divergences, entries flagged `diverges: true`) and (b) a model that runs
+   * the code's own programs (`alongside`: the program model) covers the structure and its run at
+   * the default knobs is complete (incomplete(name) === null: no error, no stopped role, no
+   * deadlock). Then that model, with a reason naming the divergences, its own assumptions and
+   * omissions, and `handFit`: the hand-written fit, which the page still offers. Else the hand
+   * fit, unchanged. incomplete(name): schedule.js's run of a model at its default knobs.
+   */
+  function defaultFit(structure, models, incomplete) {
+    var fit = fitModel(structure, models);
+    if (fit.model === null || fit.divergences.length === 0) return fit;
+    var names = Object.keys(models).filter(function (name) {
+      return models[name].alongside === true && models[name].covers(structure) === null;
+    });
+    for (var i = 0; i < names.length; i++) {
+      if (incomplete(names[i]) !== null) continue;
+      var m = models[names[i]], left = notModelledOf(m.notModelled(structure));
+      return { model: names[i],
+        reason: m.fitReason + ", by default: the " + fit.model + " model fits but does not follow the code here (" +
+          divergenceText(fit) + "), and the programs run complete at the source's settings (no role stopped, no deadlock); " +
+          "the " + fit.model + " model stays in the model choice",
+        assumptions: m.assumptions(structure), notModelled: left.notModelled, divergences: left.divergences, handFit: fit };
+    }
+    return fit;
   }
 
   return {
     fitModel: fitModel,
+    defaultFit: defaultFit,
+    notModelledOf: notModelledOf,
+    divergenceText: divergenceText,
     isBlackwell: isBlackwell,
     attentionShape: attentionShape,
     mmaClass: mmaClass,

@@ -515,8 +515,11 @@ var KernelModelGemm = (function () {
    * GEMM_NOT_MODELLED plus what this structure's MMA function does that the model's one wait per
    * k-tile (`warpgroup_wait<K_PIPE_MMAS>`, then the release) does not draw: several
    * warpgroup_waits (the FP8 blockwise mainloop's `warpgroup_wait<0>` before each scale promotion,
-   * the RS mixed-input mainloop's wait per k-block with its register conversions of A). The program
-   * model, where it runs, draws the code's own order.
+   * the RS mixed-input mainloop's wait per k-block with its register conversions of A). That entry
+   * is a divergence from the code's protocol, not an omission, so it is structured
+   * `{text, diverges: true, lines}` (sim/fit.js notModelledOf; the default rule, docs/fit.md
+   * "Default model", reads the flag, never the text). The program model, where it runs, draws the
+   * code's own order.
    */
   function gemmNotModelled(st) {
     var out = GEMM_NOT_MODELLED.slice();
@@ -526,8 +529,9 @@ var KernelModelGemm = (function () {
       if (!ops.some(function (op) { return op.op === "mma"; })) return;
       var waits = ops.filter(function (op) { return op.op === "warpgroup_wait"; }).map(function (op) { return op.line; });
       if (waits.length > 1) {
-        out.push((fn.name || "the MMA function") + "() waits on its WGMMAs " + waits.length + " times (warpgroup_wait, lines " + waits.join(", ") +
-          "), more than the one warpgroup_wait<K_PIPE_MMAS> per k-tile this model draws: its order of waits, MMAs and releases may differ (the program model runs the code's own)");
+        out.push({ diverges: true, lines: waits.slice(),
+          text: (fn.name || "the MMA function") + "() waits on its WGMMAs " + waits.length + " times (warpgroup_wait, lines " + waits.join(", ") +
+            "), more than the one warpgroup_wait<K_PIPE_MMAS> per k-tile this model draws: its order of waits, MMAs and releases may differ (the program model runs the code's own)" });
       }
     });
     return out;
