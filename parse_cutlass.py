@@ -2227,6 +2227,31 @@ def _warp_group_role_vars(src):
     return out
 
 
+RE_RETURN = re.compile(r"\breturn\b(?P<expr>[^;{}]*);")
+
+
+def _returned_members(src, fn, enum, members):
+    """The members of `enum` a role variable initialised by the warp-to-role function `fn` can
+    hold: those its definitions return (`return WarpRole::Softmax0;`), in the enum's order. A
+    definition that forwards to a function of the same name (77 decode kernel 97-99 `return
+    KernelSchedule::warp_idx_to_WarpRole(warp_idx);`) adds nothing; one returning anything else
+    keeps every member. 77 decode's schedule (60-67) never returns WarpRole::Epilogue
+    (NumWarpsEpilogue = 0, 71: the correction warp stores O), so no warp runs that branch."""
+    code, brackets, returned = src.code, src.brackets, set()
+    for m in re.finditer(rf"\b{re.escape(fn)}\s*\(\s*(?:const\s+)?int\s+{_IDENT}\s*\)\s*(?:const\s*)?\{{", code):
+        close = brackets.close_of(m.end() - 1)
+        if close is None:
+            return members
+        for r in RE_RETURN.finditer(code, m.end(), close):
+            expr = "".join(r.group("expr").split())
+            mm = re.fullmatch(rf"(?:{_IDENT}::)*{re.escape(enum)}::(?P<m>{_IDENT})", expr)
+            if mm and mm.group("m") in members:
+                returned.add(mm.group("m"))
+            elif not re.fullmatch(rf"(?:{_IDENT}::)*{re.escape(fn)}\(\w*\)", expr):
+                return members
+    return [x for x in members if x in returned] if returned else members
+
+
 def _kernel_program(src, fns, out):
     """out["program"]: the program of the kernel layer's device `operator()` (programs_cpp), and
     out["role_vars"]: each variable its role branches compare, with the enum's members in order
@@ -2247,9 +2272,10 @@ def _kernel_program(src, fns, out):
         if m.group("enum") in enums:
             role_fns.setdefault(m.group("fn"), m.group("enum"))
     for fn, enum in role_fns.items():
+        members = _returned_members(src, fn, enum, enums[enum][0])
         for m in re.finditer(rf"(?P<name>{_IDENT})\s*=\s*{re.escape(fn)}\s*\(", code):
             if all(v["name"] != m.group("name") for v in role_vars):
-                role_vars.append({"name": m.group("name"), "enum": enum, "members": enums[enum][0],
+                role_vars.append({"name": m.group("name"), "enum": enum, "members": members,
                                   "line": src.line(m.start()), "enum_line": enums[enum][1]})
     if not role_vars:
         role_vars = _warp_group_role_vars(src)

@@ -72,6 +72,7 @@ NEAR_MATCH_SAMPLES = {
     "RE_ASSIGNMENT": "int read_stage = smem_pipe_read.index();",
     "RE_BARRIER_ASSIGN": "BarrierType* tma_barrier = ",
     "RE_LOCAL_DEF": "Vec* dst_ptr = &dst(i);",
+    "RE_RETURN": "return WarpRole::Softmax0;",
     "RE_RAW_CP_ASYNC": "cutlass::arch::cp_async_zfill<16, cutlass::arch::CacheOperation::Always>(",
     "RE_SMEM_NAME": "shared_tensors.smem_lse.begin()",
     "RE_BULK_REDUCE": "SM90_BULK_REDUCE_ADD",
