@@ -1482,6 +1482,115 @@ def _copy_partition(span, call):
     return True
 
 
+# A raw cp.async call (cutlass/arch/memory_sm80.h: `cp_async<SizeInBytes, CacheOp>(smem_ptr,
+# global_ptr, pred_guard)` and `cp_async_zfill<...>(...)`, the first argument the shared
+# destination), e.g. 77 decode's Q (sm100_fmha_load_cpasync_warpspecialized.hpp 208-210:
+# `cutlass::arch::cp_async_zfill<16, cutlass::arch::CacheOperation::Always>(dst_ptr, src_ptr,
+# guard)`). cp_async_fence / cp_async_wait end in another word, so `\b` keeps them out; a member
+# call (`x.cp_async(`) is not one. The template arguments are skipped by RAW_CP_ASYNC_TARGS.
+RE_RAW_CP_ASYNC = re.compile(r"(?<![\w.>])cp_async(?:_zfill)?\b\s*(?=[<(])")
+RAW_CP_ASYNC_TARGS = 200     # the longest template-argument text of a raw cp.async call read
+MAX_DEF_HOPS = 4             # local definitions followed back from a raw cp.async's destination
+# A local definition or assignment `name = ...` (not ==, not a member `x.name =`).
+RE_LOCAL_DEF = re.compile(rf"(?<![\w.>])(?P<name>{_IDENT})\s*=(?!=)")
+# Shared memory in a destination's definitions: a CuTe shared partition (tQsQ, RE_PARTITION with
+# space `s`) or a shared-storage member (`shared_tensors.smem_lse`, `storage.smem_q`).
+RE_SMEM_NAME = re.compile(r"\bsmem_(?P<operand>[A-Za-z][A-Za-z0-9]*)")
+
+
+def _raw_cp_async_paren(code, pos, hi):
+    """The offset of the `(` of a raw cp.async call whose name ends at pos (its `<...>` skipped
+    by a depth count over <> and (), as `sizeof(int)` may sit inside), or None."""
+    i = pos
+    while i < hi and code[i].isspace():
+        i += 1
+    if i < hi and code[i] == "<":
+        depth, stop = 0, min(hi, i + RAW_CP_ASYNC_TARGS)
+        while i < stop:
+            ch = code[i]
+            depth += ch in "<("
+            depth -= ch in ">)"
+            i += 1
+            if depth == 0:
+                break
+        else:
+            return None
+        while i < hi and code[i].isspace():
+            i += 1
+    return i if i < hi and code[i] == "(" else None
+
+
+def _local_defs(span):
+    """{name: [(pos, rhs_lo, rhs_hi)]} of the span's `name = ...` statements, in order (one pass)."""
+    defs = {}
+    for m in RE_LOCAL_DEF.finditer(span.code, span.lo, span.hi):
+        end = span.src.statement(m.start())[1]
+        defs.setdefault(m.group("name"), []).append((m.start(), m.end(), min(end, m.end() + MAX_ARG_CHARS)))
+    return defs
+
+
+def _dest_texts(span, defs, lo, hi, pos):
+    """The destination's text code[lo:hi] and the right-hand sides of the local definitions it
+    reads, followed back MAX_DEF_HOPS times (each the nearest definition before the reader)."""
+    code, texts, seen = span.code, [], set()
+    frontier = [(lo, hi, pos)]
+    for _hop in range(MAX_DEF_HOPS + 1):
+        nxt = []
+        for a, b, at in frontier:
+            texts.append(code[a:b])
+            for name in dict.fromkeys(re.findall(_IDENT, code[a:b])):
+                cands = [d for d in defs.get(name, ()) if d[0] < at]
+                if cands and (name, cands[-1][0]) not in seen:
+                    seen.add((name, cands[-1][0]))
+                    nxt.append((cands[-1][1], cands[-1][2], cands[-1][0]))
+        frontier = nxt
+    return texts
+
+
+def _scan_raw_cp_async(span):
+    """cutlass::arch::cp_async_zfill<16, ...>(dst, src, guard) and cp_async<...>(...): a cp.async
+    copy into the stage the role acquired when its destination is shared memory indexed by that
+    acquire's state. The destination (first argument) is followed back through the span's local
+    definitions (`Vec* dst_ptr = &dst(i);` <- `auto dst = recast<Vec>(tQsQ(_, _, _, _,
+    state.index()));`, 77 decode load_cpasync 199, 205) until the texts read `S.index()`, S the
+    first argument of the nearest preceding producer_acquire (`pipeline_q.producer_acquire(state)`,
+    193), and name shared memory (RE_PARTITION `tQsQ`, RE_SMEM_NAME `smem_lse`). A call that does
+    not is no op (the commit that follows then stops the role, named)."""
+    if not span.has("cp_async") or not span.acquires:
+        return
+    code, src = span.code, span.src
+    defs = None
+    for m in RE_RAW_CP_ASYNC.finditer(code, span.lo, span.hi):
+        rec = _nearest(span.acquire_pos, span.acquires, m.start())
+        paren = _raw_cp_async_paren(code, m.end(), span.hi)
+        close = src.brackets.close_of(paren) if paren is not None else None
+        if rec is None or close is None:
+            continue
+        acq = next((o for o in span.ops if o["_pos"] == rec[0] and o["op"] in ACQUIRE_OPS and o["_args"]), None)
+        if acq is None:
+            continue
+        state = code[acq["_args"][0][0]:acq["_args"][0][1]].split(",")[0].strip()
+        if not re.fullmatch(_IDENT, state):
+            continue
+        first_lo, first_hi = split_top_level(code, paren + 1, close, src.brackets, 1)[0]
+        defs = _local_defs(span) if defs is None else defs
+        texts = _dest_texts(span, defs, first_lo, min(first_hi, first_lo + MAX_ARG_CHARS), m.start())
+        reads_stage = re.compile(rf"\b{re.escape(state)}\s*\.\s*index\s*\(\s*\)")
+        if not any(reads_stage.search(t) for t in texts):
+            continue
+        operand = None
+        for t in texts:
+            pm = next((p for p in RE_PARTITION.finditer(t) if p.group("space") == "s"), None)
+            sm = RE_SMEM_NAME.search(t)
+            if pm or sm:
+                operand = pm.group("operand") if pm else sm.group("operand")
+                break
+        if operand is None:
+            continue
+        span.add("cp_async", m.start(), m.group(0).strip(), paren, rec[1], operand=operand_name(operand),
+                 buffer=_buffer_for(operand, span.buffers))
+
+
 def _scan_helper_loads(span):
     """helper.method(...) on a load helper (FA3's `load_Q = ...`): a TMA load through it."""
     ctx = span.ctx
@@ -1621,6 +1730,7 @@ def _scan_named_barrier_objects(span):
 OP_RECOGNIZERS = (
     ("pipeline member calls", _scan_pipeline_calls),
     ("copy calls", _scan_copies),
+    ("raw cp.async calls into an acquired stage", _scan_raw_cp_async),
     ("load-helper calls", _scan_helper_loads),
     ("gemm calls", _scan_gemms),
     ("softmax steps", _scan_softmax),
@@ -2117,6 +2227,31 @@ def _warp_group_role_vars(src):
     return out
 
 
+RE_RETURN = re.compile(r"\breturn\b(?P<expr>[^;{}]*);")
+
+
+def _returned_members(src, fn, enum, members):
+    """The members of `enum` a role variable initialised by the warp-to-role function `fn` can
+    hold: those its definitions return (`return WarpRole::Softmax0;`), in the enum's order. A
+    definition that forwards to a function of the same name (77 decode kernel 97-99 `return
+    KernelSchedule::warp_idx_to_WarpRole(warp_idx);`) adds nothing; one returning anything else
+    keeps every member. 77 decode's schedule (60-67) never returns WarpRole::Epilogue
+    (NumWarpsEpilogue = 0, 71: the correction warp stores O), so no warp runs that branch."""
+    code, brackets, returned = src.code, src.brackets, set()
+    for m in re.finditer(rf"\b{re.escape(fn)}\s*\(\s*(?:const\s+)?int\s+{_IDENT}\s*\)\s*(?:const\s*)?\{{", code):
+        close = brackets.close_of(m.end() - 1)
+        if close is None:
+            return members
+        for r in RE_RETURN.finditer(code, m.end(), close):
+            expr = "".join(r.group("expr").split())
+            mm = re.fullmatch(rf"(?:{_IDENT}::)*{re.escape(enum)}::(?P<m>{_IDENT})", expr)
+            if mm and mm.group("m") in members:
+                returned.add(mm.group("m"))
+            elif not re.fullmatch(rf"(?:{_IDENT}::)*{re.escape(fn)}\(\w*\)", expr):
+                return members
+    return [x for x in members if x in returned] if returned else members
+
+
 def _kernel_program(src, fns, out):
     """out["program"]: the program of the kernel layer's device `operator()` (programs_cpp), and
     out["role_vars"]: each variable its role branches compare, with the enum's members in order
@@ -2137,9 +2272,10 @@ def _kernel_program(src, fns, out):
         if m.group("enum") in enums:
             role_fns.setdefault(m.group("fn"), m.group("enum"))
     for fn, enum in role_fns.items():
+        members = _returned_members(src, fn, enum, enums[enum][0])
         for m in re.finditer(rf"(?P<name>{_IDENT})\s*=\s*{re.escape(fn)}\s*\(", code):
             if all(v["name"] != m.group("name") for v in role_vars):
-                role_vars.append({"name": m.group("name"), "enum": enum, "members": enums[enum][0],
+                role_vars.append({"name": m.group("name"), "enum": enum, "members": members,
                                   "line": src.line(m.start()), "enum_line": enums[enum][1]})
     if not role_vars:
         role_vars = _warp_group_role_vars(src)
