@@ -698,7 +698,7 @@ def _prune(body, local_callables):
                 calls.update(n["names"])
             # A named-barrier object an op of the function runs on (`epi_barrier =
             # cutlass.pipeline.NamedBarrier(...)` then `epi_barrier.arrive_and_wait()`, FA4
-            # bwd_sm90 1671, 1709): the interpreter reads its let for the id and thread count.
+            # bwd_sm90 1672, 1709): the interpreter reads its let for the id and thread count.
             if n["node"] == "op" and isinstance(n.get("receiver"), str):
                 receivers.add(n["receiver"])
             if n["node"] == "let" and len(n["names"]) == 1 and isinstance(n.get("expr"), list) and \

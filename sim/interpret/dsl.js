@@ -268,7 +268,7 @@ var KernelInterpretDsl = (function (K) {
       }
       // `pipeline_custom.NamedBarrier(barrier_id=..., num_threads=...)` (FA4 sm100 985, 1119): a
       // named barrier object whose methods (pipeline.py 164-205) are the named-barrier ops.
-      // (`cutlass.pipeline.NamedBarrier(barrier_id=int(NamedBarrierBwd.PdS), num_threads=self.num_mma_threads)`, FA4 bwd_sm90 1267, 1671.)
+      // (`cutlass.pipeline.NamedBarrier(barrier_id=int(NamedBarrierBwd.PdS), num_threads=self.num_mma_threads)`, FA4 bwd_sm90 1267, 1672.)
       case "pipeline_custom.NamedBarrier": case "pipeline.NamedBarrier": case "cutlass.pipeline.NamedBarrier": case "NamedBarrier":
         return dslNamedBarrier(name, args, env, ctx);
       case "partial": return args.length ? dslPartial(args, env, ctx, constexpr) : PASS;
