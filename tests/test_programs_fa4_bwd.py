@@ -161,3 +161,25 @@ def test_variants_stop_named(bwd):
                                                              "producer.warp1"]
     assert {s["line"] for s in sparse["stopped"]} == {957, 1370, 1861}
     assert all("get_total_q_block_count_bwd" in s["reason"] for s in sparse["stopped"])
+
+
+def test_the_schedule_follows_the_code(bwd, tmp_path):
+    """A copy of the file written at test time with the Q release (1632) taken out: the
+    producer's third Q acquire (983, stage 0 again) waits for ever on pipeline_Q's empty
+    barrier; with the dO release (1605) moved after the Q release, the run follows it there (1633)
+    and still finishes."""
+    src = (fa4_dir() / "flash_bwd_sm90.py").read_text().splitlines(keepends=True)
+    assert src[1631].strip() == "pipeline_Q.consumer_release(consumer_state_Q)"
+    assert src[1604].strip().startswith("pipeline_dO.consumer_release(consumer_state_dO_cur)")
+    no_release = src[:1631] + ["            pass\n"] + src[1632:]
+    path = tmp_path / "flash_bwd_sm90.py"
+    path.write_text("".join(no_release))
+    out = run(parse_cutlass.parse_file(path), qBlocks=3, outputTiles=1)
+    assert out["stopped"] == [] and out["deadlock"] and "pipeline_Q.empty[0]" in out["deadlock"]
+    # Both lines sit at the same depth (the `if const_expr(is_dQ_wg)` arm, 1602-1632).
+    moved = src[:1604] + ["            pass\n"] + src[1605:1632] + [src[1604]] + src[1632:]
+    path.write_text("".join(moved))
+    out = run(parse_cutlass.parse_file(path), qBlocks=1, outputTiles=1)
+    assert out["stopped"] == [] and out["deadlock"] is None
+    wg = out["trace"]["consumer.WG1"]
+    assert wg[wg.index(1631):wg.index(1631) + 3] == [1631, 1632, 1633]
