@@ -95,8 +95,11 @@ class ExprReader:
         return reader(self, node, depth + 1) if reader else self.unread(node)
 
     def args(self, call, depth):
-        """Positional arguments, then keywords as ["kw", name, e] (`**x` and `*x` unread)."""
-        out = [self.unread(a) if isinstance(a, ast.Starred) else self.expr(a, depth) for a in call.args]
+        """Positional arguments, then keywords as ["kw", name, e]; `*name` is ["star", ["id", name]]
+        (`self.mma(*mma_args, is_dQ_wg=True)`, FA4 bwd_sm90 844: the interpreter splices the
+        tuple); any other `*x` and `**x` are unread."""
+        out = [(["star", ["id", a.value.id]] if isinstance(a.value, ast.Name) else self.unread(a))
+               if isinstance(a, ast.Starred) else self.expr(a, depth) for a in call.args]
         for k in call.keywords:
             out.append(["kw", k.arg, self.expr(k.value, depth)] if k.arg else self.unread(k.value))
         return out
@@ -681,17 +684,30 @@ def _prune(body, local_callables):
     """programs_cpp.prune, keeping also the lets of local callables a call node names
     (`load_K = partial(self.load_KV, ...)` ... `load_K(block=n_block, ...)`): prune reads a
     node's `expr`, so each such call carries its name there while it runs."""
-    marked = []
+    marked, calls, receivers, barriers = [], set(), set(), set()
 
     def mark(nodes):
         for n in nodes:
             if n["node"] == "call" and "receiver" not in n and n["name"] in local_callables and "expr" not in n:
                 n["expr"] = ["id", n["name"]]
                 marked.append(n)
+            # A let whose initializer runs a program is a step, whatever reads its names
+            # (`consumer_state_Q, consumer_state_dO = mma_one_m_block_all(...)`, FA4 bwd_sm90 1387:
+            # the names are read only by the next iteration's call of the same let).
+            if n["node"] == "let" and (n.get("function") or n.get("functions")):
+                calls.update(n["names"])
+            # A named-barrier object an op of the function runs on (`epi_barrier =
+            # cutlass.pipeline.NamedBarrier(...)` then `epi_barrier.arrive_and_wait()`, FA4
+            # bwd_sm90 1672, 1709): the interpreter reads its let for the id and thread count.
+            if n["node"] == "op" and isinstance(n.get("receiver"), str):
+                receivers.add(n["receiver"])
+            if n["node"] == "let" and len(n["names"]) == 1 and isinstance(n.get("expr"), list) and \
+                    n["expr"][:1] == ["call"] and str(n["expr"][1]).split(".")[-1] == "NamedBarrier":
+                barriers.add(n["names"][0])
             for key in ("init", "body", "step", "then", "else"):
                 mark(n.get(key) or ())
     mark(body)
-    out = prune(body)
+    out = prune(body, extra=calls | (receivers & barriers))
     for n in marked:
         del n["expr"]
     return out

@@ -71,6 +71,7 @@ var KernelSchedule = (function () {
       {"name": "outputTiles", "flag": "--tiles"},
       {"name": "kTiles", "flag": "--k-tiles"},
       {"name": "kvBlocks", "flag": "--kv-blocks"},
+      {"name": "qBlocks", "flag": "--q-blocks"},
       {"name": "tmaLatency", "flag": "--tma"},
       {"name": "wgmmaLatency", "flag": "--wgmma"},
       {"name": "gemm0Latency", "flag": "--gemm0"},

@@ -67,6 +67,12 @@ var KernelModelProgram = (function () {
   // MASK_TRIP_COUNTS) and the register loops' latencies (docs/programs.md "Register loops").
   PROGRAM_KNOB_RANGES.kvBlocks = AT.ATTENTION_KNOB_RANGES.kvBlocks;
   PROGRAM_DEFAULT_KNOBS.kvBlocks = AT.ATTENTION_DEFAULT_KNOBS.kvBlocks;
+  // The attention backward's Q blocks of one KV block's tile (its m-block loop: FA4 bwd_sm90
+  // `get_m_block_min_max`, block_info.py 83-96, ceil(seqlen_q / tile_m) without causal or local
+  // masking; sim/interpret/dsl.js DSL_Q_BLOCKS). Default 4, as kvBlocks.
+  PROGRAM_KNOB_RANGES.qBlocks = { min: 1, max: 4096, label: "Q blocks per KV tile (M)",
+    doc: "backward m-block iterations (Q / dO blocks) per KV block's tile" };
+  PROGRAM_DEFAULT_KNOBS.qBlocks = 4;
   PROGRAM_KNOB_RANGES.softmaxLatency = { min: 0, max: 10000, label: "exp loop latency (X)",
     doc: "steps of one register loop with exponentials (the softmax's MUFU work)" };
   PROGRAM_DEFAULT_KNOBS.softmaxLatency = AT.ATTENTION_DEFAULT_KNOBS.softmaxLatency;

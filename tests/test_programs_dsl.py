@@ -55,7 +55,10 @@ def test_expressions_the_dsl_adds():
     # Not read: no C spelling, or no value the interpreter computes.
     for text in ("a ** 2", "a in b", "None", "'K'", "1.5"):
         assert py_expr(text) == ["?", text]
-    assert py_expr("f(*a)") == ["call", "f", [["?", "*a"]]]
+    # `*name` in a call is spliced by the interpreter (`self.mma(*mma_args, ...)`, FA4 bwd_sm90 844);
+    # any other starred argument is not read.
+    assert py_expr("f(*a)") == ["call", "f", [["star", ["id", "a"]]]]
+    assert py_expr("f(*a.b)") == ["call", "f", [["?", "*a.b"]]]
 
 
 def test_deep_expressions_are_bounded():

@@ -268,7 +268,9 @@ var KernelInterpretDsl = (function (K) {
       }
       // `pipeline_custom.NamedBarrier(barrier_id=..., num_threads=...)` (FA4 sm100 985, 1119): a
       // named barrier object whose methods (pipeline.py 164-205) are the named-barrier ops.
-      case "pipeline_custom.NamedBarrier": case "pipeline.NamedBarrier": case "NamedBarrier": return dslNamedBarrier(name, args, env, ctx);
+      // (`cutlass.pipeline.NamedBarrier(barrier_id=int(NamedBarrierBwd.PdS), num_threads=self.num_mma_threads)`, FA4 bwd_sm90 1267, 1672.)
+      case "pipeline_custom.NamedBarrier": case "pipeline.NamedBarrier": case "cutlass.pipeline.NamedBarrier": case "NamedBarrier":
+        return dslNamedBarrier(name, args, env, ctx);
       case "partial": return args.length ? dslPartial(args, env, ctx, constexpr) : PASS;
       // cutlass.pipeline make_pipeline_state(Producer | Consumer, stages): a producer starts at phase 1
       // (as CUTLASS's make_producer_start_state), a consumer at phase 0 (called at sm90 676, 1002;
@@ -349,6 +351,14 @@ var KernelInterpretDsl = (function (K) {
       // ceil(seqlen_k / tile_n): the kvBlocks knob. 149-157: without a local window,
       // get_n_block_min_before_local_mask returns its n_block_min.
       if (name === "get_n_block_min_max") return new Tuple([0, ctx.knobs.kvBlocks]);
+      // DSL_Q_BLOCKS: block_info.py 83-96, the backward's m-block range of one KV block (FA4
+      // bwd_sm90 975, 1352, 1843): m_block_min = 0 and m_block_max = ceil(seqlen_q / tile_m), the
+      // qBlocks knob, without causal or local masking; with either, the range depends on n_block
+      // and the sequence lengths (86-95), which the run does not follow.
+      if (name === "get_m_block_min_max") {
+        if (dslFlag(ctx, "self.is_causal") || dslFlag(ctx, "self.is_local")) return new Unknown("the causal / local m-block range (block_info.py 86-95) is not followed");
+        return new Tuple([0, ctx.knobs.qBlocks]);
+      }
       if (name === "get_n_block_min_before_local_mask" && args.length >= 3 && !dslFlag(ctx, "self.is_local")) return evalExpr(args[2], env, ctx, false);
     }
     return PASS;
@@ -505,6 +515,10 @@ var KernelInterpretDsl = (function (K) {
       // A warp of a constructor warp-id tuple whose dry run stops before its first op is a role
       // too, so the verdict names where it stopped (FA4 sm100's load and epilogue warps).
       if (!rr.reached && rr.stopped && c.warpsOf) rr.reached = {};
+      // So is any binding whose dry run stops before its first op (FA4 bwd_sm90 with block sparsity:
+      // `if process_tile` on `get_total_q_block_count_bwd(...)`, 1361-1370, and the block-sparse
+      // arms' calls, DSL_UNFOLLOWED_CALLS), so the verdict names the stop instead of dropping the role.
+      if (!rr.reached && rr.stopped) rr.reached = {};
       if (!rr.reached) {
         // No step reached: no lane, but the verdict lists it (a warp the run leaves out is said).
         var idName0 = Object.keys(v.warp_ids || {}).filter(function (k) { return v.warp_ids[k].warps.indexOf(c.warp) >= 0; })[0];
@@ -552,11 +566,23 @@ var KernelInterpretDsl = (function (K) {
   RoleRun.prototype.dslBind = function (fn, partial, args, env) {
     var self = this, callee = {}, pos = [], kw = {};
     if (partial) { pos = partial.args.slice(); Object.keys(partial.kwargs).forEach(function (k) { kw[k] = partial.kwargs[k]; }); }
+    var starred = null;
     (args || []).forEach(function (a) {
       if (Array.isArray(a) && a[0] === "kw") kw[a[1]] = self.dslArgBox(a[2], env);
-      else pos.push(self.dslArgBox(a, env));
+      else if (Array.isArray(a) && a[0] === "star") {
+        // `self.mma(*mma_args, is_dQ_wg=True)` (FA4 bwd_sm90 805, 844): the tuple's items are positional arguments.
+        var t = self.eval(a[1], env, false);
+        if (t instanceof Tuple && starred === null) t.items.forEach(function (v) { pos.push({ v: v }); });
+        else if (starred === null) starred = pos.length;
+      } else pos.push(self.dslArgBox(a, env));
     });
+    // A starred argument that is not a known tuple leaves its position and every later one unknown.
+    if (starred !== null) pos.length = starred;
     fn.params.forEach(function (p, i) {
+      if (starred !== null && i >= starred && !Object.prototype.hasOwnProperty.call(kw, p.name)) {
+        callee[p.name] = { v: new Unknown("the argument `" + p.name + "` comes from a starred argument the run does not know") };
+        return;
+      }
       var box = i < pos.length ? pos[i] : Object.prototype.hasOwnProperty.call(kw, p.name) ? kw[p.name] : null;
       if (box === null) {
         callee[p.name] = { v: p["default"] ? clone(self.eval(p["default"], callee, false)) : new Unknown("the argument `" + p.name + "` is not given") };
@@ -618,7 +644,7 @@ var KernelInterpretDsl = (function (K) {
     }
     if (!Array.isArray(e) || e[0] !== "call") return PASS;
     var callee = this.dslCallee(node, e, env);
-    if (!callee) return PASS;
+    if (!callee) return this.dslUnfollowed(node, e[1], e[2], env, true);
     names.forEach(function (n) { if (!env[n]) env[n] = { v: new Unknown("returned by `" + callee.fn.name + "`") }; });
     return this.dslInvoke(callee, e[2], env, { names: names, env: env });
   };
@@ -640,13 +666,36 @@ var KernelInterpretDsl = (function (K) {
     // DSL_OPAQUE_CALLS: `self.correction_rescale(thr_mma_pv, tOtO_stage, tidx, scale)` (FA4 sm100 2896;
     // 3100-3149: TMEM load of O, multiply by the scale, TMEM store, no pipeline op) is one `math` block.
     if (node.receiver === "self" && DSL_OPAQUE_CALLS[node.name] && !this.ctx.functions[node.name]) return this.run.opaque(this, DSL_OPAQUE_CALLS[node.name], node);
+    if (!node.receiver && DSL_BULK_REDUCE[node.name]) return this.run.opaque(this, DSL_BULK_REDUCE[node.name], node);
     if (node.receiver === "self" && node.name === "epilogue" && !this.ctx.functions.epilogue) {
       this.frames.push({ nodes: EPILOGUE_FA4, pc: 0, env: { __call: { v: node } }, loop: null, fn: null });
       return undefined;
     }
     var callee = this.dslCallee(node, null, env);
-    if (!callee) return PASS;
+    if (!callee) return node.receiver ? PASS : this.dslUnfollowed(node, node.name, node.args, env);
     return this.dslInvoke(callee, node.args, env, null);
+  };
+
+  /**
+   * DSL_UNFOLLOWED_CALLS: a free call without a program that is handed a pipeline the run models
+   * or a pipeline state it follows does that protocol's waits and releases where the run cannot
+   * see them (FA4 bwd_sm90's block-sparse arms: `produce_block_sparse_q_loads_bwd_sm90(...,
+   * producer_state_Q, producer_state_dO, pipeline_Q, pipeline_dO, ...)`, 999-1020, and
+   * `consume_block_sparse_mma_bwd_sm90(..., consumer_state_Q, ...)`, 1398-1417, functions of
+   * block_sparse_utils.py, which this file's parse does not read): the role stops there, named.
+   * PASS otherwise (the C++ rules: a free call is no step).
+   */
+  RoleRun.prototype.dslUnfollowed = function (node, name, args, env, valued) {
+    var self = this, handed = null;
+    (args || []).forEach(function (a) {
+      if (handed || !Array.isArray(a) || a[0] !== "id") return;
+      var box = env[a[1]] || self.env[a[1]], v = box ? box.v : undefined;
+      if ((v instanceof Obj && v.kind === "pipe") || v instanceof State) handed = a[1];
+    });
+    if (!handed) return PASS;
+    // A let's call the DSL rules give a value (`tuple(...)`, `copy_utils.tma_producer_copy_fn(load_Q, pipeline_Q)`) is read as such.
+    if (valued && !isUnknown(this.eval(["call", name, args], env, false))) return PASS;
+    return this.stop(node, "`" + name + "` is handed `" + handed + "` but has no program here: its pipeline steps are not followed");
   };
 
   /**
@@ -685,6 +734,14 @@ var KernelInterpretDsl = (function (K) {
   var NAMED_METHODS = { arrive_w_index: "named_barrier_arrive", arrive_and_wait_w_index: "named_barrier_sync",
     arrive_and_wait_unaligned: "named_barrier_sync", arrive_and_wait: "named_barrier_sync", arrive: "named_barrier_arrive" };
   var DSL_OPAQUE_CALLS = { correction_rescale: "math" };
+  /**
+   * DSL_BULK_REDUCE: `copy_utils.cpasync_reduce_bulk_add_f32(smem, gmem, bytes)` (flash_attn/cute
+   * copy_utils.py 267-288: `cp.reduce.async.bulk.global.shared::cta.bulk_group.add.f32`), the
+   * backward's dQ accumulation into global memory (FA4 bwd_sm90 1903, on the dQ warp; the dK / dV
+   * reduce of the GQA epilogue, 1772, 1791) is a `store` block (storeLatency), complete at its end
+   * like a TMA store (its `cp_async_bulk_commit_group` / `_wait_group` are no steps).
+   */
+  var DSL_BULK_REDUCE = { "copy_utils.cpasync_reduce_bulk_add_f32": "store" };
   var EPILOGUE_FA4 = [{ node: "op", op: "__fa4_epi_sync" }, { node: "op", op: "__fa4_epi_work" }];
 
   K.CopyFn = CopyFn; K.SOFTMAX_CLASSES = SOFTMAX_CLASSES; K.SymId = SymId;

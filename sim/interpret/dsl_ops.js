@@ -52,6 +52,7 @@ var KernelInterpretDslOps = (function (K) {
     if (!got) {
       got = this.named[key] = this.eng.barrier(key, "named", null, Math.max(1, Math.round(threads / unit)), { wait: [], arrive: [] });
       got.threads = threads;
+      got.unit = unit;
     }
     return got;
   };
@@ -90,9 +91,17 @@ var KernelInterpretDslOps = (function (K) {
       wb.weight = threads < unit ? 1 : unit / WARP_THREADS;
       return wb;
     }
-    if (threads % unit !== 0) return rr.stop(node, "a named barrier of " + threads + " threads is not a whole number of roles of " + unit + " threads");
+    // DSL_MIXED_BARRIERS: a barrier shared by roles of different sizes (FA4 bwd_sm90's dQEmptyWG* /
+    // dQFullWG* of `num_threads_per_warp_group + WARP_SIZE` = 160 threads, 1617, 1626, 1874, 1897:
+    // one MMA warpgroup and the dQ warp) counts warps: the warpgroup arrives with its 4 warps, the
+    // warp with 1, so the barrier completes at 5 (its unit is fixed when it is first made).
+    var unitB = threads % unit === 0 ? unit : WARP_THREADS;
+    if (threads % unitB !== 0) return rr.stop(node, "a named barrier of " + threads + " threads is not a whole number of roles of " + unit + " threads");
     if (rr.run.dry) return DRY;
-    return rr.run.namedBarrier(id, threads, unit);
+    var bar = rr.run.namedBarrier(id, threads, unitB), w = unit / bar.unit;
+    if (w < 1 || w !== Math.floor(w)) return rr.stop(node, "a role of " + unit + " threads on a named barrier counted in units of " + bar.unit);
+    if (w !== 1) bar.weight = w;
+    return bar;
   }
 
   /** DSL op semantics (execOp's hook): the pipeline ops through dslRing / dslState, MMAs with wg_wait, softmax, named barriers. */
