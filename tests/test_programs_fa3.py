@@ -194,28 +194,18 @@ def test_the_verdict_says_what_each_math_warpgroup_waits_for():
     assert all(w.get("tensor-core", 0) > 0 for w in waits.values())
 
 
-def test_interpreter_equals_the_attention_model_block_for_block():
-    """150 seeded settings (stages 1-6, tiles 1-4, KV blocks 1-6, 2-3 math warpgroups, FA3's
-    IntraWGOverlap, every latency random): the interpreted schedule equals runAttention's block
-    for block, total and deadlock, with the lane mapping and the drawing differences of
-    tests/js/interpret_diff.js (docs/programs.md "FlashAttention-3 forward")."""
+@pytest.mark.parametrize("overlap, seed", [(True, "11"), (False, "13")], ids=["intra_wg_overlap", "no_intra_wg_overlap"])
+def test_interpreter_equals_the_attention_model_block_for_block(overlap, seed):
+    """150 seeded settings (stages 1-6, tiles 1-4, KV blocks 1-6, 2-3 math warpgroups, every
+    latency random), with FA3's IntraWGOverlap on and off: the interpreted schedule equals
+    runAttention's block for block, total and deadlock, with the lane mapping and the drawing
+    differences of tests/js/interpret_diff.js (docs/programs.md "FlashAttention-3 forward"). Off,
+    it is FA3's own fwd_step of 1258 against runAttention's non-overlap path, with
+    UseSchedulerBarrier as FA3 derives it (352-355: on with exactly two math warpgroups, off with
+    three)."""
     checkout()
     proc = subprocess.run([node(), str(ROOT / "tests" / "js" / "interpret_diff.js"), str(ROOT / "examples" / "fa3_fwd.json"),
-                           "attention", "11", "150", json.dumps({"intraWGOverlap": True})],
-                          capture_output=True, text=True, timeout=600, check=True)
-    out = json.loads(proc.stdout)
-    assert out["runs"] == 150
-    assert out["stopped"] == []
-    assert out["mismatches"] == [], out["mismatches"][:3]
-
-
-def test_interpreter_equals_the_attention_model_block_for_block_without_intra_wg_overlap():
-    """The same comparison with IntraWGOverlap off (150 seeded settings): FA3's own fwd_step of
-    1258 against runAttention's non-overlap path, with UseSchedulerBarrier as FA3 derives it
-    (352-355: on with exactly two math warpgroups, off with three)."""
-    checkout()
-    proc = subprocess.run([node(), str(ROOT / "tests" / "js" / "interpret_diff.js"), str(ROOT / "examples" / "fa3_fwd.json"),
-                           "attention", "13", "150", json.dumps({"intraWGOverlap": False})],
+                           "attention", seed, "150", json.dumps({"intraWGOverlap": overlap})],
                           capture_output=True, text=True, timeout=600, check=True)
     out = json.loads(proc.stdout)
     assert out["runs"] == 150
