@@ -273,7 +273,7 @@ var KernelModelProgram = (function () {
     if (!kindPresent(run.columns, "issue") && !kindPresent(run.columns, "filling")) return { stages: null, why: "no load ring: the run draws no copy" };
     var stageKnobs = loadStageKnobs(I).filter(function (k) { return reads[k]; });
     if (!stageKnobs.length) return { stages: null, why: "the load rings' stage counts are the code's own (no stage knob to vary)" };
-    var steps = knobs.outputTiles * (reads.kvBlocks ? knobs.kvBlocks : knobs.kTiles);
+    var steps = searchSteps(reads, knobs);
     if (steps > MIN_STAGES_SEARCH_STEPS) {
       return { stages: null, why: "not searched above " + MIN_STAGES_SEARCH_STEPS + " steps (output tiles x " + (reads.kvBlocks ? "KV blocks" : "k-tiles") +
         " = " + steps + "; each stage count tried is a run)" };
@@ -312,6 +312,11 @@ var KernelModelProgram = (function () {
     return { stages: null, why: "the load stays exposed even with " + top + " stages" };
   }
 
+  /** The steps of the busiest CTA the load-hiding search is bounded by: output tiles x KV blocks or k-tiles. */
+  function searchSteps(reads, knobs) {
+    return knobs.outputTiles * (reads.kvBlocks ? knobs.kvBlocks : knobs.kTiles);
+  }
+
   /** Whether a run's columns hold a block of kind. */
   function kindPresent(columns, kind) {
     if (!columns || !columns.kinds) return false;
@@ -326,8 +331,12 @@ var KernelModelProgram = (function () {
     var I = interpretModule();
     var estimate = estimateProgramBlocks(knobs);
     // The run records its late load waits (no other effect) for the load-hiding search below.
-    var watch = newWatch(null, null, false);
-    var run = I.run(structure, knobs, watchingPrims(watch), { events: recordEvents(estimate), capacity: estimate });
+    // The watching engine costs every wait and copy a little (about 1.4x on a large GEMM run): only
+    // a run the search may use is watched; a larger one is answered by its step bound unwatched.
+    var searchable = searchSteps(programReads(structure) || {}, knobs) <= MIN_STAGES_SEARCH_STEPS;
+    var watch = searchable ? newWatch(null, null, false) : null;
+    var run = I.run(structure, knobs, watch !== null ? watchingPrims(watch) : ENGINE_PRIMITIVES,
+      { events: recordEvents(estimate), capacity: estimate });
     if (run.error) {
       var empty = new Timeline([], false, 0).finalize();
       return { total: 0, lanes: [], columns: empty, deadlock: null, barriers: [], barrierEvents: [],
