@@ -111,6 +111,20 @@ var KernelInterpretDsl = (function (K) {
     return JSON.stringify(e);
   }
 
+  /**
+   * A `+` / `-` the C++ rules leave to the hooks (dslExpr, wgExpr): a named-barrier id plus or
+   * minus a number stays symbolic (SymId), and two tuples concatenate (`self.softmax0_warp_ids +
+   * self.correction_warp_ids`, FA4 sm100 1029); else PASS.
+   */
+  function symbolicSum(e, env, ctx, constexpr) {
+    if (e[1] !== "+" && e[1] !== "-") return PASS;
+    var a = evalExpr(e[2], env, ctx, constexpr), b = evalExpr(e[3], env, ctx, constexpr);
+    if (a instanceof SymId && typeof b === "number") return new SymId(a.base, a.off + (e[1] === "+" ? b : -b));
+    if (a instanceof Tuple && b instanceof Tuple && e[1] === "+") return new Tuple(a.items.concat(b.items));
+    if (b instanceof SymId && typeof a === "number" && e[1] === "+") return new SymId(b.base, b.off + a);
+    return PASS;
+  }
+
   /** DSL expressions (evalExpr's hook): PASS leaves e to the C++ rules. */
   function dslExpr(e, env, ctx, constexpr) {
     switch (e[0]) {
@@ -128,13 +142,7 @@ var KernelInterpretDsl = (function (K) {
       }
       case "bin": {
         if ((e[1] === "==" || e[1] === "!=") && (isNoneExpr(e[2]) || isNoneExpr(e[3]))) return noneTest(e, env, ctx);
-        if (e[1] !== "+" && e[1] !== "-") return PASS;
-        var a = evalExpr(e[2], env, ctx, constexpr), b = evalExpr(e[3], env, ctx, constexpr);
-        if (a instanceof SymId && typeof b === "number") return new SymId(a.base, a.off + (e[1] === "+" ? b : -b));
-        // `self.softmax0_warp_ids + self.correction_warp_ids` (FA4 sm100 1029): tuples concatenate.
-        if (a instanceof Tuple && b instanceof Tuple && e[1] === "+") return new Tuple(a.items.concat(b.items));
-        if (b instanceof SymId && typeof a === "number" && e[1] === "+") return new SymId(b.base, b.off + a);
-        return PASS;
+        return symbolicSum(e, env, ctx, constexpr);
       }
       case "call": return dslCallExpr(e, env, ctx, constexpr);
       case "mcall": return dslMethodExpr(e, env, ctx, constexpr);
@@ -744,7 +752,7 @@ var KernelInterpretDsl = (function (K) {
   var DSL_BULK_REDUCE = { "copy_utils.cpasync_reduce_bulk_add_f32": "store" };
   var EPILOGUE_FA4 = [{ node: "op", op: "__fa4_epi_sync" }, { node: "op", op: "__fa4_epi_work" }];
 
-  K.CopyFn = CopyFn; K.SOFTMAX_CLASSES = SOFTMAX_CLASSES; K.SymId = SymId;
+  K.CopyFn = CopyFn; K.SOFTMAX_CLASSES = SOFTMAX_CLASSES; K.SymId = SymId; K.symbolicSum = symbolicSum;
   K.WARPGROUP_THREADS = WARPGROUP_THREADS; K.WARP_THREADS = WARP_THREADS;
   K.dslBinding = dslBinding; K.dslConsumerCount = dslConsumerCount; K.dslExpr = dslExpr;
   K.dslPipelines = dslPipelines; K.dslRingCounts = dslRingCounts; K.dslRoles = dslRoles;

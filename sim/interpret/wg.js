@@ -15,7 +15,7 @@ var KernelInterpretWg = (function (K) {
     Scheduler = K.Scheduler, SymId = K.SymId, Tuple = K.Tuple,
     WARPGROUP_THREADS = K.WARPGROUP_THREADS, WARP_THREADS = K.WARP_THREADS, Work = K.Work,
     declKind = K.declKind, evalExpr = K.evalExpr, knownFlag = K.knownFlag,
-    registerLoopClass = K.registerLoopClass;
+    registerLoopClass = K.registerLoopClass, symbolicSum = K.symbolicSum;
 
   // ---------------------------------------------------------------------------------------------
   // C++ kernels with a warpgroup-index role variable (FlashAttention-3's SM90 forward:
@@ -148,15 +148,7 @@ var KernelInterpretWg = (function (K) {
       }
       case "member":   // threadIdx.x: the role's thread
         return Array.isArray(e[1]) && e[1][0] === "id" && e[1][1] === "threadIdx" && e[2] === "x" && t !== null ? t : PASS;
-      case "bin": {
-        if (e[1] !== "+" && e[1] !== "-") return PASS;
-        var a = evalExpr(e[2], env, ctx, constexpr), b = evalExpr(e[3], env, ctx, constexpr);
-        if (a instanceof SymId && typeof b === "number") return new SymId(a.base, a.off + (e[1] === "+" ? b : -b));
-        // `self.softmax0_warp_ids + self.correction_warp_ids` (FA4 sm100 1029): tuples concatenate.
-        if (a instanceof Tuple && b instanceof Tuple && e[1] === "+") return new Tuple(a.items.concat(b.items));
-        if (b instanceof SymId && typeof a === "number" && e[1] === "+") return new SymId(b.base, b.off + a);
-        return PASS;
-      }
+      case "bin": return symbolicSum(e, env, ctx, constexpr);
       case "call": {
         var name = e[1], args = e[2] || [];
         switch (name) {
