@@ -157,6 +157,8 @@ var KernelModelProgram = (function () {
    * searched: the GEMM model's bounds (model_gemm.js MIN_STAGES_SEARCH_MAX, MIN_STAGES_SEARCH_TILES).
    */
   var MIN_STAGES_SEARCH_MAX = 64, MIN_STAGES_SEARCH_STEPS = 10000;
+  /** Stage counts the search tries one by one (1 up to this) before it doubles and bisects (searchStages). */
+  var MIN_STAGES_SEARCH_LINEAR = 8;
   /** Blocks of the current run above which the search is not made (each probe costs up to a run like it). */
   var MIN_STAGES_SEARCH_BLOCKS = 50000;
 
@@ -299,17 +301,43 @@ var KernelModelProgram = (function () {
     });
     var issuers = issuerNames(run);
     if (!anySized) return { stages: null, why: "the load rings have the code's own stage counts (no stage knob sizes them)" };
-    for (var S = range.min; S <= top; S++) {
-      var late;
-      if (uniform && S === current) late = waitsOn(watch, "late", issuers, sized);
-      else {
-        var w = newWatch(issuers, sized, false);
-        var probe = I.run(structure, variantAt(S), watchingPrims(w), { events: false });
-        late = !!probe.error || probe.deadlock !== null || probe.stopped.length > 0 || waitsOn(w, "late", issuers, sized);
-      }
-      if (!late) return { stages: S };
+    function lateAt(S) {
+      if (uniform && S === current) return waitsOn(watch, "late", issuers, sized);
+      var w = newWatch(issuers, sized, false);
+      var probe = I.run(structure, variantAt(S), watchingPrims(w), { events: false });
+      return !!probe.error || probe.deadlock !== null || probe.stopped.length > 0 || waitsOn(w, "late", issuers, sized);
     }
-    return { stages: null, why: "the load stays exposed even with " + top + " stages" };
+    var S = searchStages(range.min, top, lateAt);
+    return S !== null ? { stages: S } : { stages: null, why: "the load stays exposed even with " + top + " stages" };
+  }
+
+  /**
+   * The smallest S in lo..top for which late(S) is false, or null: every count up to
+   * MIN_STAGES_SEARCH_LINEAR is tried in turn (exact); above it the counts double (16, 32, 64: at
+   * most top) until one hides the load, and the count is bisected between that one and the last
+   * that did not. The bisection assumes what holds for a ring: a count that hides the load also
+   * hides it with more stages (more stages only let a copy start earlier). At most
+   * MIN_STAGES_SEARCH_LINEAR + 2 log2(top) probes, where trying every count to 64 made a setting
+   * whose load no count hides cost 64 runs.
+   */
+  function searchStages(lo, top, late) {
+    var S = lo, last = lo - 1;
+    for (; S <= Math.min(top, MIN_STAGES_SEARCH_LINEAR); S++) {
+      if (!late(S)) return S;
+      last = S;
+    }
+    if (last >= top) return null;
+    var hit = null;
+    for (S = Math.min(Math.max(2 * last, last + 1), top); hit === null; S = Math.min(2 * S, top)) {
+      if (!late(S)) hit = S;
+      else if (S >= top) return null;
+      else last = S;
+    }
+    while (hit - last > 1) {   // late(last), !late(hit)
+      var mid = (last + hit) >> 1;
+      if (late(mid)) last = mid; else hit = mid;
+    }
+    return hit;
   }
 
   /** The steps of the busiest CTA the load-hiding search is bounded by: output tiles x KV blocks or k-tiles. */
@@ -678,6 +706,7 @@ var KernelModelProgram = (function () {
     register: register,
     programReads: programReads,
     programCensus: programCensus,
+    searchStages: searchStages,
     PROGRAM_LATENCY_KNOBS: PROGRAM_LATENCY_KNOBS.slice()
   };
 })();

@@ -430,6 +430,68 @@ var KernelInterpretContext = (function (K) {
     });
   }
 
+  /**
+   * A run's context and roles (docs/programs.md "Performance", role discovery kept): the roles
+   * enumerateRoles finds depend on the structure and on the knobs the context's construction and
+   * the discovery read, nothing else (dry runs, no engine). So they are kept per structure object
+   * with the knobs read (each knob's JSON; `Object.keys(knobs)` reads them all) and reused by a
+   * later run whose knobs agree on every one of those: the load-hiding search's probes, a sweep's
+   * settings, a page's re-runs. A reuse restores what the discovery left on the context that the
+   * run reports (`flags`, in their order, and `idle`); every other context field it set is a
+   * cache the run rebuilds on demand. Returns {ctx, roles} (roles: fresh shallow copies).
+   */
+  var ROLE_MEMO_ENTRIES = 16;
+  var roleMemo = typeof WeakMap === "function" && typeof Proxy === "function" ? new WeakMap() : null;
+  function discoverRoles(structure, knobs, prims) {
+    var entries = roleMemo !== null ? roleMemo.get(structure) : undefined;
+    var hit = entries ? entries.filter(function (e) { return knobsAgree(e.reads, knobs); })[0] : undefined;
+    if (hit !== undefined) {
+      var ctx = new Context(structure, knobs, prims);
+      hit.flags.forEach(function (kv) { ctx.flags[kv[0]] = kv[1]; });
+      ctx.idle = hit.idle.slice();
+      return { ctx: ctx, roles: hit.roles.map(function (r) { return Object.assign({}, r); }) };
+    }
+    var reads = Object.create(null), rec = roleMemo !== null ? recordingKnobs(knobs, reads) : null;
+    var c = new Context(structure, rec ? rec.knobs : knobs, prims);
+    var roles = c.kernel ? enumerateRoles(c) : [];
+    if (rec) {
+      rec.stop();
+      c.knobs = knobs;
+      if (!entries) roleMemo.set(structure, entries = []);
+      entries.unshift({ reads: Object.keys(reads).map(function (k) { return [k, reads[k]]; }), roles: roles.map(function (r) { return Object.assign({}, r); }),
+        flags: Object.keys(c.flags).map(function (k) { return [k, c.flags[k]]; }), idle: c.idle.slice() });
+      if (entries.length > ROLE_MEMO_ENTRIES) entries.pop();
+    }
+    return { ctx: c, roles: roles };
+  }
+
+  /** A knob value as the memo compares it. */
+  function knobKey(v) { return v === undefined ? "undefined" : JSON.stringify(v); }
+  var ALL_KNOBS = "\u0000all";   // reads[ALL_KNOBS]: the knobs were enumerated
+
+  /** Whether knobs give every recorded read its recorded value. */
+  function knobsAgree(reads, knobs) {
+    for (var i = 0; i < reads.length; i++) {
+      var k = reads[i][0], v = reads[i][1];
+      if (k === ALL_KNOBS ? v !== knobKey(Object.keys(knobs).sort()) : knobKey(knobs[k]) !== v) return false;
+    }
+    return true;
+  }
+
+  /** knobs behind a Proxy that records each knob read into reads (until stop()): its name and value. */
+  function recordingKnobs(knobs, reads) {
+    var on = true;
+    function note(k) { if (on && typeof k === "string" && !(k in reads)) reads[k] = knobKey(knobs[k]); }
+    var proxy = new Proxy(knobs, {
+      get: function (t, k) { note(k); return t[k]; },
+      has: function (t, k) { note(k); return k in t; },
+      getOwnPropertyDescriptor: function (t, k) { note(k); return Object.getOwnPropertyDescriptor(t, k); },
+      ownKeys: function (t) { if (on && !(ALL_KNOBS in reads)) reads[ALL_KNOBS] = knobKey(Object.keys(t).sort()); return Reflect.ownKeys(t); },
+      set: function (t, k, v) { t[k] = v; if (on && typeof k === "string") reads[k] = knobKey(v); return true; }
+    });
+    return { knobs: proxy, stop: function () { on = false; } };
+  }
+
   /** Static walk for enumerateRoles: which role variables decide, whether the role does anything. */
   function probeNodes(nodes, ctx, probe, depth) {
     if (!nodes || depth > 8) return;
@@ -494,7 +556,7 @@ var KernelInterpretContext = (function (K) {
     return null;
   }
 
-  K.COLLECTIVE_TYPES = COLLECTIVE_TYPES; K.Context = Context; K.enumerateRoles = enumerateRoles;
+  K.COLLECTIVE_TYPES = COLLECTIVE_TYPES; K.Context = Context; K.discoverRoles = discoverRoles; K.enumerateRoles = enumerateRoles;
   return K;
 })(typeof KernelInterpretExpr !== "undefined" ? KernelInterpretExpr : require("./expr.js"));
 

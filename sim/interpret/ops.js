@@ -11,11 +11,11 @@
 var KernelInterpretOps = (function (K) {
   "use strict";
 
-  var COMMIT_ARRIVE_OPS = K.COMMIT_ARRIVE_OPS, Context = K.Context,
+  var COMMIT_ARRIVE_OPS = K.COMMIT_ARRIVE_OPS,
     DRY_CHECK_MASK = K.DRY_CHECK_MASK, EPILOGUE_CALLS = K.EPILOGUE_CALLS, MMA_UNITS = K.MMA_UNITS,
     Obj = K.Obj, PIPELINE_CLASSES = K.PIPELINE_CLASSES, RoleRun = K.RoleRun, State = K.State,
     TILE_KEY = K.TILE_KEY, cpAsyncCommits = K.cpAsyncCommits, declKind = K.declKind,
-    enumerateRoles = K.enumerateRoles, evalExpr = K.evalExpr, isUnknown = K.isUnknown,
+    discoverRoles = K.discoverRoles, evalExpr = K.evalExpr, isUnknown = K.isUnknown,
     operandStage = K.operandStage;
 
   // Defined in a later part: called through K at run time.
@@ -288,9 +288,8 @@ var KernelInterpretOps = (function (K) {
    * barrierEvents, roles, stopped, flags, notes} or {error}.
    */
   function run(structure, knobs, prims, options) {
-    var ctx = new Context(structure, knobs, prims);
+    var found = discoverRoles(structure, knobs, prims), ctx = found.ctx, roles = found.roles;
     if (!ctx.kernel) return { error: "no kernel-layer program: the roles are not known" };
-    var roles = enumerateRoles(ctx);
     if (!roles.length) return { error: "no role of the kernel layer reaches a step" };
     var R = new Run(ctx, roles, options || {});
     return R.go();
