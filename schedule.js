@@ -402,6 +402,7 @@ var KernelSchedule = (function () {
         " model, because this one does not follow the code here: " + FIT.divergenceText(hand) : (fit.model === null ?
         ", but no schedule model fits this structure: " : ", but the structure fits the " + fit.model + " model: ") + fit.reason));
     }
+    whatIfCheck(model, norm.knobs, structure, result, estimate, norm.messages);
     result.model = norm.knobs.model;
     result.knobs = norm.knobs;
     result.messages = norm.messages;
@@ -414,6 +415,42 @@ var KernelSchedule = (function () {
       model.alongside && model.covers(structure) === null ? ownFit(norm.knobs.model, structure) : fit;
     result.view = model.view(norm.knobs, refs, result);
     return result;
+  }
+
+  /**
+   * What-if knobs (docs/fit.md "What-if knobs"): a hand-written model's knob that stands for a
+   * constant the source spells (model.whatIfKnobs: the GEMM model's kPipeMmas, the collective's
+   * `K_PIPE_MMAS`), set away from the source's own value, edits the code, and the model draws its
+   * own protocol there. Where the program model covers the structure and the run is small (at most
+   * WHAT_IF_CHECK_BLOCKS), the code's own program runs at the same knobs (one run, no events, no
+   * search), if every other knob that stands for a source fact has the source's value; when the
+   * program deadlocks or a role stops where the model's run does not, a message says so
+   * with the program's own words, and result.whatIf holds {knobs, source, deadlock, stopped}.
+   */
+  var WHAT_IF_CHECK_BLOCKS = 20000;
+  function whatIfCheck(model, knobs, structure, result, estimate, messages) {
+    var prog = MODELS.program;
+    if (!model.whatIfKnobs || model.alongside || !prog || estimate > WHAT_IF_CHECK_BLOCKS || prog.covers(structure) !== null) return;
+    var src = sourceKnobsOf(model, structure);
+    var moved = model.whatIfKnobs.filter(function (k) {
+      return isObject(src[k]) && typeof src[k].value === "number" && typeof knobs[k] === "number" && knobs[k] !== src[k].value;
+    });
+    // Another knob away from a source fact (a `schedule` or `consumerWGs` the code does not have)
+    // runs a kernel the code is not: no comparison.
+    var apart = Object.keys(src).some(function (k) {
+      return model.whatIfKnobs.indexOf(k) < 0 && isObject(src[k]) && knobs[k] !== undefined && knobs[k] !== src[k].value;
+    });
+    if (!moved.length || apart) return;
+    var pk = normalizeKnobs(Object.assign({}, knobs, { model: "program" }), structure);
+    if (pk.error) return;
+    var code = prog.runCode(pk.knobs, structure);
+    if (code.error || (code.deadlock === null || result.deadlock !== null) && !code.stopped.length) return;
+    var what = moved.map(function (k) { return k + " " + knobs[k] + " (the source's own: " + src[k].value + (src[k].line ? ", line " + src[k].line : "") + ")"; }).join(", ");
+    result.whatIf = { knobs: moved, source: moved.map(function (k) { return { value: src[k].value, line: src[k].line }; }),
+      deadlock: code.deadlock, stopped: code.stopped };
+    messages.push("what-if " + what + ": the code's own program at these settings " + (code.deadlock !== null && result.deadlock === null ?
+      "deadlocks (" + code.deadlock.replace(/^deadlock: /, "") + ")" : "stops (" + code.stopped.map(function (x) { return x.role + " at line " + x.line + ": " + x.reason; }).join("; ") + ")") +
+      "; the " + knobs.model + " model draws its own protocol there, not the code's (--model program runs the code)");
   }
 
   /** The fit of a model run beside the fit (the program model) that covers the structure: its own reason, assumptions and omissions. */

@@ -580,6 +580,10 @@ var KernelModelGemm = (function () {
       choices: GEMM_KNOB_CHOICES,
       normalize: normalizeGemmKnobs,
       sourceKnobs: gemmSourceKnobs,
+      // Knobs that stand for a constant the source spells (`K_PIPE_MMAS = 1`, collective 264): a
+      // value other than the source's is an edit of the code, checked against its own program
+      // (schedule.js whatIfCheck). The equivalence tests found the model and the code apart only there.
+      whatIfKnobs: ["kPipeMmas"],
       adjust: adjustGemmKnobs,
       estimateBlocks: estimateGemmBlocks,
       lanes: gemmLanes,

@@ -675,6 +675,20 @@ var KernelModelProgram = (function () {
     return out;
   }
 
+  /**
+   * The code's own program at knobs, for a what-if check of a hand-written model's setting
+   * (schedule.js whatIfCheck): one interpreter run, no events, no load-hiding search. Returns
+   * {deadlock: message or null, stopped: [{role, line, reason}]} or {error}.
+   */
+  function runCode(knobs, structure) {
+    var I = interpretModule();
+    if (I === null || programCovers(structure) !== null) return { error: "the program cannot be run" };
+    var run = I.run(structure, knobs, ENGINE_PRIMITIVES, { events: false, capacity: estimateProgramBlocks(knobs) });
+    if (run.error) return { error: run.error };
+    return { deadlock: run.deadlock !== null ? run.deadlock.message : null,
+      stopped: run.stopped.map(function (x) { return { role: x.role, line: x.line, reason: x.reason }; }) };
+  }
+
   /** Register the program model in schedule.js's MODELS (last, as KNOB_TABLE.models lists it). */
   function register(models) {
     models.program = {
@@ -686,6 +700,7 @@ var KernelModelProgram = (function () {
       estimateBlocks: estimateProgramBlocks,
       lanes: function () { return []; },
       simulate: simulateProgram,
+      runCode: runCode,
       refs: function (st) { return { producer: null, consumer: null, copy: "TMA", units: programUnits(st) }; },
       view: programView,
       flags: {},
