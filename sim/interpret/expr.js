@@ -368,7 +368,8 @@ var KernelInterpretExpr = (function () {
     // that compile-time flag wherever it is read (`bool do_barrier = kLoadsQSeparately;` and `else if
     // (kLoadsQSeparately && ...)`, 88 FMHA kernel 295 and 311, of the `static constexpr bool` at 55
     // that `if constexpr (kLoadsQSeparately)` tests at 272).
-    if (!ctx.wg && !ctx.dsl && K.compileTimeNames(ctx)[name]) return ctx.flag(name);
+    // The value only: the flag is listed (ctx.flags, in reading order) where an `if constexpr` reads it.
+    if (!ctx.wg && !ctx.dsl && K.compileTimeNames(ctx)[name]) return ctx.knobs.flags && ctx.knobs.flags[name] ? 1 : 0;
     var u = ctx.unknownNames[name];
     if (u === undefined) u = ctx.unknownNames[name] = new Unknown("`" + name + "` is not known");
     return u;
