@@ -726,6 +726,9 @@ def find_pipelines(src):
         choice = _conditional_choice(rhs)
         if choice is not None:
             entry["choice"] = choice
+        count = _stage_count_alias(code, entry["stages"])
+        if count is not None:
+            entry["stage_count"] = count   # `Stages::value` of `using Stages = StageCount<StageCount>;`
         plain = re.sub(r"^\s*typename\s+", "", rhs).strip()
         if plain in by_alias:
             entry["alias_of"] = plain   # `using MainloopPipelineKVNew = PipelineTmaAsync;` (FA3 mainloop 288)
@@ -743,6 +746,36 @@ def find_pipelines(src):
         pipelines.append(entry)
         by_alias[alias] = entry
     return pipelines
+
+
+# `using StagesQ = cutlass::gemm::collective::StageCount<StageCountQ>;` (88 FMHA collective 78;
+# gemm/collective/collective_builder_decl.hpp `struct StageCount { static constexpr int value = S; }`):
+# a pipeline written `PipelineTmaAsync<StagesQ::value>` (119) has StageCountQ stages.
+RE_STAGE_COUNT_ALIAS = re.compile(rf"""
+    \busing \s+ (?P<alias>{_IDENT}) \s* = \s*           # using StagesQ =
+    (?:typename \s+)? (?:{_IDENT} \s* :: \s*)* StageCount \s* < \s*   # [ns::]StageCount<
+    (?P<count>{_IDENT} | \d+) \s* > \s* ;              # StageCountQ>;
+""", re.VERBOSE)
+
+
+def _stage_count_alias(code, stages):
+    """The count a stage text `X::value` names through `using X = StageCount<N>;`, else None."""
+    m = re.fullmatch(rf"\s*(?P<alias>{_IDENT})\s*::\s*value\s*", stages or "")
+    if m is None:
+        return None
+    for u in RE_STAGE_COUNT_ALIAS.finditer(code):
+        if u.group("alias") == m.group("alias"):
+            return u.group("count")
+    return None
+
+
+# `using PipelineStateOuter = typename cutlass::PipelineState<MainloopPipelineOuter::Stages>;`
+# (88 FMHA kernel 121-125): a state type of the kernel layer named for its pipeline alias.
+RE_STATE_ALIAS = re.compile(rf"""
+    \busing \s+ (?P<alias>{_IDENT}) \s* = \s*                        # using PipelineStateOuter =
+    (?:typename \s+)? (?:cutlass \s* :: \s*)? PipelineState \s* < \s*  # typename cutlass::PipelineState<
+    (?:typename \s+)? (?P<pipeline>{_IDENT}) \s* :: \s* Stages \s* > \s* ;   # MainloopPipelineOuter::Stages>;
+""", re.VERBOSE)
 
 
 RE_CONDITIONAL_T = re.compile(r"^\s*(?:typename\s+)?(?:std::)?conditional_t\s*<")
@@ -2288,7 +2321,12 @@ def _kernel_program(src, fns, out):
     out["role_vars"] = role_vars
     # The kernel layer's own pipeline aliases (`using AccumulatorPipeline = cutlass::PipelineUmmaAsync<...>`):
     # the class of a pipeline the collective takes as a template parameter (docs/programs.md).
-    out["pipelines"] = [{"alias": p["alias"], "class": p["class"], "line": p["line"]} for p in find_pipelines(src)]
+    out["pipelines"] = [dict({"alias": p["alias"], "class": p["class"], "line": p["line"]}, **({"stages": p["stages"]} if re.fullmatch(r"\d+", p["stages"]) else {}))
+                        for p in find_pipelines(src)]
+    states = [{"alias": m.group("alias"), "pipeline": m.group("pipeline"), "line": src.line(m.start())}
+              for m in RE_STATE_ALIAS.finditer(code)]
+    if states:
+        out["state_aliases"] = states
     out["constants"] = [{"name": m.group("name"), "value": int(m.group("value")), "line": src.line(m.start("name"))}
                         for m in RE_INT_CONSTEXPR.finditer(code)]
     out["program"] = None
@@ -2879,10 +2917,21 @@ def find_shapes(src):
     return out
 
 
+# `static const int kOuterLoads = 1;` (88 FMHA collective 77; the backward's 64: 2): the outer-pipeline
+# loads per consumer warpgroup and tile, which the kernel layer reads as `CollectiveMainloop::kOuterLoads`
+# to advance its consumers' Q states (88 FMHA kernel 348-361, 388-405).
+RE_OUTER_LOADS = re.compile(r"\bstatic\s+const(?:expr)?\s+int\s+(?P<name>kOuterLoads)\s*=\s*(?P<value>\d+)\s*;")
+
+
 def find_constants(src):
-    """Literal (and, as text, other) constexpr values named K_PIPE_*, *Stages*, *StageCount*, or FA3_BUILD_FLAGS."""
+    """Literal (and, as text, other) constexpr values named K_PIPE_*, *Stages*, *StageCount*, or
+    FA3_BUILD_FLAGS; and 88 FMHA's `kOuterLoads` (RE_OUTER_LOADS)."""
     out = []
     seen = set()
+    for m in RE_OUTER_LOADS.finditer(src.code):
+        if m.group("name") not in seen:
+            seen.add(m.group("name"))
+            out.append({"name": m.group("name"), "value": int(m.group("value")), "line": src.line(m.start("name"))})
     if "constexpr" not in src.code:
         return out
     for m in RE_CONSTANT.finditer(src.code):

@@ -44,7 +44,7 @@ var KernelInterpretContext = (function (K) {
     });
     Object.keys(conflicting).forEach(function (n) { delete self.constants[n]; });
     (structure.constants || []).forEach(function (c) { if (typeof c.value === "number" && !SYMBOL_KNOBS[c.name]) self.constants[c.name] = c.value; });
-    constantSums(this.constants, structure.constants || []);
+    constantSums(this.constants, (structure.constants || []).map(optionDefault));
     this.enums = {};
     this.roleVars = kl.role_vars || [];
     this.roleVarNames = {};
@@ -77,9 +77,19 @@ var KernelInterpretContext = (function (K) {
     // The kernel layer's own pipeline aliases (`using AccumulatorPipeline = cutlass::PipelineUmmaAsync<...>`,
     // SM100 kernel layer 169) give the class of a collective's template-parameter pipeline.
     this.kernelPipelines = {};
+    this.samePipeline = {};   // a kernel-layer alias of a collective's pipeline alias: that alias
     (kl.pipelines || []).forEach(function (k) {
       self.kernelPipelines[k.alias] = k;
       var p = self.pipelineAliases[k.alias];
+      // `using MainloopPipelineOuter = typename CollectiveMainloop::MainloopPipelineQ;` (88 FMHA
+      // kernel 64-65): the collective's own pipeline (its alias at collective 119), one ring under
+      // the collective's name, whichever of the two names a declaration or a state type uses.
+      var named = /^(?:typename\s+)?CollectiveMainloop::(\w+)$/.exec(String(k["class"]));
+      if (!p && named && self.pipelineAliases[named[1]] && !self.pipelineAliases[named[1]].template_parameter) {
+        self.samePipeline[k.alias] = named[1];
+        self.pipelineAliases[k.alias] = self.pipelineAliases[named[1]];
+        return;
+      }
       if (!p && MODELLED_PIPELINES[String(k["class"])] === true) {
         // The kernel layer's own pipeline of a modelled class (`using AccumulatorPipeline =
         // cutlass::PipelineUmmaAsync<...>;` in a kernel whose collective does not name it,
@@ -91,9 +101,15 @@ var KernelInterpretContext = (function (K) {
       }
       if (!p || !p.template_parameter) return;
       var merged = Object.assign({}, p, { "class": k["class"], line: k.line, kernel_layer: true });
+      // The kernel layer's literal stage count (`using MainloopPipelineReducer = cutlass::PipelineAsync<2>;`, 88 FMHA kernel 66).
+      if (!p.stages && k.stages) merged.stages = k.stages;
       self.pipelineAliases[k.alias] = merged;
       self.pipelineList[self.pipelineList.indexOf(p)] = merged;
     });
+    // `using PipelineStateOuter = typename cutlass::PipelineState<MainloopPipelineOuter::Stages>;`
+    // (88 FMHA kernel 121-125, parse `kernel_layer.state_aliases`): a state of that pipeline.
+    this.stateTypes = {};
+    (kl.state_aliases || []).forEach(function (a) { self.stateTypes[a.alias] = a.pipeline + "::PipelineState"; });
     this.orderAliases = {};
     (kl.order_barriers || []).concat(structure.order_barriers || []).forEach(function (b) {
       if (!self.orderAliases[b.alias]) self.orderAliases[b.alias] = b;
@@ -183,6 +199,7 @@ var KernelInterpretContext = (function (K) {
       (nodes || []).forEach(function (n) {
         if (n.node === "let" && n.names && n.names.length === 1 && n.type && !declKind(n.type).state) {
           var base = declKind(n.type).base;
+          if (ctx.samePipeline[base]) base = ctx.samePipeline[base];
           if (ctx.pipelineAliases[base] && !seen[n.names[0]]) { seen[n.names[0]] = true; decls.push({ name: n.names[0], alias: base }); }
         }
         walk(n.then); walk(n["else"]); walk(n.body);
@@ -224,6 +241,9 @@ var KernelInterpretContext = (function (K) {
     // A stage count the alias writes as a literal or a named integer constant is the code's own
     // (`using PipelineC = cutlass::PipelineAsync<1>;`, 77 FMHA mainloop 162; `StageCountQ = 2`, 76).
     var own = p && typeof p.stages === "string" ? this.constantValue(p.stages) : null;
+    // `PipelineTmaAsync<StagesQ::value>` with `using StagesQ = StageCount<StageCountQ>;` (88 FMHA
+    // collective 78, 119; the parse's `stage_count`): StageCountQ's value.
+    if (own === null && p && typeof p.stage_count === "string") own = this.constantValue(p.stage_count);
     if (own !== null) return own;
     // A DSL stage count `self.q_stage` (FA4 sm100 1034) is that attribute's value (dslSelf).
     if (this.dsl && p && typeof p.stages === "string" && /^self\.\w+$/.test(p.stages)) {
@@ -241,16 +261,37 @@ var KernelInterpretContext = (function (K) {
    * their value, in source order, into `constants`. Any other text stays no constant.
    */
   function constantSums(constants, list) {
+    function factor(t) {
+      if (/^[0-9]+$/.test(t)) return Number(t);
+      return Object.prototype.hasOwnProperty.call(constants, t) && typeof constants[t] === "number" ? constants[t] : null;
+    }
     list.forEach(function (c) {
       if (typeof c.value !== "string" || SYMBOL_KNOBS[c.name] || Object.prototype.hasOwnProperty.call(constants, c.name)) return;
-      var terms = c.value.split("+").map(function (t) { return t.trim(); }), sum = 0;
+      // A term may be a product (`StageCountQ = 2 /*K, V*/ * NumMmaWarpGroups;`, 88 FMHA bwd collective 61).
+      var terms = c.value.split("+"), sum = 0;
       for (var i = 0; i < terms.length; i++) {
-        if (/^[0-9]+$/.test(terms[i])) sum += Number(terms[i]);
-        else if (Object.prototype.hasOwnProperty.call(constants, terms[i]) && typeof constants[terms[i]] === "number") sum += constants[terms[i]];
-        else return;
+        var fs = terms[i].split("*"), prod = 1;
+        for (var j = 0; j < fs.length; j++) { var f = factor(fs[j].trim()); if (f === null) return; prod *= f; }
+        sum += prod;
       }
       constants[c.name] = sum;
     });
+  }
+
+  /**
+   * FIND_OPTION_DEFAULTS: a constant written `find_option_t<Tag::kX, D, Options...>::value` (88 FMHA
+   * collective 69-75, kernel 54-55) is its default D (fmha_options.hpp 41-44: find_option of no
+   * matching option is Default): the kernel the example's builder makes for the cooperative
+   * schedule passes no Options (kernel/fmha_kernel_builder.hpp 109-120). D is `Int<N>` (N a literal
+   * or a constant), `true_type` or `false_type`; the list entry comes back with D as its value text.
+   */
+  var RE_FIND_OPTION = /^\s*(?:cutlass::fmha::kernel::)?find_option_t\s*<\s*Tag::\w+\s*,\s*(.+?)\s*,\s*Options\s*\.\.\.\s*>\s*::\s*value\s*$/;
+  function optionDefault(c) {
+    var m = typeof c.value === "string" ? RE_FIND_OPTION.exec(c.value) : null;
+    if (m === null) return c;
+    var d = m[1], int = /^(?:cute::)?Int\s*<\s*(\w+)\s*>$/.exec(d);
+    var text = int ? int[1] : /^(?:cute::|std::)?true_type$/.test(d) ? "1" : /^(?:cute::|std::)?false_type$/.test(d) ? "0" : null;
+    return text === null ? c : Object.assign({}, c, { value: text });
   }
 
   /**
@@ -424,6 +465,11 @@ var KernelInterpretContext = (function (K) {
     }
     walk({}, 0);
     ctx.roleBinding = {};
+    var absent = absentWarpGroups(ctx);
+    out = out.filter(function (r) {
+      return !Object.keys(r.binding).some(function (k) { return absent[r.binding[k]]; }) ||
+        (ctx.idle.push(Object.keys(r.binding).map(function (k) { return r.binding[k].split("::").pop(); }).join(".")), false);
+    });
     return out.map(function (r) {
       var names = Object.keys(r.binding).map(function (k) { return r.binding[k].split("::").pop(); });
       return { name: names.join(".") || "kernel", binding: r.binding, receivers: r.receivers, produces: r.produces };
@@ -490,6 +536,32 @@ var KernelInterpretContext = (function (K) {
       set: function (t, k, v) { t[k] = v; if (on && typeof k === "string") reads[k] = knobKey(v); return true; }
     });
     return { knobs: proxy, stop: function () { on = false; } };
+  }
+
+  /**
+   * BLOCK_WARPGROUPS: the members of a role enum cast from the warpgroup index (`auto
+   * warp_group_role = WarpGroupRole(warp_group_idx);` of `int warp_group_idx =
+   * cutlass::canonical_warp_group_idx();`, 88 FMHA kernel 191-192) that no warpgroup of the block
+   * holds: the block has NumLoadWarpGroups + NumMmaWarpGroups warpgroups (kernel 58-59, 128:
+   * MaxThreadsPerBlock), and member i (the enum lists Producer = 0 .. Consumer3 = 4 in order,
+   * 167-173) is warpgroup i. 88's forward at its default NumMmaWarpGroups = 2 (collective 73) has no
+   * Consumer2, Consumer3. Returns {"Enum::Member": true}; empty when either count is not a number.
+   */
+  function absentWarpGroups(ctx) {
+    var out = {}, total = ctx.constants.NumLoadWarpGroups + ctx.constants.NumMmaWarpGroups, wgVars = {};
+    if (typeof total !== "number" || isNaN(total)) return out;
+    (ctx.kernel || []).forEach(function (n) {
+      if (n.node === "let" && n.names && n.names.length === 1 && Array.isArray(n.expr) && n.expr[0] === "call" &&
+          /^(?:cutlass::)?canonical_warp_group_idx$/.test(n.expr[1])) wgVars[n.names[0]] = true;
+    });
+    (ctx.kernel || []).forEach(function (n) {
+      var e = n.node === "let" && n.names && n.names.length === 1 ? n.expr : null;
+      if (!Array.isArray(e) || e[0] !== "call" || (e[2] || []).length !== 1 || !Array.isArray(e[2][0]) || e[2][0][0] !== "id" || !wgVars[e[2][0][1]]) return;
+      ctx.roleVars.forEach(function (v) {
+        if (v.name === n.names[0] && v.enum === e[1]) v.members.forEach(function (m, i) { if (i >= total) out[v.enum + "::" + m] = true; });
+      });
+    });
+    return out;
   }
 
   /** Static walk for enumerateRoles: which role variables decide, whether the role does anything. */

@@ -138,6 +138,14 @@ var KernelInterpretExpr = (function () {
    */
   var MASK_TRIP_COUNTS = { get_trip_count: "kvBlocks", get_unmasked_trip_count: "kvBlocks", get_masked_trip_count: 0 };
   /**
+   * FUSION_TRIP_COUNTS: CUTLASS 88's `Fusion{}` (a template parameter of its collectives) is taken
+   * as `DefaultFusion` (88 `collective/fmha_fusion.hpp` 41-81): get_trip_count is the KV blocks
+   * (49: ceil_div of the KV length by the tile's), get_masked_trip_count the same (59: every block
+   * runs the masked loop) and get_unmasked_trip_count 0 (69); `is_contributing` is true
+   * (FusionBwdAdapter 232-237). The causal and residual fusions are not read.
+   */
+  var FUSION_TRIP_COUNTS = { get_trip_count: "kvBlocks", get_masked_trip_count: "kvBlocks", get_unmasked_trip_count: 0, is_contributing: 1 };
+  /**
    * MMA_K_BLOCKS: `size<2>(F)` of an MMA register fragment F is the k-blocks of one k-tile (BLK_K
    * over the WGMMA's K), read where the code follows them one by one: the RS mainloop copies A
    * smem->registers per k-block while the previous k-blocks' WGMMAs run, and waits and releases
@@ -353,7 +361,15 @@ var KernelInterpretExpr = (function () {
     if (Object.prototype.hasOwnProperty.call(ctx.constants, name)) return ctx.constants[name];
     var sep = name.lastIndexOf("::");
     if (sep > 0 && ctx.enums[name.slice(0, sep)]) return new EnumValue(name);
+    // `CollectiveMainloop::kOuterLoads` (88 FMHA kernel 348) is the collective's constant (collective 77).
+    if (name.slice(0, 20) === "CollectiveMainloop::" && Object.prototype.hasOwnProperty.call(ctx.constants, name.slice(20))) return ctx.constants[name.slice(20)];
     if (constexpr) return ctx.flag(name);
+    // COMPILE_TIME_NAMES: outside FA3 and the DSL, a name an `if constexpr` of the programs tests is
+    // that compile-time flag wherever it is read (`bool do_barrier = kLoadsQSeparately;` and `else if
+    // (kLoadsQSeparately && ...)`, 88 FMHA kernel 295 and 311, of the `static constexpr bool` at 55
+    // that `if constexpr (kLoadsQSeparately)` tests at 272).
+    // The value only: the flag is listed (ctx.flags, in reading order) where an `if constexpr` reads it.
+    if (!ctx.wg && !ctx.dsl && K.compileTimeNames(ctx)[name]) return ctx.knobs.flags && ctx.knobs.flags[name] ? 1 : 0;
     var u = ctx.unknownNames[name];
     if (u === undefined) u = ctx.unknownNames[name] = new Unknown("`" + name + "` is not known");
     return u;
@@ -435,6 +451,10 @@ var KernelInterpretExpr = (function () {
     if (Array.isArray(e[1]) && e[1][0] === "call" && e[1][1] === "Mask" && Object.prototype.hasOwnProperty.call(MASK_TRIP_COUNTS, e[2])) {
       var mv = MASK_TRIP_COUNTS[e[2]];
       return typeof mv === "string" ? ctx.knobs[mv] : mv;
+    }
+    if (Array.isArray(e[1]) && e[1][0] === "call" && e[1][1] === "Fusion" && Object.prototype.hasOwnProperty.call(FUSION_TRIP_COUNTS, e[2])) {
+      var fv = FUSION_TRIP_COUNTS[e[2]];
+      return typeof fv === "string" ? ctx.knobs[fv] : fv;
     }
     var obj = evalExpr(e[1], env, ctx, constexpr), name = e[2];
     if (obj instanceof State) {
@@ -618,7 +638,7 @@ var KernelInterpretExpr = (function () {
   K.COMMIT_ARRIVE_OPS = COMMIT_ARRIVE_OPS; K.DRY_CHECK_MASK = DRY_CHECK_MASK;
   K.EPILOGUE_CALLS = EPILOGUE_CALLS; K.EnumValue = EnumValue; K.FRAGMENT_MAKERS = FRAGMENT_MAKERS;
   K.INTEGRAL_CONSTANTS = INTEGRAL_CONSTANTS; K.IntConst = IntConst;
-  K.K_BLOCKS_DEFAULT = K_BLOCKS_DEFAULT; K.MASK_TRIP_COUNTS = MASK_TRIP_COUNTS;
+  K.K_BLOCKS_DEFAULT = K_BLOCKS_DEFAULT; K.MASK_TRIP_COUNTS = MASK_TRIP_COUNTS; K.FUSION_TRIP_COUNTS = FUSION_TRIP_COUNTS;
   K.MAX_STEPS_PER_COMMAND = MAX_STEPS_PER_COMMAND; K.MMA_UNITS = MMA_UNITS;
   K.MODELLED_PIPELINES = MODELLED_PIPELINES; K.NONE = NONE; K.Obj = Obj; K.PASS = PASS;
   K.PIPELINE_CLASSES = PIPELINE_CLASSES; K.RUNTIME_CHOICES = RUNTIME_CHOICES;

@@ -93,6 +93,16 @@ var KernelInterpretOps = (function (K) {
       var ring = pipeOf(rr, node, env);
       if (!ring) return undefined;
       var s = rr.acquired[node.object];
+      // HELPER_COPIES: a copy the parse places at the call of a load helper that is a composed
+      // collective (`load_k.template step<false>(...)`, 88 FMHA collective 275, of `LoadK load_k{...,
+      // pipeline, ...}`, 265): its own program (CollectiveLoadTma::step, fmha_collective_load.hpp
+      // 118-137) acquires under `if constexpr (kAcquireBarrier)`, a template argument, on the member
+      // pipeline its brace initializer binds, and advances the caller's count; none of that is run.
+      if (s === undefined && node.via && node.via.helper && Object.keys(rr.ctx.collectives).length) {
+        return rr.stop(node, "the load helper `" + node.via.helper + "` (declared at line " + node.via.line + ") is read as one copy at its call, " +
+          "not as a call of its composed collective's program (its acquire under a template argument, its member pipeline and the count it " +
+          "decrements are not run yet)");
+      }
       if (s === undefined) return rr.stop(node, "a TMA copy before any acquire of its pipeline");
       var gen = rr.acquiredGen[node.object];
       if (!rr.run.dry) rr.copyLog.push({ stage: s, gen: gen, line: node.line, pipe: node.object });
@@ -338,7 +348,7 @@ var KernelInterpretOps = (function (K) {
     (function walk(nodes) {
       (nodes || []).forEach(function (n) {
         if (found) return;
-        if (n.node === "let" && n.names && n.names[0] === name && n.type) { found = declKind(n.type).base; return; }
+        if (n.node === "let" && n.names && n.names[0] === name && n.type) { found = declKind(n.type).base; found = ctx.samePipeline[found] || found; return; }
         walk(n.then); walk(n["else"]); walk(n.body);
       });
     })(ctx.kernel);

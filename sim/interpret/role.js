@@ -461,12 +461,13 @@ var KernelInterpretRole = (function (K) {
   }
 
   RoleRun.prototype.valueOfDecl = function (node, env) {
-    var type = node.type || "";
-    var ctx = this.ctx, kind = declKind(type);
+    var ctx = this.ctx, type = node.type || "";
+    if (Object.prototype.hasOwnProperty.call(ctx.stateTypes, type)) type = ctx.stateTypes[type];   // a kernel state alias
+    var kind = declKind(type);
     if (kind.state && node.expr === null) return new State(ctx.stateStages(type), 0, 0, 0, ctx.stateFollowed(type));
     if (kind.state && ctx.wg && node.construct && (node.args || []).length === 3) return this.wgState(node, env);
     if (kind.scheduler) return (this.scheduler = new Scheduler());
-    var base = kind.base;
+    var base = ctx.samePipeline[kind.base] || kind.base;
     if (ctx.pipelineAliases[base]) {
       var key = node.names && ctx.rings.byDecl[node.names[0]] || base;
       if (this.run.pipes[key]) return new Obj("pipe", base, this.run.pipes[key]);
