@@ -365,7 +365,25 @@ var KernelInterpretMbar = (function (K) {
 
   K.MBAR_OPS = MBAR_OPS;
 
-  K.MBAR_ENUMS = MBAR_ENUMS; K.MBAR_SIZEOF = MBAR_SIZEOF; K.MBAR_TEMPLATE = MBAR_TEMPLATE; K.MBAR_UNTRACED = MBAR_UNTRACED;
+  /**
+   * Why the program model cannot run a structure as a raw-mbarrier kernel (model_program.js
+   * programCovers), or null: it needs the `__global__` program, a full / empty ring pair, a
+   * warp-index variable and a thread count from the template parameters (MBAR_TEMPLATE).
+   */
+  function mbarCovers(structure) {
+    var ctx = new K.Context(structure, { consumerWGs: 2, stages: 4, flags: {} }, null);
+    if (!ctx.mbar) return "no `__global__` program drives a raw mbarrier ring";
+    if (ctx.mbarError) return ctx.mbarError;
+    if (!Object.keys(ctx.mbarRings).length) return "no raw mbarrier ring has a full / empty partner";
+    // The warps are laid out from DeepGEMM's thread-count parameters: a kernel that names neither
+    // (tests/fixtures/raw_mbarrier_ring_gemm.cuh's kMathThreads) is not one whose launch is known.
+    var text = JSON.stringify(ctx.kernel);
+    if (text.indexOf('"kNumMathThreads"') < 0 && text.indexOf('"kNumTMAThreads"') < 0) return "the kernel names neither kNumTMAThreads nor kNumMathThreads: its warp count is not known";
+    if (!(mbarLayout(ctx).groups > 0)) return "the kernel's thread count (kNumTMAThreads + kNumMathThreads) is not known";
+    return null;
+  }
+
+  K.MBAR_ENUMS = MBAR_ENUMS; K.mbarCovers = mbarCovers; K.MBAR_SIZEOF = MBAR_SIZEOF; K.MBAR_TEMPLATE = MBAR_TEMPLATE; K.MBAR_UNTRACED = MBAR_UNTRACED;
   K.MBAR_WGMMA = MBAR_WGMMA; K.mbarContext = mbarContext; K.mbarExpr = mbarExpr; K.mbarLayout = mbarLayout;
   K.mbarRingCounts = mbarRingCounts; K.mbarStages = mbarStages;
   return K;
