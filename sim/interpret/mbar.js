@@ -241,9 +241,10 @@ var KernelInterpretMbar = (function (K) {
   /** Run.go's lanes: the group count and each warp's binding for wgRoles (kNumTMAThreads + kNumMathThreads threads). */
   function mbarLayout(ctx) {
     var threads = evalExpr(["bin", "+", ["id", "kNumTMAThreads"], ["id", "kNumMathThreads"]], {}, ctx, true);
-    return { groups: typeof threads === "number" ? Math.ceil(threads / WARPGROUP_THREADS) : 0,
-      bind: function (g, w) { return 4 * g + w; } };
+    return { groups: typeof threads === "number" ? Math.ceil(threads / WARPGROUP_THREADS) : 0, bind: warpOf };
   }
+  /** The warp index of warp w of warpgroup g. */
+  function warpOf(g, w) { return 4 * g + w; }
 
   // ---------------------------------------------------------------------------------------------
   // The ops on raw rings (MBAR_OPS: execOp's table under ctx.mbar)
