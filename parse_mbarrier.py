@@ -18,6 +18,8 @@ import ast
 import bisect
 import re
 
+from program_expr import parse_expr
+
 RING_CLASS = "mbarrier_ring"
 OBJECT_KIND = "mbarrier_ring"
 MAX_INDEX_CHARS = 120        # a stage index longer than this is not read (keeps matching linear)
@@ -170,6 +172,7 @@ class RingTable:
         self.rings = {}          # name -> {"first": pos}
         self.singles = set()     # initialised with no index: a standalone barrier, not a ring
         self.inits = []          # (pos, name, index) of every `.init(` on an indexed barrier
+        self.init_args = {}      # name -> (pos, argument text) of its first `.init(count)`
         read = ("wait" in code or "arrive" in code) and not RE_PIPELINE_CLASS.search(code)
         for m in RE_MEMBER.finditer(code) if read else ():
             name = m.group("name")
@@ -179,6 +182,9 @@ class RingTable:
                 self.rings.setdefault(name, {"first": m.start()})
                 if m.group("call") == "init":
                     self.inits.append((m.start(), name, m.group("index").strip()))
+                    close = src.brackets.close_of(m.end() - 1)
+                    if name not in self.init_args and close is not None:
+                        self.init_args[name] = (m.start(), " ".join(code[m.end():close].split()))
             elif m.group("call") == "init":
                 self.singles.add(name)
         self.singles -= set(self.rings)
@@ -501,6 +507,11 @@ def ring_facts(src, functions):
             "waits": sum(o["op"] == "barrier_wait" for o in ops),
             "arrives": sum(o["op"] != "barrier_wait" and o["op"] != "mma" for o in ops),
         }
+        if name in table.init_args:
+            # The arrival count its barriers are initialised with (`empty_barriers[i]->init(
+            # kNumTMAMulticast * kNumMathThreads / 32)`, DeepGEMM@54e2261 sm90_bf16_gemm.cuh:117).
+            pos, count = table.init_args[name]
+            ring["init"], ring["init_line"], ring["init_expr"] = count, src.line(pos), parse_expr(count)
         if not stages:
             src.warnings.append(f"{src.display}:{line}: mbarrier ring '{name}': its stage count is "
                                 "not spelled in this file (no array extent, init loop or modulo)")

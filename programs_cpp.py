@@ -29,7 +29,13 @@ RE_KEYWORD = re.compile(r"(?P<kw>for|while|if|else|do|return|switch|break|contin
 RE_IF_CONSTEXPR = re.compile(r"\s*constexpr\b")
 RE_INC = re.compile(rf"^(?:(?P<pre>\+\+|--)\s*(?P<a>{_IDENT})|(?P<b>{_IDENT})\s*(?P<post>\+\+|--))$")
 RE_ADVANCE = re.compile(rf"^(?P<name>{_IDENT})\s*\.\s*advance\s*\((?P<expr>.*)\)$")
-RE_COMPOUND = re.compile(rf"^(?P<name>{_IDENT})\s*(?P<op>\+=|-=|\*=|=)(?!=)\s*(?P<expr>.+)$")
+RE_COMPOUND = re.compile(rf"^(?P<name>{_IDENT})\s*(?P<op>\+=|-=|\*=|\^=|\|=|&=|=)(?!=)\s*(?P<expr>.+)$")
+# `cond ? ops : void()`: a statement that runs its ops only where cond holds (DeepGEMM@54e2261
+# sm90_bf16_gemm.cuh:235 `lane_idx == 0 ? empty_barriers[s]->arrive() : void();`).
+RE_TERNARY_VOID = re.compile(r"^(?P<cond>[^?;{}]+)\?(?P<then>[^;{}]+):\s*void\s*\(\s*\)$")
+# A declaration of several names, `uint32_t stage_idx = 0, phase = 0;` (sm90_bf16_gemm.cuh:139):
+# each later declarator is `name = e` or `name`.
+RE_DECLARATOR = re.compile(rf"^\s*(?P<name>{_IDENT})\s*(?:=(?!=)\s*(?P<expr>.+))?$", re.S)
 RE_MEMBER_SET = re.compile(rf"^(?P<name>{_IDENT})\s*\.\s*(?P<member>{_IDENT})\s*=(?!=)\s*(?P<expr>.+)$", re.S)
 RE_BINDING = re.compile(rf"^(?:const\s+)?auto\s*&{{0,2}}\s*\[(?P<names>[\w\s,]+)\]\s*=\s*(?P<expr>.+)$")
 RE_DECL = re.compile(rf"""^(?P<type>(?:(?:const|constexpr|static|typename|volatile)\s+)*
@@ -213,6 +219,14 @@ class _Reader:
                 node[key] = op[key]
         if "object" not in node and op.get("receiver"):
             node["receiver"] = op["receiver"]
+        if op.get("barrier") and isinstance(op.get("stage"), str):
+            # An op on a raw mbarrier ring element (parse_mbarrier: `empty_barriers[stage_idx]->wait(
+            # phase ^ 1)`, a copy onto `&full_barrier` with `auto& full_barrier = *full_barriers[stage_idx]`):
+            # the ring and the index, as an expression the interpreter evaluates.
+            node["ring"] = op["barrier"]
+            node["index"] = parse_expr(op["stage"])
+            if op["op"] == "barrier_arrive":
+                node["method"] = "arrive_and_expect_tx" if "bytes" in op else "arrive"
         if op.get("_args") and op["op"] in BARRIER_OPS:
             # A barrier op's arguments (the named barrier's thread count and id, FA3 mainloop 917:
             # `NamedBarrier::sync(2 * cutlass::NumThreadsPerWarpGroup, ... + canonical_warp_group_idx_nosync())`;
@@ -291,6 +305,29 @@ class _Reader:
         node["lambda"] = key
         return node
 
+    def declarators(self, text):
+        """The lets of a declaration of several names (`uint32_t stage_idx = 0, phase = 0;`,
+        DeepGEMM@54e2261 sm90_bf16_gemm.cuh:139): one per declarator, each of the declaration's
+        type; None for any other statement."""
+        m = RE_DECL.match(text)
+        if not m or m.group("expr") is None:
+            return None
+        parts = split_top(m.group("expr"), ",")
+        if len(parts) < 2:
+            return None
+        more = [RE_DECLARATOR.match(p) for p in parts[1:]]
+        if not all(more):
+            return None
+        first = _read_decl(m.group("type") + " " + m.group("name") + " = " + parts[0])
+        if first is None or first.get("node") != "let":
+            return None
+        out = [first]
+        for d in more:
+            expr = d.group("expr")
+            out.append({"node": "let", "names": [d.group("name")], "type": first["type"],
+                        "expr": parse_expr(expr) if expr is not None else None})
+        return out
+
     def simple(self, lo, hi, nodes):
         """One statement ending at hi: its ops, else the first STATEMENT_PATTERNS reader's node."""
         text = _norm(self.code[lo:hi].rstrip().rstrip(";"))
@@ -306,11 +343,26 @@ class _Reader:
             self.add(nodes, call)
             return
         if found:
+            guard = RE_TERNARY_VOID.match(text)
+            if guard:
+                # Its ops run only where the condition holds: an `if` around them.
+                then = []
+                node = {"node": "if", "constexpr": False, "cond": parse_expr(guard.group("cond")), "then": then,
+                        "else": [], "line": line, "end_line": end_line, "text": text[:200]}
+                self.add(nodes, node)
+                nodes = then
             for op in found:
                 self.add(nodes, self.op_node(op))
             return
         if len(text) > MAX_STATEMENT_CHARS:
             self.skipped += 1
+            return
+        several = self.declarators(text)
+        if several is not None:
+            for node in several:
+                node["line"], node["end_line"] = line, end_line
+                node["text"] = _norm(self.src.prose[lo:hi])[:200]
+                self.add(nodes, node)
             return
         for _name, read in STATEMENT_PATTERNS:
             node = read(text)
@@ -353,6 +405,14 @@ def _read_for(r, m, pos, hi, nodes, depth):
     if parts[2].strip():
         # Top-level commas only: FA3's kernel 328 steps with a call of two arguments.
         for piece in split_top(parts[2], ","):
+            # A step calling a named lambda (`advance_pipeline(k_block_idx)`, DeepGEMM@54e2261
+            # sm90_bf16_gemm.cuh:167) is a `call` step naming its program.
+            call = r.lambda_call(pos, _norm(piece))
+            if call is not None:
+                call["line"] = call["end_line"] = r.src.line(pos)
+                call["text"] = _norm(piece)[:200]
+                step.append(call)
+                continue
             r.simple_text(piece, pos, step)
     body, end = r.body_of(close + 1, hi, depth)
     line, end_line = r.lines(pos, end)
@@ -633,7 +693,26 @@ def function_program(src, fn, ops, helpers=frozenset(), lambdas=(), kernel=False
         prog["incomplete"] = r.stopped
     if progs:
         prog["lambdas"] = sorted(progs, key=lambda x: x["line"])
+    if not kernel and is_global(src, fn):
+        prog["global"] = True
     return prog
+
+
+RE_GLOBAL = re.compile(r"\b(?:__global__|CUTLASS_GLOBAL)\b")
+GLOBAL_LOOKBACK = 800   # characters before a function's name searched for `__global__`
+
+
+def is_global(src, fn):
+    """Whether the function is a kernel entry (`__global__`, or CUTLASS's `CUTLASS_GLOBAL` macro,
+    DeepGEMM@54e2261 sm90_bf16_gemm.cuh:39): its head, after the statement or block before it,
+    says so."""
+    pos = fn.get("name_pos")
+    if not isinstance(pos, int):
+        return False
+    code = src.code
+    lo = max(0, pos - GLOBAL_LOOKBACK)
+    lo = max(lo, code.rfind(";", lo, pos) + 1, code.rfind("}", lo, pos) + 1, code.rfind("{", lo, pos) + 1)
+    return RE_GLOBAL.search(code, lo, pos) is not None
 
 
 def lambda_key(lam):

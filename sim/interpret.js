@@ -16,7 +16,7 @@
 var KernelInterpret = (function (K) {
   "use strict";
   // The parts, in load order (render_waveform.py INTERPRET_JS_ASSETS packs them before this file).
-  // interpret/expr.js, interpret/context.js, interpret/role.js, interpret/ops.js, interpret/settle.js, interpret/dsl.js, interpret/dsl_ops.js, interpret/wg.js, interpret/wg_ops.js.
+  // interpret/expr.js, interpret/context.js, interpret/role.js, interpret/ops.js, interpret/settle.js, interpret/dsl.js, interpret/dsl_ops.js, interpret/wg.js, interpret/wg_ops.js, interpret/mbar.js.
   return {
     run: K.run, Run: K.Run,
     Unknown: K.Unknown, State: K.State, evalExpr: K.evalExpr, fuse: K.fuse, Context: K.Context,
@@ -24,8 +24,9 @@ var KernelInterpret = (function (K) {
     SYMBOL_KNOBS: K.SYMBOL_KNOBS, SCHEDULER_STATIC: K.SCHEDULER_STATIC, MODELLED_PIPELINES: K.MODELLED_PIPELINES, PIPELINE_CLASSES: K.PIPELINE_CLASSES, TRIP_KNOBS: K.TRIP_KNOBS, RUNTIME_CHOICES: K.RUNTIME_CHOICES,
     EPILOGUE_CALLS: K.EPILOGUE_CALLS, TILE_KEY: K.TILE_KEY, isUnknown: K.isUnknown,
     MASK_TRIP_COUNTS: K.MASK_TRIP_COUNTS, RUNTIME_CONDITIONS: K.RUNTIME_CONDITIONS, RUNTIME_FLAGS: K.RUNTIME_FLAGS, COLLECTIVE_TYPES: K.COLLECTIVE_TYPES,
+    MBAR_OPS: K.MBAR_OPS, MBAR_TEMPLATE: K.MBAR_TEMPLATE, mbarCovers: K.mbarCovers,
     OPAQUE_LATENCY: K.OPAQUE_LATENCY, REGISTER_LOOP_OPS: K.REGISTER_LOOP_OPS, FRAGMENT_MAKERS: K.FRAGMENT_MAKERS, FRAGMENT_STAGED: K.FRAGMENT_STAGED
   };
-})(typeof KernelInterpretWgOps !== "undefined" ? KernelInterpretWgOps : require("./interpret/wg_ops.js"));
+})(typeof KernelInterpretMbar !== "undefined" ? KernelInterpretMbar : require("./interpret/mbar.js"));
 
 if (typeof module !== "undefined" && module.exports) module.exports = KernelInterpret;

@@ -118,6 +118,9 @@ var KernelModelProgram = (function () {
     if (!isObject(st) || !isObject(st.programs) || !Array.isArray(st.programs.functions)) {
       return "the structure has no role programs (schema 3: parse it again)";
     }
+    // A `__global__` program driving raw mbarrier rings (DeepGEMM: sim/interpret/mbar.js) is its own kernel.
+    var rawRings = (st.pipelines || []).some(function (p) { return isObject(p) && p["class"] === "mbarrier_ring"; });
+    if (rawRings && !isObject(st.kernel_layer) && typeof I.mbarCovers === "function") return I.mbarCovers(st);
     if (!isObject(st.kernel_layer) || !isObject(st.kernel_layer.program)) {
       return "no kernel layer's program was parsed: the roles are not known (parse the collective with --kernel-layer)";
     }

@@ -110,6 +110,8 @@ var KernelInterpretContext = (function (K) {
     // (88 FMHA kernel 121-125, parse `kernel_layer.state_aliases`): a state of that pipeline.
     this.stateTypes = {};
     (kl.state_aliases || []).forEach(function (a) { self.stateTypes[a.alias] = a.pipeline + "::PipelineState"; });
+    // A `__global__` program with raw mbarrier rings and no kernel layer (DeepGEMM): mbar.js.
+    if (!this.kernel && !this.dsl) K.mbarContext(this, structure);
     this.orderAliases = {};
     (kl.order_barriers || []).concat(structure.order_barriers || []).forEach(function (b) {
       if (!self.orderAliases[b.alias]) self.orderAliases[b.alias] = b;
@@ -237,6 +239,7 @@ var KernelInterpretContext = (function (K) {
   /** The stage count of a pipeline (by alias): the knob its class names (PIPELINE_CLASSES), else `stages`. */
   Context.prototype.stagesOf = function (alias) {
     var a = String(alias).replace(/^(?:typename\s+)?(?:\w+::)*/, "");
+    if (this.mbar) return K.mbarStages(this, a);   // a raw ring's count, evaluated from the kernel's lets
     var p = this.pipelineAliases[a], rule = p && PIPELINE_CLASSES[String(p["class"])];
     // A stage count the alias writes as a literal or a named integer constant is the code's own
     // (`using PipelineC = cutlass::PipelineAsync<1>;`, 77 FMHA mainloop 162; `StageCountQ = 2`, 76).

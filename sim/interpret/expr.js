@@ -270,6 +270,7 @@ var KernelInterpretExpr = (function () {
   function evalExpr(e, env, ctx, constexpr) {
     if (!Array.isArray(e)) return new Unknown("no expression");
     if (ctx.dsl) { var dv = dslExpr(e, env, ctx, constexpr); if (dv !== PASS) return dv; }   // CuTe DSL forms
+    if (ctx.mbar) { var mv = K.mbarExpr(e, env, ctx, constexpr); if (mv !== PASS) return mv; }   // raw-mbarrier kernels (mbar.js)
     if (ctx.wg) { var wv = wgExpr(e, env, ctx, constexpr); if (wv !== PASS) return wv; }     // C++ warpgroup-index roles (FA3)
     switch (e[0]) {
       case "n": return e[1];

@@ -129,7 +129,14 @@ var KernelInterpretRole = (function (K) {
   /** End of a loop body: run its step, test its condition again. */
   RoleRun.prototype.loopStep = function (f) {
     var loop = f.loop;
-    for (var i = 0; i < loop.step.length; i++) this.exec(loop.step[i], f);
+    for (var i = f.stepAt || 0; i < loop.step.length; i++) {
+      var depth = this.frames.length;
+      this.exec(loop.step[i], f);
+      // A step calling a named lambda (`advance_pipeline(k_block_idx)`, DeepGEMM sm90_bf16_gemm.cuh
+      // 167) runs the lambda before the rest of the step and the test: come back here after it.
+      if (loop.step[i].lambda && this.frames.length > depth) { f.stepAt = i + 1; return undefined; }
+    }
+    f.stepAt = 0;
     f.iter++;
     var again = f.once ? false : this.loopCond(loop, f.env);
     if (again === null) return this.stop(loop, "the condition of `" + (loop.text || "loop") + "` is not known after an iteration");
@@ -167,7 +174,15 @@ var KernelInterpretRole = (function (K) {
           return this.stop(node, "runtime condition not modelled: " + c.why);
         }
         var branch = truthy(c) ? node.then : node["else"];
-        if (branch && branch.length) this.frames.push({ nodes: branch, pc: 0, env: env, loop: null, fn: f.fn });
+        if (branch && branch.length) {
+          this.frames.push({ nodes: branch, pc: 0, env: env, loop: null, fn: f.fn });
+          // Raw-mbarrier kernels count an arrive's threads by the tests it runs under (mbar.js mbarArrivals).
+          if (this.ctx.mbar && !node.constexpr) {
+            var gf = this.frames[this.frames.length - 1];
+            gf.guard = truthy(c) ? node.cond : ["un", "!", node.cond];
+            gf.guardText = node.text;
+          }
+        }
         return undefined;
       }
       case "loop": return this.enterLoop(node, f);
@@ -551,7 +566,9 @@ var KernelInterpretRole = (function (K) {
     }
     if (node.op === "=") { box.v = clone(x); return undefined; }
     if (typeof v === "number" && typeof x === "number") {
-      box.v = node.op === "+=" ? v + x : node.op === "-=" ? v - x : v * x;
+      // The bit operators (`phase ^= stage_idx == 0;`, DeepGEMM sm90_bf16_gemm.cuh 145) as C's.
+      box.v = node.op === "+=" ? v + x : node.op === "-=" ? v - x : node.op === "^=" ? v ^ x : node.op === "|=" ? v | x :
+        node.op === "&=" ? v & x : v * x;
     } else {
       box.v = new Unknown(node.op + " of an unknown value");
     }
@@ -717,8 +734,9 @@ var KernelInterpretRole = (function (K) {
     }
     if (this.ctx.wg) {
       (this.reached || (this.reached = {}))[node.op] = true;   // wgRoles: a warp that reaches an op is (part of) a role
-      if (this.trace && this.trace.length < WG_TRACE_OPS) this.trace.push(node.line);
+      if (this.trace && this.trace.length < WG_TRACE_OPS && !(this.ctx.mbar && K.MBAR_UNTRACED[node.op])) this.trace.push(node.line);
       if (K.WG_OPS[node.op]) sem = K.WG_OPS[node.op];
+      if (this.ctx.mbar && K.MBAR_OPS[node.op]) sem = K.MBAR_OPS[node.op];   // raw rings (mbar.js)
     }
     if (!sem) return this.stop(node, "the op `" + node.op + "` is not modelled yet");
     return sem(this, node, env);

@@ -232,6 +232,7 @@ var KernelInterpretSettle = (function (K) {
       ring.modelled = MODELLED_PIPELINES[cls] === true;
       ring.rule = PIPELINE_CLASSES[cls] || null;
       if (self.ctx.dsl) dslRingCounts(self.ctx, ring, u.key);   // FA4 sm100: the arrival counts its create call sets
+      if (self.ctx.mbar) K.mbarRingCounts(self.ctx, ring, u);   // raw rings: their init counts (mbar.js)
     });
     this.ctx.cpAsyncFilled = cpAsyncFilled(this);
     this.nameWaitReasons();

@@ -84,15 +84,19 @@ var KernelInterpretWgOps = (function (K) {
    */
   function wgRoles(ctx) {
     var v = ctx.roleVars[0], W = ctx.mmaWarpgroups();
+    if (!v) return [];   // a raw-mbarrier kernel without a warp index (mbar.js: ctx.mbarError)
     var L = typeof ctx.constants[v.load_warpgroups] === "number" ? ctx.constants[v.load_warpgroups] : 1;
+    // A raw-mbarrier kernel (mbar.js mbarLayout): its warpgroups from its thread count, each warp
+    // bound to its warp index; FA3: the load and MMA warpgroups, each warp bound to its warpgroup.
+    var lay = ctx.mbar ? K.mbarLayout(ctx) : { groups: L + W, bind: function (g) { return g; } };
     var probeRun = new Run(ctx, [], {});
     probeRun.dry = true;
     var out = [];
-    for (var g = 0; g < L + W; g++) {
+    for (var g = 0; g < lay.groups; g++) {
       var traces = [];
       for (var w = 0; w < 4; w++) {
         var binding = {};
-        binding[v.name] = g;
+        binding[v.name] = lay.bind(g, w);
         var role = { name: "", binding: binding, receivers: {}, produces: false, thread: (4 * g + w) * WARP_THREADS, threads: WARP_THREADS };
         var rr = new RoleRun(probeRun, role, out.length);
         rr.trace = [];
@@ -115,7 +119,8 @@ var KernelInterpretWgOps = (function (K) {
         r.threads = gr.n * WARP_THREADS;
         r.produces = !!(rr2.reached.tma_load || rr2.reached.cp_async);   // a copy into a stage: it loads
         r.consumes = !!rr2.reached.consumer_release;
-        r.name = (g < L ? "Producer" : "Consumer") + ".WG" + g + (gr.n < 4 ? ".warp" + (r.thread / WARP_THREADS - 4 * g) : "");
+        var loads = ctx.mbar ? r.produces : g < L;   // a raw-mbarrier kernel's producer is the role that copies
+        r.name = (loads ? "Producer" : "Consumer") + ".WG" + g + (gr.n < 4 ? ".warp" + (r.thread / WARP_THREADS - 4 * g) : "");
         out.push(r);
       });
     }
