@@ -407,12 +407,12 @@ var KernelInterpretContext = (function (K) {
     function walk(binding, depth) {
       ctx.roleBinding = {};
       Object.keys(binding).forEach(function (k) { ctx.roleBinding[k] = new EnumValue(binding[k]); });
-      var probe = { tested: {}, active: false, receivers: {}, produces: false, env: {}, types: {}, owners: {} };
+      var probe = { tested: {}, active: false, receivers: {}, produces: false, env: {}, types: {}, owners: {}, barriers: {} };
       probeNodes(ctx.kernel, ctx, probe, 0);
       var next = null;
       for (var i = depth; i < vars.length; i++) if (probe.tested[vars[i].name] && !binding[vars[i].name]) { next = vars[i]; break; }
       if (next === null) {
-        if (probe.active) out.push({ binding: Object.assign({}, binding), receivers: probe.receivers, produces: probe.produces });
+        if (probe.active) out.push({ binding: Object.assign({}, binding), receivers: probe.receivers, produces: probe.produces, barriers: probe.barriers });
         else ctx.idle.push(Object.keys(binding).map(function (k) { return binding[k].split("::").pop(); }).join(".") || "kernel");
         return;
       }
@@ -424,10 +424,32 @@ var KernelInterpretContext = (function (K) {
     }
     walk({}, 0);
     ctx.roleBinding = {};
+    ctx.barrierRoles = {};
     return out.map(function (r) {
       var names = Object.keys(r.binding).map(function (k) { return r.binding[k].split("::").pop(); });
-      return { name: names.join(".") || "kernel", binding: r.binding, receivers: r.receivers, produces: r.produces };
+      var name = names.join(".") || "kernel";
+      Object.keys(r.barriers).sort().forEach(function (b) { (ctx.barrierRoles[b] || (ctx.barrierRoles[b] = [])).push(name); });
+      return { name: name, binding: r.binding, receivers: r.receivers, produces: r.produces };
     });
+  }
+
+  /**
+   * The NamedBarrier objects' ids (an op's `barrier_id`) the steps can reach, into out: both arms
+   * of every branch and the programs of the calls hasOp follows (NAMED_BARRIER_OWN).
+   */
+  function barrierIds(nodes, ctx, out, depth) {
+    var types = {};
+    for (var i = 0; nodes && i < nodes.length; i++) {
+      var n = nodes[i];
+      if (n.node === "op" && n.barrier_id) out[n.barrier_id] = true;
+      if (n.node === "let" && n.names && n.names.length === 1 && n.type) types[n.names[0]] = declKind(n.type).base;
+      if (n.node === "call" && depth < 4) {
+        var fn = n.lambda ? K.lambdaNamed(ctx, n.lambda) :
+          n.receiver ? (ctx.collectives[types[n.receiver]] ? ctx.functions[types[n.receiver] + "::" + n.name] : null) : ctx.functions[n.name];
+        if (fn) barrierIds(fn.body, ctx, out, depth + 1);
+      }
+      ["init", "body", "step", "then", "else"].forEach(function (k) { if (n[k]) barrierIds(n[k], ctx, out, depth); });
+    }
   }
 
   /** Static walk for enumerateRoles: which role variables decide, whether the role does anything. */
@@ -443,6 +465,7 @@ var KernelInterpretContext = (function (K) {
         probeNodes(n.body, ctx, probe, depth);
       } else if (n.node === "op") {
         probe.active = true;
+        if (n.barrier_id) probe.barriers[n.barrier_id] = true;
       } else if (n.node === "let" && n.names && n.names.length === 1 && n.type && COLLECTIVE_TYPES[declKind(n.type).base]) {
         probe.types[n.names[0]] = COLLECTIVE_TYPES[declKind(n.type).base];   // `CollectiveMainloop mainloop;` (77 FMHA 433)
         if (ctx.collectives[declKind(n.type).base]) probe.owners[n.names[0]] = declKind(n.type).base;
@@ -462,11 +485,13 @@ var KernelInterpretContext = (function (K) {
         if (rkind === "epilogue" && EPILOGUE_CALLS[n.name]) probe.active = true;
         var own = probe.owners[n.receiver] ? ctx.functions[probe.owners[n.receiver] + "::" + n.name] : null;
         if (own && hasOp(own.body, null, ctx)) probe.active = true;
+        if (own) barrierIds(own.body, ctx, probe.barriers, 1);
         var fn = ctx.functions[n.name];
         // A call of a collective function with no op (prefetch_tma_descriptors, load_init) does not make a
         // role; one whose program copies with TMA makes a loading role (its lane goes first).
         if (rkind === "mainloop" && fn && hasOp(fn.body, null, ctx)) {
           probe.active = true;
+          barrierIds(fn.body, ctx, probe.barriers, 1);
           if (hasOp(fn.body, "tma_load", ctx)) probe.produces = true;
         }
       }

@@ -627,7 +627,7 @@ var KernelInterpretExpr = (function () {
   K.State = State; K.Struct = Struct; K.TILE_KEY = TILE_KEY; K.TRIP_KNOBS = TRIP_KNOBS;
   K.Tuple = Tuple; K.Unknown = Unknown; K.WG_TRACE_OPS = WG_TRACE_OPS; K.Work = Work;
   K.clone = clone; K.controlNames = controlNames; K.evalCall = evalCall; K.evalExpr = evalExpr;
-  K.fuse = fuse; K.hasEffect = hasEffect; K.hasOp = hasOp; K.isUnknown = isUnknown;
+  K.fuse = fuse; K.hasEffect = hasEffect; K.hasOp = hasOp; K.isUnknown = isUnknown; K.lambdaNamed = lambdaNamed;
   K.markNeverCompleted = markNeverCompleted; K.truthy = truthy; K.unknownAt = unknownAt;
   return K;
 })();
