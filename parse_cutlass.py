@@ -2224,6 +2224,13 @@ def find_order_barriers(src):
 # NumWarpsEpilogue = 1;` (77 FMHA kernel 76).
 RE_INT_CONSTEXPR = re.compile(rf"\bstatic\s+(?:constexpr\s+(?:const\s+)?|const\s+)(?:u?int\w*|size_t|unsigned|int)\s+(?P<name>{_IDENT})\s*=\s*(?P<value>\d+)\s*[uU]?\s*;")
 RE_ROLE_VAR = re.compile(rf"(?P<name>{_IDENT})\s*=\s*(?:[^;{{}}]{{0,200}}?\?\s*)?(?:static_cast\s*<\s*)?(?P<enum>WarpGroupRole|ProducerWarpRole|WarpCategory)\s*[>(]")
+# A variable declared with a role enum's type, whatever its initializer: an immediately invoked
+# lambda (`WarpCategory warp_category = [&] () CUTLASS_LAMBDA_FUNC_INLINE { ... }();`,
+# sm100_gemm_tma_warpspecialized_mma_transform.hpp 412-425) or a `?:` over the enum's members
+# (`WarpCategory warp_category = (...) ? WarpCategory::Epilogue : ...`, sm103_blockscaled_gemm_tma_warpspecialized.hpp 438).
+# Only the SM100 kernels' WarpCategory: the SM90 layers' WarpGroupRole chosen by `?:` on the
+# warpgroup index (sm90_gemm_warpspecialized_pingpong.hpp 295) is read as that index (below).
+RE_ROLE_VAR_TYPED = re.compile(rf"\b(?P<enum>WarpCategory)\s+(?P<name>{_IDENT})\s*=(?!=)")
 RE_ANY_ROLE_ENUM = re.compile(rf"enum\s+class\s+(?P<name>{_IDENT})\s*(?::\s*{_IDENT}\s*)?\{{(?P<body>[^{{}}]*)\}}")
 # A function of the file mapping the warp index to a role enum (77_blackwell_fmha
 # sm100_fmha_fwd_kernel_tma_warpspecialized.hpp 63-71 `static constexpr WarpRole
@@ -2295,7 +2302,7 @@ def _kernel_program(src, fns, out):
         members = [part.split("=")[0].strip() for part in m.group("body").split(",")]
         enums.setdefault(m.group("name"), ([x for x in members if re.fullmatch(_IDENT, x)], src.line(m.start())))
     role_vars = []
-    for m in RE_ROLE_VAR.finditer(code):
+    for m in sorted([*RE_ROLE_VAR.finditer(code), *RE_ROLE_VAR_TYPED.finditer(code)], key=lambda m: m.start()):
         enum = m.group("enum")
         if enum in enums and all(v["name"] != m.group("name") for v in role_vars):
             role_vars.append({"name": m.group("name"), "enum": enum, "members": enums[enum][0],

@@ -57,7 +57,8 @@ PIPELINE_METHODS = frozenset({
 
 
 # Barrier ops whose arguments a program node carries (`args`).
-BARRIER_OPS = frozenset({"named_barrier_sync", "named_barrier_arrive", "barrier_wait", "barrier_arrive"})
+NAMED_BARRIER_OPS = frozenset({"named_barrier_sync", "named_barrier_arrive"})
+BARRIER_OPS = NAMED_BARRIER_OPS | {"barrier_wait", "barrier_arrive"}
 RE_BARRIER_METHOD = re.compile(r"(?:barrier_\w+|NamedBarrier)\s*(?:\.|->|::)\s*(?P<m>\w+)\s*\(")
 
 
@@ -236,6 +237,12 @@ class _Reader:
             m = RE_BARRIER_METHOD.search(op.get("text") or "")
             if m:
                 node["method"] = m.group("m")
+        if op["op"] in NAMED_BARRIER_OPS and op.get("barrier_id") and not node.get("args"):
+            # A NamedBarrier object's `sync()` / `arrive()` takes no argument: its id is the
+            # object's declaration's (`cutlass::arch::NamedBarrier transform_bar(NumTransformationThreads,
+            # cutlass::arch::ReservedNamedBarriers::TransformBarrier);`, sm100_mma_warpspecialized_mixed_input.hpp
+            # 994, synced at 1028); the interpreter keys the barrier by its text (NAMED_BARRIER_OWN).
+            node["barrier_id"] = op["barrier_id"]
         if op.get("_args") and "via" not in op and op["op"] == "mma":
             # An MMA's operands (`cute::gemm(tiled_mma, tCrA(_,_,k_block), tCrB(_,_,k_block,read_stage),
             # accum)`, sm90_mma_tma_gmma_rs_warpspecialized.hpp 622): the stage it reads is the PIPE

@@ -49,9 +49,12 @@ KERNELS = [
     (C + "sm90_sparse_mma_tma_gmma_ss_warpspecialized.hpp", K + "sm90_gemm_tma_warpspecialized_cooperative.hpp", None),
     (C + "sm100_mma_warpspecialized.hpp", K + "sm100_gemm_tma_warpspecialized.hpp", None),
     (C + "sm100_blockscaled_mma_warpspecialized.hpp", K + "sm100_gemm_tma_warpspecialized.hpp", None),
-    (C + "sm100_mma_warpspecialized_blockwise_scaling.hpp", K + "sm100_gemm_tma_warpspecialized_input_transform.hpp", None),
+    # Each collective with the kernel layer its DispatchPolicy's Schedule selects (dispatch_policy.hpp
+    # 1020-1024: blockwise scaling -> KernelTmaWarpSpecializedMmaTransformSm100, mma_transform 73-74;
+    # 1119-1129: FastF32 (emulated) -> KernelTmaWarpSpecializedInputTransformSm100, input_transform 69-70).
+    (C + "sm100_mma_warpspecialized_blockwise_scaling.hpp", K + "sm100_gemm_tma_warpspecialized_mma_transform.hpp", None),
     (C + "sm100_mma_warpspecialized_mixed_input.hpp", K + "sm100_gemm_tma_warpspecialized_mixed_input_transform.hpp", None),
-    (C + "sm100_mma_warpspecialized_emulated.hpp", K + "sm100_gemm_tma_warpspecialized_mma_transform.hpp", None),
+    (C + "sm100_mma_warpspecialized_emulated.hpp", K + "sm100_gemm_tma_warpspecialized_input_transform.hpp", None),
     (C + "sm100_mma_array_warpspecialized.hpp", K + "sm100_gemm_array_tma_warpspecialized.hpp", None),
     (C + "sm100_mma_cpasync_warpspecialized.hpp", K + "sm100_gemm_cpasync_warpspecialized.hpp", None),
     (C + "sm100_mma_mixed_tma_cpasync_warpspecialized.hpp", K + "sm100_gemm_mixed_tma_cpasync_warpspecialized.hpp", None),

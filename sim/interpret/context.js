@@ -451,12 +451,12 @@ var KernelInterpretContext = (function (K) {
     function walk(binding, depth) {
       ctx.roleBinding = {};
       Object.keys(binding).forEach(function (k) { ctx.roleBinding[k] = new EnumValue(binding[k]); });
-      var probe = { tested: {}, active: false, receivers: {}, produces: false, env: {}, types: {}, owners: {} };
+      var probe = { tested: {}, active: false, receivers: {}, produces: false, env: {}, types: {}, owners: {}, barriers: {} };
       probeNodes(ctx.kernel, ctx, probe, 0);
       var next = null;
       for (var i = depth; i < vars.length; i++) if (probe.tested[vars[i].name] && !binding[vars[i].name]) { next = vars[i]; break; }
       if (next === null) {
-        if (probe.active) out.push({ binding: Object.assign({}, binding), receivers: probe.receivers, produces: probe.produces });
+        if (probe.active) out.push({ binding: Object.assign({}, binding), receivers: probe.receivers, produces: probe.produces, barriers: probe.barriers });
         else ctx.idle.push(Object.keys(binding).map(function (k) { return binding[k].split("::").pop(); }).join(".") || "kernel");
         return;
       }
@@ -473,9 +473,12 @@ var KernelInterpretContext = (function (K) {
       return !Object.keys(r.binding).some(function (k) { return absent[r.binding[k]]; }) ||
         (ctx.idle.push(Object.keys(r.binding).map(function (k) { return r.binding[k].split("::").pop(); }).join(".")), false);
     });
+    ctx.barrierRoles = {};
     return out.map(function (r) {
       var names = Object.keys(r.binding).map(function (k) { return r.binding[k].split("::").pop(); });
-      return { name: names.join(".") || "kernel", binding: r.binding, receivers: r.receivers, produces: r.produces };
+      var name = names.join(".") || "kernel";
+      Object.keys(r.barriers).sort().forEach(function (b) { (ctx.barrierRoles[b] || (ctx.barrierRoles[b] = [])).push(name); });
+      return { name: name, binding: r.binding, receivers: r.receivers, produces: r.produces };
     });
   }
 
@@ -486,18 +489,23 @@ var KernelInterpretContext = (function (K) {
    * with the knobs read (each knob's JSON; `Object.keys(knobs)` reads them all) and reused by a
    * later run whose knobs agree on every one of those: the load-hiding search's probes, a sweep's
    * settings, a page's re-runs. A reuse restores what the discovery left on the context that the
-   * run reports (`flags`, in their order, and `idle`); every other context field it set is a
-   * cache the run rebuilds on demand. Returns {ctx, roles} (roles: fresh shallow copies).
+   * run reads or reports (DISCOVERY_FIELDS); every other context field it sets is a cache the run
+   * rebuilds on demand. Returns {ctx, roles} (roles: fresh shallow copies).
    */
   var ROLE_MEMO_ENTRIES = 16;
+  /**
+   * The context fields the discovery leaves that the run reads or reports (kept as JSON, restored
+   * on a reuse): the flags read, in their order; the bindings that reach no step; the NamedBarrier
+   * ids each role reaches (NAMED_BARRIER_OWN). A discovery that sets another such field must add it here.
+   */
+  var DISCOVERY_FIELDS = ["flags", "idle", "barrierRoles"];
   var roleMemo = typeof WeakMap === "function" && typeof Proxy === "function" ? new WeakMap() : null;
   function discoverRoles(structure, knobs, prims) {
     var entries = roleMemo !== null ? roleMemo.get(structure) : undefined;
     var hit = entries ? entries.filter(function (e) { return knobsAgree(e.reads, knobs); })[0] : undefined;
     if (hit !== undefined) {
       var ctx = new Context(structure, knobs, prims);
-      hit.flags.forEach(function (kv) { ctx.flags[kv[0]] = kv[1]; });
-      ctx.idle = hit.idle.slice();
+      DISCOVERY_FIELDS.forEach(function (f) { if (hit.fields[f] !== undefined) ctx[f] = JSON.parse(hit.fields[f]); });
       return { ctx: ctx, roles: hit.roles.map(function (r) { return Object.assign({}, r); }) };
     }
     var reads = Object.create(null), rec = roleMemo !== null ? recordingKnobs(knobs, reads) : null;
@@ -507,8 +515,10 @@ var KernelInterpretContext = (function (K) {
       rec.stop();
       c.knobs = knobs;
       if (!entries) roleMemo.set(structure, entries = []);
-      entries.unshift({ reads: Object.keys(reads).map(function (k) { return [k, reads[k]]; }), roles: roles.map(function (r) { return Object.assign({}, r); }),
-        flags: Object.keys(c.flags).map(function (k) { return [k, c.flags[k]]; }), idle: c.idle.slice() });
+      var fields = {};
+      DISCOVERY_FIELDS.forEach(function (f) { if (c[f] !== undefined) fields[f] = JSON.stringify(c[f]); });
+      entries.unshift({ reads: Object.keys(reads).map(function (k) { return [k, reads[k]]; }),
+        roles: roles.map(function (r) { return Object.assign({}, r); }), fields: fields });
       if (entries.length > ROLE_MEMO_ENTRIES) entries.pop();
     }
     return { ctx: c, roles: roles };
@@ -567,6 +577,25 @@ var KernelInterpretContext = (function (K) {
     return out;
   }
 
+  /**
+   * The NamedBarrier objects' ids (an op's `barrier_id`) the steps can reach, into out: both arms
+   * of every branch and the programs of the calls hasOp follows (NAMED_BARRIER_OWN).
+   */
+  function barrierIds(nodes, ctx, out, depth) {
+    var types = {};
+    for (var i = 0; nodes && i < nodes.length; i++) {
+      var n = nodes[i];
+      if (n.node === "op" && n.barrier_id) out[n.barrier_id] = true;
+      if (n.node === "let" && n.names && n.names.length === 1 && n.type) types[n.names[0]] = declKind(n.type).base;
+      if (n.node === "call" && depth < 4) {
+        var fn = n.lambda ? K.lambdaNamed(ctx, n.lambda) :
+          n.receiver ? (ctx.collectives[types[n.receiver]] ? ctx.functions[types[n.receiver] + "::" + n.name] : null) : ctx.functions[n.name];
+        if (fn) barrierIds(fn.body, ctx, out, depth + 1);
+      }
+      ["init", "body", "step", "then", "else"].forEach(function (k) { if (n[k]) barrierIds(n[k], ctx, out, depth); });
+    }
+  }
+
   /** Static walk for enumerateRoles: which role variables decide, whether the role does anything. */
   function probeNodes(nodes, ctx, probe, depth) {
     if (!nodes || depth > 8) return;
@@ -580,6 +609,7 @@ var KernelInterpretContext = (function (K) {
         probeNodes(n.body, ctx, probe, depth);
       } else if (n.node === "op") {
         probe.active = true;
+        if (n.barrier_id) probe.barriers[n.barrier_id] = true;
       } else if (n.node === "let" && n.names && n.names.length === 1 && n.type && COLLECTIVE_TYPES[declKind(n.type).base]) {
         probe.types[n.names[0]] = COLLECTIVE_TYPES[declKind(n.type).base];   // `CollectiveMainloop mainloop;` (77 FMHA 433)
         if (ctx.collectives[declKind(n.type).base]) probe.owners[n.names[0]] = declKind(n.type).base;
@@ -599,11 +629,13 @@ var KernelInterpretContext = (function (K) {
         if (rkind === "epilogue" && EPILOGUE_CALLS[n.name]) probe.active = true;
         var own = probe.owners[n.receiver] ? ctx.functions[probe.owners[n.receiver] + "::" + n.name] : null;
         if (own && hasOp(own.body, null, ctx)) probe.active = true;
+        if (own) barrierIds(own.body, ctx, probe.barriers, 1);
         var fn = ctx.functions[n.name];
         // A call of a collective function with no op (prefetch_tma_descriptors, load_init) does not make a
         // role; one whose program copies with TMA makes a loading role (its lane goes first).
         if (rkind === "mainloop" && fn && hasOp(fn.body, null, ctx)) {
           probe.active = true;
+          barrierIds(fn.body, ctx, probe.barriers, 1);
           if (hasOp(fn.body, "tma_load", ctx)) probe.produces = true;
         }
       }

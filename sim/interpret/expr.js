@@ -96,7 +96,12 @@ var KernelInterpretExpr = (function () {
     "MainloopPipeline::Stages": "stages",
     // `min(Load2TransformPipeline::Stages, k_tile_count)` (SM100 mixed-input kernel layer 687): the
     // load-to-transform ring's DispatchPolicy::Load2TransformPipelineStageCount (mixed-input collective 244-246).
-    "Load2TransformPipeline::Stages": "stages"
+    "Load2TransformPipeline::Stages": "stages",
+    // `min(MainloopABPipeline::Stages, k_tile_count)` (SM100 MMA-transform kernel layer 658, SM103
+    // block-scaled kernel layer 686) and `min(MainloopSFPipeline::Stages/2, k_tile_count)` (SM103 805):
+    // rings of the stages knob (blockwise-scaling collective 189-195: DispatchPolicy::Stages; SM103
+    // collective 206-215: LoadABPipelineStageCount / LoadSFPipelineStageCount of one StageCount<N>).
+    "MainloopABPipeline::Stages": "stages", "MainloopSFPipeline::Stages": "stages"
   };
   /** Variables whose initializer is a shape the parse cannot evaluate, bound to the trip-count knob. */
   var TRIP_KNOBS = { "k_tile_count": "kTiles" };
@@ -648,7 +653,7 @@ var KernelInterpretExpr = (function () {
   K.State = State; K.Struct = Struct; K.TILE_KEY = TILE_KEY; K.TRIP_KNOBS = TRIP_KNOBS;
   K.Tuple = Tuple; K.Unknown = Unknown; K.WG_TRACE_OPS = WG_TRACE_OPS; K.Work = Work;
   K.clone = clone; K.controlNames = controlNames; K.evalCall = evalCall; K.evalExpr = evalExpr;
-  K.fuse = fuse; K.hasEffect = hasEffect; K.hasOp = hasOp; K.isUnknown = isUnknown;
+  K.fuse = fuse; K.hasEffect = hasEffect; K.hasOp = hasOp; K.isUnknown = isUnknown; K.lambdaNamed = lambdaNamed;
   K.markNeverCompleted = markNeverCompleted; K.truthy = truthy; K.unknownAt = unknownAt;
   return K;
 })();

@@ -196,8 +196,29 @@ var KernelInterpretOps = (function (K) {
     },
     __epi_tmem_load: function (rr, node, env) { return rr.run.opaque(rr, "tmem_load", env.__epi.v.node, env.__epi.v.st.index); },
     __epi_acc_release: function (rr, node, env) { var e = env.__epi.v; return rr.run.cmdArrive(rr, e.ring.empty[e.st.index]); },
-    __epi_store: function (rr, node, env) { return rr.run.opaque(rr, "store", env.__epi.v.node, null); }
+    __epi_store: function (rr, node, env) { return rr.run.opaque(rr, "store", env.__epi.v.node, null); },
+    named_barrier_sync: function (rr, node) { return ownNamedBarrier(rr, node); },
+    named_barrier_arrive: function (rr, node) { return ownNamedBarrier(rr, node); }
   };
+
+  /**
+   * NAMED_BARRIER_OWN: a NamedBarrier object's `sync()` / `arrive()` in a kernel of enum roles
+   * (`transform_bar.sync()`, sm100_mma_warpspecialized_mixed_input.hpp 1028, the object declared at
+   * 994 with `NumTransformationThreads` = 128 (295) threads and id `ReservedNamedBarriers::TransformBarrier`)
+   * whose id only one role's programs reach (enumerateRoles' probe: barrierIds) is among that
+   * role's own threads: the code completes it on hardware and no other role arrives on it, so it
+   * orders nothing between roles, and the run, which runs the role as one thread of control, has
+   * no step for it. A barrier more roles reach stops the role (the run does not know how many
+   * threads an enum role has, so it cannot count their arrivals); so does a barrier op without
+   * an object's id (a free `NamedBarrier::sync(count, id)` in such a kernel).
+   */
+  function ownNamedBarrier(rr, node) {
+    var roles = node.barrier_id && rr.ctx.barrierRoles ? rr.ctx.barrierRoles[node.barrier_id] : null;
+    if (!roles) return rr.stop(node, "the op `" + node.op + "` is not modelled yet");
+    if (roles.length === 1 && roles[0] === rr.role.name) return undefined;
+    return rr.stop(node, "the named barrier `" + node.barrier_id + "` is reached by the roles " + roles.join(", ") +
+      ", whose thread counts the run does not know");
+  }
 
   /** The SM100 epilogue store's steps (RoleRun.epilogueStore), each an op of OP_SEMANTICS. */
   var EPILOGUE_SM100 = [{ node: "op", op: "__epi_acc_wait" }, { node: "op", op: "__epi_tmem_load" },
