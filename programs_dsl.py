@@ -23,7 +23,7 @@ from programs_cpp import MAX_BLOCK_DEPTH, MAX_NODES, prune
 BIN_OPS = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/", ast.FloorDiv: "/", ast.Mod: "%",
            ast.LShift: "<<", ast.RShift: ">>", ast.BitAnd: "&", ast.BitOr: "|", ast.BitXor: "^"}
 CMP_OPS = {ast.Eq: "==", ast.NotEq: "!=", ast.Lt: "<", ast.LtE: "<=", ast.Gt: ">", ast.GtE: ">=",
-           ast.Is: "==", ast.IsNot: "!="}
+           ast.Is: "==", ast.IsNot: "!=", ast.In: "in", ast.NotIn: "not in"}
 UNARY_OPS = {ast.Not: "!", ast.USub: "-", ast.UAdd: "+", ast.Invert: "~"}
 BOOL_OPS = {ast.And: "&&", ast.Or: "||"}
 # Augmented assignments: `set` ops (`q_producer_phase ^= 1` flips a phase, FA4 sm90 line 799).
@@ -135,6 +135,10 @@ def _expr_attribute(r, node, depth):
 def _expr_call(r, node, depth):
     func = node.func
     args = r.args(node, depth)
+    # `tuple(x for ...)` / `list(x for ...)` is the comprehension's items.
+    if (isinstance(func, ast.Name) and func.id in ("tuple", "list") and len(node.args) == 1 and not node.keywords
+            and isinstance(node.args[0], (ast.GeneratorExp, ast.ListComp))):
+        return r.expr(node.args[0], depth)
     if isinstance(func, ast.Name):
         return ["call", func.id, args]
     if isinstance(func, ast.Attribute):
@@ -143,6 +147,21 @@ def _expr_call(r, node, depth):
             return ["call", name, args]
         return ["mcall", r.expr(func.value, depth), func.attr, args]
     return r.unread(node)
+
+
+def _expr_comp(r, node, depth):
+    """A generator expression or list comprehension with one `for` over names: ["comp", elt,
+    [names], iterable, [conditions]] (`tuple(w for w, active in [(self.relay_warp_id, not
+    use_cpasync_load_KV), ...] if active)`, FA4 mla_sm100 161-167); the interpreter evaluates it
+    when the iterable is a known tuple. Nested `for`s, `async` and other targets are unread."""
+    if len(node.generators) != 1 or node.generators[0].is_async:
+        return r.unread(node)
+    g = node.generators[0]
+    targets = g.target.elts if isinstance(g.target, ast.Tuple) else [g.target]
+    if not all(isinstance(t, ast.Name) for t in targets):
+        return r.unread(node)
+    names = [t.id for t in targets] if isinstance(g.target, ast.Tuple) else [g.target.id]
+    return ["comp", r.expr(node.elt, depth), names, r.expr(g.iter, depth), [r.expr(c, depth) for c in g.ifs]]
 
 
 def _expr_binop(r, node, depth):
@@ -169,7 +188,7 @@ def _expr_compare(r, node, depth):
     parts, left = [], node.left
     for op, right in zip(node.ops, node.comparators):
         c = CMP_OPS.get(type(op))
-        if c is None:            # in / not in
+        if c is None:
             return r.unread(node)
         parts.append(["bin", c, r.expr(left, depth), r.expr(right, depth)])
         left = right
@@ -203,6 +222,7 @@ EXPR_READERS = {
     ast.Call: _expr_call, ast.BinOp: _expr_binop, ast.UnaryOp: _expr_unary,
     ast.BoolOp: _expr_boolop, ast.Compare: _expr_compare, ast.IfExp: _expr_ifexp,
     ast.Subscript: _expr_subscript, ast.Tuple: _expr_tuple, ast.List: _expr_tuple,
+    ast.GeneratorExp: _expr_comp, ast.ListComp: _expr_comp,
 }
 
 

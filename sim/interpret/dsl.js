@@ -129,6 +129,7 @@ var KernelInterpretDsl = (function (K) {
   function dslExpr(e, env, ctx, constexpr) {
     switch (e[0]) {
       case "kw": return evalExpr(e[2], env, ctx, constexpr);
+      case "comp": return K.dslComprehension(e, env, ctx, constexpr);
       case "id": {
         if (e[1] === "cute.arch.WARP_SIZE") return WARP_THREADS;
         // DSL_ENUMS: a member of one of the file's enums (programs_dsl.enum_members:
@@ -148,6 +149,7 @@ var KernelInterpretDsl = (function (K) {
       }
       case "bin": {
         if ((e[1] === "==" || e[1] === "!=") && (isNoneExpr(e[2]) || isNoneExpr(e[3]))) return noneTest(e, env, ctx);
+        if (e[1] === "in" || e[1] === "not in") return K.dslMembership(e, env, ctx, constexpr);
         return symbolicSum(e, env, ctx, constexpr);
       }
       case "call": return dslCallExpr(e, env, ctx, constexpr);
