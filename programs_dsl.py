@@ -23,7 +23,7 @@ from programs_cpp import MAX_BLOCK_DEPTH, MAX_NODES, prune
 BIN_OPS = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/", ast.FloorDiv: "/", ast.Mod: "%",
            ast.LShift: "<<", ast.RShift: ">>", ast.BitAnd: "&", ast.BitOr: "|", ast.BitXor: "^"}
 CMP_OPS = {ast.Eq: "==", ast.NotEq: "!=", ast.Lt: "<", ast.LtE: "<=", ast.Gt: ">", ast.GtE: ">=",
-           ast.Is: "==", ast.IsNot: "!="}
+           ast.Is: "==", ast.IsNot: "!=", ast.In: "in", ast.NotIn: "not in"}
 UNARY_OPS = {ast.Not: "!", ast.USub: "-", ast.UAdd: "+", ast.Invert: "~"}
 BOOL_OPS = {ast.And: "&&", ast.Or: "||"}
 # Augmented assignments: `set` ops (`q_producer_phase ^= 1` flips a phase, FA4 sm90 line 799).
@@ -135,6 +135,10 @@ def _expr_attribute(r, node, depth):
 def _expr_call(r, node, depth):
     func = node.func
     args = r.args(node, depth)
+    # `tuple(x for ...)` / `list(x for ...)` is the comprehension's items.
+    if (isinstance(func, ast.Name) and func.id in ("tuple", "list") and len(node.args) == 1 and not node.keywords
+            and isinstance(node.args[0], (ast.GeneratorExp, ast.ListComp))):
+        return r.expr(node.args[0], depth)
     if isinstance(func, ast.Name):
         return ["call", func.id, args]
     if isinstance(func, ast.Attribute):
@@ -143,6 +147,21 @@ def _expr_call(r, node, depth):
             return ["call", name, args]
         return ["mcall", r.expr(func.value, depth), func.attr, args]
     return r.unread(node)
+
+
+def _expr_comp(r, node, depth):
+    """A generator expression or list comprehension with one `for` over names: ["comp", elt,
+    [names], iterable, [conditions]] (`tuple(w for w, active in [(self.relay_warp_id, not
+    use_cpasync_load_KV), ...] if active)`, FA4 mla_sm100 161-167); the interpreter evaluates it
+    when the iterable is a known tuple. Nested `for`s, `async` and other targets are unread."""
+    if len(node.generators) != 1 or node.generators[0].is_async:
+        return r.unread(node)
+    g = node.generators[0]
+    targets = g.target.elts if isinstance(g.target, ast.Tuple) else [g.target]
+    if not all(isinstance(t, ast.Name) for t in targets):
+        return r.unread(node)
+    names = [t.id for t in targets] if isinstance(g.target, ast.Tuple) else [g.target.id]
+    return ["comp", r.expr(node.elt, depth), names, r.expr(g.iter, depth), [r.expr(c, depth) for c in g.ifs]]
 
 
 def _expr_binop(r, node, depth):
@@ -169,7 +188,7 @@ def _expr_compare(r, node, depth):
     parts, left = [], node.left
     for op, right in zip(node.ops, node.comparators):
         c = CMP_OPS.get(type(op))
-        if c is None:            # in / not in
+        if c is None:
             return r.unread(node)
         parts.append(["bin", c, r.expr(left, depth), r.expr(right, depth)])
         left = right
@@ -203,6 +222,7 @@ EXPR_READERS = {
     ast.Call: _expr_call, ast.BinOp: _expr_binop, ast.UnaryOp: _expr_unary,
     ast.BoolOp: _expr_boolop, ast.Compare: _expr_compare, ast.IfExp: _expr_ifexp,
     ast.Subscript: _expr_subscript, ast.Tuple: _expr_tuple, ast.List: _expr_tuple,
+    ast.GeneratorExp: _expr_comp, ast.ListComp: _expr_comp,
 }
 
 
@@ -780,7 +800,7 @@ def warp_ids(init):
     return out
 
 
-def constructor(src, init):
+def constructor(src, init, setups=None):
     """The constructor's attributes as the run reads them: {"params": {name: default tree},
     "attrs": {"self.x": [{"expr": tree, "line": int}]}}, each attribute's unconditional
     assignments in `__init__`'s own body, in order (the last is its value; a reference to itself
@@ -809,6 +829,9 @@ def constructor(src, init):
         # is not None else head_dim`, FA4 sm100 175): the interpreter evaluates them after the defaults.
         elif isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
             local_sets.append({"name": node.targets[0].id, "expr": ex.expr(node.value), "line": node.lineno})
+        chain = _attr_chain(ex, node) if isinstance(node, ast.If) else None
+        if chain:
+            attrs.setdefault(chain[0], []).append({"expr": chain[1], "line": node.lineno})
         if isinstance(node, (ast.Assign, ast.AnnAssign)):
             targets = node.targets if isinstance(node, ast.Assign) else [node.target]
             if len(targets) != 1 or node.value is None:
@@ -816,13 +839,105 @@ def constructor(src, init):
             t = targets[0]
             if isinstance(t, ast.Attribute) and isinstance(t.value, ast.Name) and t.value.id == "self":
                 attrs.setdefault("self." + t.attr, []).append({"expr": ex.expr(node.value), "line": node.lineno})
+    for fn in setups or ():
+        _setup_attrs(src, fn, attrs)
     out = {"params": params, "attrs": attrs}
     if local_sets:
         out["locals"] = local_sets
     return out
 
 
-def role_vars(src, kernel, warp_roles, is_warp_index, init=None):
+def _setup_attrs(src, fn, attrs):
+    """Adds a setup method's unconditional `self.x = e` assignments (and `if` chains) to attrs, in
+    order after the constructor's: `__call__` runs it before the launch (`self._setup_attributes()`,
+    FA4 bwd_sm100 757; `self.Q_stage = 1 if self.use_2cta_instrs else 2`, 429). An assignment that
+    reads one of the method's own locals is left out (its value is not the constructor's to give)."""
+    own = _local_names(fn) - {"self"}
+    ex = ExprReader(src, _local_names(fn))
+    for node in fn.body:
+        chain = _attr_chain(ex, node) if isinstance(node, ast.If) else None
+        if chain and not _reads_any(node, own):
+            attrs.setdefault(chain[0], []).append({"expr": chain[1], "line": node.lineno})
+        name = _self_assign(node)
+        if name and not _reads_any(node.value, own):
+            attrs.setdefault(name, []).append({"expr": ex.expr(node.value), "line": node.lineno})
+
+
+def _reads_any(node, names):
+    """Whether the tree under node reads one of names (a plain Name load)."""
+    return any(isinstance(n, ast.Name) and n.id in names for n in ast.walk(node) if isinstance(getattr(n, "ctx", None), ast.Load))
+
+
+def setup_methods(index, cname):
+    """The methods the class's `__call__` runs as `self.m()` statements in its own body, in order
+    (`self._setup_attributes()`, FA4 bwd_sm100 757): their attributes are set before the launch."""
+    call = index.method(cname, "__call__")
+    out = []
+    for stmt in call.body if call is not None else ():
+        c = stmt.value if isinstance(stmt, ast.Expr) else None
+        if (isinstance(c, ast.Call) and not c.args and not c.keywords and isinstance(c.func, ast.Attribute)
+                and isinstance(c.func.value, ast.Name) and c.func.value.id == "self"):
+            m = index.method(cname, c.func.attr)
+            if m is not None and m is not call:
+                out.append(m)
+    return out
+
+
+def _self_assign(stmt):
+    """The attribute name of a lone `self.x = e` statement, else None."""
+    if (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Attribute)
+            and isinstance(stmt.targets[0].value, ast.Name) and stmt.targets[0].value.id == "self"):
+        return "self." + stmt.targets[0].attr
+    return None
+
+
+def _attr_chain(ex, node):
+    """A constructor's `if c1: self.x = a / elif c2: self.x = b / else: self.x = c` (every arm one
+    assignment of the same attribute, ending in `else`: FA4 bwd_sm100 142-147, `self.cta_schedule`)
+    as ("self.x", `c1 ? a : (c2 ? b : c)`); None for any other `if`."""
+    arms, cur = [], node
+    while isinstance(cur, ast.If):
+        if len(cur.body) != 1 or _self_assign(cur.body[0]) is None or not cur.orelse:
+            return None
+        arms.append((cur.test, cur.body[0]))
+        cur = cur.orelse[0] if len(cur.orelse) == 1 and isinstance(cur.orelse[0], ast.If) else cur.orelse
+    if not isinstance(cur, list) or len(cur) != 1 or _self_assign(cur[0]) is None:
+        return None
+    name = _self_assign(cur[0])
+    if any(_self_assign(a) != name for _, a in arms):
+        return None
+    tree = ex.expr(cur[0].value)
+    for test, a in reversed(arms):
+        tree = ["?:", ex.expr(test), ex.expr(a.value), tree]
+    return name, tree
+
+
+def enum_members(index):
+    """The module's enum members as values: {"Cls.X": {"value": int, "line": int}} for each
+    class deriving from `Enum` / `IntEnum` (`class CtaSchedule(enum.Enum)`, FA4 bwd_sm100 69-74),
+    each member an int literal or `enum.auto()` (Python's default: 1 for the first, else the one
+    before plus 1). Members of different classes are plain ints here: the kernels compare members
+    of one class (`self.cta_schedule == CtaSchedule.TWO_CTA_SERIAL`, 2206)."""
+    out = {}
+    for cname, info in index.classes.items():
+        if not any(b.rsplit(".", 1)[-1] in ("Enum", "IntEnum") for b in info["bases"]):
+            continue
+        last = 0
+        for stmt in info["node"].body:
+            if not (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name)):
+                continue
+            v = stmt.value
+            if isinstance(v, ast.Call) and not v.args and (dotted(v.func)[0] or "").rsplit(".", 1)[-1] == "auto":
+                last += 1
+            elif isinstance(v, ast.Constant) and isinstance(v.value, int) and not isinstance(v.value, bool):
+                last = v.value
+            else:
+                continue
+            out[cname + "." + stmt.targets[0].id] = {"value": last, "line": stmt.lineno}
+    return out
+
+
+def role_vars(src, kernel, warp_roles, is_warp_index, init=None, enums=None, setups=None):
     """kernel_layer.role_vars of a DSL kernel: each warp-index variable its role branches compare
     (`warp_idx = cute.arch.make_warp_uniform(cute.arch.warp_idx())`), with the branches (line,
     test, the warps they select) and `members`, the representative warp indices the interpreter
@@ -861,9 +976,11 @@ def role_vars(src, kernel, warp_roles, is_warp_index, init=None):
         spans = [[m, members[i + 1] - 1] for i, m in enumerate(members[:-1])] + [[members[-1], None]]
         var = {"name": name, "kind": "warp_index", "members": members, "spans": spans,
                "branches": branches, "line": first[name].lineno if name in first else kernel.lineno}
-        ctor = constructor(src, init)
+        ctor = constructor(src, init, setups)
         if ctor:
             var["constructor"] = ctor
+        if enums:
+            var["enums"] = enums
         if ids:
             var["warp_ids"] = ids
             var["warps"] = max(w for d in ids.values() for w in d["warps"]) + 1
@@ -893,7 +1010,8 @@ def read(src, index, frames, kernel, warp_roles, is_warp_index):
     init = None
     if kernel is not None and class_of.get(id(kernel)):
         init = index.method(class_of[id(kernel)], "__init__")
-    roles = role_vars(src, kernel, warp_roles, is_warp_index, init) if kernel is not None else []
+    setups = setup_methods(index, class_of[id(kernel)]) if init is not None else []
+    roles = role_vars(src, kernel, warp_roles, is_warp_index, init, enum_members(index), setups) if kernel is not None else []
     for frame in frames:
         for op in frame.ops:
             for key in ("_call", "_fn", "_via"):

@@ -53,8 +53,11 @@ def test_expressions_the_dsl_adds():
     assert py_expr("f(a, num=2)") == ["call", "f", [["id", "a"], ["kw", "num", ["n", 2]]]]
     assert py_expr("a, b") == ["call", "tuple", [["id", "a"], ["id", "b"]]]
     # Not read: no C spelling, or no value the interpreter computes.
-    for text in ("a ** 2", "a in b", "None", "'K'", "1.5"):
+    for text in ("a ** 2", "None", "'K'", "1.5", "[x for x in a for y in b]"):
         assert py_expr(text) == ["?", text]
+    # `in` and one-`for` comprehensions (docs/programs.md "FlashAttention-4 SM100 backward and latent attention").
+    assert py_expr("a in b") == ["bin", "in", ["id", "a"], ["id", "b"]]
+    assert py_expr("tuple(w for w, f in xs if f)") == ["comp", ["id", "w"], ["w", "f"], ["id", "xs"], [["id", "f"]]]
     # `*name` in a call is spliced by the interpreter (`self.mma(*mma_args, ...)`, FA4 bwd_sm90 844);
     # any other starred argument is not read.
     assert py_expr("f(*a)") == ["call", "f", [["star", ["id", "a"]]]]

@@ -129,7 +129,14 @@ var KernelInterpretDsl = (function (K) {
   function dslExpr(e, env, ctx, constexpr) {
     switch (e[0]) {
       case "kw": return evalExpr(e[2], env, ctx, constexpr);
-      case "id": return e[1] === "cute.arch.WARP_SIZE" ? WARP_THREADS : PASS;
+      case "comp": return K.dslComprehension(e, env, ctx, constexpr);
+      case "id": {
+        if (e[1] === "cute.arch.WARP_SIZE") return WARP_THREADS;
+        // DSL_ENUMS: a member of one of the file's enums (programs_dsl.enum_members:
+        // `CtaSchedule.TWO_CTA_SERIAL` is 3, FA4 bwd_sm100 69-74) is its value.
+        var en = ctx.roleVars.length && ctx.roleVars[0].enums;
+        return en && Object.prototype.hasOwnProperty.call(en, e[1]) ? en[e[1]].value : PASS;
+      }
       case "?": return e[1] === "None" ? NONE : PASS;
       case "member": {
         if (Array.isArray(e[1]) && e[1][0] === "id" && e[1][1] === "self") return dslSelf(e[2], ctx, constexpr);
@@ -142,6 +149,7 @@ var KernelInterpretDsl = (function (K) {
       }
       case "bin": {
         if ((e[1] === "==" || e[1] === "!=") && (isNoneExpr(e[2]) || isNoneExpr(e[3]))) return noneTest(e, env, ctx);
+        if (e[1] === "in" || e[1] === "not in") return K.dslMembership(e, env, ctx, constexpr);
         return symbolicSum(e, env, ctx, constexpr);
       }
       case "call": return dslCallExpr(e, env, ctx, constexpr);
@@ -324,18 +332,26 @@ var KernelInterpretDsl = (function (K) {
         // Calling a local partial of the tile scheduler's create (`TileSchedulerCls = partial(TileScheduler.create,
         // tile_sched_params)`, sm90 580; called at 679, 1006): the role's tile scheduler.
         var box = env[name];
-        if (box && box.v instanceof Partial && box.v.fn === "TileScheduler.create" && ctx.rr) return (ctx.rr.scheduler = new Scheduler());
+        if (box && box.v instanceof Partial && isSchedulerCreate(box.v.fn) && ctx.rr) return (ctx.rr.scheduler = new Scheduler());
         return PASS;
       }
     }
+  }
+
+  /**
+   * DSL_SCHEDULER_CREATE: the create of the kernel's tile scheduler class, as a local
+   * (`TileScheduler.create`, sm90 580; bwd_sm90 762) or the constructor's attribute
+   * (`self.tile_scheduler_cls.create`, sm100 1287; bwd_sm100 1688), called or bound by a partial.
+   */
+  function isSchedulerCreate(text) {
+    return text === "TileScheduler.create" || text === "self.tile_scheduler_cls.create";
   }
 
   /** DSL method calls in expressions (evalMethod's hook). */
   function dslMethodExpr(e, env, ctx, constexpr) {
     // `self.tile_scheduler_cls.create(tile_sched_params)` (FA4 sm100 1287, the static path of 1284):
     // the role's tile scheduler, as SM90's partial of TileScheduler.create.
-    if (e[2] === "create" && Array.isArray(e[1]) && e[1][0] === "member" && Array.isArray(e[1][1]) && e[1][1][1] === "self" &&
-        e[1][2] === "tile_scheduler_cls" && ctx.rr) return (ctx.rr.scheduler = new Scheduler());
+    if (ctx.rr && isSchedulerCreate(exprText(["member", e[1], e[2]]))) return (ctx.rr.scheduler = new Scheduler());
     // DSL_PROCESS_WORK_TILE: `self.process_work_tile(block_info, seqlen, n_block_min, n_block_max)`
     // (FA4 sm100 3616-3629; called at 1649, 1895, 2377, 2857, 3340) is has_kv_work and, for varlen Q
     // without the varlen scheduler, seqlen_q > 0: without split-KV has_kv_work is True (block_info.py

@@ -262,6 +262,46 @@ var KernelInterpretDslOps = (function (K) {
     return this.dslInvoke({ fn: fn, partial: null }, node.args || [], env, null);
   };
 
+  /**
+   * DSL_COMPREHENSIONS: `["comp", elt, names, iterable, conds]` (programs_dsl._expr_comp), a
+   * generator expression or list comprehension over a known tuple: each item bound to the names
+   * (a tuple item unpacked), kept when every condition holds, gives elt; the items are a tuple
+   * (`tuple(w for w, active in [(self.relay_warp_id, not use_cpasync_load_KV), ...] if active)`,
+   * FA4 mla_sm100 161-167). An iterable or a condition the run does not know is Unknown.
+   */
+  K.dslComprehension = function (e, env, ctx, constexpr) {
+    var xs = K.evalExpr(e[3], env, ctx, constexpr), names = e[2], out = [];
+    if (!(xs instanceof K.Tuple)) return new K.Unknown("a comprehension over a value that is not a known tuple");
+    for (var i = 0; i < xs.items.length; i++) {
+      var item = xs.items[i], inner = Object.assign({}, env);
+      if (names.length === 1) inner[names[0]] = { v: item };
+      else if (item instanceof K.Tuple && item.items.length === names.length) names.forEach(function (n, j) { inner[n] = { v: item.items[j] }; });
+      else return new K.Unknown("a comprehension item that does not unpack to " + names.join(", "));
+      for (var c = 0; c < e[4].length; c++) {
+        var cv = K.evalExpr(e[4][c], inner, ctx, constexpr);
+        if (isUnknown(cv)) return new K.Unknown("a comprehension condition that is not known");
+        if (!truthy(cv)) { inner = null; break; }
+      }
+      if (inner) out.push(K.evalExpr(e[1], inner, ctx, constexpr));
+    }
+    return new K.Tuple(out);
+  };
+
+  /**
+   * DSL_MEMBERSHIP: `x in t` / `x not in t` (programs_dsl: ["bin", "in" | "not in", x, t]) of a
+   * number in a known tuple of numbers (`warp_idx in self.softmax_warp_indices`, FA4 mla_sm100
+   * 1232; `self.tile_hdim in (192, 256)`, bwd_sm100 144); anything else is Unknown.
+   */
+  K.dslMembership = function (e, env, ctx, constexpr) {
+    var x = K.evalExpr(e[2], env, ctx, constexpr), t = K.evalExpr(e[3], env, ctx, constexpr);
+    if (isUnknown(x)) return x;
+    if (!(t instanceof K.Tuple) || typeof x !== "number" || !t.items.every(function (v) { return typeof v === "number"; })) {
+      return new K.Unknown("`" + e[1] + "` of a value that is not a known tuple of numbers");
+    }
+    var has = t.items.indexOf(x) >= 0 ? 1 : 0;
+    return e[1] === "in" ? has : 1 - has;
+  };
+
   K.DSL_OPS = DSL_OPS;
   return K;
 })(typeof KernelInterpretDsl !== "undefined" ? KernelInterpretDsl : require("./dsl.js"));

@@ -1,0 +1,147 @@
+"""FlashAttention-4's CuTe DSL SM100 backward (flash_attn/cute/flash_bwd_sm100.py) and SM100 latent
+attention forward (flash_fwd_mla_sm100.py), installed, read by programs_dsl.py and run by
+sim/interpret.js (docs/programs.md "FlashAttention-4 SM100 backward and latent attention"): the
+rules that take their roles into their tile loops, and each role's stop past them, named with its
+line (neither kernel runs complete yet; the stops are the next steps)."""
+
+import json
+import subprocess
+
+import pytest
+
+import parse_cutlass
+from conftest import ROOT
+from test_parser_dsl import fa4_dir
+from node_util import node
+
+# Runs the program model on the structure (stdin) with the knobs of argv[2]; prints the roles,
+# the stops, the deadlock message and the flags.
+RUN = r"""
+const S = require(process.argv[1] + '/schedule.js');
+const st = JSON.parse(require('fs').readFileSync(0, 'utf8'));
+const r = S.simulate(st, Object.assign({ model: 'program' }, JSON.parse(process.argv[2])));
+process.stdout.write(JSON.stringify({ error: r.error || null, roles: r.verdict.roles, stopped: r.verdict.stopped,
+  deadlock: r.deadlock ? r.deadlock.message : null, flags: r.verdict.flags, lanes: r.lanes.map((l) => l.label) }));
+"""
+
+# The tile loops of the backward's roles (`while work_tile.is_valid_tile`): load 2038, mma 2708,
+# compute 3476, reduce 4106; every role stopped there before DSL_SCHEDULER_CREATE.
+BWD_TILE_LOOPS = {2038, 2708, 3476, 4106}
+
+
+@pytest.fixture(scope="module")
+def bwd():
+    return parse_cutlass.parse_file(fa4_dir() / "flash_bwd_sm100.py")
+
+
+@pytest.fixture(scope="module")
+def mla():
+    return parse_cutlass.parse_file(fa4_dir() / "flash_fwd_mla_sm100.py")
+
+
+def run(structure, **knobs):
+    proc = subprocess.run([node(), "-e", RUN, str(ROOT), json.dumps(knobs)], input=json.dumps(structure),
+                          capture_output=True, text=True, timeout=300, check=True)
+    return json.loads(proc.stdout)
+
+
+def stops(r):
+    return {s["role"]: (s["line"], s["reason"]) for s in r["stopped"]}
+
+
+def test_enum_members_are_values(bwd):
+    """programs_dsl.enum_members: `class CtaSchedule(enum.Enum)` (69-74), members by enum.auto()
+    from 1 in order."""
+    enums = bwd["kernel_layer"]["role_vars"][0]["enums"]
+    assert {k: v["value"] for k, v in enums.items()} == {
+        "CtaSchedule.ONE_CTA": 1, "CtaSchedule.TWO_CTA_PIPELINED": 2, "CtaSchedule.TWO_CTA_SERIAL": 3}
+
+
+def test_constructor_chain_and_setup_attributes(bwd):
+    """`self.cta_schedule` is the constructor's if/elif/else chain (142-147) as one conditional;
+    `self.Q_stage` comes from `_setup_attributes` (429), which `__call__` runs at 757."""
+    attrs = bwd["kernel_layer"]["role_vars"][0]["constructor"]["attrs"]
+    chain = attrs["self.cta_schedule"]
+    assert [a["line"] for a in chain] == [142]
+    tree = chain[0]["expr"]
+    assert tree[0] == "?:" and tree[2] == ["id", "CtaSchedule.ONE_CTA"] and tree[3][0] == "?:"
+    assert [a["line"] for a in attrs["self.Q_stage"]] == [429]
+
+
+def test_backward_roles_enter_their_tile_loops(bwd):
+    """With the partial of `self.tile_scheduler_cls.create` (1688) read as the scheduler, no role
+    stops at its tile loop; the warps of one span merge (reduce 0-3, compute 4-11), and the load
+    takes the one-CTA path (the `CtaSchedule.TWO_CTA_SERIAL` prologue, 2206-2315, is not taken:
+    its stop is at 2328, the K + Q copy of the `else` at 2317)."""
+    r = run(bwd)
+    assert r["error"] is None
+    assert r["roles"] == ["reduce.warp0", "compute.warp4", "mma.warp12", "load.warp13"]
+    st = stops(r)
+    assert not {line for line, _ in st.values()} & BWD_TILE_LOOPS
+    assert st["load.warp13"] == (2328, "the arrival counts of `pipeline_Q` are not known")
+    assert st["mma.warp12"][0] == 2934 and "structured binding" in st["mma.warp12"][1]
+    # compute and reduce wait on what the stopped roles would have signalled.
+    assert "pipeline_LSE.full[0]" in r["deadlock"] and "pipeline_dQ.full[0]" in r["deadlock"]
+    assert r["flags"]["self.cta_schedule"] == 1 and r["flags"]["self.use_2cta_instrs"] == 0
+
+
+def test_backward_without_the_scheduler_partial_stops_at_the_tile_loops(bwd, tmp_path):
+    """A mutated copy whose scheduler partial binds another callable: every role stops at its tile
+    loop again (the rule reads the scheduler class's create, nothing else)."""
+    src = (fa4_dir() / "flash_bwd_sm100.py").read_text()
+    old = "TileSchedulerCls = partial(self.tile_scheduler_cls.create, tile_sched_params)"
+    assert src.count(old) == 1
+    path = tmp_path / "flash_bwd_sm100.py"
+    path.write_text(src.replace(old, "TileSchedulerCls = partial(self.make_scheduler, tile_sched_params)"))
+    r = run(parse_cutlass.parse_file(path))
+    assert r["stopped"] and {s["line"] for s in r["stopped"]} <= BWD_TILE_LOOPS
+
+
+def test_latent_attention_warp_list_is_read(mla):
+    """`self.empty_warp_ids = tuple(w for w, active in [...] if active)` (161-167) is a
+    comprehension tree; the roles pass the empty-warp loops that index it (1100-1109) and the
+    `warp_idx in self.softmax_warp_indices` branch (1232)."""
+    tree = mla["kernel_layer"]["role_vars"][0]["constructor"]["attrs"]["self.empty_warp_ids"][0]["expr"]
+    assert tree[0] == "comp" and tree[2] == ["w", "active"] and tree[4] == [["id", "active"]]
+    r = run(mla)
+    st = stops(r)
+    assert not any(line in (1101, 1232) for line, _ in st.values())
+    # Where they stop now: the 2-CTA leader test (`is_leader_cta`, from block_idx_in_cluster) and
+    # rings the run does not resolve.
+    assert st["empty.warp10"][0] == 1096 and "block_idx_in_cluster" in st["empty.warp10"][1]
+    assert st["both.warp0"] == (2868, "the pipeline of `consumer_wait` is not known here")
+
+
+# Evaluates comprehension and membership trees (programs_dsl's forms) in a DSL context.
+EVAL = r"""
+const I = require(process.argv[1] + '/sim/interpret.js'), S = require(process.argv[1] + '/schedule.js');
+const ctx = new I.Context({ kernel_layer: { program: { body: [] }, role_vars: [{ name: 'warp_idx', kind: 'warp_index',
+  members: [0], spans: [[0, null]], branches: [] }] } }, {}, S.engine);
+const out = (v) => (v instanceof I.Unknown ? 'unknown: ' + v.why : v && v.items ? v.items : v);
+process.stdout.write(JSON.stringify(JSON.parse(process.argv[2]).map((e) => out(I.evalExpr(e, {}, ctx, true)))));
+"""
+
+
+def test_comprehensions_and_membership_evaluate():
+    """DSL_COMPREHENSIONS: a tuple item unpacks to the names and a condition filters it (the
+    latent-attention warp list's shape, with the relay warp's flag on and the scheduler warp's
+    off); DSL_MEMBERSHIP: `in` / `not in` of a number in a tuple; over a value the run does not
+    know, both are Unknown with their reason (never a guess)."""
+    def n(v):
+        return ["n", v]
+
+    def tup(*xs):
+        return ["call", "tuple", list(xs)]
+    trees = [
+        ["comp", ["id", "w"], ["w", "active"], ["call", "list", [tup(n(11), n(1)), tup(n(10), n(0)),
+                                                                 tup(n(9), ["un", "!", n(0)])]], [["id", "active"]]],
+        ["comp", ["bin", "*", ["id", "x"], n(2)], ["x"], tup(n(1), n(2), n(3)), [["bin", "!=", ["id", "x"], n(2)]]],
+        ["comp", ["id", "x"], ["x"], ["id", "xs"], []],
+        ["bin", "in", n(2), tup(n(1), n(2))], ["bin", "not in", n(2), tup(n(1), n(2))],
+        ["bin", "in", n(5), ["id", "xs"]],
+    ]
+    proc = subprocess.run([node(), "-e", EVAL, str(ROOT), json.dumps(trees)], capture_output=True, text=True,
+                          timeout=120, check=True)
+    assert json.loads(proc.stdout) == [
+        [11, 9], [2, 6], "unknown: a comprehension over a value that is not a known tuple", 1, 0,
+        "unknown: `in` of a value that is not a known tuple of numbers"]
