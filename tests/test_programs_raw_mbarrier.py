@@ -191,6 +191,22 @@ def test_an_arrive_under_a_thread_test_stops_named(tmp_path):
     assert {(s["line"], s["reason"]) for s in out["stopped"]} == {(line, "the arrivals under `lane_idx < 2 ? empty_barriers[s]->arrive() : void()` are not counted")}
 
 
+def test_no_role_names_the_dry_runs_stop(tmp_path):
+    """When every warp's dry run stops before its first op (DeepGEMM's FP8 1D1D GEMM: its k loops'
+    trip count reads a template parameter with no default, 210 and 268), the run says where, not
+    only that no role reaches a step: the first warp that stopped (warp 0, a math warp, at its k loop)."""
+    text = FIXTURE.read_text()
+    loop = "k_block_idx < num_total_k_blocks; advance_pipeline(k_block_idx)"
+    assert text.count(loop) == 2
+    path = tmp_path / FIXTURE.name
+    path.write_text(text.replace(loop, "k_block_idx < kUnboundBlocks; advance_pipeline(k_block_idx)"))
+    out = program_run(parse_cutlass.parse_file(path), KNOBS)
+    math_loop = line_of(path, "k_block_idx < kUnboundBlocks", nth=1)
+    assert out["error"] == ("no role of the kernel layer reaches a step: the dry runs stopped first (warp 0 at line "
+                            f"{math_loop}: the trip count of `for (uint32_t k_block_idx = 0; k_block_idx < kUnboundBlocks; "
+                            "advance_pipeline(k_block_idx))` is not bound)"), out
+
+
 COVERS = r"""
 const root = process.argv[1];
 const I = require(root + "/sim/interpret.js"), S = require(root + "/schedule.js");

@@ -74,38 +74,7 @@ var KernelInterpretContext = (function (K) {
     this.pipelineAliases = {};
     this.pipelineList = [];
     (structure.pipelines || []).forEach(function (p) { self.pipelineAliases[p.alias] = p; self.pipelineList.push(p); });
-    // The kernel layer's own pipeline aliases (`using AccumulatorPipeline = cutlass::PipelineUmmaAsync<...>`,
-    // SM100 kernel layer 169) give the class of a collective's template-parameter pipeline.
-    this.kernelPipelines = {};
-    this.samePipeline = {};   // a kernel-layer alias of a collective's pipeline alias: that alias
-    (kl.pipelines || []).forEach(function (k) {
-      self.kernelPipelines[k.alias] = k;
-      var p = self.pipelineAliases[k.alias];
-      // `using MainloopPipelineOuter = typename CollectiveMainloop::MainloopPipelineQ;` (88 FMHA
-      // kernel 64-65): the collective's own pipeline (its alias at collective 119), one ring under
-      // the collective's name, whichever of the two names a declaration or a state type uses.
-      var named = /^(?:typename\s+)?CollectiveMainloop::(\w+)$/.exec(String(k["class"]));
-      if (!p && named && self.pipelineAliases[named[1]] && !self.pipelineAliases[named[1]].template_parameter) {
-        self.samePipeline[k.alias] = named[1];
-        self.pipelineAliases[k.alias] = self.pipelineAliases[named[1]];
-        return;
-      }
-      if (!p && MODELLED_PIPELINES[String(k["class"])] === true) {
-        // The kernel layer's own pipeline of a modelled class (`using AccumulatorPipeline =
-        // cutlass::PipelineUmmaAsync<...>;` in a kernel whose collective does not name it,
-        // sm100_gemm_cpasync_warpspecialized.hpp 151): a ring of the run, its ops the kernel's.
-        var own = { alias: k.alias, "class": k["class"], line: k.line, used: true, kernel_layer: true };
-        self.pipelineAliases[k.alias] = own;
-        self.pipelineList.push(own);
-        return;
-      }
-      if (!p || !p.template_parameter) return;
-      var merged = Object.assign({}, p, { "class": k["class"], line: k.line, kernel_layer: true });
-      // The kernel layer's literal stage count (`using MainloopPipelineReducer = cutlass::PipelineAsync<2>;`, 88 FMHA kernel 66).
-      if (!p.stages && k.stages) merged.stages = k.stages;
-      self.pipelineAliases[k.alias] = merged;
-      self.pipelineList[self.pipelineList.indexOf(p)] = merged;
-    });
+    kernelLayerPipelines(this, kl);
     // `using PipelineStateOuter = typename cutlass::PipelineState<MainloopPipelineOuter::Stages>;`
     // (88 FMHA kernel 121-125, parse `kernel_layer.state_aliases`): a state of that pipeline.
     this.stateTypes = {};
@@ -128,6 +97,45 @@ var KernelInterpretContext = (function (K) {
     resolvePipelineChoices(this);
     if (this.dsl) dslPipelines(this);
     this.deadLets = prepared.deadLets || (prepared.deadLets = deadLets(this));
+  }
+
+  /**
+   * The kernel layer's own pipeline aliases (`using AccumulatorPipeline = cutlass::PipelineUmmaAsync<...>`,
+   * SM100 kernel layer 169) give the class of a collective's template-parameter pipeline; a
+   * kernel-layer alias of a collective's alias is that alias (samePipeline); a modelled class the
+   * collective does not name is a ring of its own.
+   */
+  function kernelLayerPipelines(ctx, kl) {
+    ctx.kernelPipelines = {};
+    ctx.samePipeline = {};   // a kernel-layer alias of a collective's pipeline alias: that alias
+    (kl.pipelines || []).forEach(function (k) {
+      ctx.kernelPipelines[k.alias] = k;
+      var p = ctx.pipelineAliases[k.alias];
+      // `using MainloopPipelineOuter = typename CollectiveMainloop::MainloopPipelineQ;` (88 FMHA
+      // kernel 64-65): the collective's own pipeline (its alias at collective 119), one ring under
+      // the collective's name, whichever of the two names a declaration or a state type uses.
+      var named = /^(?:typename\s+)?CollectiveMainloop::(\w+)$/.exec(String(k["class"]));
+      if (!p && named && ctx.pipelineAliases[named[1]] && !ctx.pipelineAliases[named[1]].template_parameter) {
+        ctx.samePipeline[k.alias] = named[1];
+        ctx.pipelineAliases[k.alias] = ctx.pipelineAliases[named[1]];
+        return;
+      }
+      if (!p && MODELLED_PIPELINES[String(k["class"])] === true) {
+        // The kernel layer's own pipeline of a modelled class (`using AccumulatorPipeline =
+        // cutlass::PipelineUmmaAsync<...>;` in a kernel whose collective does not name it,
+        // sm100_gemm_cpasync_warpspecialized.hpp 151): a ring of the run, its ops the kernel's.
+        var own = { alias: k.alias, "class": k["class"], line: k.line, used: true, kernel_layer: true };
+        ctx.pipelineAliases[k.alias] = own;
+        ctx.pipelineList.push(own);
+        return;
+      }
+      if (!p || !p.template_parameter) return;
+      var merged = Object.assign({}, p, { "class": k["class"], line: k.line, kernel_layer: true });
+      // The kernel layer's literal stage count (`using MainloopPipelineReducer = cutlass::PipelineAsync<2>;`, 88 FMHA kernel 66).
+      if (!p.stages && k.stages) merged.stages = k.stages;
+      ctx.pipelineAliases[k.alias] = merged;
+      ctx.pipelineList[ctx.pipelineList.indexOf(p)] = merged;
+    });
   }
 
   /**
@@ -496,9 +504,10 @@ var KernelInterpretContext = (function (K) {
   /**
    * The context fields the discovery leaves that the run reads or reports (kept as JSON, restored
    * on a reuse): the flags read, in their order; the bindings that reach no step; the NamedBarrier
-   * ids each role reaches (NAMED_BARRIER_OWN). A discovery that sets another such field must add it here.
+   * ids each role reaches (NAMED_BARRIER_OWN); the first warp dry run that stopped before an op
+   * (wgRoles, named when no warp is a role). A discovery that sets another such field must add it here.
    */
-  var DISCOVERY_FIELDS = ["flags", "idle", "barrierRoles"];
+  var DISCOVERY_FIELDS = ["flags", "idle", "barrierRoles", "discoveryStop"];
   var roleMemo = typeof WeakMap === "function" && typeof Proxy === "function" ? new WeakMap() : null;
   function discoverRoles(structure, knobs, prims) {
     var entries = roleMemo !== null ? roleMemo.get(structure) : undefined;

@@ -321,7 +321,11 @@ var KernelInterpretOps = (function (K) {
   function run(structure, knobs, prims, options) {
     var found = discoverRoles(structure, knobs, prims), ctx = found.ctx, roles = found.roles;
     if (!ctx.kernel) return { error: "no kernel-layer program: the roles are not known" };
-    if (!roles.length) return { error: "no role of the kernel layer reaches a step" };
+    if (!roles.length) {
+      var ds = ctx.discoveryStop;   // wgRoles: a warp's dry run stopped before its first op (DeepGEMM FP8 1D1D 210)
+      return { error: "no role of the kernel layer reaches a step" + (ds ? ": the dry runs stopped first (warp " + ds.warp + " at line " +
+        ds.line + ": " + ds.reason + ")" : "") };
+    }
     var R = new Run(ctx, roles, options || {});
     return R.go();
   }

@@ -107,6 +107,8 @@ var KernelInterpretWgOps = (function (K) {
           if ((n & WG_CHECK_MASK) === WG_CHECK_MASK && wgWarpSettled(rr, traces)) break;   // the rest changes nothing
         }
         traces.push({ role: role, rr: rr, key: rr.trace.join(",") });
+        // The first warp whose dry run stopped before any op: what the run names when no warp is a role.
+        if (!rr.reached && rr.stopped && !ctx.discoveryStop) ctx.discoveryStop = { warp: 4 * g + w, line: rr.stopped.line, reason: rr.stopped.reason };
       }
       var groups = [];
       traces.forEach(function (tr) {
