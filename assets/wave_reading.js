@@ -248,7 +248,7 @@ var KVWaveReading = (function () {
           function (ev) { pinWorker = null; take({error: "the pinned run failed: " + (ev.message || "unknown error")}); });
         if (pinWorker) {
           state.pinned = {knobs: knobs, result: null, columns: null, perLane: {}, pending: true, text: formatPin(knobs, simulatedKnobs(P.baseKnobs(knobs.model)), hashKeys)};
-          pinWorker.postMessage({id: id, parsed: parsed, knobs: knobs});
+          P.postRun(pinWorker, {id: id, knobs: knobs});
           return;
         }
       }

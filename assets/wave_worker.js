@@ -37,9 +37,13 @@ var KVWaveWorker = (function () {
     // newer request, a second Worker runs the same settings with events and sends only those (a
     // slider drag never waits behind them; a newer request stops that run). Meanwhile the barrier
     // panel says they are on their way.
+    // The structure comes with a Worker's first message only and the Worker keeps it (`kept`):
+    // its later runs reuse what the simulator keeps per structure object (prepared programs and
+    // discovered roles, docs/programs.md "Performance") and nothing re-clones it (postRun).
     var WORKER_MAIN = "var packResult = " + packResult.toString() + ";\nvar packEvents = " + packEvents.toString() + ";\n" +
-      "self.onmessage = function (e) { var d = e.data, r, t0 = performance.now();" +
-      " try { r = KernelSchedule.simulate(d.parsed, d.knobs, {events: d.events === true}); }" +
+      "var kept = null;\n" +
+      "self.onmessage = function (e) { var d = e.data, r, t0 = performance.now(); if (d.parsed) kept = d.parsed;" +
+      " try { r = KernelSchedule.simulate(kept, d.knobs, {events: d.events === true}); }" +
       " catch (err) { r = {error: 'simulation failed: ' + (err && err.message ? err.message : String(err))}; }" +
       " if (d.events === true) { var ev = packEvents(r), t2 = ev.transfer; delete ev.transfer;" +
       " self.postMessage({id: d.id, events: ev}, t2); return; }" +
@@ -51,6 +55,12 @@ var KVWaveWorker = (function () {
     P.pendingExport = null;
     // The barrier-events Worker, the result id it is running for (0: idle), its start timer.
     var eventsWorker = null, eventsRunning = 0, eventsTimer = 0;
+    /** Post a run to Worker w (WORKER_MAIN): the structure goes with the Worker's first run only. */
+    function postRun(w, msg) {
+      if (!w.kvHasParsed) { msg.parsed = parsed; w.kvHasParsed = true; }
+      w.postMessage(msg);
+    }
+    P.postRun = postRun;
     /** A Worker running the page's simulator with WORKER_MAIN, or null when none can be made. */
     function newWorker(onmessage, onerror) {
       var simSource = window.KV_SOURCES && window.KV_SOURCES.schedule;
@@ -110,7 +120,7 @@ var KVWaveWorker = (function () {
         });
         if (!eventsWorker) { eventsUnavailable("no second Web Worker could be started for them"); return; }
         eventsRunning = id;
-        eventsWorker.postMessage({id: id, parsed: parsed, knobs: Object.assign({}, r.knobs), events: true});
+        postRun(eventsWorker, {id: id, knobs: Object.assign({}, r.knobs), events: true});
       }, EVENTS_DELAY_MS);
     }
     /**
@@ -165,7 +175,7 @@ var KVWaveWorker = (function () {
       worker = worker || makeWorker();
       if (!worker) return false;
       running = {id: ++runId, t0: performance.now(), estimate: estimate};
-      worker.postMessage({id: running.id, parsed: parsed, knobs: P.simKnobs()});
+      postRun(worker, {id: running.id, knobs: P.simKnobs()});
       showProgress(running);
       P.renderNotices();  // cleared hash messages go at once; the simulator's come with the result
       return true;

@@ -473,6 +473,30 @@ def test_large_settings_simulate_in_a_worker_cancel_stale_runs_and_stay_interact
     assert kv(page, "kv.blocks().filter(b => b.kind === 'epilogue').length") == 240
 
 
+def test_a_worker_gets_the_structure_once_and_keeps_it(open_page, gemm_url):
+    # Old page: every background run posted the whole structure again (a structured clone each
+    # time), so the Worker's simulator never reused what it keeps per structure object.
+    page = open_page(gemm_url)
+    page.evaluate("""() => { window.__posts = []; const ids = new WeakMap(); let n = 0; const post = Worker.prototype.postMessage;
+      Worker.prototype.postMessage = function (m, t) {
+        if (!ids.has(this)) ids.set(this, n++);
+        window.__posts.push([ids.get(this), !!(m && m.parsed)]);
+        return post.call(this, m, t);
+      }; }""")
+    for tiles in (150, 160):
+        page.evaluate(f"window.__kv.setKnobs({{outputTiles: {tiles}, kTiles: 200}})")
+        page.wait_for_function(f"!window.__kv.simulating() && window.__kv.state.knobs.outputTiles === {tiles}", timeout=120000)
+        assert kv(page, "kv.blocks().filter(b => b.kind === 'epilogue').length") == tiles
+    posts = kv(page, "window.__posts")
+    # Each Worker's first message carries the structure and no later one does (a barrier-events
+    # Worker, terminated when a newer result replaces the one it runs for, starts anew with it).
+    for worker in {w for w, _ in posts}:
+        mine = [has for w, has in posts if w == worker]
+        assert mine[0] is True and True not in mine[1:], posts
+    # The run Worker (the first to get a message) ran both settings, the second without it.
+    assert [has for w, has in posts if w == posts[0][0]] == [True, False], posts
+
+
 # The page draws from result.columns; result.blocks / laneBlocks build an object per block (300+
 # ms and much garbage at a million blocks). These getters throw once installed, so any read on a
 # normal path is a page error (the open_page fixture fails the test on page errors).
