@@ -448,9 +448,11 @@ var KernelSchedule = (function () {
     var what = moved.map(function (k) { return k + " " + knobs[k] + " (the source's own: " + src[k].value + (src[k].line ? ", line " + src[k].line : "") + ")"; }).join(", ");
     result.whatIf = { knobs: moved, source: moved.map(function (k) { return { value: src[k].value, line: src[k].line }; }),
       deadlock: code.deadlock, stopped: code.stopped };
-    messages.push("what-if " + what + ": the code's own program at these settings " + (code.deadlock !== null && result.deadlock === null ?
-      "deadlocks (" + code.deadlock.replace(/^deadlock: /, "") + ")" : "stops (" + code.stopped.map(function (x) { return x.role + " at line " + x.line + ": " + x.reason; }).join("; ") + ")") +
-      "; the " + knobs.model + " model draws its own protocol there, not the code's (--model program runs the code)");
+    // A stop is what the program model does not model, not the code's doing: the check is then undecided.
+    messages.push("what-if " + what + ": " + (code.stopped.length ? "not checked against the code: its program stops there, not modelled (" +
+      code.stopped.map(function (x) { return x.role + " at line " + x.line + ": " + x.reason; }).join("; ") + ")" :
+      "the code's own program at these settings deadlocks (" + code.deadlock.replace(/^deadlock: /, "") + ")") +
+      "; the " + knobs.model + " model draws its own protocol there, not necessarily the code's (--model program runs the code)");
   }
 
   /** The fit of a model run beside the fit (the program model) that covers the structure: its own reason, assumptions and omissions. */
