@@ -36,6 +36,11 @@ RE_TERNARY_VOID = re.compile(r"^(?P<cond>[^?;{}]+)\?(?P<then>[^;{}]+):\s*void\s*
 # A declaration of several names, `uint32_t stage_idx = 0, phase = 0;` (sm90_bf16_gemm.cuh:139):
 # each later declarator is `name = e` or `name`.
 RE_DECLARATOR = re.compile(rf"^\s*(?P<name>{_IDENT})\s*(?:=(?!=)\s*(?P<expr>.+))?$", re.S)
+# DeepGEMM's `CUTE_TIE_DECL(tuple_expr, a, b)` (deep_gemm/common/cute_tie.cuh 34-40: `auto&& t =
+# (tuple_expr); auto a = get<0>(t); auto b = get<1>(t);`, sm90_fp8_gemm_1d1d.cuh:212).
+RE_TIE_DECL = re.compile(r"^CUTE_TIE_DECL\s*\((?P<args>.*)\)$", re.S)
+# `using WGMMA = typename mma::sm90::FP8MMASelector<BLOCK_N>::type;` in a kernel's body (its `aliases`).
+RE_USING = re.compile(rf"\busing\s+(?P<name>{_IDENT})\s*=\s*(?:typename\s+)?(?P<text>[^;{{}}]+);")
 RE_MEMBER_SET = re.compile(rf"^(?P<name>{_IDENT})\s*\.\s*(?P<member>{_IDENT})\s*=(?!=)\s*(?P<expr>.+)$", re.S)
 RE_BINDING = re.compile(rf"^(?:const\s+)?auto\s*&{{0,2}}\s*\[(?P<names>[\w\s,]+)\]\s*=\s*(?P<expr>.+)$")
 RE_DECL = re.compile(rf"""^(?P<type>(?:(?:const|constexpr|static|typename|volatile)\s+)*
@@ -335,6 +340,34 @@ class _Reader:
                         "expr": parse_expr(expr) if expr is not None else None})
         return out
 
+    def tie_decl(self, lo, text):
+        """`CUTE_TIE_DECL(f(args), a, b);` (sm90_fp8_gemm_1d1d.cuh:212): a structured binding of a,
+        b to the parts of the tuple (RE_TIE_DECL), with `lambda` the key of f when it is a named
+        lambda (its program is kept); an argument `x ++` (`get_pipeline(iter_idx ++)`) is read as x,
+        with a `set` x ++ after the binding (the call reads the value before the step). None for
+        any other statement."""
+        m = RE_TIE_DECL.match(text)
+        if not m:
+            return None
+        parts = split_top(m.group("args"), ",")
+        names = [x.strip() for x in parts[1:]]
+        if len(parts) < 2 or not all(RE_PLAIN_NAME.fullmatch(x) for x in names):
+            return None
+        expr, after = parse_expr(parts[0]), []
+        if expr[0] == "call":
+            args = []
+            for a in expr[2]:
+                if isinstance(a, list) and a[0] == "post" and isinstance(a[2], list) and a[2][0] == "id":
+                    after.append({"node": "set", "name": a[2][1], "op": a[1]})
+                    a = a[2]
+                args.append(a)
+            expr = [expr[0], expr[1], args] + expr[3:]
+        node = {"node": "let", "names": names, "type": "auto", "expr": expr}
+        key = self.lambda_at(expr[1], lo) if expr[0] == "call" and RE_PLAIN_NAME.fullmatch(expr[1]) else None
+        if key is not None:
+            node["lambda"] = key
+        return [node] + after
+
     def simple(self, lo, hi, nodes):
         """One statement ending at hi: its ops, else the first STATEMENT_PATTERNS reader's node."""
         text = _norm(self.code[lo:hi].rstrip().rstrip(";"))
@@ -365,6 +398,8 @@ class _Reader:
             self.skipped += 1
             return
         several = self.declarators(text)
+        if several is None:
+            several = self.tie_decl(lo, text)
         if several is not None:
             for node in several:
                 node["line"], node["end_line"] = line, end_line
@@ -702,6 +737,10 @@ def function_program(src, fn, ops, helpers=frozenset(), lambdas=(), kernel=False
         prog["lambdas"] = sorted(progs, key=lambda x: x["line"])
     if not kernel and is_global(src, fn):
         prog["global"] = True
+        aliases = {m.group("name"): _norm(m.group("text"))
+                   for m in RE_USING.finditer(src.code, fn["open"] + 1, fn["close"])}
+        if aliases:
+            prog["aliases"] = aliases   # a kernel's type aliases (the WGMMA atom its selector picks)
     return prog
 
 
@@ -746,13 +785,22 @@ def lambda_program(src, lam, helpers=frozenset(), lambdas=(), needed_out=None):
             "captures": code[code.find("[", lam["pos"]) + 1:bracket].strip() if bracket >= 0 else ""}
     if r.stopped is not None:
         prog["incomplete"] = r.stopped
+    # A braced return of a tuple-returning lambda (`-> cute::tuple<uint32_t, uint32_t> { return
+    # {iter_idx % kNumStages, (iter_idx / kNumStages) & 1}; }`, sm90_fp8_gemm_1d1d.cuh:165-166)
+    # constructs the tuple of its items: a `cute::make_tuple` of them.
+    head = code[close + 1:lam["open"]] if close is not None else ""
+    if re.search(r"\btuple\s*<", head):
+        for n in body:
+            text = n.get("expr")[1].strip() if n["node"] == "return" and (n.get("expr") or [None])[0] == "?" else ""
+            if text.startswith("{") and text.endswith("}") and len(split_top(text[1:-1], ",")) >= 2:
+                n["expr"] = ["call", "cute::make_tuple", [parse_expr(x) for x in split_top(text[1:-1], ",")]]
     return prog
 
 
 def _called_lambdas(nodes, out):
-    """Add the key of every lambda a `call` step of nodes names."""
+    """Add the key of every lambda a `call` step (or a `let` binding a lambda's tuple) of nodes names."""
     for n in nodes:
-        if n.get("node") == "call" and n.get("lambda"):
+        if n.get("node") in ("call", "let") and n.get("lambda"):
             out.add(n["lambda"])
         for key in SUBTREES:
             _called_lambdas(n.get(key) or (), out)

@@ -23,16 +23,18 @@ var KernelInterpretMbar = (function (K) {
    * `num_math_threads = layout.block_m <= 64 ? 128 : 256` (csrc/jit_kernels/heuristics/sm90.hpp
    * 190-191), so kNumMathThreads is 128 per math warpgroup (the consumerWGs knob, default 2) and
    * BLOCK_M is 64 per math warpgroup (one WGMMA::M per warpgroup: 128 at the default). The stage
-   * count kNumStages_ is the `stages` knob. One CTA: no multicast (kNumTMAMulticast 1). BLOCK_N
-   * 128, BLOCK_K_ 64 (BF16), the 128-byte swizzles, the runtime shapes (SHAPE_* 0), a normal
-   * K-major GEMM without accumulation.
+   * count kNumStages_ is the `stages` knob (the FP8 1D1D kernel's kNumStages, a template parameter
+   * there: sm90_fp8_gemm_1d1d.cuh 34). One CTA: no multicast (kNumTMAMulticast 1). BLOCK_N 128;
+   * the K-block is 128 bytes of the A element (`block_k = 128 / get_element_size(...)`, sm90.hpp
+   * 60): BLOCK_K_ 64 for BF16, BLOCK_K 128 for the FP8 kernels (1D1D asserts it, 52). The 128-byte
+   * swizzles, the runtime shapes (SHAPE_* 0), a normal K-major GEMM without accumulation.
    */
   var MBAR_TEMPLATE = {
     kNumTMAThreads: 128,
     kNumMathThreads: function (ctx) { return ctx.mmaWarpgroups() * WARPGROUP_THREADS; },
     BLOCK_M: function (ctx) { return ctx.mmaWarpgroups() * 64; },
-    kNumStages_: "stages",
-    kNumTMAMulticast: 1, kIsTMAMulticastOnA: 0, BLOCK_N: 128, BLOCK_K_: 64,
+    kNumStages_: "stages", kNumStages: "stages",
+    kNumTMAMulticast: 1, kIsTMAMulticastOnA: 0, BLOCK_N: 128, BLOCK_K_: 64, BLOCK_K: 128,
     kSwizzleAMode: 128, kSwizzleBMode: 128, kSwizzleDMode: 128,
     SHAPE_M: 0, SHAPE_N: 0, SHAPE_K: 0, kNumGroups: 1, kNumSMs: 132, kWithAccumulation: 0,
     kGemmType: "GemmType::Normal", kMajorA: "cute::UMMA::Major::K", kMajorB: "cute::UMMA::Major::K"
@@ -42,22 +44,35 @@ var KernelInterpretMbar = (function (K) {
   /**
    * The SM90 WGMMA atom (`using WGMMA = typename mma::sm90::BF16MMASelector<BLOCK_N, ...>::type`,
    * sm90_bf16_gemm.cuh 60; deep_gemm/include/deep_gemm/mma/sm90.cuh): M 64, K 16 (BF16), N
-   * BLOCK_N, kNumAccum M * N / 128 accumulators per thread.
+   * BLOCK_N, kNumAccum M * N / 128 accumulators per thread. MBAR_MMA_K: its K by the selector the
+   * kernel's alias names (programs_cpp `aliases`): FP8MMASelector 32 (sm90.cuh 28: FP8MMA's K),
+   * BF16MMASelector 16 (91); a kernel that names none (our fixture) has the BF16 atom.
    */
-  var MBAR_WGMMA = { "WGMMA::M": 64, "WGMMA::K": 16, "WGMMA::N": "BLOCK_N", "WGMMA::kNumAccum": "accum" };
+  var MBAR_WGMMA = { "WGMMA::M": 64, "WGMMA::K": "K", "WGMMA::N": "BLOCK_N", "WGMMA::kNumAccum": "accum" };
+  var MBAR_MMA_K = { FP8MMASelector: 32, BF16MMASelector: 16 };
   /** `sizeof` of the element types the kernel names. */
   var MBAR_SIZEOF = { __nv_bfloat16: 2, nv_bfloat16: 2, "cutlass::bfloat16_t": 2, __nv_fp8_e4m3: 1, float: 4 };
   /** Calls that give the thread's lane (the role's thread is lane 0 of its first warp). */
   var MBAR_LANE_CALLS = { "ptx::get_lane_idx": true, "cutlass::canonical_lane_idx": true, lane_idx: true, get_lane_idx: true };
   /** Ops a warp's trace leaves out when wgRoles groups warps (only some threads of a warpgroup issue them). */
-  var MBAR_UNTRACED = { tma_store_wait: true, tma_store_arrive: true, tma_store: true };
+  var MBAR_UNTRACED = { tma_store_wait: true, tma_store_arrive: true, tma_store: true, bulk_reduce: true };
 
-  /** Whether e is `threadIdx.x / 32` (or that through `__shfl_sync(mask, ·, 0)`): a warp index. */
-  function warpIndexExpr(e) {
+  /**
+   * Whether e is `threadIdx.x / unit` (or that through `__shfl_sync(mask, ·, 0)`): a warp index
+   * (unit 32, also `canonical_warp_idx_sync()`), a warpgroup index (unit 128).
+   */
+  function warpIndexExpr(e, unit) {
+    unit = unit || WARP_THREADS;
     if (!Array.isArray(e)) return false;
-    if (e[0] === "call" && e[1] === "__shfl_sync" && (e[2] || []).length === 3) return warpIndexExpr(e[2][1]);
-    if (e[0] === "call" && /(?:^|::)canonical_warp_idx(?:_sync)?$/.test(e[1])) return true;
+    if (e[0] === "call" && e[1] === "__shfl_sync" && (e[2] || []).length === 3) return warpIndexExpr(e[2][1], unit);
+    if (e[0] === "call" && unit === WARP_THREADS && /(?:^|::)canonical_warp_idx(?:_sync)?$/.test(e[1])) return true;
     return e[0] === "bin" && e[1] === "/" && Array.isArray(e[2]) && e[2][0] === "member" && Array.isArray(e[2][1]) &&
+      e[2][1][1] === "threadIdx" && e[2][2] === "x" && Array.isArray(e[3]) && e[3][0] === "n" && e[3][1] === unit;
+  }
+
+  /** Whether e is `threadIdx.x % 32`: the lane (sm90_fp8_gemm_1d1d.cuh 80). */
+  function laneExpr(e) {
+    return e[0] === "bin" && e[1] === "%" && Array.isArray(e[2]) && e[2][0] === "member" && Array.isArray(e[2][1]) &&
       e[2][1][1] === "threadIdx" && e[2][2] === "x" && Array.isArray(e[3]) && e[3][0] === "n" && e[3][1] === WARP_THREADS;
   }
 
@@ -76,21 +91,37 @@ var KernelInterpretMbar = (function (K) {
     ctx.wg = true;   // wgExpr's thread rules, the named barriers, lambdas, wgRoles's dry runs
     ctx.kernel = ctx.functions[fn.name].body;
     ctx.mbarFn = fn.name;
+    var sel = /(?:^|::)(\w+MMASelector)\s*</.exec(String((fn.aliases || {}).WGMMA || ""));
+    ctx.mbarMmaK = sel ? MBAR_MMA_K[sel[1]] || new Unknown("the K of `" + fn.aliases.WGMMA + "`") : MBAR_MMA_K.BF16MMASelector;
+    // Lambdas whose body is one `return e` (`get_pipeline`, sm90_fp8_gemm_1d1d.cuh 165-166): a call evaluates e.
+    ctx.mbarValueLambdas = {};
+    (fn.lambdas || []).forEach(function (l) {
+      var body = (l.body || []);
+      if (body.length === 1 && body[0].node === "return" && body[0].expr) {
+        self.mbarValueLambdas[l.name] = self.mbarValueLambdas[l.name] === undefined ?
+          { params: (l.params || []).map(function (q) { return q.name; }), expr: body[0].expr } : null;
+      }
+    });
     Object.keys(ctx.lambdas).forEach(function (k) {
       if (k.indexOf(fn.name + "::") === 0) self.lambdas["operator()::" + k.slice(fn.name.length + 2)] = self.lambdas[k];
     });
-    var roleVar = null;
+    var roleVar = null, wgVar = null;
     ctx.mbarLaneVars = {};
     (function walk(nodes) {
       (nodes || []).forEach(function (n) {
         if (n.node === "let" && (n.names || []).length === 1 && n.expr) {
           if (roleVar === null && warpIndexExpr(n.expr)) roleVar = { name: n.names[0], kind: "warp_index_raw", line: n.line };
-          if (n.expr[0] === "call" && MBAR_LANE_CALLS[n.expr[1]]) self.mbarLaneVars[n.names[0]] = true;
+          if (wgVar === null && warpIndexExpr(n.expr, WARPGROUP_THREADS)) wgVar = n;
+          if ((n.expr[0] === "call" && MBAR_LANE_CALLS[n.expr[1]]) || laneExpr(n.expr)) self.mbarLaneVars[n.names[0]] = true;
         }
         walk(n.then); walk(n["else"]); walk(n.body);
       });
     })(ctx.kernel);
     if (roleVar) { ctx.roleVars = [roleVar]; ctx.roleVarNames = {}; ctx.roleVarNames[roleVar.name] = true; }
+    // FlashMLA's SM90 decode (splitkv_mla.cuh 975: `const int warpgroup_idx = threadIdx.x / 128;`):
+    // roles from a warpgroup index with no warp index are not laid out yet (docs/programs.md).
+    else if (wgVar) ctx.mbarError = "the kernel's roles come from the warpgroup index `" + wgVar.names[0] + "` (line " + wgVar.line +
+      "), not a warp index (`threadIdx.x / 32`): not modelled yet";
     else ctx.mbarError = "the kernel tests no warp-index variable (`threadIdx.x / 32`)";
     MBAR_ENUMS.forEach(function (en) { if (!self.enums[en]) self.enums[en] = []; });
     var byName = {};
@@ -118,6 +149,7 @@ var KernelInterpretMbar = (function (K) {
       var w = MBAR_WGMMA[name], n = evalExpr(["id", "BLOCK_N"], env, ctx, true);
       if (w === "BLOCK_N") return n;
       if (w === "accum") return typeof n === "number" ? 64 * n / 128 : n;
+      if (w === "K") return ctx.mbarMmaK;
       return w;
     }
     return PASS;
@@ -131,6 +163,10 @@ var KernelInterpretMbar = (function (K) {
     switch (e[0]) {
       case "id": {
         if (Object.prototype.hasOwnProperty.call(env, e[1])) return PASS;
+        // The problem's K (the launch passes `gemm_desc.k`: sm90_fp8_gemm_1d1d.hpp 71), a kernel
+        // parameter: kTiles k-blocks of BLOCK_K (`shape_k = SHAPE_K != 0 ? SHAPE_K : shape_k`, 66,
+        // keeps it with SHAPE_K 0), as the scheduler's current_shape_k (below).
+        if (e[1] === "shape_k") return problemK(env, ctx);
         var sep = e[1].lastIndexOf("::");
         if (sep > 0 && MBAR_ENUMS.indexOf(e[1].slice(0, sep)) >= 0) return new EnumValue(e[1]);   // before wgExpr's flags
         return mbarName(e[1], env, ctx);
@@ -147,6 +183,8 @@ var KernelInterpretMbar = (function (K) {
           return Math.floor((a + b - 1) / b);
         }
         // `auto scheduler = sched::Scheduler<...>(shape_m, shape_n, shape_k, grouped_layout)` (136): the role's scheduler.
+        var lam = ctx.mbarValueLambdas[name];
+        if (lam && lam.params.length === args.length) return valueLambda(lam, args, env, ctx, constexpr);
         if (name === "sched::Scheduler") { var s = new Scheduler(); s.next = 0; if (ctx.rr) ctx.rr.scheduler = s; return s; }
         return PASS;
       }
@@ -158,14 +196,28 @@ var KernelInterpretMbar = (function (K) {
         if (e[0] === "mcall" && e[2] === "get_next_block") { o.tile = o.next++; return o.tile < ctx.knobs.outputTiles ? 1 : 0; }
         // current_shape_k: K of the current block, kTiles k-blocks of BLOCK_K, so `num_total_k_blocks =
         // math::ceil_div(scheduler.current_shape_k, BLOCK_K)` (166, 243) is the kTiles knob.
-        if (e[0] === "member" && e[2] === "current_shape_k") {
-          var bk = evalExpr(["id", "BLOCK_K"], env, ctx, true);
-          return typeof bk === "number" ? ctx.knobs.kTiles * bk : bk;
-        }
+        if (e[0] === "member" && e[2] === "current_shape_k") return problemK(env, ctx);
         return PASS;
       }
       default: return PASS;
     }
+  }
+
+  /** The problem's K: kTiles k-blocks of BLOCK_K. */
+  function problemK(env, ctx) {
+    var bk = evalExpr(["id", "BLOCK_K"], env, ctx, true);
+    return typeof bk === "number" ? ctx.knobs.kTiles * bk : bk;
+  }
+
+  /**
+   * A call of a lambda whose body is one `return e`: e with the parameters bound to the
+   * arguments' values and the rest read where the call is (its captures: `[=]` copies of the
+   * kernel's constants, the same there).
+   */
+  function valueLambda(lam, args, env, ctx, constexpr) {
+    var inner = Object.assign({}, env);
+    for (var i = 0; i < args.length; i++) inner[lam.params[i]] = { v: evalExpr(args[i], env, ctx, constexpr) };
+    return evalExpr(lam.expr, inner, ctx, constexpr);
   }
 
   /** A constexpr let of the kernel's top level, evaluated in order up to it (a ring's stage count `kNumStages`, 57). */
@@ -361,7 +413,10 @@ var KernelInterpretMbar = (function (K) {
     tma_store: function (rr, node, env) {
       rr.mbarStored = true;
       return K.OP_SEMANTICS.tma_store(rr, node, env);
-    }
+    },
+    // `cute::SM90_TMA_REDUCE_ADD_2D::copy(&tensor_map_cd, smem_d_0, ...)` (sm90_fp8_gemm_1d1d.cuh
+    // 333-335): a TMA store that adds into D (the FP32 accumulation), drawn as the store above.
+    bulk_reduce: function (rr, node, env) { return MBAR_OPS.tma_store(rr, node, env); }
   };
 
   K.MBAR_OPS = MBAR_OPS;

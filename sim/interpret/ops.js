@@ -323,8 +323,8 @@ var KernelInterpretOps = (function (K) {
     if (!ctx.kernel) return { error: "no kernel-layer program: the roles are not known" };
     if (!roles.length) {
       var ds = ctx.discoveryStop;   // wgRoles: a warp's dry run stopped before its first op (DeepGEMM FP8 1D1D 210)
-      return { error: "no role of the kernel layer reaches a step" + (ds ? ": the dry runs stopped first (warp " + ds.warp + " at line " +
-        ds.line + ": " + ds.reason + ")" : "") };
+      return { error: "no role of the kernel layer reaches a step" + (ctx.mbarError ? ": " + ctx.mbarError :   // mbar.js mbarContext
+        ds ? ": the dry runs stopped first (warp " + ds.warp + " at line " + ds.line + ": " + ds.reason + ")" : "") };
     }
     var R = new Run(ctx, roles, options || {});
     return R.go();

@@ -252,7 +252,7 @@ var KernelInterpretWgOps = (function (K) {
     var args = node.args || [];
     if (args.length < 2) return rr.stop(node, "a named barrier without its thread count and id");
     var threads = rr.eval(args[0], env, false), id = rr.eval(args[1], env, false);
-    if (typeof id === "number") id = new SymId("id", id);
+    if (typeof id === "number") id = new SymId("named barrier " + id, 0);   // a plain number: its wait reads `named barrier 0`
     if (!(id instanceof SymId)) return rr.stop(node, "the named barrier's id is not known" + (isUnknown(id) ? ": " + id.why : ""));
     if (typeof threads !== "number" || threads % WARP_THREADS !== 0) return rr.stop(node, "the named barrier's thread count is not known");
     if (rr.run.dry) return DRY;
