@@ -130,6 +130,8 @@ NEAR_MATCH_SAMPLES = {
     "programs_cpp.RE_PRAGMA": "CUTLASS_PRAGMA_NO_UNROLL",
     "programs_cpp.RE_DECLARATOR": "phase = 0",
     "programs_cpp.RE_GLOBAL": "__global__",
+    "programs_cpp.RE_TIE_DECL": "CUTE_TIE_DECL(get_pipeline(iter_idx ++), stage_idx, phase)",
+    "programs_cpp.RE_USING": "using WGMMA = typename mma::sm90::FP8MMASelector<BLOCK_N>::type;",
     "programs_cpp.RE_TERNARY_VOID": "lane_idx == 0 ? empty_barriers[s]->arrive() : void()",
     "RE_OUTER_LOADS": "static const int kOuterLoads = 2;",
     "RE_ROLE_VAR_TYPED": "WarpCategory warp_category = f();",
