@@ -924,7 +924,9 @@ def class_facts(src, cls):
             c = re.match(rf"^(?:CUTLASS_\w+\s+)*{cls}\s*\((?P<params>.*?)\)\s*:(?P<inits>.*)$", text, re.S)
             if c and ctor is None:
                 params = [RE_PARAM.match(_norm(x)) for x in split_top(c.group("params"), ",", angles=True)]
-                inits = {i.group("param"): i.group("member") for i in RE_MEMBER_INIT.finditer(c.group("inits"))}
+                # Only the list's own entries `m(p)` over a parameter name (not a call inside one).
+                inits = [RE_MEMBER_INIT.fullmatch(_norm(x)) for x in split_top(c.group("inits"), ",")]
+                inits = {i.group("param"): i.group("member") for i in inits if i}
                 ctor = [inits.get(x.group("name")) if x else None for x in params]
             pos = (block if block is not None else close) + 1
             continue

@@ -701,9 +701,11 @@ var KernelInterpretContext = (function (K) {
    * call's template arguments evaluated in env as compile-time expressions, else to their defaults
    * (`template<bool kAdvanceIterator=true, bool kAdvancePipe=true, bool kAcquireBarrier=true, ...>`,
    * fmha_collective_load.hpp 118, called `load_k.template step<false>(...)`, 88 FMHA collective
-   * 275). One whose value is unknown, or with neither, stays unbound (a compile-time flag).
+   * 275). One whose value is unknown, or with neither, stays unbound (a compile-time flag). Not
+   * under ctx.wg (FA3, raw mbarrier kernels) nor the DSL.
    */
   function bindTemplateArgs(tparams, targs, env, ctx, scope) {
+    if (ctx.wg || ctx.dsl) return;   // FA3's (and the raw-mbarrier kernels') template flags are the run's flag knobs, as COMPILE_TIME_NAMES
     (tparams || []).forEach(function (tp, i) {
       if (/^(?:class|typename)\b/.test(tp.type)) return;
       var v = i < (targs || []).length ? evalExpr(targs[i], env, ctx, true) : tp["default"] ? evalExpr(tp["default"], scope, ctx, true) : null;
