@@ -951,7 +951,10 @@ def function_params(src, fn):
         if not p or p == "void":
             continue
         m = RE_PARAM.match(p)
-        if not m:
+        if not m or not m.group("type").strip() or _norm(p).split("=")[0].strip().endswith(("&", "*")):
+            # An unnamed parameter (`MainloopPipelineReducer&, PipelineStateReducer&,`, 88 FMHA
+            # collective 346) keeps its place: the arguments bind by position.
+            out.append({"name": "", "type": _norm(p), "ref": "&" in p})
             continue
         typ = _norm(m.group("type"))
         out.append({"name": m.group("name"), "type": typ,

@@ -111,11 +111,16 @@ def test_the_forward_load_warp_runs_its_helpers_programs(fwd):
     kv, q = "MainloopPipeline.stage", "MainloopPipelineQ.stage"
     assert _fills(out) == [(q + "0", [131]), (kv + "0", [131]), (q + "1", [131]), (kv + "1", [131]),
                            (kv + "2", [131]), (kv + "3", [131])]
-    # The consumers wait for Q (379), then stop at the softmax collective's `softmax.init` (391).
-    assert [(b["lines"], b["stage"]) for b in out["blocks"] if b["kind"] == "wait"] == [([379], 0), ([379], 1)]
+    # The consumers wait for Q (379; SOFTMAX_88: `softmax.init`, 391, is no step), Consumer0 then for
+    # K (399); both stop at the order barrier's `math_wg_order_barrier.wait()` (400), an op the parse
+    # lists on the kernel's MathWarpGroupOrderBarrier (handed by position past two unnamed parameters, 346).
+    waits = [(b["lane"], b["lines"], b["stage"]) for b in sorted(out["blocks"], key=lambda b: (b["start"], b["lane"])) if b["kind"] == "wait"]
+    assert waits == [("role:Consumer0", [379], 0), ("role:Consumer1", [379], 1), ("role:Consumer0", [399], 0)]
     stops = {s["role"]: (s["line"], s["reason"]) for s in out["stopped"]}
     assert set(stops) == {"Consumer0", "Consumer1"}
-    assert all(line == 391 and "`softmax`" in r for line, r in stops.values())
+    assert all(line == 400 and "`order_wait`" in r for line, r in stops.values())
+    compute = _program(fwd, "compute")
+    assert [p["name"] for p in compute["params"]][8:11] == ["", "", "storage"]
 
 
 def test_the_forward_load_warp_waits_in_its_helpers_acquire(fwd):
