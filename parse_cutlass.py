@@ -1137,6 +1137,7 @@ class FunctionContext:
                 "pipeline": m.group("pipe"),
                 "tma": tma,
                 "line": src.line(m.start()),
+                "type": m.group("type"),
             }
         for m in RE_LAMBDA.finditer(code, body_lo, body_end):
             paren = m.end() - 1
@@ -2460,13 +2461,18 @@ def arch_of(src, path):
     return "unknown"
 
 
-def parse_text(text, path="<text>", display=None, read_warnings=()):
-    """Parse one source text into the JSON model (kind may be 'unknown'); never raises on text."""
+def parse_text(text, path="<text>", display=None, read_warnings=(), compose=False):
+    """Parse one source text into the JSON model (kind may be 'unknown'); never raises on text.
+    compose: also read the collectives it composes (parse_header; docs/programs.md "Composed
+    collectives")."""
     src = Source(text, path, display)
     src.warnings.extend(read_warnings)
     structs, fns = find_scopes(src)
     fns = _shallow_functions(src, fns)
     pipelines = find_pipelines(src)
+    composed = _composed_collectives(src, pipelines) if compose else []
+    # The aliases whose programs join (a composed file with an op): a load helper of one is a call.
+    joined = frozenset(e["alias"] for e, sub in composed if sub is not None and any(f["ops"] for f in sub["functions"]))
     buffers = find_buffers(src, structs)
     arch = arch_of(src, path)
     unit = mma_unit(src, arch) if "gemm" in src.code else "mma"   # no gemm call: no MMA op
@@ -2519,7 +2525,8 @@ def parse_text(text, path="<text>", display=None, read_warnings=()):
             for op in lam_ops:
                 _name_object(op, objects)
             lambdas.append(dict(lam, ops=lam_ops))
-        programs.append(programs_cpp.function_program(src, fn, ops, kept_names, lambdas))
+        calls = frozenset(v for v, h in ctx.helpers.items() if h.get("type") in joined)
+        programs.append(programs_cpp.function_program(src, fn, ops, kept_names, lambdas, composed=calls))
         functions.append({
             "name": fn["name"], "role": role_of(ops), "line": fn["line"], "end_line": fn["end_line"],
             "device": fn["device"], "pipeline_params": params, "ops": [_public(o) for o in ops],
@@ -2564,6 +2571,13 @@ def parse_text(text, path="<text>", display=None, read_warnings=()):
     }
     # tile, cluster, dtypes, stages (parse_tile.py; docs/json.md "Kernel parameters").
     model.update(parse_tile.kernel_params(src))
+    if compose:
+        model["collectives"] = []
+        for entry, sub in composed:
+            if sub is None:
+                model["warnings"].append(entry["unread"])
+            else:
+                _join_collective(model, entry, sub)
     return model
 
 
@@ -3060,11 +3074,10 @@ def parse_header(path, kernel_layer=None):
     parse_dsl and everything else here."""
     path = Path(path)
     text, warns = read_source(path)
-    model = parse_text(text, path, display_path(path), warns)
+    model = parse_text(text, path, display_path(path), warns, compose=True)
     _check_accepted(path, model, text)
     if model["kind"] == "kernel_layer":
         model["warnings"].append(f"{display_path(path)}: {KERNEL_LAYER_AS_MAINLOOP}")
-    _composed_collectives(path, text, model)
     if kernel_layer is not None:
         ktext, kwarns = read_source(kernel_layer)
         ksrc = Source(ktext, kernel_layer, display_path(kernel_layer))
@@ -3081,42 +3094,76 @@ def parse_header(path, kernel_layer=None):
 # "collective/sm100_fmha_load_tma_warpspecialized.hpp"`).
 RE_USING_TEMPLATE = re.compile(rf"\busing\s+(?P<alias>{_IDENT})\s*=\s*(?:typename\s+)?(?:{_IDENT}::)*(?P<cls>{_IDENT})\s*<")
 RE_QUOTED_INCLUDE = re.compile(r'^[ \t]*#[ \t]*include[ \t]*"(?P<rel>[^"\n]{1,200})"', re.MULTILINE)
-MAX_COMPOSED = 4   # composed collectives read per file
+MAX_COMPOSED = 4   # composed collective classes read per file
 INCLUDE_UP = 3     # a quoted include is looked for next to the file and up to this many folders up
 
 
-def _composed_collectives(path, text, model):
-    """model["collectives"]: each collective this one composes, `using A = C<...>` with C a
-    `struct` / `class` of a file the text includes by a quoted path (looked for next to the file,
-    then up to INCLUDE_UP folders up). That file is parsed too, and its functions' programs join
-    programs.functions named `A::f`, with `owner` A and the file's `path`, so `A a; a.f(...)` runs
-    the composed collective's own program (docs/programs.md "Composed collectives")."""
-    src = Source(text, path, display_path(path))
-    code = src.code
+def _composed_collectives(src, pipelines):
+    """[(entry, sub)]: each collective src composes, `using A = C<...>` with C a `struct` / `class`
+    of a file the text includes by a quoted path (looked for next to the file, then up to
+    INCLUDE_UP folders up), and that file's parse (None when it cannot be read: entry["unread"]
+    says why). parse_text joins their functions' programs as `A::f`, with `owner` A and the file's
+    `path`, so `A a; a.f(...)` runs the composed collective's own program (docs/programs.md
+    "Composed collectives"). Each entry also has the facts its objects are built from: the
+    alias's template arguments `targs` (expression trees), the class's `tparams`, `members`,
+    `construct` (programs_cpp.class_facts) and the file's `enums` (`enum class LoadKind {...}`,
+    fmha_collective_load.hpp 39-42)."""
+    path, text, code = src.path, src.text, src.code
     includes = [m.group("rel") for m in RE_QUOTED_INCLUDE.finditer(text)]
     found = []
-    pipes = {p["alias"] for p in model["pipelines"]}
+    pipes = {p["alias"] for p in pipelines}
     for m in RE_USING_TEMPLATE.finditer(code):
         cls = m.group("cls")
         if m.group("alias") in pipes:
             continue   # a pipeline class (77 MLA's PipelineTmaAsyncMla): its ops are the pipeline's, not a collective's
-        if len(found) >= MAX_COMPOSED or re.search(rf"\b(?:struct|class)\s+{re.escape(cls)}\b", code):
+        if re.search(rf"\b(?:struct|class)\s+{re.escape(cls)}\b", code):
             continue
-        target = _include_defining(path, includes, cls)
-        if target is None or any(f["alias"] == m.group("alias") for f in found):
+        # At most MAX_COMPOSED classes; more aliases of one class (88's backward: six of
+        # CollectiveLoadTma, 239-270) are free, their file parsed once.
+        known = next((t for e, t, _a in found if e["class"] == cls), None)
+        if known is None and len({e["class"] for e, _t, _a in found}) >= MAX_COMPOSED:
             continue
-        found.append({"alias": m.group("alias"), "class": cls, "path": display_path(target),
-                      "line": src.line(m.start()), "_file": target})
-    model["collectives"] = []
-    for entry in found:
-        target = entry.pop("_file")
+        target = known or _include_defining(path, includes, cls)
+        if target is None or any(f["alias"] == m.group("alias") for f, _t, _a in found):
+            continue
+        targs = _angle_args(code, m.end())
+        found.append(({"alias": m.group("alias"), "class": cls, "path": display_path(target),
+                       "line": src.line(m.start())}, target, targs))
+    out, parsed = [], {}
+    for entry, target, targs in found:
+        if target in parsed:
+            out.append((dict(entry, **{k: v for k, v in parsed[target][0].items() if k not in entry and k != "targs"},
+                             targs=[programs_cpp.parse_expr(t) for t in programs_cpp.split_top(targs, ",", angles=True)]), parsed[target][1]))
+            continue
         try:
             ctext, cwarns = read_source(target)
         except VizError as exc:
-            model["warnings"].append(f"{display_path(path)}:{entry['line']}: the composed collective "
-                                     f"{entry['class']} ({entry['path']}) was not read: {exc}")
+            out.append((dict(entry, unread=f"{src.display}:{entry['line']}: the composed collective "
+                                           f"{entry['class']} ({entry['path']}) was not read: {exc}"), None))
             continue
-        _join_collective(model, entry, parse_text(ctext, target, entry["path"], cwarns))
+        csrc = Source(ctext, target, entry["path"])
+        facts = programs_cpp.class_facts(csrc, entry["class"])
+        if facts is not None:
+            entry.update(facts, targs=[programs_cpp.parse_expr(t) for t in programs_cpp.split_top(targs, ",", angles=True)])
+            entry["enums"] = [{"name": e.group("name"), "members": [x.split("=")[0].strip() for x in e.group("body").split(",") if x.strip()]}
+                              for e in RE_ANY_ROLE_ENUM.finditer(csrc.code)]
+        out.append((entry, parse_text(ctext, target, entry["path"], cwarns)))
+        parsed[target] = out[-1]
+    return out
+
+
+def _angle_args(code, pos, limit=2000):
+    """The text between the `<` just before pos and its matching `>` (nested <>, () counted), or ""."""
+    depth, i, hi = 1, pos, min(len(code), pos + limit)
+    while i < hi:
+        ch = code[i]
+        depth += ch in "<(" and 1 or ch in ">)" and -1 or 0
+        if depth == 0:
+            return code[pos:i]
+        if ch in ";{}":
+            return ""
+        i += 1
+    return ""
 
 
 def _join_collective(model, entry, sub):

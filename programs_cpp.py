@@ -24,6 +24,7 @@ MAX_STATEMENT_CHARS = 2000   # a longer statement without ops is not read (count
 _IDENT = r"[A-Za-z_]\w*"
 RE_WORD = re.compile(rf"{_IDENT}")
 RE_PLAIN_NAME = re.compile(_IDENT)
+RE_ATTRIBUTE = re.compile(r"^(?:\[\[[^\[\];]*\]\]\s*)+")
 RE_PRAGMA = re.compile(r"(?:CUTLASS_PRAGMA_(?P<cu>NO_UNROLL|UNROLL)|CUTE_(?P<ce>NO_UNROLL|UNROLL))\b")
 RE_KEYWORD = re.compile(r"(?P<kw>for|while|if|else|do|return|switch|break|continue)\b")
 RE_IF_CONSTEXPR = re.compile(r"\s*constexpr\b")
@@ -80,7 +81,7 @@ def _key(op):
 class _Reader:
     """Reads the statements of one function body into nodes (docs/programs.md "Nodes")."""
 
-    def __init__(self, src, ops, helpers=frozenset(), lambdas=()):
+    def __init__(self, src, ops, helpers=frozenset(), lambdas=(), composed=frozenset()):
         self.src, self.code, self.br = src, src.code, src.brackets
         # The function's named lambdas (parse_cutlass FunctionContext.lambdas), by position: a
         # call of one is a `call` step naming the lambda's program (`lambda`), not its ops.
@@ -88,6 +89,11 @@ class _Reader:
         # An op of a kept helper (`softmax_step<false>(...)`, 77 FMHA mainloop 739) is a step of
         # the helper's own program; its call site is a `call` step, not a copy of the helper's ops.
         ops = [o for o in ops if not (o.get("_helpers") and o["_helpers"][0] in helpers)]
+        # A load helper that is a composed collective whose program the parse has (`LoadK
+        # load_k{...}`, 88 FMHA collective 265, of `using LoadK = CollectiveLoadTma<...>`, 170):
+        # its call (`load_k.template step<false>(...)`, 275) is a `call` step of `LoadK::step`,
+        # not the one copy the parse places there.
+        ops = [o for o in ops if not ((o.get("via") or {}).get("helper") in composed and o.get("via", {}).get("tma"))]
         self.ops = sorted(ops, key=lambda o: (_key(o), o["op"]))
         self.op_keys = [_key(o)[0] for o in self.ops]
         self.count = 0
@@ -370,7 +376,8 @@ class _Reader:
 
     def simple(self, lo, hi, nodes):
         """One statement ending at hi: its ops, else the first STATEMENT_PATTERNS reader's node."""
-        text = _norm(self.code[lo:hi].rstrip().rstrip(";"))
+        # An attribute is no part of the statement (`[[maybe_unused]] int q_tile_count = NumMmaWarpGroups;`, 88 FMHA collective 257).
+        text = RE_ATTRIBUTE.sub("", _norm(self.code[lo:hi].rstrip().rstrip(";")))
         line, end_line = self.lines(lo, hi)
         found = self.ops_in(lo, hi)
         call = self.lambda_call(lo, text)
@@ -662,6 +669,11 @@ def _read_call(text):
         node["receiver"] = re.sub(r"\s+", "", m.group("recv"))
     if m.group("targs") is not None:
         node["targs"] = _norm(m.group("targs"))
+        if node.get("receiver"):
+            # A member call's template arguments as expressions (`load_k.template step<false>(...)`, 88
+            # FMHA collective 275; `template load_kv_maybe_q<!kLoadsQSeparately>(...)`, kernel 300):
+            # the callee's template parameters (`tparams`) take them in order.
+            node["targ_exprs"] = [parse_expr(t) for t in split_top(node["targs"], ",", angles=True)]
     if node.get("receiver") and node["name"] in PIPELINE_METHODS:
         first = node["args"][0] if node["args"] else None
         op = {"node": "op", "op": node["name"], "object": node["receiver"].split(".")[-1]}
@@ -708,12 +720,13 @@ STATEMENT_PATTERNS = (
 )
 
 
-def function_program(src, fn, ops, helpers=frozenset(), lambdas=(), kernel=False):
+def function_program(src, fn, ops, helpers=frozenset(), lambdas=(), kernel=False, composed=frozenset()):
     """The program of one function: {name, line, end_line, params, body, skipped[, incomplete]
     [, lambdas]}. helpers: the names of the functions whose programs are kept too (their ops stay
     theirs). lambdas: the function's named lambdas (parse_cutlass, each with its own `ops`): each
-    called one is a program of `lambdas` and its call sites are `call` steps naming it."""
-    r = _Reader(src, ops, helpers, lambdas)
+    called one is a program of `lambdas` and its call sites are `call` steps naming it. composed:
+    the load-helper variables whose calls are `call` steps (their composed collective's program)."""
+    r = _Reader(src, ops, helpers, lambdas, composed)
     raw = r.block(fn["open"] + 1, fn["close"])
     called = set()
     _called_lambdas(raw, called)
@@ -741,7 +754,57 @@ def function_program(src, fn, ops, helpers=frozenset(), lambdas=(), kernel=False
                    for m in RE_USING.finditer(src.code, fn["open"] + 1, fn["close"])}
         if aliases:
             prog["aliases"] = aliases   # a kernel's type aliases (the WGMMA atom its selector picks)
+    tparams = template_params(src.code, _head_start(src.code, fn.get("name_pos")), fn.get("name_pos"))
+    if any(t["type"] not in TYPE_PARAMS for t in tparams):
+        prog["tparams"] = tparams
     return prog
+
+
+# A template parameter that is a type (its value is no number the run reads).
+TYPE_PARAMS = frozenset({"class", "typename", "class...", "typename..."})
+RE_TPARAM = re.compile(rf"^(?P<type>.+?)\s*(?P<dots>\.\.\.)?\s*\b(?P<name>{_IDENT})\s*(?:=\s*(?P<default>.+))?$", re.S)
+RE_TEMPLATE_HEAD = re.compile(r"\s*template\s*<")
+
+
+def _head_start(code, pos):
+    """Where the declaration ending at pos starts: after the statement or block before it (is_global's rule)."""
+    if not isinstance(pos, int):
+        return None
+    lo = max(0, pos - GLOBAL_LOOKBACK)
+    return max(lo, code.rfind(";", lo, pos) + 1, code.rfind("}", lo, pos) + 1, code.rfind("{", lo, pos) + 1)
+
+
+def template_params(code, lo, hi):
+    """[{name, type[, default]}] of the `template<...>` that opens code[lo:hi] (a function's or a
+    class's head: `template<bool kAdvanceIterator=true, ..., class TileIterator, class State>`,
+    88 FMHA fmha_collective_load.hpp 118), in order; the default is an expression tree. [] when
+    the declaration has no template head."""
+    if lo is None or hi is None:
+        return []
+    m = RE_TEMPLATE_HEAD.match(code, lo, hi)
+    if not m:
+        return []
+    depth, i = 1, m.end()
+    while i < hi and depth:
+        ch = code[i]
+        if ch in "<([":
+            depth += 1
+        elif ch in ">)]":
+            depth -= 1
+        i += 1
+    if depth:
+        return []
+    out = []
+    for piece in split_top(code[m.end():i - 1], ",", angles=True):
+        t = RE_TPARAM.match(_norm(piece))
+        if not t:
+            return []
+        typ = _norm(t.group("type")) + (t.group("dots") or "")
+        param = {"name": t.group("name"), "type": typ}
+        if t.group("default") is not None:
+            param["default"] = parse_expr(t.group("default"))
+        out.append(param)
+    return out
 
 
 RE_GLOBAL = re.compile(r"\b(?:__global__|CUTLASS_GLOBAL)\b")
@@ -829,7 +892,7 @@ def prune(body, extra=(), needed_out=None, objects=False):
                 for key in ("cond", "expr"):
                     if n.get(key) is not None:
                         names_in(n[key], needed)
-                for a in n.get("args") or ():
+                for a in (n.get("args") or []) + (n.get("targ_exprs") or []):
                     names_in(a, needed)
                     # An MMA's operand tensor (`tCrB(_,_,k_block,read_stage)`): its declaration
                     # says which coordinate is the stage (interpreter MMA_OPERAND_STAGE).
@@ -878,6 +941,52 @@ def prune(body, extra=(), needed_out=None, objects=False):
     return rebuild(body)
 
 
+RE_CLASS_HEAD = re.compile(rf"\b(?:struct|class)\s+(?P<name>{_IDENT})\s*(?:final\s*)?(?::[^{{;]*)?\{{")
+RE_DATA_MEMBER = re.compile(rf"^(?!(?:using|static|template|typedef|friend|return)\b)(?P<type>[\w:<>,\s]+?)(?P<ref>[&*]*)\s*\b(?P<name>{_IDENT})$")
+RE_MEMBER_INIT = re.compile(rf"(?P<member>{_IDENT})\s*\(\s*(?P<param>{_IDENT})\s*\)")
+
+
+def class_facts(src, cls):
+    """What a composed collective's object is built from (docs/programs.md "CUTLASS 88 Hopper
+    FMHA"): {tparams, members, construct, class_line} of `struct cls` in src, or None. tparams: its
+    template head's (template_params); members: its data members in order, [{name, ref}]
+    (`Pipeline& pipeline;`, fmha_collective_load.hpp 57-59); construct: the member each
+    constructor argument initialises, from a constructor whose initializer list is `m(p)` over
+    its parameters (`CollectiveLoadTma(Params const& params, Pipeline& pipeline, SharedStorage&
+    storage) : params(params), pipeline(pipeline), storage(storage) {}`, 62-63), else the data
+    members in order (an aggregate)."""
+    code = src.code
+    m = next((x for x in RE_CLASS_HEAD.finditer(code) if x.group("name") == cls), None)
+    close = src.brackets.close_of(m.end() - 1) if m else None
+    if close is None:
+        return None
+    head = _head_start(code, m.start())
+    members, ctor, pos = [], None, m.end()
+    while pos < close:   # the body's statements at its own depth (member function bodies skipped)
+        end = pos
+        while end < close and code[end] not in ";{":
+            end = (src.brackets.close_of(end) or end) + 1 if code[end] in "([" else end + 1
+        text = _norm(code[pos:end])
+        if code[end:end + 1] == "{":
+            block = src.brackets.close_of(end)
+            c = re.match(rf"^(?:CUTLASS_\w+\s+)*{cls}\s*\((?P<params>.*?)\)\s*:(?P<inits>.*)$", text, re.S)
+            if c and ctor is None:
+                params = [RE_PARAM.match(_norm(x)) for x in split_top(c.group("params"), ",", angles=True)]
+                # Only the list's own entries `m(p)` over a parameter name (not a call inside one).
+                inits = [RE_MEMBER_INIT.fullmatch(_norm(x)) for x in split_top(c.group("inits"), ",")]
+                inits = {i.group("param"): i.group("member") for i in inits if i}
+                ctor = [inits.get(x.group("name")) if x else None for x in params]
+            pos = (block if block is not None else close) + 1
+            continue
+        d = RE_DATA_MEMBER.match(text)
+        if d and "(" not in text and "=" not in text:
+            members.append({"name": d.group("name"), "ref": "&" in d.group("ref")})
+        pos = end + 1
+    construct = ctor if ctor is not None else [x["name"] for x in members]
+    return {"tparams": template_params(code, head, m.start()), "members": members, "construct": construct,
+            "class_line": src.line(m.start())}
+
+
 RE_PARAM = re.compile(rf"(?P<type>.*?)(?P<ref>[&*]*)\s*(?P<name>{_IDENT})\s*(?:=.*)?$", re.S)
 
 
@@ -890,7 +999,10 @@ def function_params(src, fn):
         if not p or p == "void":
             continue
         m = RE_PARAM.match(p)
-        if not m:
+        if not m or not m.group("type").strip() or _norm(p).split("=")[0].strip().endswith(("&", "*")):
+            # An unnamed parameter (`MainloopPipelineReducer&, PipelineStateReducer&,`, 88 FMHA
+            # collective 346) keeps its place: the arguments bind by position.
+            out.append({"name": "", "type": _norm(p), "ref": "&" in p})
             continue
         typ = _norm(m.group("type"))
         out.append({"name": m.group("name"), "type": typ,

@@ -1,14 +1,14 @@
 """CUTLASS 4.2's example 88 Hopper FMHA kernels (forward and backward collectives on
 fmha_kernel_tma_warpspecialized.hpp) in the program model (docs/programs.md "CUTLASS 88 Hopper
 FMHA"): the kernel layer's pipeline aliases named through `CollectiveMainloop::` are the
-collective's rings, the roles are the block's warpgroups, and each run stops, named, at the
-first construct not modelled yet (the load helpers' own programs; the backward's dQ reducer's
-loop). Every fact is checked against the installed source's lines."""
+collective's rings, the roles are the block's warpgroups, the load warps run their load helpers'
+own programs (`CollectiveLoadTma::step`), and each run stops, named, at the consumers' first
+construct not modelled yet. Every fact is checked against the installed source's lines."""
 
 import pytest
 
 import parse_cutlass
-from node_util import program_run
+from node_util import program_run, program_steps
 
 EX = "examples/88_hopper_fmha/"
 FWD = EX + "collective/fmha_collective_tma_warpspecialized.hpp"
@@ -47,28 +47,92 @@ def test_the_parse_names_the_kernel_aliases_state_types_and_stage_counts(fwd, bw
     assert {"name": "kOuterLoads", "value": 2, "line": 64} in bwd["constants"]
 
 
-def test_the_forward_roles_rings_and_stop(fwd):
-    out = program_run(fwd, KNOBS)
+def _fills(out, role="role:Producer.LoadKV"):
+    """The role's TMA copies in issue order: (ring stage lane, copy line), from the filling blocks."""
+    fills = sorted((b for b in out["blocks"] if b["kind"] == "filling"), key=lambda b: b["start"])
+    issues = [b["start"] for b in out["blocks"] if b["lane"] == role and b["kind"] == "issue"]
+    assert len(fills) == len(issues)
+    return [(b["lane"], b["lines"]) for b in fills]
+
+
+def _program(model, name):
+    return next(p for p in model["programs"]["functions"] if p["name"] == name)
+
+
+def test_the_load_helper_calls_are_calls_of_their_composed_collective(fwd, bwd, cutlass):
+    """`load_k.template step<false>(...)` (275) is a `call` of `LoadK::step` with its template
+    arguments; the helper's object is kept with its brace initializer; `step`'s template head
+    (fmha_collective_load.hpp 118) gives the defaults; the class facts bind its members (57-63)."""
+    prog = _program(fwd, "load_kv_maybe_q")
+    steps = program_steps(prog["body"])
+    call = next(n for n in steps if n.get("line") == 275)
+    assert (call["node"], call["receiver"], call["name"], call["targ_exprs"]) == ("call", "load_k", "step", [["n", 0]])
+    let = next(n for n in steps if n["node"] == "let" and n["names"] == ["load_k"])
+    assert let["line"] == 265 and let["args"][1] == ["id", "pipeline"]
+    # `[[maybe_unused]] int q_tile_count = NumMmaWarpGroups;` (257) is read: the Q step's count.
+    assert any(n["node"] == "let" and n["names"] == ["q_tile_count"] and n["line"] == 257 for n in steps)
+    assert not any(n["node"] == "op" and n.get("via", {}).get("helper") for n in steps)
+    # `template<bool kLoadQ, class BlkCoord, ...>` (231): kLoadQ has no default.
+    assert prog["tparams"][0] == {"name": "kLoadQ", "type": "bool"}
+    step = _program(fwd, "LoadK::step")
+    assert [(t["name"], t.get("default")) for t in step["tparams"][:3]] == [
+        ("kAdvanceIterator", ["n", 1]), ("kAdvancePipe", ["n", 1]), ("kAcquireBarrier", ["n", 1])]
+    entry = next(c for c in fwd["collectives"] if c["alias"] == "LoadK")
+    assert entry["construct"] == ["params", "pipeline", "storage"]
+    assert entry["members"] == [{"name": "params", "ref": True}, {"name": "pipeline", "ref": True}, {"name": "storage", "ref": True}]
+    assert entry["targs"][0] == ["id", "cutlass::fmha::collective::LoadKind::kK"] and entry["tparams"][0]["name"] == "kKind"
+    assert {"name": "LoadKind", "members": ["kQ", "kK", "kV", "kBwdN", "kBwdM", "kBwdScalar"]} in entry["enums"]
+    # The backward's six aliases of the one class (239-270) are all composed (its file parsed once).
+    assert [c["alias"] for c in bwd["collectives"]] == ["LoadQ", "LoadK", "LoadV", "LoadDO", "LoadLSE", "LoadODO"]
+    text = cutlass(EX + "collective/fmha_collective_load.hpp").read_text().splitlines()
+    assert "if constexpr (kAcquireBarrier) pipeline.producer_acquire(smem_pipe_write);" in text[123]
+    assert text[130].strip().startswith("copy(params.with(*tma_barrier, mcast_mask), get<0>(state)(_,_,_,*tile_iter)")
+
+
+def test_the_forward_load_warp_runs_its_helpers_programs(fwd):
+    small = dict(KNOBS, outputTiles=1, kvBlocks=2)
+    out = program_run(fwd, small)
     # Warpgroups: 1 load + NumMmaWarpGroups = 2 (find_option default Int<2>, collective 73; kernel
     # 58-59, 128): Consumer2 and Consumer3 hold no warpgroup. kLoadsQSeparately is off (kernel 55),
     # so the MaybeLoadQ warp (311) runs nothing; reduce() is a no-op in the forward (337).
     assert out["roles"] == ["Producer.LoadKV", "Consumer0", "Consumer1"]
     assert "Consumer2" in out["idle"] and "Consumer3" in out["idle"]
+    # `load_kv_maybe_q<!kLoadsQSeparately>` (kernel 300) binds kLoadQ to 1 and `step<false>` binds
+    # kAdvanceIterator, the others keep their defaults: none of them is a flag of the run.
     assert out["flags"].get("kLoadsQSeparately") == 0
+    assert not {"kLoadQ", "kAcquireBarrier", "kAdvancePipe", "kAdvanceIterator", "kKind"} & set(out["flags"])
     # One ring per collective alias, under the collective's name (the kernel's MainloopPipelineOuter /
     # Inner are those rings): StageCount = Int<5> (74), StageCountQ = Int<NumMmaWarpGroups> = 2 (75).
     stages = [l for l in out["lanes"] if ".stage" in l]
     assert stages == [f"MainloopPipeline.stage{i}" for i in range(5)] + ["MainloopPipelineQ.stage0", "MainloopPipelineQ.stage1"]
-    # The load warp stops at its first helper copy (`load_k.template step<false>(...)`, 275, of the
-    # helper declared at 265), named; the consumers then wait for Q at 379.
-    (stop,) = out["stopped"]
-    assert (stop["role"], stop["line"]) == ("Producer.LoadKV", 275)
-    assert "load helper `load_k` (declared at line 265)" in stop["reason"]
-    assert "MainloopPipelineQ.full[0] (phase 0) at line 379" in out["deadlock"]["message"]
+    # The load order of one tile at kvBlocks = 2 (k_tile_count = 4, 260): Q (272), K (275), Q (278),
+    # V (289), then K, V (299-300), each through `step`'s copy (load 131: kKind is not kBwdScalar),
+    # each into the stage its own acquire (124) took.
+    kv, q = "MainloopPipeline.stage", "MainloopPipelineQ.stage"
+    assert _fills(out) == [(q + "0", [131]), (kv + "0", [131]), (q + "1", [131]), (kv + "1", [131]),
+                           (kv + "2", [131]), (kv + "3", [131])]
+    # The consumers wait for Q (379; SOFTMAX_88: `softmax.init`, 391, is no step), Consumer0 then for
+    # K (399); both stop at the order barrier's `math_wg_order_barrier.wait()` (400), an op the parse
+    # lists on the kernel's MathWarpGroupOrderBarrier (handed by position past two unnamed parameters, 346).
+    waits = [(b["lane"], b["lines"], b["stage"]) for b in sorted(out["blocks"], key=lambda b: (b["start"], b["lane"])) if b["kind"] == "wait"]
+    assert waits == [("role:Consumer0", [379], 0), ("role:Consumer1", [379], 1), ("role:Consumer0", [399], 0)]
+    stops = {s["role"]: (s["line"], s["reason"]) for s in out["stopped"]}
+    assert set(stops) == {"Consumer0", "Consumer1"}
+    assert all(line == 400 and "`order_wait`" in r for line, r in stops.values())
+    compute = _program(fwd, "compute")
+    assert [p["name"] for p in compute["params"]][8:11] == ["", "", "storage"]
 
 
-def test_the_backward_has_its_reducer_as_its_own_role(bwd):
-    out = program_run(bwd, KNOBS)
+def test_the_forward_load_warp_waits_in_its_helpers_acquire(fwd):
+    """At kvBlocks = 3 (six K / V copies) the five stages fill and the sixth copy's acquire waits
+    (load 124) for a release the stopped consumers never give."""
+    out = program_run(fwd, KNOBS)
+    assert len(_fills(out)) == 2 + 5
+    assert "role:Producer.LoadKV waits on MainloopPipeline.empty[0] (phase 0) at line 124" in out["deadlock"]["message"]
+
+
+def test_the_backward_runs_its_reducer_on_its_own_lane(bwd):
+    out = program_run(bwd, dict(KNOBS, outputTiles=1, kvBlocks=1))
     # The dQ reducer (kernel 325-333, warp Reducer = 0 of the producer warpgroup) is a role with its
     # own lane; NumMmaWarpGroups = 2 (bwd collective 60).
     assert out["roles"] == ["Producer.LoadKV", "Producer.Reducer", "Consumer0", "Consumer1"]
@@ -76,13 +140,22 @@ def test_the_backward_has_its_reducer_as_its_own_role(bwd):
     # StageCount = 2 * 2 (62), StageCountQ = 2 * NumMmaWarpGroups (61), the reducer's PipelineAsync<2> (kernel 66).
     for ring, n in (("MainloopPipeline", 4), ("MainloopPipelineQ", 4), ("MainloopPipelineReducer", 2)):
         assert [l for l in out["lanes"] if l.startswith(ring + ".stage")] == [f"{ring}.stage{i}" for i in range(n)]
+    # `get_inner_tile_count(blk_coord, problem_size)` (386, 534) runs its program (355-357: the
+    # fusion's trip count, kvBlocks): the reducer enters its loop (539) and waits for the consumers'
+    # first dQ at 549 on its own ring.
+    assert "role:Producer.Reducer waits on MainloopPipelineReducer.full[0] (phase 0) at line 549" in out["deadlock"]["message"]
+    # The load pattern of 380-382: K0 Q0 V0 K1 DO0 V1, with LSE after Q and sumOdO after dO in their
+    # stage (`step<false,true,false>`, 427, and `step<true,true,false>`, 443: no acquire, the pipe advanced), through the
+    # kBwdScalar copy (load 129: LoadLSE / LoadODO are of that kind).
+    outer, inner = "MainloopPipelineQ.stage", "MainloopPipeline.stage"
+    assert _fills(out) == [(outer + "0", [131]), (inner + "0", [131]), (inner + "0", [129]), (outer + "1", [131]),
+                           (outer + "2", [131]), (inner + "1", [131]), (inner + "1", [129]), (outer + "3", [131])]
+    # The consumers wait for K (597) and V (600), issue their first MMAs (699, 709) and stop at a
+    # register loop over `size(reg_LSE)` (713).
     stops = {s["role"]: (s["line"], s["reason"]) for s in out["stopped"]}
-    # Both stop at their `while (inner_tile_count > 0)` (414; 539), whose count the loop's own body
-    # does not bound: the load's decrements happen in the helpers' step (fmha_collective_load.hpp 136).
-    assert stops["Producer.LoadKV"][0] == 414 and stops["Producer.Reducer"][0] == 539
-    assert all("trip count" in r for _, r in stops.values())
-    # The consumers wait for K at 597 (`pipeline_outer.consumer_wait(smem_pipe_read_outer)`).
-    assert "MainloopPipelineQ.full[0] (phase 0) at line 597" in out["deadlock"]["message"]
+    assert set(stops) == {"Consumer0", "Consumer1"}
+    assert all(line == 713 and "trip count" in r for line, r in stops.values())
+    assert [b["lines"] for b in out["blocks"] if b["lane"] == "role:Consumer0" and b["kind"] == "wgmma"] == [[699], [709]]
 
 
 def test_no_ring_is_keyed_by_a_kernel_alias(fwd, bwd):
@@ -91,4 +164,4 @@ def test_no_ring_is_keyed_by_a_kernel_alias(fwd, bwd):
     for model in (fwd, bwd):
         out = program_run(model, KNOBS)
         assert not any("MainloopPipelineOuter" in l or "MainloopPipelineInner" in l for l in out["lanes"])
-        assert not any("not modelled yet" in s["reason"] for s in out["stopped"])
+        assert not any("pipeline class" in s["reason"] for s in out["stopped"])

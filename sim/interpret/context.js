@@ -93,7 +93,11 @@ var KernelInterpretContext = (function (K) {
     this.shapes = {};
     (structure.shapes || []).forEach(function (sh) { self.shapes[sh.name] = sh.dims; });
     this.collectives = {};   // composed collectives by alias (parse_cutlass model["collectives"])
-    (structure.collectives || []).forEach(function (c) { self.collectives[c.alias] = c; });
+    (structure.collectives || []).forEach(function (c) {
+      self.collectives[c.alias] = c;
+      // A composed collective's enums (`enum class LoadKind {...}`, 88 FMHA fmha_collective_load.hpp 39-42): `LoadKind::kK` is a member.
+      (c.enums || []).forEach(function (en) { if (!self.enums[en.name]) self.enums[en.name] = en.members; });
+    });
     resolvePipelineChoices(this);
     if (this.dsl) dslPipelines(this);
     this.deadLets = prepared.deadLets || (prepared.deadLets = deadLets(this));
@@ -151,7 +155,7 @@ var KernelInterpretContext = (function (K) {
     var got = preparedCache !== null ? preparedCache.get(structure) : undefined;
     if (got !== undefined) return got;
     var functions = {}, lambdas = {};
-    fns.forEach(function (p) { functions[p.name] = { name: p.name, params: p.params || [], body: fuse(p.body || []), line: p.line }; });
+    fns.forEach(function (p) { functions[p.name] = { name: p.name, params: p.params || [], body: fuse(p.body || []), line: p.line, tparams: p.tparams }; });
     // Named lambdas (programs_cpp.lambda_program): a call step names one by `lambda` (name@line).
     fns.concat(kl.program ? [kl.program] : []).forEach(function (p) {
       (p.lambdas || []).forEach(function (l) {
@@ -672,7 +676,44 @@ var KernelInterpretContext = (function (K) {
     return null;
   }
 
-  K.COLLECTIVE_TYPES = COLLECTIVE_TYPES; K.Context = Context; K.discoverRoles = discoverRoles; K.enumerateRoles = enumerateRoles;
+  /**
+   * COMPOSED_MEMBERS: the members of a composed collective's object, bound from the declaration's
+   * arguments in the order its `construct` fact gives (the constructor's `m(p)` initializer list,
+   * else the aggregate's members: `LoadK load_k{params.tma_load_k, pipeline, storage.smem_k};`, 88
+   * FMHA collective 265, of `CollectiveLoadTma(Params const& params, Pipeline& pipeline, ...) :
+   * params(params), pipeline(pipeline), storage(storage)`, fmha_collective_load.hpp 62-63); a
+   * reference member (57-59) shares its argument's variable, as a reference parameter does.
+   */
+  function composedMembers(rr, c, node, env) {
+    var members = {}, refs = {};
+    (c.members || []).forEach(function (m) { refs[m.name] = m.ref; });
+    (c.construct || []).forEach(function (m, i) {
+      var a = (node.args || [])[i];
+      if (!m || a === undefined) return;
+      var box = rr.lvalueBox(a, env);
+      members[m] = box && refs[m] ? box : { v: K.clone(box ? box.v : rr.eval(a, env, false)) };
+    });
+    return members;
+  }
+
+  /**
+   * TEMPLATE_ARGS: a template's non-type parameters (`tparams`) bound in scope, in order, to the
+   * call's template arguments evaluated in env as compile-time expressions, else to their defaults
+   * (`template<bool kAdvanceIterator=true, bool kAdvancePipe=true, bool kAcquireBarrier=true, ...>`,
+   * fmha_collective_load.hpp 118, called `load_k.template step<false>(...)`, 88 FMHA collective
+   * 275). One whose value is unknown, or with neither, stays unbound (a compile-time flag). Not
+   * under ctx.wg (FA3, raw mbarrier kernels) nor the DSL.
+   */
+  function bindTemplateArgs(tparams, targs, env, ctx, scope) {
+    if (ctx.wg || ctx.dsl) return;   // FA3's (and the raw-mbarrier kernels') template flags are the run's flag knobs, as COMPILE_TIME_NAMES
+    (tparams || []).forEach(function (tp, i) {
+      if (/^(?:class|typename)\b/.test(tp.type)) return;
+      var v = i < (targs || []).length ? evalExpr(targs[i], env, ctx, true) : tp["default"] ? evalExpr(tp["default"], scope, ctx, true) : null;
+      if (v !== null && !isUnknown(v)) scope[tp.name] = { v: v };
+    });
+  }
+
+  K.COLLECTIVE_TYPES = COLLECTIVE_TYPES; K.Context = Context; K.bindTemplateArgs = bindTemplateArgs; K.composedMembers = composedMembers; K.discoverRoles = discoverRoles; K.enumerateRoles = enumerateRoles;
   return K;
 })(typeof KernelInterpretExpr !== "undefined" ? KernelInterpretExpr : require("./expr.js"));
 

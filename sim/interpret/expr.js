@@ -367,6 +367,9 @@ var KernelInterpretExpr = (function () {
     if (Object.prototype.hasOwnProperty.call(ctx.constants, name)) return ctx.constants[name];
     var sep = name.lastIndexOf("::");
     if (sep > 0 && ctx.enums[name.slice(0, sep)]) return new EnumValue(name);
+    // A member named through its enum's namespace (`cutlass::fmha::collective::LoadKind::kK`, 88 FMHA collective 171) is `LoadKind::kK`.
+    var en = sep > 0 ? name.slice(name.lastIndexOf("::", sep - 1) + 2, sep) : "";
+    if (en && en !== name.slice(0, sep) && ctx.enums[en]) return new EnumValue(en + name.slice(sep));
     // `CollectiveMainloop::kOuterLoads` (88 FMHA kernel 348) is the collective's constant (collective 77).
     if (name.slice(0, 20) === "CollectiveMainloop::" && Object.prototype.hasOwnProperty.call(ctx.constants, name.slice(20))) return ctx.constants[name.slice(20)];
     if (constexpr) return ctx.flag(name);

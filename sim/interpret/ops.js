@@ -61,6 +61,8 @@ var KernelInterpretOps = (function (K) {
     return box && box.v instanceof State ? box.v : null;
   }
 
+  var SOFTMAX_88 = { init: null, step: "exp", tail: "math" };   // OP_SEMANTICS.softmax
+
   var OP_SEMANTICS = {
     producer_acquire: function (rr, node, env) {
       var ring = pipeOf(rr, node, env), st = stateOf(rr, node, env);
@@ -188,6 +190,15 @@ var KernelInterpretOps = (function (K) {
     // store latency, complete at its end, so its commit (tma_store_arrive, 205) and waits
     // (tma_store_wait<N>, 215, 220) are no step.
     tma_store: function (rr, node) { return rr.run.opaque(rr, "store", node); },
+    // SOFTMAX_88: CUTLASS 88's CollectiveSoftmax (collective/fmha_collective_softmax.hpp; its row
+    // reductions are warp shuffles, 116, 239, 281, no block-level barrier): `init` (54) no step,
+    // `step` (89, 209) an `exp` block of softmaxLatency, `tail` (268) a `math` block. Any other
+    // softmax method stops the role.
+    softmax: function (rr, node) {
+      var cls = SOFTMAX_88[K.lastName(node.receiver || "")];
+      if (cls === undefined) return rr.stop(node, "the op `softmax` (`" + node.receiver + "`) is not modelled yet");
+      return cls === null ? undefined : rr.run.opaque(rr, cls, node);
+    },
     tma_store_arrive: function () { return undefined; },
     tma_store_wait: function () { return undefined; },
     __epi_acc_wait: function (rr, node, env) {

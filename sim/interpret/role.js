@@ -428,7 +428,7 @@ var KernelInterpretRole = (function (K) {
     if (this.ctx.dsl) { var dl = this.dslAssign(node, env, names); if (dl !== PASS) return dl; }
     // `auto [a, b] = collective_epilogue.store(...)`, `x = scheduler.f(...)`: the call is a step;
     // what it returns is not followed (the names become unknown).
-    var call = this.stepCall(node.expr, env, node);
+    var call = this.stepCall(node.expr, env, node, f);
     if (call) {
       names.forEach(function (n) { env[n] = { v: new Unknown("returned by `" + call.name + "`") }; });
       return this.execCall(call, env, f, { names: names, env: env });
@@ -494,7 +494,8 @@ var KernelInterpretRole = (function (K) {
     if (ctx.kernelPipelines[base] && !ctx.pipelineAliases[base]) {
       return new Obj("pipe", base, { modelled: false, cls: String(ctx.kernelPipelines[base]["class"]) });
     }
-    if (ctx.collectives[base]) return new Obj("composed", base);   // before CollectiveEpilogue's opaque store
+    // before CollectiveEpilogue's opaque store; its members from the declaration's arguments (COMPOSED_MEMBERS)
+    if (ctx.collectives[base]) return new Obj("composed", base, { members: K.composedMembers(this, ctx.collectives[base], node, env) });
     if (COLLECTIVE_TYPES[base]) return new Obj(COLLECTIVE_TYPES[base], base);
     // A declaration of no object the run follows (its value is its initializer's): execLet may mark it inert.
     if (node.__plain === undefined) Object.defineProperty(node, "__plain", { value: true, enumerable: false });
@@ -519,7 +520,10 @@ var KernelInterpretRole = (function (K) {
   };
 
   /** The call node of an expression `obj.name(args)` on an object whose calls are steps, else null. */
-  RoleRun.prototype.stepCall = function (e, env, at) {
+  RoleRun.prototype.stepCall = function (e, env, at, f) {
+    // FREE_CALL_LETS: in a collective's function, an initializer calling one of its own functions
+    // (`int inner_tile_count = get_inner_tile_count(blk_coord, problem_size);`, 88 FMHA backward 386, 534) runs its program.
+    if (f && f.fn && !this.ctx.dsl && Array.isArray(e) && e[0] === "call" && this.ctx.functions[e[1]]) return { node: "call", name: e[1], args: e[2] || [], line: at.line, end_line: at.end_line };
     if (!Array.isArray(e) || e[0] !== "mcall" || !Array.isArray(e[1]) || e[1][0] !== "id") return null;
     var obj = this.objectOf(e[1][1], env);
     if (!(obj instanceof Obj) || (obj.kind !== "epilogue" && obj.kind !== "mainloop")) return null;
@@ -635,7 +639,7 @@ var KernelInterpretRole = (function (K) {
     if (obj instanceof Obj && obj.kind === "composed") {
       var own = this.ctx.functions[obj.name + "::" + node.name];
       if (!own) return this.stop(node, "`" + node.receiver + "." + node.name + "` has no program in the parse of " + this.ctx.collectives[obj.name].path);
-      return this.callFunction(own, node, env, f, ret);
+      return this.callFunction(own, node, env, f, ret, obj);
     }
     if (obj instanceof Obj && obj.kind === "mainloop") {
       var fn = this.ctx.functions[node.name];
@@ -708,8 +712,12 @@ var KernelInterpretRole = (function (K) {
   };
 
   /** Inline a collective function: its parameters bound to the call's arguments. */
-  RoleRun.prototype.callFunction = function (fn, node, env, f, ret) {
-    var callee = {};
+  RoleRun.prototype.callFunction = function (fn, node, env, f, ret, obj) {
+    var callee = {}, c = obj ? this.ctx.collectives[obj.name] : null;
+    // A composed object's members and its class's template arguments (`using LoadK = CollectiveLoadTma<
+    // LoadKind::kK, ...>`, 88 FMHA collective 170-176), then a member call's own (TEMPLATE_ARGS); parameters shadow them.
+    if (c) { Object.keys(obj.data.members).forEach(function (m) { callee[m] = obj.data.members[m]; }); K.bindTemplateArgs(c.tparams, c.targs, {}, this.ctx, callee); }
+    if (node.receiver) K.bindTemplateArgs(fn.tparams, node.targ_exprs, env, this.ctx, callee);
     for (var i = 0; i < fn.params.length; i++) {
       var p = fn.params[i], a = node.args[i];
       if (a === undefined) { callee[p.name] = { v: new Unknown("a default argument") }; continue; }
