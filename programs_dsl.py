@@ -856,9 +856,12 @@ def constructor(src, init, setups=None):
             t = targets[0]
             if isinstance(t, ast.Attribute) and isinstance(t.value, ast.Name) and t.value.id == "self":
                 attrs.setdefault("self." + t.attr, []).append({"expr": ex.expr(node.value), "line": node.lineno})
+    out = {"params": params, "attrs": attrs}
     if setups and setups[0] is not None:
         _setup_attrs(src, setups[0], attrs, setups[1])
-    out = {"params": params, "attrs": attrs}
+        # `__call__`'s lines: its own assignments are host code before the launch (the interpreter
+        # lists no flags for the names their values read).
+        out["launch"] = [setups[0].lineno, setups[0].end_lineno or setups[0].lineno]
     if local_sets:
         out["locals"] = local_sets
     return out
@@ -873,7 +876,9 @@ def _setup_attrs(src, fn, attrs, methods=None):
     assignments are read the same way, in order with the setup calls it makes (`self.cluster_shape_mnk
     = (*self.cluster_shape_mn, 1)`, 767; `self.num_mcast_ctas_b = cute.size(self.cluster_layout_vmnk
     .shape[1])`, 772, after `self._setup_attributes()`, 757)."""
-    own = _local_names(fn) - {"self"}
+    # A class the method defines (`class SharedStorage:`, FA4 sm100 ~800, then `self.shared_storage =
+    # SharedStorage`, 822) is one of its locals too.
+    own = (_local_names(fn) | {n.name for n in ast.walk(fn) if isinstance(n, ast.ClassDef)}) - {"self"}
     ex = ExprReader(src, _local_names(fn))
     # An attribute the method also assigns under a statement of its body (`self.ex2_emu_freq = 0`,
     # FA4 sm100 550, then `if const_expr(self.enable_ex2_emu): self.ex2_emu_freq = ...`, 552-553) has
@@ -890,10 +895,7 @@ def _setup_attrs(src, fn, attrs, methods=None):
             attrs.setdefault(chain[0], []).append({"expr": chain[1], "line": node.lineno})
         name = _self_assign(node)
         if name and name not in nested and not _reads_any(node.value, own):
-            entry = {"expr": ex.expr(node.value), "line": node.lineno}
-            if methods is not None:
-                entry["launch"] = True   # `__call__`'s own: host code before the launch
-            attrs.setdefault(name, []).append(entry)
+            attrs.setdefault(name, []).append({"expr": ex.expr(node.value), "line": node.lineno})
 
 
 def _self_call(stmt):

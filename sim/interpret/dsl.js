@@ -142,8 +142,9 @@ var KernelInterpretDsl = (function (K) {
         if (Array.isArray(e[1]) && e[1][0] === "id" && e[1][1] === "self") return dslSelf(e[2], ctx, constexpr);
         var o = evalExpr(e[1], env, ctx, constexpr);
         if (o instanceof State && (e[2] === "index" || e[2] === "phase" || e[2] === "count")) return o[e[2]];
-        if (o instanceof K.Layout && e[2] === "shape") return o.shape;   // DSL_CLUSTER_LAYOUT (dsl_ops.js)
-        if (o instanceof Obj && o.kind === "pipe_handle" && e[2] === "index") return o.data.state.index;   // DSL_PARTICIPANTS
+        // DSL_CLUSTER_LAYOUT, DSL_PARTICIPANTS (dsl_ops.js): a layout's shape, a handle's stage.
+        if (o instanceof K.Layout && e[2] === "shape") return o.shape;
+        if (o instanceof Obj && o.kind === "pipe_handle" && e[2] === "index") return o.data.state.index;
         // FA4's tile schedulers (flash_attn/cute/tile_scheduler.py): `work_tile.is_valid_tile` until
         // advance_to_next_work has moved past the CTA's last tile; tile_idx is not followed.
         if (o instanceof Work && e[2] === "is_valid_tile") return o.tile < ctx.knobs.outputTiles ? 1 : 0;
@@ -155,7 +156,8 @@ var KernelInterpretDsl = (function (K) {
         return symbolicSum(e, env, ctx, constexpr);
       }
       case "call": {
-        var lc = K.dslLayoutCall(e, env, ctx, constexpr);   // layouts and block_idx (dsl_ops.js)
+        // Layouts and block_idx (dsl_ops.js).
+        var lc = K.dslLayoutCall(e, env, ctx, constexpr);
         return lc !== PASS ? lc : dslCallExpr(e, env, ctx, constexpr);
       }
       case "mcall": return dslMethodExpr(e, env, ctx, constexpr);
@@ -205,7 +207,8 @@ var KernelInterpretDsl = (function (K) {
     if (!ctor || !ctor.attrs || !Object.prototype.hasOwnProperty.call(ctor.attrs, name)) return PASS;
     var cache = ctx.ctorCache || (ctx.ctorCache = {});
     if (Object.prototype.hasOwnProperty.call(cache, name)) return cache[name];
-    cache[name] = PASS;   // a cycle reads as not known
+    // A cycle reads as not known.
+    cache[name] = PASS;
     var env = ctx.ctorEnv;
     if (!env) {
       env = ctx.ctorEnv = {};
@@ -216,9 +219,9 @@ var KernelInterpretDsl = (function (K) {
     }
     var list = ctor.attrs[name], v = PASS;
     for (var i = 0; i < list.length; i++) {
-      // A value `__call__` computes before the launch (programs_dsl `launch`: `self.epi_tile = (self.m_block_size,
-      // ...)`, FA4 sm100 593) is host code: the names it reads are no compile-time tests of the kernel (not listed in flags).
-      var saved = list[i].launch ? Object.assign({}, ctx.flags) : null;
+      // A value `__call__` computes before the launch (its lines are programs_dsl's `launch`: `self.epi_tile =
+      // (self.m_block_size, ...)`, FA4 sm100 593) is host code: the names it reads are no compile-time tests (not in flags).
+      var saved = ctor.launch && list[i].line >= ctor.launch[0] && list[i].line <= ctor.launch[1] ? Object.assign({}, ctx.flags) : null;
       var x = evalExpr(list[i].expr, env, ctx, true);
       if (saved) { Object.keys(ctx.flags).forEach(function (k) { if (!(k in saved)) delete ctx.flags[k]; }); }
       v = isUnknown(x) ? PASS : x;
@@ -256,7 +259,8 @@ var KernelInterpretDsl = (function (K) {
     var pos = [], kw = {};
     args.slice(1).forEach(function (a) {
       if (Array.isArray(a) && a[0] === "kw") kw[a[1]] = { v: evalExpr(a[2], env, ctx, false) };
-      else pos.push({ v: evalExpr(a, env, ctx, false) });   // partial binds the objects it is given
+      // partial binds the objects it is given.
+      else pos.push({ v: evalExpr(a, env, ctx, false) });
     });
     // A partial of a partial adds its arguments to the inner one's.
     if (fn instanceof Partial) return new Partial(fn.fn, fn.args.concat(pos), Object.assign({}, fn.kwargs, kw));
@@ -372,7 +376,8 @@ var KernelInterpretDsl = (function (K) {
       return typeof lo === "number" && typeof hi === "number" ? (lo < hi ? 1 : 0) : PASS;
     }
     var obj = evalExpr(e[1], env, ctx, constexpr), name = e[2], args = e[3] || [];
-    var part = K.dslParticipantCall(obj, name);   // DSL_PARTICIPANTS (dsl_ops.js)
+    // DSL_PARTICIPANTS (dsl_ops.js).
+    var part = K.dslParticipantCall(obj, name);
     if (part !== PASS) return part;
     if (obj instanceof State && name === "clone") return obj.clone();
     if (obj instanceof Scheduler && (name === "initial_work_tile_info" || name === "get_current_work")) return new Work(obj.tile);

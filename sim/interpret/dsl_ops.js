@@ -35,10 +35,7 @@ var KernelInterpretDslOps = (function (K) {
 
   /** The state of a DSL pipeline op: the `state` variable, or the `_w_index[_phase]` forms' index and phase. */
   RoleRun.prototype.dslState = function (node, env, ring) {
-    // DSL_RAW_BARRIER_OPS: `P.sync_object_empty.wait(i, phase)` is producer_acquire of stage i at
-    // that parity and `P.sync_object_full.arrive(i, mask, cta_group)` producer_commit of stage i
-    // (cutlass/pipeline/sm90.py PipelineAsync.producer_acquire / producer_commit are exactly these
-    // calls on the state's index and phase; FA4 bwd_sm100's MMA, 2947-3075, writes them out).
+    // DSL_RAW_BARRIER_OPS: `P.sync_object_empty.wait(i, phase)` / `P.sync_object_full.arrive(i, ...)` (bwd_sm100 2947-3075).
     var raw = /^sync_object_\w+\.(wait|arrive)$/.exec(node.call || "");
     if (/_w_index/.test(node.call || "") || raw) {
       var args = node.args || [];
@@ -47,8 +44,7 @@ var KernelInterpretDslOps = (function (K) {
       if (typeof idx !== "number" || typeof ph !== "number") return null;
       return new State(ring ? ring.S : 1, idx, ph, 0, true);
     }
-    // DSL_PARTICIPANTS: an op on a participant (`pipeline_Q_consumer.wait_and_advance()`) or on a
-    // handle it returned (`handle_Q.release()`) runs on that object's state.
+    // DSL_PARTICIPANTS: an op on a participant or its handle runs on that object's state.
     var own = node.receiver && (env[node.receiver] || this.env[node.receiver]);
     if (own && own.v instanceof Obj && (own.v.kind === "participant" || own.v.kind === "pipe_handle")) return own.v.data.state;
     var box = node.state ? env[node.state] : null;
@@ -56,14 +52,9 @@ var KernelInterpretDslOps = (function (K) {
   };
 
   /**
-   * DSL_PARTICIPANTS (cutlass/pipeline/sm90.py PipelineAsync.make_consumer / make_producer,
-   * PipelineConsumer, PipelineProducer): `P.make_consumer()` is a participant of P with its own
-   * state, a consumer's at (0, phase 0), a producer's at (0, phase 1) (make_pipeline_state); its
-   * `wait_and_advance()` (the parse's consumer_wait with `result`) waits the full barrier of its
-   * state, returns a handle holding a copy of that state (ImmutableResourceHandle) and advances;
-   * `wait()` the same without the advance; a handle's `release()` (consumer_release) releases the
-   * handle's stage and `handle.index` is its stage. FA4 bwd_sm100 2677, 2945, 2992, 3017, 3076.
-   * dslMethodExpr's hook; PASS for any other call.
+   * DSL_PARTICIPANTS (cutlass/pipeline/sm90.py make_consumer / make_producer; docs/programs.md):
+   * a participant with its own state; wait_and_advance binds a handle (a copy of the state) to the
+   * op's `result` and advances (bwd_sm100 2677, 2945, 3017). dslMethodExpr's hook.
    */
   K.dslParticipantCall = function (obj, name) {
     if (!(obj instanceof Obj && obj.kind === "pipe" && (name === "make_consumer" || name === "make_producer"))) return PASS;
@@ -319,10 +310,7 @@ var KernelInterpretDslOps = (function (K) {
    * 1412-1486) evaluated with the constructor's values (softmax_correction_threads_cluster = 32 *
    * len(softmax0 + correction warps) * cta_group_size = 256, 1028-1030). A ring whose counts are not
    * known is marked, and its arrivals stop the role. DSL_TMA_ASYNC_SIGNAL: a PipelineTmaAsync's
-   * consumer release arrives from one thread per warp (cutlass/pipeline/sm90.py PipelineTmaAsync:
-   * `consumer_release` arrives only on `is_signalling_thread`, `init_empty_barrier_arrive_signal`'s
-   * `tidx % 32 < cute.size(cluster_shape_vmnk)`: lane 0 of each warp on a cluster of one CTA), so
-   * bwd_sm100's `pipeline_LSE` (1492-1500) expects `len(self.compute_warp_ids) * 1` = 8 releases.
+   * consumer release arrives once per warp (sm90.py `is_signalling_thread`; docs/programs.md).
    */
   function dslRingCounts(ctx, ring, name) {
     if (!(ctx.roleVars.length && ctx.roleVars[0].warp_ids)) return;
@@ -383,19 +371,10 @@ var KernelInterpretDslOps = (function (K) {
   }
 
   /**
-   * DSL calls on layouts and the CTA (dslExpr's hook, before dslCallExpr; PASS leaves e to it):
-   * DSL_CLUSTER_LAYOUT: `cute.make_layout(s)` of a known shape is a Layout; `cute.tiled_divide(L,
-   * tiler)` of a Layout of size 1 by a tiler whose modes have size 1 (`(self.tiled_mma_S.thr_id.shape,)`,
-   * 1 by DSL_MMA_CTAS without use_2cta_instrs) is the layout whose 1 + rank(L) modes all have size 1
-   * (the cluster of one CTA: `self.cluster_layout_vmnk`, bwd_sm100 767-771, with `cluster_shape_mn =
-   * (cluster_size, 1)`, cluster_size 1 the constructor's default, 92, 190); `L.shape` is its shape
-   * (dslExpr's member case); `cute.size(x)` of a known shape is its size, so `self.num_mcast_ctas_b =
-   * cute.size(self.cluster_layout_vmnk.shape[1])` (772) is 1 and `pipeline_Q`'s consumer group
-   * `len([self.mma_warp_id]) * self.num_mcast_ctas_b` (1484-1486) has size 1. A 2-CTA cluster
-   * (cluster_size 2) is not of size 1: the divide stays unknown.
-   * DSL_BLOCK_IDX: `cute.arch.block_idx()` is (0, 0, 0): the run's CTA is the grid's first, the
-   * leader of its MMA pair (as the C++ side's `cute::block_rank_in_cluster()` is 0, RUNTIME_CHOICES),
-   * so bwd_sm100's `is_leader_cta = bidx % self.cta_group_size == 0` (1329-1331) holds.
+   * DSL_CLUSTER_LAYOUT, DSL_BLOCK_IDX (dslExpr's hook; docs/programs.md): `cute.make_layout(s)` of a
+   * known shape is a Layout; `cute.tiled_divide(L, tiler)` of a Layout of size 1 by a tuple tiler of
+   * size-1 modes is all ones (the cluster of one CTA, bwd_sm100 767-772); `cute.size(x)` of a known
+   * shape is its size; `cute.arch.block_idx()` is (0, 0, 0), the leader CTA (1329-1331).
    */
   K.dslLayoutCall = function (e, env, ctx, constexpr) {
     var name = e[1], args = e[2] || [];
@@ -411,9 +390,7 @@ var KernelInterpretDslOps = (function (K) {
     if (!(Array.isArray(tiler) && tiler[0] === "call" && tiler[1] === "tuple") || !(tiler[2] || []).every(function (m) {
       return K.evalExpr(["call", "cute.size", [m]], env, ctx, false) === 1;
     })) return PASS;
-    var ones = [1];
-    a.shape.items.forEach(function () { ones.push(1); });
-    return new Layout(new K.Tuple(ones));
+    return new Layout(new K.Tuple([1].concat(a.shape.items.map(function () { return 1; }))));
   };
   K.Layout = Layout;
 
