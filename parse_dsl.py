@@ -1238,7 +1238,11 @@ class Walker:
         return self.register_pipe(name, create, stmt if stmt is not None else node, participants, auto)
 
     def copy_call(self, node, args, kwargs, ctx):
-        """cute.copy: a TMA load when it names a barrier (tma_bar_ptr=), a TMA store when its atom is a TMA one."""
+        """cute.copy: a TMA load when it names a barrier (tma_bar_ptr=; or mbar_ptr=, a bulk G2S copy's
+        barrier: `copy_stats = partial(cute.copy, copy_atom_stats)` over `CopyBulkG2SOp()`, called with
+        `mbar_ptr=pipeline_LSE.producer_get_barrier(...)`, FA4 bwd_sm100 2189-2190, 2222-2226: the
+        copy completes the bytes on that pipeline's full barrier as a TMA load does), a TMA store
+        when its atom is a TMA one."""
         atom_text = self.src.text(args[0][1]) if args else ""
         operand = operand_of_atom(atom_text)
         if operand is None and args and isinstance(args[0][1], ast.Name):
@@ -1246,7 +1250,7 @@ class Walker:
         if operand is None and len(args) >= 3:
             m = RE_PARTITION_OPERAND.search(self.src.text(args[2][1]).split("[")[0])
             operand = operand_name(m.group("operand")) if m else None
-        bar = kwargs.get("tma_bar_ptr")
+        bar = kwargs.get("tma_bar_ptr") or kwargs.get("mbar_ptr")
         if bar is not None:
             pipe = _pipe_of(bar[0])
             extra = {}

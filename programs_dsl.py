@@ -52,6 +52,9 @@ STATE_FIRST_METHODS = frozenset({
     "consumer_release"})
 # A TMA copy function (copy_utils.tma_producer_copy_fn) takes its stage from `producer_state=`.
 STATE_KEYWORDS = ("producer_state", "consumer_state", "state")
+# cutlass.pipeline's participants (sm90.py PipelineAsync.make_producer / make_consumer): objects with
+# their own state whose methods are pipeline ops (PipelineConsumer.wait_and_advance, handle.release).
+PARTICIPANT_METHODS = frozenset({"make_consumer", "make_producer"})
 RE_IDENT = re.compile(r"[A-Za-z_]\w*$")
 
 
@@ -441,8 +444,17 @@ def _value_call(value):
 
 
 def _read_assign(r, stmt, nodes, depth):
-    """`x = e` (let the first time, set after), `a, b = e` (let of several names)."""
+    """`x = e` (let the first time, set after), `a, b = e` (let of several names). An op whose call
+    is the whole value of `x = ...` names x as its `result` (`handle_Q =
+    pipeline_Q_consumer.wait_and_advance()`, FA4 bwd_sm100 2945: the handle the op returns)."""
+    start = len(nodes)
     if _simple_ops(r, stmt, nodes):
+        added = nodes[start:]
+        if (len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name) and len(added) == 1
+                and added[0].get("node") == "op" and isinstance(stmt.value, ast.Call)
+                and added[0].get("line") == stmt.value.lineno):
+            added[0]["result"] = stmt.targets[0].id
+            r.bind(stmt.targets[0].id)
         return
     line, end_line = r.lines(stmt)
     expr = r.ex.expr(stmt.value)
@@ -724,6 +736,11 @@ def _prune(body, local_callables):
             if n["node"] == "let" and len(n["names"]) == 1 and isinstance(n.get("expr"), list) and \
                     n["expr"][:1] == ["call"] and str(n["expr"][1]).split(".")[-1] == "NamedBarrier":
                 barriers.add(n["names"][0])
+            # A pipeline's participant an op runs on (`pipeline_Q_consumer = pipeline_Q.make_consumer()`,
+            # FA4 bwd_sm100 2677, then `pipeline_Q_consumer.wait_and_advance()`, 2945): its state is the op's.
+            if n["node"] == "let" and len(n["names"]) == 1 and isinstance(n.get("expr"), list) and \
+                    n["expr"][:1] == ["mcall"] and n["expr"][2] in PARTICIPANT_METHODS:
+                barriers.add(n["names"][0])
             for key in ("init", "body", "step", "then", "else"):
                 mark(n.get(key) or ())
     mark(body)
@@ -839,28 +856,55 @@ def constructor(src, init, setups=None):
             t = targets[0]
             if isinstance(t, ast.Attribute) and isinstance(t.value, ast.Name) and t.value.id == "self":
                 attrs.setdefault("self." + t.attr, []).append({"expr": ex.expr(node.value), "line": node.lineno})
-    for fn in setups or ():
-        _setup_attrs(src, fn, attrs)
     out = {"params": params, "attrs": attrs}
+    if setups and setups[0] is not None:
+        _setup_attrs(src, setups[0], attrs, setups[1])
+        # `__call__`'s lines: its own assignments are host code before the launch (the interpreter
+        # lists no flags for the names their values read).
+        out["launch"] = [setups[0].lineno, setups[0].end_lineno or setups[0].lineno]
     if local_sets:
         out["locals"] = local_sets
     return out
 
 
-def _setup_attrs(src, fn, attrs):
+def _setup_attrs(src, fn, attrs, methods=None):
     """Adds a setup method's unconditional `self.x = e` assignments (and `if` chains) to attrs, in
     order after the constructor's: `__call__` runs it before the launch (`self._setup_attributes()`,
     FA4 bwd_sm100 757; `self.Q_stage = 1 if self.use_2cta_instrs else 2`, 429). An assignment that
-    reads one of the method's own locals is left out (its value is not the constructor's to give)."""
-    own = _local_names(fn) - {"self"}
+    reads one of the method's own locals is left out (its value is not the constructor's to give).
+    With methods ({name: fn}, `__call__`'s setup methods), fn is `__call__` itself: its own
+    assignments are read the same way, in order with the setup calls it makes (`self.cluster_shape_mnk
+    = (*self.cluster_shape_mn, 1)`, 767; `self.num_mcast_ctas_b = cute.size(self.cluster_layout_vmnk
+    .shape[1])`, 772, after `self._setup_attributes()`, 757)."""
+    # A class the method defines (`class SharedStorage:`, FA4 sm100 ~800, then `self.shared_storage =
+    # SharedStorage`, 822) is one of its locals too.
+    own = (_local_names(fn) | {n.name for n in ast.walk(fn) if isinstance(n, ast.ClassDef)}) - {"self"}
     ex = ExprReader(src, _local_names(fn))
+    # An attribute the method also assigns under a statement of its body (`self.ex2_emu_freq = 0`,
+    # FA4 sm100 550, then `if const_expr(self.enable_ex2_emu): self.ex2_emu_freq = ...`, 552-553) has
+    # a value that depends on that branch: its top-level assignments are left out too.
+    nested = {_self_assign(n) for stmt in fn.body if not isinstance(stmt, (ast.Assign, ast.Expr))
+              for n in ast.walk(stmt) if isinstance(n, ast.Assign)} - {None}
     for node in fn.body:
+        setup = _self_call(node)
+        if setup and methods and setup in methods:
+            _setup_attrs(src, methods[setup], attrs)
+            continue
         chain = _attr_chain(ex, node) if isinstance(node, ast.If) else None
         if chain and not _reads_any(node, own):
             attrs.setdefault(chain[0], []).append({"expr": chain[1], "line": node.lineno})
         name = _self_assign(node)
-        if name and not _reads_any(node.value, own):
+        if name and name not in nested and not _reads_any(node.value, own):
             attrs.setdefault(name, []).append({"expr": ex.expr(node.value), "line": node.lineno})
+
+
+def _self_call(stmt):
+    """The method name of a `self.m()` statement (no arguments), else None."""
+    c = stmt.value if isinstance(stmt, ast.Expr) else None
+    if (isinstance(c, ast.Call) and not c.args and not c.keywords and isinstance(c.func, ast.Attribute)
+            and isinstance(c.func.value, ast.Name) and c.func.value.id == "self"):
+        return c.func.attr
+    return None
 
 
 def _reads_any(node, names):
@@ -869,18 +913,17 @@ def _reads_any(node, names):
 
 
 def setup_methods(index, cname):
-    """The methods the class's `__call__` runs as `self.m()` statements in its own body, in order
-    (`self._setup_attributes()`, FA4 bwd_sm100 757): their attributes are set before the launch."""
+    """The class's `__call__` and the methods it runs as `self.m()` statements in its own body
+    (`self._setup_attributes()`, FA4 bwd_sm100 757): (call, {name: fn}); their attributes are set
+    before the launch. (None, {}) without a `__call__`."""
     call = index.method(cname, "__call__")
-    out = []
+    methods = {}
     for stmt in call.body if call is not None else ():
-        c = stmt.value if isinstance(stmt, ast.Expr) else None
-        if (isinstance(c, ast.Call) and not c.args and not c.keywords and isinstance(c.func, ast.Attribute)
-                and isinstance(c.func.value, ast.Name) and c.func.value.id == "self"):
-            m = index.method(cname, c.func.attr)
-            if m is not None and m is not call:
-                out.append(m)
-    return out
+        name = _self_call(stmt)
+        m = index.method(cname, name) if name else None
+        if m is not None and m is not call:
+            methods[name] = m
+    return call, methods
 
 
 def _self_assign(stmt):
@@ -1010,7 +1053,7 @@ def read(src, index, frames, kernel, warp_roles, is_warp_index):
     init = None
     if kernel is not None and class_of.get(id(kernel)):
         init = index.method(class_of[id(kernel)], "__init__")
-    setups = setup_methods(index, class_of[id(kernel)]) if init is not None else []
+    setups = setup_methods(index, class_of[id(kernel)]) if init is not None else None
     roles = role_vars(src, kernel, warp_roles, is_warp_index, init, enum_members(index), setups) if kernel is not None else []
     for frame in frames:
         for op in frame.ops:

@@ -1,8 +1,9 @@
 """FlashAttention-4's CuTe DSL SM100 backward (flash_attn/cute/flash_bwd_sm100.py) and SM100 latent
 attention forward (flash_fwd_mla_sm100.py), installed, read by programs_dsl.py and run by
 sim/interpret.js (docs/programs.md "FlashAttention-4 SM100 backward and latent attention"): the
-rules that take their roles into their tile loops, and each role's stop past them, named with its
-line (neither kernel runs complete yet; the stops are the next steps)."""
+rules that take their roles into their tile loops and the backward's MMA into its first m-block,
+and each role's stop past them, named with its line (neither kernel runs complete yet; the stops
+are the next steps)."""
 
 import json
 import subprocess
@@ -71,18 +72,73 @@ def test_constructor_chain_and_setup_attributes(bwd):
 def test_backward_roles_enter_their_tile_loops(bwd):
     """With the partial of `self.tile_scheduler_cls.create` (1688) read as the scheduler, no role
     stops at its tile loop; the warps of one span merge (reduce 0-3, compute 4-11), and the load
-    takes the one-CTA path (the `CtaSchedule.TWO_CTA_SERIAL` prologue, 2206-2315, is not taken:
-    its stop is at 2328, the K + Q copy of the `else` at 2317)."""
+    takes the one-CTA path (the `CtaSchedule.TWO_CTA_SERIAL` prologue, 2206-2315, is not taken)."""
     r = run(bwd)
     assert r["error"] is None
     assert r["roles"] == ["reduce.warp0", "compute.warp4", "mma.warp12", "load.warp13"]
     st = stops(r)
     assert not {line for line, _ in st.values()} & BWD_TILE_LOOPS
-    assert st["load.warp13"] == (2328, "the arrival counts of `pipeline_Q` are not known")
-    assert st["mma.warp12"][0] == 2934 and "structured binding" in st["mma.warp12"][1]
-    # compute and reduce wait on what the stopped roles would have signalled.
-    assert "pipeline_LSE.full[0]" in r["deadlock"] and "pipeline_dQ.full[0]" in r["deadlock"]
     assert r["flags"]["self.cta_schedule"] == 1 and r["flags"]["self.use_2cta_instrs"] == 0
+
+
+def test_cluster_of_one_cta_and_the_leader_block(bwd):
+    """DSL_CLUSTER_LAYOUT: `__call__`'s `self.num_mcast_ctas_b = cute.size(self.cluster_layout_vmnk
+    .shape[1])` (772, in `__call__`'s `launch` lines) is 1, so `pipeline_Q`'s arrival counts are known
+    and the load passes its commit at 2328 (it stopped there before) into the m-block loop;
+    DSL_BLOCK_IDX: `is_leader_cta` (1329-1331) holds, so the MMA passes 2934 (a stop before) and
+    its participant (`pipeline_Q.make_consumer()`, 2677) waits Q at 2945, issues S (2950) and dP
+    (2959) and waits `pipeline_S_P.empty` at 2965 (the dV GEMM's), which the compute releases;
+    DSL_TMA_ASYNC_SIGNAL and the bulk LSE copy (`mbar_ptr=`, 2333) let the compute pass
+    `pipeline_LSE` (3566), where it waited before. The compute stops next, at 3638."""
+    attrs = bwd["kernel_layer"]["role_vars"][0]["constructor"]["attrs"]
+    assert [a["line"] for a in attrs["self.num_mcast_ctas_b"]] == [772]
+    launch = bwd["kernel_layer"]["role_vars"][0]["constructor"]["launch"]
+    assert launch[0] <= 772 <= launch[1]
+    r = run(bwd)
+    st = stops(r)
+    assert 2328 not in {line for line, _ in st.values()} and 2934 not in {line for line, _ in st.values()}
+    assert st == {"compute.warp4": (3638, "the trip count of `for stage in cutlass.range_constexpr(num_stages)` is not bound")}
+    assert "mma.warp12 waits on pipeline_S_P.empty[0] (phase 0) at line 2965" in r["deadlock"]
+    assert "load.warp13 waits on pipeline_dO.empty[0] (phase 0) at line 2403" in r["deadlock"]
+    assert "pipeline_LSE" not in r["deadlock"]
+
+
+# Blocks of a run per lane, in order: (lane label, kind) (the MMA's first m-block up to the stop).
+BLOCKS = r"""
+const S = require(process.argv[1] + '/schedule.js');
+const st = JSON.parse(require('fs').readFileSync(0, 'utf8'));
+const r = S.simulate(st, Object.assign({ model: 'program' }, JSON.parse(process.argv[2])));
+const c = r.columns, L = r.lanes.map((l) => l.label), out = [];
+for (let j = 0; j < c.n; j++) out.push([L[c.lane[j]], c.kinds[c.kind[j]], c.start[j]]);
+process.stdout.write(JSON.stringify(out));
+"""
+
+
+def test_mma_issues_s_then_dp_and_the_load_fills_q_twice(bwd):
+    """At the defaults the MMA lane has two `umma` blocks (S = K Q^T at 2950, then dP = V dO^T at
+    2959, each after its raw `sync_object_empty.wait`, DSL_RAW_BARRIER_OPS) and the Q ring's two
+    stages fill (the prologue's K + Q, 2321-2328, and the loop's Q of m-block 1, 2380-2382), the
+    LSE ring's two stages too (the bulk copies of 2333 and 2388)."""
+    proc = subprocess.run([node(), "-e", BLOCKS, str(ROOT), "{}"], input=json.dumps(bwd),
+                          capture_output=True, text=True, timeout=300, check=True)
+    blocks = json.loads(proc.stdout)
+    assert [k for lane, k, _ in blocks if lane == "mma.warp12"] == ["wait", "umma", "umma"]
+    fills = sorted(lane for lane, k, _ in blocks if k == "filling")
+    assert fills == ["pipeline_LSE stage 0", "pipeline_LSE stage 1", "pipeline_Q stage 0", "pipeline_Q stage 1",
+                     "pipeline_dO stage 0", "pipeline_dPsum stage 0"]
+
+
+def test_a_two_cta_cluster_layout_is_not_guessed(bwd, tmp_path):
+    """A mutated copy whose constructor makes the cluster two CTAs (`self.cluster_shape_mn = (2, 1)`):
+    the cluster layout is not of size 1, so `num_mcast_ctas_b` is not known and the load stops at
+    its first `pipeline_Q` commit again (2328), naming the arrival counts."""
+    src = (fa4_dir() / "flash_bwd_sm100.py").read_text()
+    old = "self.cluster_shape_mn = (cluster_size, 1)"
+    assert src.count(old) == 1
+    path = tmp_path / "flash_bwd_sm100.py"
+    path.write_text(src.replace(old, "self.cluster_shape_mn = (2, 1)"))
+    st = stops(run(parse_cutlass.parse_file(path)))
+    assert st["load.warp13"] == (2328, "the arrival counts of `pipeline_Q` are not known")
 
 
 def test_backward_without_the_scheduler_partial_stops_at_the_tile_loops(bwd, tmp_path):

@@ -142,6 +142,9 @@ var KernelInterpretDsl = (function (K) {
         if (Array.isArray(e[1]) && e[1][0] === "id" && e[1][1] === "self") return dslSelf(e[2], ctx, constexpr);
         var o = evalExpr(e[1], env, ctx, constexpr);
         if (o instanceof State && (e[2] === "index" || e[2] === "phase" || e[2] === "count")) return o[e[2]];
+        // DSL_CLUSTER_LAYOUT, DSL_PARTICIPANTS (dsl_ops.js): a layout's shape, a handle's stage.
+        if (o instanceof K.Layout && e[2] === "shape") return o.shape;
+        if (o instanceof Obj && o.kind === "pipe_handle" && e[2] === "index") return o.data.state.index;
         // FA4's tile schedulers (flash_attn/cute/tile_scheduler.py): `work_tile.is_valid_tile` until
         // advance_to_next_work has moved past the CTA's last tile; tile_idx is not followed.
         if (o instanceof Work && e[2] === "is_valid_tile") return o.tile < ctx.knobs.outputTiles ? 1 : 0;
@@ -152,7 +155,11 @@ var KernelInterpretDsl = (function (K) {
         if (e[1] === "in" || e[1] === "not in") return K.dslMembership(e, env, ctx, constexpr);
         return symbolicSum(e, env, ctx, constexpr);
       }
-      case "call": return dslCallExpr(e, env, ctx, constexpr);
+      case "call": {
+        // Layouts and block_idx (dsl_ops.js).
+        var lc = K.dslLayoutCall(e, env, ctx, constexpr);
+        return lc !== PASS ? lc : dslCallExpr(e, env, ctx, constexpr);
+      }
       case "mcall": return dslMethodExpr(e, env, ctx, constexpr);
       // `self.load_warp_ids[0]`, `self.softmax1_warp_ids[-1]` (FA4 sm100 1313, 1399): Python indexing of a tuple.
       case "index": {
@@ -200,7 +207,8 @@ var KernelInterpretDsl = (function (K) {
     if (!ctor || !ctor.attrs || !Object.prototype.hasOwnProperty.call(ctor.attrs, name)) return PASS;
     var cache = ctx.ctorCache || (ctx.ctorCache = {});
     if (Object.prototype.hasOwnProperty.call(cache, name)) return cache[name];
-    cache[name] = PASS;   // a cycle reads as not known
+    // A cycle reads as not known.
+    cache[name] = PASS;
     var env = ctx.ctorEnv;
     if (!env) {
       env = ctx.ctorEnv = {};
@@ -211,7 +219,11 @@ var KernelInterpretDsl = (function (K) {
     }
     var list = ctor.attrs[name], v = PASS;
     for (var i = 0; i < list.length; i++) {
+      // A value `__call__` computes before the launch (its lines are programs_dsl's `launch`: `self.epi_tile =
+      // (self.m_block_size, ...)`, FA4 sm100 593) is host code: the names it reads are no compile-time tests (not in flags).
+      var saved = ctor.launch && list[i].line >= ctor.launch[0] && list[i].line <= ctor.launch[1] ? Object.assign({}, ctx.flags) : null;
       var x = evalExpr(list[i].expr, env, ctx, true);
+      if (saved) { Object.keys(ctx.flags).forEach(function (k) { if (!(k in saved)) delete ctx.flags[k]; }); }
       v = isUnknown(x) ? PASS : x;
       cache[name] = v;
     }
@@ -247,7 +259,8 @@ var KernelInterpretDsl = (function (K) {
     var pos = [], kw = {};
     args.slice(1).forEach(function (a) {
       if (Array.isArray(a) && a[0] === "kw") kw[a[1]] = { v: evalExpr(a[2], env, ctx, false) };
-      else pos.push({ v: evalExpr(a, env, ctx, false) });   // partial binds the objects it is given
+      // partial binds the objects it is given.
+      else pos.push({ v: evalExpr(a, env, ctx, false) });
     });
     // A partial of a partial adds its arguments to the inner one's.
     if (fn instanceof Partial) return new Partial(fn.fn, fn.args.concat(pos), Object.assign({}, fn.kwargs, kw));
@@ -363,6 +376,9 @@ var KernelInterpretDsl = (function (K) {
       return typeof lo === "number" && typeof hi === "number" ? (lo < hi ? 1 : 0) : PASS;
     }
     var obj = evalExpr(e[1], env, ctx, constexpr), name = e[2], args = e[3] || [];
+    // DSL_PARTICIPANTS (dsl_ops.js).
+    var part = K.dslParticipantCall(obj, name);
+    if (part !== PASS) return part;
     if (obj instanceof State && name === "clone") return obj.clone();
     if (obj instanceof Scheduler && (name === "initial_work_tile_info" || name === "get_current_work")) return new Work(obj.tile);
     // DSL_SCHEDULER_ADVANCE: `work_tile = tile_scheduler.advance_to_next_work()` (FA4 sm100 1734, 2083,
@@ -415,64 +431,6 @@ var KernelInterpretDsl = (function (K) {
         walk(n.then); walk(n["else"]);
       });
     })(ctx.kernel);
-  }
-
-  /**
-   * DSL_PIPELINE_AGENTS: the agent of each side of a cutlass.pipeline class, (producer, consumer)
-   * (cutlass/pipeline/sm100.py: PipelineTmaUmma TmaLoad / TCGen05Mma, PipelineAsyncUmma AsyncThread /
-   * TCGen05Mma, PipelineUmmaAsync TCGen05Mma / AsyncThread; sm90.py PipelineAsync AsyncThread on
-   * both sides, PipelineTmaAsync TmaLoad / AsyncThread). Each side's mbarrier expects its
-   * CooperativeGroup's size (MbarrierArray: `arrive_count = cg.size`): one arrival per thread of a
-   * `thread` side, one per tcgen05 commit (`umma`) or TMA transaction (`tma`).
-   */
-  var DSL_PIPELINE_AGENTS = {
-    PipelineTmaUmma: ["tma", "umma"], PipelineAsyncUmma: ["thread", "umma"], PipelineUmmaAsync: ["umma", "thread"],
-    PipelineAsync: ["thread", "thread"], PipelineTmaAsync: ["tma", "thread"]
-  };
-
-  /**
-   * The arrival counts of a ring of a kernel whose roles are warp-id tuples (FA4 sm100), from its
-   * create call (`pipeline_s_p_o = PipelineUmmaAsync.create(..., producer_group=mma_warp,
-   * consumer_group=softmax_correction_threads_cluster)`, 1073-1080): full expects the producer
-   * group's size, empty the consumer group's, each group `ThreadCooperativeGroup(n)` (1003: a
-   * partial of CooperativeGroup(Agent.Thread, n)) evaluated with the constructor's values
-   * (softmax_correction_threads_cluster = 32 * len(softmax0 + correction warps) * cta_group_size
-   * = 256, 1028-1030). A ring whose counts are not known is marked, and its arrivals stop the role.
-   */
-  function dslRingCounts(ctx, ring, name) {
-    if (!(ctx.roleVars.length && ctx.roleVars[0].warp_ids)) return;
-    var create = ctx.dslCreate && ctx.dslCreate[name], agents = DSL_PIPELINE_AGENTS[ring.cls];
-    ring.dslAgents = agents || null;
-    ring.dslCounts = null;
-    if (!create || !agents) return;
-    var kw = {};
-    (create.expr[2] || []).forEach(function (a) { if (Array.isArray(a) && a[0] === "kw") kw[a[1]] = a[2]; });
-    var sizes = ["producer_group", "consumer_group"].map(function (k) { return dslGroupSize(ctx, kw[k]); });
-    if (typeof sizes[0] !== "number" || typeof sizes[1] !== "number") return;
-    ring.dslCounts = sizes;
-    ring.full.forEach(function (b) { b.expected = sizes[0]; });
-    ring.empty.forEach(function (b) { b.expected = sizes[1]; });
-    // PipelineAsync's elect_one_commit / elect_one_release (flash_attn/cute/pipeline.py 228-243): one thread per warp signals.
-    ring.dslElect = [kw.elect_one_commit ? truthy(evalExpr(kw.elect_one_commit, {}, ctx, true)) : false,
-      kw.elect_one_release ? truthy(evalExpr(kw.elect_one_release, {}, ctx, true)) : false];
-  }
-
-  /** The size of a CooperativeGroup the kernel program binds to `e` (a name), else null. */
-  function dslGroupSize(ctx, e) {
-    if (!Array.isArray(e) || e[0] !== "id") return null;
-    var let_ = null;
-    (function walk(nodes) {
-      (nodes || []).forEach(function (n) {
-        if (n.node === "let" && n.names && n.names.length === 1 && n.names[0] === e[1]) let_ = let_ || n;
-        if (!let_) { walk(n.then); walk(n["else"]); }
-      });
-    })(ctx.kernel);
-    var x = let_ && let_.expr;
-    if (!Array.isArray(x) || x[0] !== "call" || (x[2] || []).length !== 1) return null;
-    // `ThreadCooperativeGroup(n)`: ThreadCooperativeGroup = partial(pipeline.CooperativeGroup, pipeline.Agent.Thread) (1003).
-    if (!/CooperativeGroup$/.test(x[1])) return null;
-    var v = evalExpr(x[2][0], {}, ctx, true);
-    return typeof v === "number" && v > 0 ? v : null;
   }
 
   /** Marks the op nodes under `with cute.arch.elect_one():` (programs_dsl: an `if` on the call): one thread per warp runs them. */
@@ -771,7 +729,7 @@ var KernelInterpretDsl = (function (K) {
   K.CopyFn = CopyFn; K.SOFTMAX_CLASSES = SOFTMAX_CLASSES; K.SymId = SymId; K.symbolicSum = symbolicSum;
   K.WARPGROUP_THREADS = WARPGROUP_THREADS; K.WARP_THREADS = WARP_THREADS;
   K.dslBinding = dslBinding; K.dslConsumerCount = dslConsumerCount; K.dslExpr = dslExpr;
-  K.dslPipelines = dslPipelines; K.dslRingCounts = dslRingCounts; K.dslRoles = dslRoles;
+  K.dslPipelines = dslPipelines; K.dslRoles = dslRoles;
   K.dslSelf = dslSelf; K.isNoneExpr = isNoneExpr;
   return K;
 })(typeof KernelInterpretSettle !== "undefined" ? KernelInterpretSettle : require("./settle.js"));

@@ -10,7 +10,7 @@
 var KernelInterpretDslOps = (function (K) {
   "use strict";
 
-  var CopyFn = K.CopyFn, DRY = K.DRY, Obj = K.Obj, PIPELINE_CLASSES = K.PIPELINE_CLASSES,
+  var CopyFn = K.CopyFn, DRY = K.DRY, Obj = K.Obj, PASS = K.PASS, PIPELINE_CLASSES = K.PIPELINE_CLASSES,
     RoleRun = K.RoleRun, Run = K.Run, SOFTMAX_CLASSES = K.SOFTMAX_CLASSES, State = K.State,
     SymId = K.SymId, TAIL_NODES = K.TAIL_NODES, WARPGROUP_THREADS = K.WARPGROUP_THREADS,
     WARP_THREADS = K.WARP_THREADS, isNoneExpr = K.isNoneExpr, isUnknown = K.isUnknown,
@@ -35,15 +35,39 @@ var KernelInterpretDslOps = (function (K) {
 
   /** The state of a DSL pipeline op: the `state` variable, or the `_w_index[_phase]` forms' index and phase. */
   RoleRun.prototype.dslState = function (node, env, ring) {
-    if (/_w_index/.test(node.call || "")) {
+    // DSL_RAW_BARRIER_OPS: `P.sync_object_empty.wait(i, phase)` / `P.sync_object_full.arrive(i, ...)` (bwd_sm100 2947-3075).
+    var raw = /^sync_object_\w+\.(wait|arrive)$/.exec(node.call || "");
+    if (/_w_index/.test(node.call || "") || raw) {
       var args = node.args || [];
       var idx = args.length ? this.eval(args[0], env, false) : null;
-      var ph = /_phase$/.test(node.call) && args.length > 1 ? this.eval(args[1], env, false) : 0;
+      var ph = (raw ? raw[1] === "wait" : /_phase$/.test(node.call)) && args.length > 1 ? this.eval(args[1], env, false) : 0;
       if (typeof idx !== "number" || typeof ph !== "number") return null;
       return new State(ring ? ring.S : 1, idx, ph, 0, true);
     }
+    // DSL_PARTICIPANTS: an op on a participant or its handle runs on that object's state.
+    var own = node.receiver && (env[node.receiver] || this.env[node.receiver]);
+    if (own && own.v instanceof Obj && (own.v.kind === "participant" || own.v.kind === "pipe_handle")) return own.v.data.state;
     var box = node.state ? env[node.state] : null;
     return box && box.v instanceof State ? box.v : null;
+  };
+
+  /**
+   * DSL_PARTICIPANTS (cutlass/pipeline/sm90.py make_consumer / make_producer; docs/programs.md):
+   * a participant with its own state; wait_and_advance binds a handle (a copy of the state) to the
+   * op's `result` and advances (bwd_sm100 2677, 2945, 3017). dslMethodExpr's hook.
+   */
+  K.dslParticipantCall = function (obj, name) {
+    if (!(obj instanceof Obj && obj.kind === "pipe" && (name === "make_consumer" || name === "make_producer"))) return PASS;
+    return new Obj("participant", obj.name, { pipe: obj, state: new State(obj.data.S, 0, name === "make_producer" ? 1 : 0, 0, true) });
+  };
+
+  /** After a participant's wait: the handle bound to the op's `result`, and wait_and_advance's advance. */
+  RoleRun.prototype.dslParticipantWait = function (node, env, st) {
+    var own = node.receiver && (env[node.receiver] || this.env[node.receiver]);
+    if (!(own && own.v instanceof Obj && own.v.kind === "participant")) return;
+    var h = new Obj("pipe_handle", own.v.name, { pipe: own.v.data.pipe, state: st.clone() });
+    if (node.result) { if (env[node.result]) env[node.result].v = h; else env[node.result] = { v: h }; }
+    if (node.call === "wait_and_advance") st.advance(1);
   };
 
   /** A named barrier of the run (bar.sync / bar.arrive with an id and a thread count): expected arrivals are role units. */
@@ -148,7 +172,9 @@ var KernelInterpretDslOps = (function (K) {
       rr.waited[r.key] = st.index;
       rr.waitedGen[r.key] = Math.floor(st.count / st.S);
       rr.lastWaited = r.key;
-      return rr.run.cmdWait(rr, r.ring.full[st.index], st.phase, r.ring.waitReason, node, rr.currentTile(), rr.countOf("wait"), st.index);
+      var bar = r.ring.full[st.index], phase = st.phase, stage = st.index;
+      rr.dslParticipantWait(node, env, st);
+      return rr.run.cmdWait(rr, bar, phase, r.ring.waitReason, node, rr.currentTile(), rr.countOf("wait"), stage);
     },
     consumer_release: function (rr, node, env) {
       var r = rr.dslRing(node, env);
@@ -263,6 +289,112 @@ var KernelInterpretDslOps = (function (K) {
   };
 
   /**
+   * DSL_PIPELINE_AGENTS: the agent of each side of a cutlass.pipeline class, (producer, consumer)
+   * (cutlass/pipeline/sm100.py: PipelineTmaUmma TmaLoad / TCGen05Mma, PipelineAsyncUmma AsyncThread /
+   * TCGen05Mma, PipelineUmmaAsync TCGen05Mma / AsyncThread; sm90.py PipelineAsync AsyncThread on
+   * both sides, PipelineTmaAsync TmaLoad / AsyncThread). Each side's mbarrier expects its
+   * CooperativeGroup's size (MbarrierArray: `arrive_count = cg.size`): one arrival per thread of a
+   * `thread` side, one per tcgen05 commit (`umma`) or TMA transaction (`tma`).
+   */
+  var DSL_PIPELINE_AGENTS = {
+    PipelineTmaUmma: ["tma", "umma"], PipelineAsyncUmma: ["thread", "umma"], PipelineUmmaAsync: ["umma", "thread"],
+    PipelineAsync: ["thread", "thread"], PipelineTmaAsync: ["tma", "thread"]
+  };
+
+  /**
+   * The arrival counts of a ring of a kernel whose roles are warp-id tuples (FA4 sm100), from its
+   * create call (`pipeline_s_p_o = PipelineUmmaAsync.create(..., producer_group=mma_warp,
+   * consumer_group=softmax_correction_threads_cluster)`, 1073-1080): full expects the producer
+   * group's size, empty the consumer group's, each group `ThreadCooperativeGroup(n)` (1003: a
+   * partial of CooperativeGroup(Agent.Thread, n)) or `CooperativeGroup(Agent.Thread, n)` (bwd_sm100
+   * 1412-1486) evaluated with the constructor's values (softmax_correction_threads_cluster = 32 *
+   * len(softmax0 + correction warps) * cta_group_size = 256, 1028-1030). A ring whose counts are not
+   * known is marked, and its arrivals stop the role. DSL_TMA_ASYNC_SIGNAL: a PipelineTmaAsync's
+   * consumer release arrives once per warp (sm90.py `is_signalling_thread`; docs/programs.md).
+   */
+  function dslRingCounts(ctx, ring, name) {
+    if (!(ctx.roleVars.length && ctx.roleVars[0].warp_ids)) return;
+    var create = ctx.dslCreate && ctx.dslCreate[name], agents = DSL_PIPELINE_AGENTS[ring.cls];
+    ring.dslAgents = agents || null;
+    ring.dslCounts = null;
+    if (!create || !agents) return;
+    var kw = {};
+    (create.expr[2] || []).forEach(function (a) { if (Array.isArray(a) && a[0] === "kw") kw[a[1]] = a[2]; });
+    var sizes = ["producer_group", "consumer_group"].map(function (k) { return dslGroupSize(ctx, kw[k]); });
+    if (typeof sizes[0] !== "number" || typeof sizes[1] !== "number") return;
+    ring.dslCounts = sizes;
+    ring.full.forEach(function (b) { b.expected = sizes[0]; });
+    ring.empty.forEach(function (b) { b.expected = sizes[1]; });
+    // PipelineAsync's elect_one_commit / elect_one_release (flash_attn/cute/pipeline.py 228-243): one thread per warp signals.
+    ring.dslElect = [kw.elect_one_commit ? truthy(K.evalExpr(kw.elect_one_commit, {}, ctx, true)) : false,
+      kw.elect_one_release ? truthy(K.evalExpr(kw.elect_one_release, {}, ctx, true)) : ring.cls === "PipelineTmaAsync"];
+  }
+
+  /** The size of a CooperativeGroup the kernel program binds to `e` (a name), else null. */
+  function dslGroupSize(ctx, e) {
+    if (!Array.isArray(e) || e[0] !== "id") return null;
+    var let_ = null;
+    (function walk(nodes) {
+      (nodes || []).forEach(function (n) {
+        if (n.node === "let" && n.names && n.names.length === 1 && n.names[0] === e[1]) let_ = let_ || n;
+        if (!let_) { walk(n.then); walk(n["else"]); }
+      });
+    })(ctx.kernel);
+    var x = let_ && let_.expr, xa = x && x[2] || [];
+    if (!Array.isArray(x) || x[0] !== "call" || !/CooperativeGroup$/.test(x[1])) return null;
+    // `ThreadCooperativeGroup(n)`: ThreadCooperativeGroup = partial(pipeline.CooperativeGroup, pipeline.Agent.Thread)
+    // (sm100 1003); `cutlass.pipeline.CooperativeGroup(cutlass.pipeline.Agent.Thread, n)` (bwd_sm100 1412-1414).
+    var nArg = xa.length === 1 && /^ThreadCooperativeGroup$/.test(x[1]) ? xa[0] :
+      xa.length === 2 && /(?:^|\.)Agent\.Thread$/.test(exprText(xa[0])) ? xa[1] : null;
+    if (nArg === null) return null;
+    var v = K.evalExpr(nArg, {}, ctx, true);
+    return typeof v === "number" && v > 0 ? v : null;
+  }
+
+  /** The text of a dotted name tree (`cutlass.pipeline.Agent.Thread`), else "". */
+  function exprText(e) {
+    if (!Array.isArray(e)) return "";
+    if (e[0] === "id") return e[1];
+    return e[0] === "member" ? exprText(e[1]) + "." + e[2] : "";
+  }
+
+  /** DSL_CLUSTER_LAYOUT: a CuTe layout the run knows by its shape, a Tuple of positive ints (`cute.make_layout(s)`). */
+  function Layout(shape) { this.shape = shape; }
+  /** The size of a shape: a number, a Tuple of shapes (their product) or a Layout's; null when not known. */
+  function shapeSize(v) {
+    if (v instanceof Layout) return shapeSize(v.shape);
+    if (typeof v === "number") return v > 0 && v === Math.floor(v) ? v : null;
+    if (!(v instanceof K.Tuple)) return null;
+    var n = 1;
+    for (var i = 0; i < v.items.length; i++) { var m = shapeSize(v.items[i]); if (m === null) return null; n *= m; }
+    return n;
+  }
+
+  /**
+   * DSL_CLUSTER_LAYOUT, DSL_BLOCK_IDX (dslExpr's hook; docs/programs.md): `cute.make_layout(s)` of a
+   * known shape is a Layout; `cute.tiled_divide(L, tiler)` of a Layout of size 1 by a tuple tiler of
+   * size-1 modes is all ones (the cluster of one CTA, bwd_sm100 767-772); `cute.size(x)` of a known
+   * shape is its size; `cute.arch.block_idx()` is (0, 0, 0), the leader CTA (1329-1331).
+   */
+  K.dslLayoutCall = function (e, env, ctx, constexpr) {
+    var name = e[1], args = e[2] || [];
+    if (name === "cute.arch.block_idx" && !args.length) return new K.Tuple([0, 0, 0]);
+    if (name !== "cute.make_layout" && name !== "cute.tiled_divide" && name !== "cute.size") return PASS;
+    // The argument is read as a value, not a compile-time test: an unknown name in it is no flag.
+    var a = args.length ? K.evalExpr(args[0], env, ctx, false) : null;
+    if (name === "cute.make_layout" && args.length === 1 && a instanceof K.Tuple && shapeSize(a) !== null) return new Layout(a);
+    if (name === "cute.size" && args.length === 1 && !isUnknown(a)) { var n = shapeSize(a); return n === null ? PASS : n; }
+    if (name !== "cute.tiled_divide" || args.length !== 2 || !(a instanceof Layout) || shapeSize(a) !== 1) return PASS;
+    // The tiler, a tuple written in the call: each mode's size through `cute.size` (DSL_MMA_CTAS for `thr_id.shape`).
+    var tiler = args[1];
+    if (!(Array.isArray(tiler) && tiler[0] === "call" && tiler[1] === "tuple") || !(tiler[2] || []).every(function (m) {
+      return K.evalExpr(["call", "cute.size", [m]], env, ctx, false) === 1;
+    })) return PASS;
+    return new Layout(new K.Tuple([1].concat(a.shape.items.map(function () { return 1; }))));
+  };
+  K.Layout = Layout;
+
+  /**
    * DSL_COMPREHENSIONS: `["comp", elt, names, iterable, conds]` (programs_dsl._expr_comp), a
    * generator expression or list comprehension over a known tuple: each item bound to the names
    * (a tuple item unpacked), kept when every condition holds, gives elt; the items are a tuple
@@ -302,7 +434,7 @@ var KernelInterpretDslOps = (function (K) {
     return e[1] === "in" ? has : 1 - has;
   };
 
-  K.DSL_OPS = DSL_OPS;
+  K.DSL_OPS = DSL_OPS; K.dslRingCounts = dslRingCounts;
   return K;
 })(typeof KernelInterpretDsl !== "undefined" ? KernelInterpretDsl : require("./dsl.js"));
 
