@@ -3112,18 +3112,21 @@ def _composed_collectives(src, pipelines):
     includes = [m.group("rel") for m in RE_QUOTED_INCLUDE.finditer(text)]
     found = []
     pipes = {p["alias"] for p in pipelines}
+    # Each class is looked for once (its definition here, then in the includes): a file of
+    # thousands of aliases of a few classes (cute/atom/mma_traits_sm90_gmma_sparse_ext.hpp: 5,152
+    # of 5) took minutes when every alias searched the whole text and the includes again.
+    looked = {}
     for m in RE_USING_TEMPLATE.finditer(code):
         cls = m.group("cls")
         if m.group("alias") in pipes:
             continue   # a pipeline class (77 MLA's PipelineTmaAsyncMla): its ops are the pipeline's, not a collective's
-        if re.search(rf"\b(?:struct|class)\s+{re.escape(cls)}\b", code):
-            continue
-        # At most MAX_COMPOSED classes; more aliases of one class (88's backward: six of
-        # CollectiveLoadTma, 239-270) are free, their file parsed once.
-        known = next((t for e, t, _a in found if e["class"] == cls), None)
-        if known is None and len({e["class"] for e, _t, _a in found}) >= MAX_COMPOSED:
-            continue
-        target = known or _include_defining(path, includes, cls)
+        if cls not in looked:
+            # At most MAX_COMPOSED classes; more aliases of one class (88's backward: six of
+            # CollectiveLoadTma, 239-270) are free, their file parsed once.
+            full = len({e["class"] for e, _t, _a in found}) >= MAX_COMPOSED
+            defined_here = re.search(rf"\b(?:struct|class)\s+{re.escape(cls)}\b", code) is not None
+            looked[cls] = None if full or defined_here else _include_defining(path, includes, cls)
+        target = looked[cls]
         if target is None or any(f["alias"] == m.group("alias") for f, _t, _a in found):
             continue
         targs = _angle_args(code, m.end())

@@ -26,12 +26,13 @@ def tree(cutlass_root):
     original = parse_cutlass.parse_text
     cache = {}
 
-    def memo(text, path="<text>", display=None, read_warnings=()):
+    def memo(text, path="<text>", display=None, read_warnings=(), **options):
         # Keyed by file: scan names a file relative to the directory scanned, parse_file
-        # relative to the tree root, so a hit under another name gets that name back.
-        key = (str(path), tuple(read_warnings))
+        # relative to the tree root, so a hit under another name gets that name back. Options
+        # (`compose`) are part of the key and passed through.
+        key = (str(path), tuple(read_warnings), tuple(sorted(options.items())))
         if key not in cache:
-            cache[key] = (display, original(text, path, display, read_warnings))
+            cache[key] = (display, original(text, path, display, read_warnings, **options))
         old, model = cache[key]
         model = copy.deepcopy(model)
         if display != old:
