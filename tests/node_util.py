@@ -43,6 +43,14 @@ def fit_model(structure):
     return fits([structure])[0]["fit"]["model"]
 
 
+def node_script(script, structure, knobs=None, timeout=300):
+    """Run a Node script with the project root as argv[1], the knobs' JSON as argv[2] and the
+    structure's JSON on stdin; its stdout parsed as JSON."""
+    proc = subprocess.run([node(), "-e", script, str(ROOT), json.dumps(knobs or {})], input=json.dumps(structure),
+                          capture_output=True, text=True, timeout=timeout, check=True)
+    return json.loads(proc.stdout)
+
+
 PROGRAM_SWEEP = r"""
 const root = process.argv[1];
 const S = require(root + "/schedule.js");

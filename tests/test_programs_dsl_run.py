@@ -4,15 +4,13 @@ DSL)"): its roles and rings, the order of each math warpgroup's ops by source li
 warp-scheduler barriers that take turns, no deadlock on seeded random settings, and the
 comparison with the hand-written attention model."""
 
-import json
-import subprocess
 
 import pytest
 
 import parse_cutlass
 from conftest import ROOT
 from test_parser_dsl import fa4_dir
-from node_util import node, program_sweep
+from node_util import node_script, program_sweep
 
 # Runs the interpreter on the structure (stdin) with the knobs of argv[2]; prints the roles, the
 # lanes, every block's lane, kind, times and first source line, the stops, the deadlock, the flags.
@@ -42,9 +40,7 @@ def fa4():
 
 
 def run(structure, **knobs):
-    proc = subprocess.run([node(), "-e", RUN, str(ROOT), json.dumps(knobs)], input=json.dumps(structure),
-                          capture_output=True, text=True, timeout=300, check=True)
-    return json.loads(proc.stdout)
+    return node_script(RUN, structure, knobs)
 
 
 def lines_of(out, lane, kinds=None):

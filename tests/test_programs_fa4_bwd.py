@@ -6,15 +6,13 @@ their waits and releases, the dQ warp's accumulation through bulk reduce-adds, a
 epilogue; the m-block loop's trip count is the qBlocks knob. Variants the run does not follow stop
 their roles, named with their lines."""
 
-import json
-import subprocess
 
 import pytest
 
 import parse_cutlass
 from conftest import ROOT
 from test_parser_dsl import fa4_dir
-from node_util import node, program_sweep
+from node_util import node_script, program_sweep
 
 # stdin: the structure; argv[2]: knobs. Prints the simulate() facts the tests read, the drawn
 # blocks per role lane ([kind, reason, every source line]) and, per role, the op lines its dry run
@@ -41,9 +39,7 @@ def bwd():
 
 
 def run(structure, **knobs):
-    proc = subprocess.run([node(), "-e", RUN, str(ROOT), json.dumps(knobs)], input=json.dumps(structure),
-                          capture_output=True, text=True, timeout=300, check=True)
-    return json.loads(proc.stdout)
+    return node_script(RUN, structure, knobs)
 
 
 def test_the_front_end_keeps_what_the_run_reads(bwd):

@@ -4,15 +4,13 @@ by programs_dsl.py and run by sim/interpret.js (docs/programs.md "FlashAttention
 their defaults, the rings with their compile-time classes and stage counts, and, where the run
 does not go on yet, each role stopped with its line (never a silent run past what is not read)."""
 
-import json
-import subprocess
 
 import pytest
 
 import parse_cutlass
 from conftest import ROOT
 from test_parser_dsl import fa4_dir
-from node_util import node, program_sweep
+from node_util import node_script, program_sweep
 
 # Runs the program model on the structure (stdin) with the knobs of argv[2]; prints the roles,
 # lanes, stops, deadlock, flags and named barriers.
@@ -32,9 +30,7 @@ def fa4():
 
 
 def run(structure, **knobs):
-    proc = subprocess.run([node(), "-e", RUN, str(ROOT), json.dumps(knobs)], input=json.dumps(structure),
-                          capture_output=True, text=True, timeout=300, check=True)
-    return json.loads(proc.stdout)
+    return node_script(RUN, structure, knobs)
 
 
 def test_warp_id_tuples_cut_the_roles(fa4):
@@ -107,9 +103,7 @@ process.stdout.write(JSON.stringify({ by: by, mmaWaits: r.verdict.mmaWaits, haza
 
 
 def blocks(structure, **knobs):
-    proc = subprocess.run([node(), "-e", BLOCKS, str(ROOT), json.dumps(knobs)], input=json.dumps(structure),
-                          capture_output=True, text=True, timeout=300, check=True)
-    return json.loads(proc.stdout)
+    return node_script(BLOCKS, structure, knobs)
 
 
 @pytest.mark.parametrize("kv", [1, 3])

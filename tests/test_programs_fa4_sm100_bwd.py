@@ -13,7 +13,7 @@ import pytest
 import parse_cutlass
 from conftest import ROOT
 from test_parser_dsl import fa4_dir
-from node_util import node
+from node_util import node, node_script
 
 # Runs the program model on the structure (stdin) with the knobs of argv[2]; prints the roles,
 # the stops, the deadlock message and the flags.
@@ -41,9 +41,7 @@ def mla():
 
 
 def run(structure, **knobs):
-    proc = subprocess.run([node(), "-e", RUN, str(ROOT), json.dumps(knobs)], input=json.dumps(structure),
-                          capture_output=True, text=True, timeout=300, check=True)
-    return json.loads(proc.stdout)
+    return node_script(RUN, structure, knobs)
 
 
 def stops(r):
@@ -119,9 +117,7 @@ def test_mma_issues_s_then_dp_and_the_load_fills_q_twice(bwd):
     2959, each after its raw `sync_object_empty.wait`, DSL_RAW_BARRIER_OPS) and the Q ring's two
     stages fill (the prologue's K + Q, 2321-2328, and the loop's Q of m-block 1, 2380-2382), the
     LSE ring's two stages too (the bulk copies of 2333 and 2388)."""
-    proc = subprocess.run([node(), "-e", BLOCKS, str(ROOT), "{}"], input=json.dumps(bwd),
-                          capture_output=True, text=True, timeout=300, check=True)
-    blocks = json.loads(proc.stdout)
+    blocks = node_script(BLOCKS, bwd)
     assert [k for lane, k, _ in blocks if lane == "mma.warp12"] == ["wait", "umma", "umma"]
     fills = sorted(lane for lane, k, _ in blocks if k == "filling")
     assert fills == ["pipeline_LSE stage 0", "pipeline_LSE stage 1", "pipeline_Q stage 0", "pipeline_Q stage 1",
