@@ -717,6 +717,7 @@ var KVWaveDraw = (function () {
     P.useFont = useFont;
     P.requestDraw = requestDraw;
     P.requestSimulate = requestSimulate;
+    P.simulateRequested = function () { return needSimulate; };
     P.flush = flush;
     P.laneName = laneName;
     P.blockY = blockY;

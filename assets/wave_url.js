@@ -10,19 +10,32 @@ var KVWaveUrl = (function () {
   function install(P) {
     var hashKeys = P.hashKeys, state = P.state;
     // -- URL hash: read at start and on hashchange, written (debounced) after every change
-    var lastWrittenHash = null;
+    // lastSeenHash: location's hash right after the page's last write (it may differ from
+    // lastWrittenHash where file:// refuses replaceState). A different hash when the debounced
+    // write comes due is the user's edit whose hashchange is still queued: it wins.
+    var lastWrittenHash = null, lastSeenHash = null;
     P.hashTimer = 0;
     function scheduleHashWrite() {
       if (P.hashTimer) return;
       P.hashTimer = setTimeout(writeHash, HASH_WRITE_DELAY_MS);
     }
     function currentHash() { return formatHash(Object.assign({}, state, {knobs: P.simKnobs(), pinText: state.pinned ? state.pinned.text : null}), hashKeys); }
+    function locationHash() { return location.hash.replace(/^#/, ""); }
     function writeHash() {
       P.hashTimer = 0;
+      var now = locationHash();
+      if (lastSeenHash !== null && now !== lastSeenHash) { takeEditedHash(now); return; }
       var h = currentHash();
       if (h === lastWrittenHash) return;
       lastWrittenHash = h;
       try { history.replaceState(null, "", "#" + h); } catch (e) { /* some file:// setups refuse; the view still works */ }
+      lastSeenHash = locationHash();
+    }
+    /** Apply a hash the user (a link, the address bar, a test) set; its queued hashchange is then a no-op. */
+    function takeEditedHash(now) {
+      applyHash("#" + now);
+      lastWrittenHash = now;
+      lastSeenHash = now;
     }
     function applyHash(hash) {
       var p = parseHash(hash, hashKeys, P.rangeOf, state.knobs.model);
@@ -65,7 +78,8 @@ var KVWaveUrl = (function () {
       }
     }
     window.addEventListener("hashchange", function () {
-      if (location.hash.replace(/^#/, "") !== lastWrittenHash) applyHash(location.hash);
+      var now = locationHash();
+      if (now !== lastWrittenHash) takeEditedHash(now);
     });
 
     P.scheduleHashWrite = scheduleHashWrite;

@@ -216,7 +216,8 @@ var KVWave = (function () {
         return out;
       },
       highlighted: function () { return Array.from(state.highlighted).sort(function (a, b) { return a < b ? -1 : a > b ? 1 : 0; }); },
-      simulating: function () { return !!state.simulating; },
+      /** A run is asked for (the next frame starts it) or running in the background: the drawing is not yet the knobs'. */
+      simulating: function () { return !!state.simulating || P.simulateRequested(); },
       setKnobs: function (k) { Object.keys(k).forEach(function (n) { state.knobs[n] = k[n]; }); P.requestSimulate(); },
       setModel: P.setModel,
       select: function (id) { P.select(P.blockById(id)); P.flush(); },

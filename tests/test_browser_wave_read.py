@@ -133,6 +133,30 @@ def test_follow_line_is_cleared_when_the_hash_drops_the_follow(open_page, gemm_u
     assert "Following" not in page.inner_text("#chain-info")
 
 
+def test_a_hash_edited_while_a_write_is_due_wins(open_page, gemm_url):
+    # Old page: a click left a debounced hash write pending; when it came due before the user's
+    # hashchange was dispatched, it replaced their hash with the page's, and the hashchange then
+    # read the page's own hash and was ignored (the follow stayed; CI hit this under load).
+    page = open_page(gemm_url)
+    _b, c = visible_block(page, "wgmma", k=1)
+    page.mouse.click(c["x"], c["y"])
+    assert kv(page, "kv.state.follow") is not None
+    written = page.evaluate("() => { location.hash = '#stages=3'; return window.__kv.writeHashNow(); }")
+    assert "stages=3" in written and "follow" not in written, written
+    flush(page)
+    assert kv(page, "[kv.state.follow, kv.state.knobs.stages]") == [None, 3]
+    assert "Following" not in page.inner_text("#chain-info")
+
+
+def test_simulating_is_true_from_set_knobs_to_the_result(open_page, gemm_url):
+    # Old page: simulating() was false between setKnobs and the next frame, so a caller waiting
+    # for it to be false read the previous result's blocks.
+    page = open_page(gemm_url)
+    assert page.evaluate("() => { window.__kv.setKnobs({outputTiles: 7}); return window.__kv.simulating(); }") is True
+    page.wait_for_function("!window.__kv.simulating()", timeout=120000)
+    assert kv(page, "kv.blocks().filter(b => b.kind === 'epilogue').length") == 7
+
+
 def test_200_by_200_tiles_shows_every_kind_and_honest_utilization(open_page, gemm_url):
     # Old page: no epilogue pixel on WG0 at the fitted view, and utilization read 100%.
     page = open_page(gemm_url + "#tiles=200&k-tiles=200")
