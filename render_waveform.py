@@ -212,11 +212,17 @@ def default_title(parsed):
     return f"{kernel_stem(parsed)} - logical pipeline schedule"
 
 
-def without_programs(parsed):
-    """The structure as the page's model element embeds it: without the role programs
-    (`programs`, `kernel_layer.program`), which travel compressed in their own script
-    (packed_programs) and are put back by the page before it simulates (docs/programs.md)."""
-    out = {k: v for k, v in parsed.items() if k != "programs"}
+# The structure's bulky parts: the role programs and the function list (with every op), about
+# nine tenths of an attention kernel's structure. They travel gzip-packed in the page's
+# `programs` script (packed_programs), not as the model element's plain JSON (docs/waveform.md).
+PACKED_KEYS = ("functions", "programs")
+
+
+def without_packed(parsed):
+    """The structure as the page's model element embeds it: without PACKED_KEYS and
+    `kernel_layer.program`, which travel compressed in their own script (packed_programs) and are
+    put back by the page (`withPrograms`) before anything reads the structure."""
+    out = {k: v for k, v in parsed.items() if k not in PACKED_KEYS}
     kl = out.get("kernel_layer")
     if isinstance(kl, dict) and "program" in kl:
         out["kernel_layer"] = {k: v for k, v in kl.items() if k != "program"}
@@ -224,13 +230,13 @@ def without_programs(parsed):
 
 
 def packed_programs(parsed):
-    """The role programs as one packed script (gzip, base64, like the page's code) that defines
-    KV_PROGRAMS = {programs, kernelProgram} from a JSON string literal (JSON.parse: no text of
-    the source is ever run as code); `null` members where the structure has none."""
+    """The structure's packed parts as one packed data part (gzip, base64, like the page's code):
+    the JSON of {functions, programs, kernelProgram}, which assets/boot.js parses into
+    KV_PROGRAMS and never runs (the element's `data-json`), so no text of the source is ever in
+    a script; `null` members where the structure has none."""
     kl = parsed.get("kernel_layer") if isinstance(parsed.get("kernel_layer"), dict) else {}
-    data = {"programs": parsed.get("programs"), "kernelProgram": kl.get("program")}
-    literal = json.dumps(pagekit.json_for_script(data), ensure_ascii=True)   # < > & escaped inside too
-    text = "var KV_PROGRAMS = JSON.parse(" + literal + ");\n"
+    data = {"functions": parsed.get("functions"), "programs": parsed.get("programs"), "kernelProgram": kl.get("program")}
+    text = pagekit.json_for_script(data)   # ASCII, < > & escaped: the same text as the model element's
     return base64.b64encode(gzip.compress(text.encode("ascii"), compresslevel=9, mtime=0)).decode("ascii")
 
 
@@ -241,7 +247,7 @@ def page_model(parsed, knobs, source_links=None):
     path}}; only then does the page hold absolute paths (examples/ pages never do).
     """
     model = {
-        "parsed": without_programs(parsed),
+        "parsed": without_packed(parsed),
         "initialKnobs": knobs,
         # Hash key (flag without "--") -> knob name; one source of truth with the CLI.
         "hashKeys": [[flag[2:], name] for flag, name in KNOB_FLAGS] +
@@ -308,7 +314,7 @@ def render(parsed, knobs=None, title=None, gpus=None, source_link="none", source
     # The page's scripts (packing_list), embedded compressed.
     packed = {f"{name}_GZ": packed_js(*rels) for name, rels in packing_list()}
     packed["GPUS_JSON"] = pagekit.json_for_script(without_urls(gpus if gpus is not None else read_gpu_table()))
-    packed["PROGRAMS_JS_GZ"] = packed_programs(parsed)
+    packed["PROGRAMS_JSON_GZ"] = packed_programs(parsed)
     return pagekit.render_template(TEMPLATE_ASSET, texts, assets, page_model(parsed, knobs, links), packed)
 
 

@@ -2,7 +2,8 @@
  * gzip-compressed as base64 text to keep a page small; this decompresses them in their order with
  * the browser's DecompressionStream, keeps their text in window.KV_SOURCES (the page builds its
  * background simulation Worker from the simulator's text through a Blob URL) and runs each as a
- * classic script. Nothing is fetched. ASCII only.
+ * classic script; a data part (`data-json`) is parsed as JSON into the global it names, never run.
+ * Nothing is fetched. ASCII only.
  */
 (function () {
   "use strict";
@@ -25,6 +26,10 @@
   }
   Promise.all(Array.prototype.map.call(parts, function (el) { return inflate(el.textContent); })).then(function (texts) {
     texts.forEach(function (text, i) {
+      // A data part (data-json: the global it defines) is JSON, parsed, never run: it holds the
+      // parsed source's own text (render_waveform.packed_programs).
+      var global = parts[i].getAttribute("data-json");
+      if (global) { window[global] = JSON.parse(text); return; }
       sources[parts[i].getAttribute("data-name")] = text;
       var script = document.createElement("script");
       script.textContent = text;

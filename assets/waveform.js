@@ -74,13 +74,15 @@ var KVWave = (function () {
   };
 
   /**
-   * The parsed structure with its role programs put back: the model element carries it without
-   * them, the packed `programs` script defines KV_PROGRAMS = {programs, kernelProgram}
-   * (render_waveform.packed_programs; docs/programs.md). A copy: the embedded model is not changed.
+   * The parsed structure with its packed parts put back: the model element carries it without its
+   * function list and role programs, the packed `programs` script defines
+   * KV_PROGRAMS = {functions, programs, kernelProgram} (render_waveform.packed_programs;
+   * docs/waveform.md). A copy: the embedded model is not changed.
    */
   function withPrograms(parsed, packed) {
     if (!parsed || typeof parsed !== "object" || !packed || typeof packed !== "object") return parsed;
     var out = Object.assign({}, parsed);
+    if (packed.functions) out.functions = packed.functions;
     if (packed.programs) out.programs = packed.programs;
     if (packed.kernelProgram && out.kernel_layer && typeof out.kernel_layer === "object") {
       out.kernel_layer = Object.assign({}, out.kernel_layer, {program: packed.kernelProgram});

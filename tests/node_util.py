@@ -2,6 +2,7 @@
 
 import json
 import os
+import re
 import shutil
 import subprocess
 from pathlib import Path
@@ -48,6 +49,28 @@ def node_script(script, structure, knobs=None, timeout=300):
     structure's JSON on stdin; its stdout parsed as JSON."""
     proc = subprocess.run([node(), "-e", script, str(ROOT), json.dumps(knobs or {})], input=json.dumps(structure),
                           capture_output=True, text=True, timeout=timeout, check=True)
+    return json.loads(proc.stdout)
+
+
+PAGE_STRUCTURE = r"""
+const W = require(process.argv[1] + "/assets/waveform.js");
+const input = JSON.parse(require("fs").readFileSync(0, "utf8"));
+const packed = input.script ? JSON.parse(input.script) : null;
+process.stdout.write(JSON.stringify(W.withPrograms(input.parsed, packed)));
+"""
+RE_MODEL_ELEMENT = re.compile(r'<script type="application/json" id="model">([^<]*)</script>')
+RE_PROGRAMS_SCRIPT = re.compile(r'<script type="text/plain" class="kv-code" data-name="programs" data-json="KV_PROGRAMS">([A-Za-z0-9+/=]*)</script>')
+
+
+def page_structure(page):
+    """The structure a waveform page simulates: its model element's `parsed` with the packed
+    parts put back by the page's own withPrograms (assets/waveform.js) under Node."""
+    import render_waveform
+    model = json.loads(RE_MODEL_ELEMENT.search(page).group(1))
+    found = RE_PROGRAMS_SCRIPT.search(page)
+    script = render_waveform.unpack_js(found.group(1)) if found else ""
+    proc = subprocess.run([node(), "-e", PAGE_STRUCTURE, str(ROOT)], input=json.dumps({"script": script, "parsed": model["parsed"]}),
+                          capture_output=True, text=True, timeout=120, check=True)
     return json.loads(proc.stdout)
 
 

@@ -266,7 +266,7 @@ def test_model_selector_switches_to_gemm_and_back(open_page):
     # The GEMM model's starting knobs for this structure (schedule.js knobsFor: FA3's kernel layer
     # has no pingpong / cooperative tag, so one consumer WG, as the CLI and exports start).
     knobs = kv(page, "kv.state.knobs")
-    defaults = kv(page, "Object.fromEntries(KernelSchedule.knobsFor('gemm', JSON.parse(document.getElementById('model').textContent).parsed).map(s => [s.name, s.default]).concat([['model', 'gemm']]))")
+    defaults = kv(page, "Object.fromEntries(KernelSchedule.knobsFor('gemm', KVWave.withPrograms(JSON.parse(document.getElementById('model').textContent).parsed, window.KV_PROGRAMS)).map(s => [s.name, s.default]).concat([['model', 'gemm']]))")
     assert knobs == defaults
     lanes = kv(page, "kv.state.lanes.map(l => l.id)")
     assert "stage0" in lanes and not any(l.startswith(("k_stage", "v_stage")) for l in lanes)

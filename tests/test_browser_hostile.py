@@ -52,6 +52,7 @@ CHECK_JS = """() => ({
                                                           && s.type !== "application/json").length,
   text: document.body.innerText,
   models: Array.from(document.querySelectorAll('script[type="application/json"]')).map(s => s.textContent),
+  packed: window.KV_PROGRAMS === undefined ? null : JSON.stringify(window.KV_PROGRAMS),
 })"""
 
 
@@ -95,12 +96,14 @@ def test_waveform_page_of_hostile_header_via_cli(browser, hostile, tmp_path):
     assert proc.returncode == 0, proc.stderr
     facts, page, context = check_page(browser, out.as_uri(), "window.__kv && window.__kv.state.frames > 0")
     try:
-        # The file name is shown literally (title and header text); the embedded model holds
-        # the statement texts with their payloads, intact.
+        # The file name is shown literally (title and header text); the function list (the
+        # packed data part boot.js parses into KV_PROGRAMS, never runs) holds the statement
+        # texts with their payloads, intact, and the model element the file name.
         assert NAME_PAYLOAD in facts["title"]
         assert "window.__pwned=3" in facts["text"]
         dumped = json.dumps([json.loads(m) for m in facts["models"]])
-        assert "</script><script>" in dumped and "<img src=x onerror=" in dumped
+        assert NAME_PAYLOAD in json.loads(dumped)[0]["parsed"]["source"]["path"]
+        assert "</script><script>" in facts["packed"] and "<img src=x onerror=" in facts["packed"]
     finally:
         context.close()
 
@@ -183,6 +186,9 @@ def test_absurd_values_in_the_controls_are_clamped(browser, waveform_url):
                 page.evaluate(SET_CONTROL_JS, [control, value])
                 page.evaluate("window.__kv.flush()")
                 assert responsive(page)
+                # A large setting simulates in the background: the knobs are the simulated ones
+                # (clamped, with messages) once its result is taken (CI's load made this race).
+                page.wait_for_function("!window.__kv.simulating()", timeout=120000)
                 knobs = page.evaluate("window.__kv.state.knobs")
                 name = page.evaluate(f"document.getElementById('{control}').dataset.knob")
                 v = knobs[name]

@@ -37,10 +37,11 @@ def test_example_pages_are_small_and_offline():
         data = path.read_bytes()
         # Budget: the page inlines the whole simulator (GEMM, attention and Blackwell models and the
         # role-program interpreter on one engine), the exports, the page's modules and the parsed
-        # structure with its role programs (packed); docs/benchmarks.md gives the sizes (FA4
-        # SM100's 3,500 lines of role programs make the largest, about 450 KiB since the
-        # interpreter's tenth part; 448 KiB until 2026-12-01).
-        assert len(data) < 464 * 1024, (path.name, len(data))
+        # structure with its function list and role programs (packed); docs/benchmarks.md gives
+        # the sizes (FA4 SM100's page is the largest, about 344 KiB since its function list is
+        # packed too, 2026-12-02; 464 KiB before, when the page was 450 KiB with that list as
+        # plain JSON).
+        assert len(data) < 384 * 1024, (path.name, len(data))
         text = data.decode("ascii")   # write_atomic emits ASCII with character references
         for needle in ("http://", "https://", "<link ", "@import", "fetch(", "XMLHttpRequest"):
             assert needle not in text.replace("http://www.w3.org/2000/svg", ""), (path.name, needle)

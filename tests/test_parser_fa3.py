@@ -153,10 +153,11 @@ def test_viz_the_bundled_example_and_the_page_start_as_the_same_fa3_build(tmp_pa
     out = tmp_path / "fa3.html"
     assert viz.main([str(Path(FA3) / "hopper/mainloop_fwd_sm90_tma_gmma_ws.hpp"), "--kernel-layer",
                      str(Path(FA3) / "hopper/flash_fwd_kernel_sm90.h"), "-o", str(out)]) == 0
-    live = json.loads(re.search(r'<script type="application/json" id="model">(.*?)</script>', out.read_text(), re.S).group(1))
+    page = out.read_text()
+    live = json.loads(re.search(r'<script type="application/json" id="model">(.*?)</script>', page, re.S).group(1))
     example = json.loads((ROOT / "examples" / "fa3_fwd.json").read_text(encoding="utf-8"))
     assert live["initialKnobs"] == {}
-    got = node_util.fits([live["parsed"], example])
+    got = node_util.fits([node_util.page_structure(page), example])
     build = [{k: g["knobs"][k] for k in ("dtype", "headDim", "consumerWGs", "intraWGOverlap", "interWGPingpong", "transposeV")}
              for g in got]
     assert build[0] == build[1] == {"dtype": "bf16", "headDim": 128, "consumerWGs": 2, "intraWGOverlap": True,

@@ -41,7 +41,7 @@ def model_of(page):
     return json.loads(found[0])
 
 
-RE_PACKED = re.compile(r'<script type="text/plain" class="kv-code" data-name="(\w+)">([A-Za-z0-9+/=]*)</script>')
+RE_PACKED = re.compile(r'<script type="text/plain" class="kv-code" data-name="(\w+)"(?: data-json="\w+")?>([A-Za-z0-9+/=]*)</script>')
 
 
 def page_scripts(page):
@@ -67,7 +67,7 @@ def test_all_markers_filled_and_assets_inlined(parsed):
     assert [name for name, _ in scripts] == ["perf", "interpret", "timeline", "engine", "schedule", "trace_export", "common",
                                              "programs", "waveform"]
     probes = ("var KernelPerf", "var KernelInterpret", "var KernelTimeline", "var KernelEngine", "var KernelSchedule",
-              "var KernelExport", "var KVCommon", "var KV_PROGRAMS = JSON.parse(", "var KVWave")
+              "var KernelExport", "var KVCommon", '{"functions":', "var KVWave")
     assert len(probes) == len(scripts)
     for (name, text), probe in zip(scripts, probes):
         assert probe in text, name
@@ -81,13 +81,16 @@ def test_template_markers_occur_once():
 
 
 def test_model_round_trips(parsed):
-    model = model_of(rw.render(parsed))
-    assert model["parsed"] == rw.without_programs(parsed)
-    # Only the role programs are left out (the page does not run them yet: docs/programs.md).
-    assert "programs" in parsed and parsed["kernel_layer"]["program"] is not None
-    assert "programs" not in model["parsed"] and "program" not in model["parsed"]["kernel_layer"]
-    assert {k: v for k, v in parsed.items() if k not in ("programs", "kernel_layer")} == \
+    page = rw.render(parsed)
+    model = model_of(page)
+    assert model["parsed"] == rw.without_packed(parsed)
+    # The function list and the role programs travel packed (render_waveform.PACKED_KEYS).
+    assert parsed["functions"] and "programs" in parsed and parsed["kernel_layer"]["program"] is not None
+    assert not set(rw.PACKED_KEYS) & set(model["parsed"]) and "program" not in model["parsed"]["kernel_layer"]
+    assert {k: v for k, v in parsed.items() if k not in rw.PACKED_KEYS + ("kernel_layer",)} == \
         {k: v for k, v in model["parsed"].items() if k != "kernel_layer"}
+    # The page's withPrograms over the model element and the packed script is the structure again.
+    assert node_util.page_structure(page) == parsed
     assert model["initialKnobs"] == rw.initial_knobs(parsed)
     assert model["hashKeys"] == ([[flag[2:], name] for flag, name in rw.KNOB_FLAGS] +
                                  [[flag[2:], name] for flag, name, _kind in rw.UNIT_FLAGS])
@@ -106,7 +109,7 @@ def test_json_cannot_break_out_of_its_script(parsed):
         assert bad not in raw[0]
     assert raw[0].isascii()
     model = json.loads(raw[0])
-    assert model["parsed"] == rw.without_programs(nasty)
+    assert model["parsed"] == rw.without_packed(nasty)
     # The path also appears in the header, escaped as HTML text.
     assert "a&lt;/script&gt;b.hpp" in page
     assert page.lower().count("</script>") == 12  # model, GPU table, 9 packed scripts, start-up script
@@ -426,14 +429,18 @@ def test_docs_code_path_rule_cites_the_parsed_mma_lines(parsed):
 
 
 def test_role_programs_travel_packed_as_data(parsed):
-    """The programs leave the model element and come back from a packed script that only parses a
-    JSON string (no source text is run as code): the page's withPrograms gives the structure back."""
+    """The function list and the programs leave the model element and come back from a packed
+    data part that the start-up script parses as JSON and never runs (data-json): no text of the
+    source is ever in a script; the page's withPrograms gives the structure back."""
     nasty = copy.deepcopy(parsed)
     nasty["programs"]["functions"][0]["name"] = "x</script><script>alert(1)</script>\u2028"
+    nasty["functions"][0]["name"] = "y</script><!--"
     page = rw.render(nasty)
+    assert page.count('data-json="KV_PROGRAMS"') == 1
+    assert re.search(r'data-name="programs" data-json="KV_PROGRAMS">', page)
     (text,) = [t for name, t in page_scripts(page) if name == "programs"]
-    assert text.startswith("var KV_PROGRAMS = JSON.parse(\"") and text.rstrip().endswith(");")
-    assert text.isascii() and "</script" not in text
-    literal = text[len("var KV_PROGRAMS = JSON.parse("):text.rindex(")")]
-    data = json.loads(json.loads(literal))
-    assert data == {"programs": nasty["programs"], "kernelProgram": nasty["kernel_layer"]["program"]}
+    assert text.isascii() and "<" not in text and ">" not in text and "\u2028" not in text
+    assert json.loads(text) == {"functions": nasty["functions"], "programs": nasty["programs"],
+                                "kernelProgram": nasty["kernel_layer"]["program"]}
+    boot = pagekit.read_asset(rw.BOOT_JS_ASSET)
+    assert 'getAttribute("data-json")' in boot and "JSON.parse(text)" in boot
