@@ -1141,8 +1141,27 @@ class Rings:
             out = {"stages": consts[0] if len(consts) == 1 else None,
                    "bound": [n for n in ns if not isinstance(n, int)][:1] or None,
                    "several": len(consts) > 1}
+        else:
+            out = self.copied_counter(reg)
         self.counter_memo[reg] = out
         return out
+
+    def copied_counter(self, reg):
+        """The counter a register copies: every definition a `mov` (a register or an immediate,
+        its starting value) and every register source one counter with the same stages (nvcc
+        keeps a loop's stage in a copy of the counter: the SM100 load warp's `mov.u32 %r2132,
+        %r2135` before and at the end of its k-loop); None otherwise."""
+        ds = self.defs(reg)
+        if not ds or not all(d.op.startswith("mov") and len(d.args) == 2 for d in ds):
+            return None
+        srcs = sorted({d.args[1] for d in ds if d.args[1].startswith("%")})
+        if not srcs:
+            return None
+        self.counter_memo[reg] = None          # a copy cycle is no counter
+        got = [self.counter(r) for r in srcs]
+        if any(g is None for g in got) or len({json.dumps(g, sort_keys=True) for g in got}) != 1:
+            return None
+        return dict(got[0])
 
     def phase_flips_on_wrap(self, reg):
         """Whether a parity register has an `xor reg, x, t` definition with t = selp 1, 0, p on a

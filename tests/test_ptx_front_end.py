@@ -11,7 +11,7 @@ import pytest
 
 import ptx_programs
 from node_util import ROOT
-from test_ptx_programs import kernel, real, walk  # noqa: F401  (real: the units' models fixture)
+from test_ptx_programs import _no_nvcc, kernel, ptx_cache, real, walk  # noqa: F401  (real: the units' models fixture)
 
 # A 4-stage ring: the producer (warp 0) waits on empty (smem+32+8*s), arrives with expect_tx on
 # full (smem+8*s) and loads with complete_tx there; the consumer (warp 1) waits on full and
@@ -94,6 +94,31 @@ def test_ring_with_a_register_stage_count_is_a_warning():
     assert "ring_stages" in {w["kind"] for w in m["warnings"]}
 
 
+# The producer keeps its stage in a copy of the counter, as nvcc does in the SM100 load warp's
+# k-loop (`mov.u32 %r2132, %r2135` before the loop and at its end).
+COPIED = RING.replace("$L__BB0_2:\n\tshl.b32 %r22, %r20, 3;",
+                      "\tmov.u32 %r50, %r20;\n$L__BB0_2:\n\tshl.b32 %r22, %r50, 3;") \
+             .replace("\tadd.s32 %r26, %r20, 1;", "\tadd.s32 %r26, %r50, 1;") \
+             .replace("\tadd.s32 %r28, %r28, 1;", "\tmov.u32 %r50, %r20;\n\tadd.s32 %r28, %r28, 1;")
+
+
+def test_a_copied_stage_counter_is_the_counter():
+    """A barrier address indexed by a register whose every definition copies one stage counter
+    is in that counter's ring (Rings.copied_counter); a copy of a register that is no counter is
+    not, and says so."""
+    assert COPIED != RING and COPIED.count("mov.u32 %r50, %r20;") == 2
+    m = ptx_programs.read_programs(kernel(COPIED, "64, 1, 1"))
+    (ring,) = m["rings"]
+    assert ring["stages"] == 4 and ring["pairing"] == "tx"
+    assert ring["roles"] == {"wg0.w0": ["producer_acquire", "producer_commit", "tma_load"],
+                             "wg0.w1": ["consumer_release", "consumer_wait"]}
+    assert "unresolved_stage" not in {w["kind"] for w in m["warnings"]}
+    # the copy's source is a register that never wraps: the producer's barriers are no ring
+    m2 = ptx_programs.read_programs(kernel(COPIED.replace("mov.u32 %r50, %r20;", "mov.u32 %r50, %r9;"), "64, 1, 1"))
+    assert "unresolved_stage" in {w["kind"] for w in m2["warnings"]}
+    assert all("wg0.w0" not in r["roles"] for r in m2["rings"])
+
+
 def test_trip_counts():
     """The producer's loop counts up to the register %r29 (its knob); the consumer's counts down
     from %r9 to 0, so its trip count is the induction's value on entry."""
@@ -158,6 +183,56 @@ def test_real_mainloop_and_epilogue_load_rings(real, unit, stages):  # noqa: F81
     (epi,) = [r for r in rings[1:] if r["stages"] == 4]
     assert {a["slot"] for a in epi["arrays"]} == {"full", "empty"}
     assert set(epi["roles"]["wg1-2"]) == {"consumer_release", "consumer_wait"}
+
+
+@pytest.fixture(scope="module")
+def sm100():
+    """The SM100 1-SM GEMM unit's model (tests/compiled/sm100_gemm_1sm.cu)."""
+    nvcc, root = ptx_cache.find_nvcc(), ptx_cache.cutlass_root()
+    if nvcc is None or root is None:
+        _no_nvcc("no nvcc" if nvcc is None else "no CUTLASS headers")
+    ((path, _, _),) = ptx_cache.build_all([ptx_cache.UNITS_BY_NAME["sm100_gemm_1sm"]], root, nvcc).values()
+    if isinstance(path, Exception):
+        pytest.fail(str(path))
+    return ptx_programs.read_programs(path.read_text())
+
+
+KERNEL_SM100 = "sm100_gemm_tma_warpspecialized.hpp"
+
+
+def ring_steps(model):
+    """{ring: {(role, op, op_kind, slot, kernel-layer line)}}: each ring op with the innermost
+    frame of its inline chain in the SM100 kernel layer."""
+    out = {}
+    for prog in model["programs"]:
+        for n in walk(prog["body"]):
+            if n["node"] == "op" and n.get("ring"):
+                lines = [ln for f, ln in n.get("chain", ()) if f.endswith(KERNEL_SM100)]
+                out.setdefault(n["ring"], set()).add((prog["name"], n["op"], n.get("op_kind"), n.get("slot"),
+                                                      lines[0] if lines else None))
+    return out
+
+
+def test_real_sm100_mainloop_and_accumulator_rings(sm100):
+    """SM100 on real PTX: the mainloop ring is the load warp's (warp 2) acquire, expect_tx commit
+    and TMA (kernel layer 639, 653) and the MMA warp's (warp 0) wait and tcgen05.commit release
+    (762); the accumulator ring is the MMA warp's acquire (762, 788) and tcgen05.commit (770) and
+    the epilogue warpgroup's wait and release (911). Before copies of a stage counter were read
+    (Rings.copied_counter), the load warp's ops were 4 lone barriers."""
+    steps = ring_steps(sm100)
+    (main,) = [r for r, st in steps.items() if ("wg0.w2", "tma_load", None, "full", 639) in st]
+    assert {("wg0.w2", "mbarrier_wait", "producer_acquire", "empty", 639),
+            ("wg0.w2", "mbarrier_expect_tx", "producer_commit", "full", 639),
+            ("wg0.w0", "mbarrier_wait", "consumer_wait", "full", 762),
+            ("wg0.w0", "umma_commit", "consumer_release", "empty", 762)} <= steps[main]
+    (ring,) = [r for r in sm100["rings"] if r["name"] == main]
+    assert ring["pairing"] == "tx" and ring["roles"] == {
+        "wg0.w0": ["consumer_release", "consumer_wait"], "wg0.w2": ["producer_acquire", "producer_commit", "tma_load"]}
+    (acc,) = [r for r, st in steps.items() if ("wg0.w0", "umma_commit", "producer_commit", "full", 770) in st]
+    assert {("wg0.w0", "mbarrier_wait", "producer_acquire", "empty", 762),
+            ("wg1", "mbarrier_wait", "consumer_wait", "full", 911),
+            ("wg1", "mbarrier_arrive", "consumer_release", "empty", 911)} <= steps[acc]
+    assert "_ZN7cutlass4smemE+%r" not in json.dumps([b["base"] for b in sm100["barriers"] if "wg0.w2" in b["roles"]])
 
 
 @pytest.mark.parametrize("unit", ["sm90_gemm_pingpong", "sm90_gemm_cooperative"])
