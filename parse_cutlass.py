@@ -2944,9 +2944,18 @@ def find_shapes(src):
 RE_OUTER_LOADS = re.compile(r"\bstatic\s+const(?:expr)?\s+int\s+(?P<name>kOuterLoads)\s*=\s*(?P<value>\d+)\s*;")
 
 
+# `static constexpr bool kIsPersistent = find_option_t<Tag::kIsPersistent, false_type, Options...>::value;`
+# (88 FMHA collective 69-70): a flag of the kernel options, kept as text (the interpreter's
+# FIND_OPTION_DEFAULTS reads its default); any name, since the option text says what it is.
+RE_OPTION_CONSTANT = re.compile(r"""
+    \bstatic \s+ constexpr \s+ bool \s+ (?P<name>\w+) \s* = \s*
+    (?P<value>find_option_t \s* < [^;{}<>]* (?:<[^;{}<>]*>[^;{}<>]*)* > \s* :: \s* value) \s* ;   # one level of <...> inside
+""", re.VERBOSE)
+
+
 def find_constants(src):
     """Literal (and, as text, other) constexpr values named K_PIPE_*, *Stages*, *StageCount*, or
-    FA3_BUILD_FLAGS; and 88 FMHA's `kOuterLoads` (RE_OUTER_LOADS)."""
+    FA3_BUILD_FLAGS; 88 FMHA's `kOuterLoads` (RE_OUTER_LOADS) and its option flags (RE_OPTION_CONSTANT)."""
     out = []
     seen = set()
     for m in RE_OUTER_LOADS.finditer(src.code):
@@ -2964,6 +2973,12 @@ def find_constants(src):
         im = RE_INT_LITERAL.match(value)
         out.append({"name": name, "value": int(im.group("value")) if im else value[:MAX_TEXT_CHARS],
                     "line": src.line(m.start("name"))})
+    if "find_option_t" in src.code:
+        for m in RE_OPTION_CONSTANT.finditer(src.code):
+            if m.group("name") not in seen:
+                seen.add(m.group("name"))
+                out.append({"name": m.group("name"), "value": " ".join(m.group("value").split())[:MAX_TEXT_CHARS],
+                            "line": src.line(m.start("name"))})
     return out
 
 

@@ -140,6 +140,7 @@ NEAR_MATCH_SAMPLES = {
     "programs_cpp.RE_USING": "using WGMMA = typename mma::sm90::FP8MMASelector<BLOCK_N>::type;",
     "programs_cpp.RE_TERNARY_VOID": "lane_idx == 0 ? empty_barriers[s]->arrive() : void()",
     "RE_OUTER_LOADS": "static const int kOuterLoads = 2;",
+    "RE_OPTION_CONSTANT": "static constexpr bool kIsPersistent = find_option_t<Tag::kIsPersistent, false_type, Options...>::value;",
     "RE_ROLE_VAR_TYPED": "WarpCategory warp_category = f();",
     "RE_STAGE_COUNT_ALIAS": "using StagesQ = cutlass::gemm::collective::StageCount<StageCountQ>;",
     "RE_STATE_ALIAS": "using PipelineStateOuter = typename cutlass::PipelineState<MainloopPipelineOuter::Stages>;",

@@ -2,8 +2,10 @@
 fmha_kernel_tma_warpspecialized.hpp) in the program model (docs/programs.md "CUTLASS 88 Hopper
 FMHA"): the kernel layer's pipeline aliases named through `CollectiveMainloop::` are the
 collective's rings, the roles are the block's warpgroups, the load warps run their load helpers'
-own programs (`CollectiveLoadTma::step`), and each run stops, named, at the consumers' first
-construct not modelled yet. Every fact is checked against the installed source's lines."""
+own programs (`CollectiveLoadTma::step`); the forward runs complete, the backward stops, named,
+at the consumers' first construct not modelled yet. Every fact is checked against the installed source's lines."""
+
+import json
 
 import pytest
 
@@ -112,23 +114,87 @@ def test_the_forward_load_warp_runs_its_helpers_programs(fwd):
     assert _fills(out) == [(q + "0", [131]), (kv + "0", [131]), (q + "1", [131]), (kv + "1", [131]),
                            (kv + "2", [131]), (kv + "3", [131])]
     # The consumers wait for Q (379; SOFTMAX_88: `softmax.init`, 391, is no step), Consumer0 then for
-    # K (399); both stop at the order barrier's `math_wg_order_barrier.wait()` (400), an op the parse
-    # lists on the kernel's MathWarpGroupOrderBarrier (handed by position past two unnamed parameters, 346).
-    waits = [(b["lane"], b["lines"], b["stage"]) for b in sorted(out["blocks"], key=lambda b: (b["start"], b["lane"])) if b["kind"] == "wait"]
-    assert waits == [("role:Consumer0", [379], 0), ("role:Consumer1", [379], 1), ("role:Consumer0", [399], 0)]
-    stops = {s["role"]: (s["line"], s["reason"]) for s in out["stopped"]}
-    assert set(stops) == {"Consumer0", "Consumer1"}
-    assert all(line == 400 and "`order_wait`" in r for line, r in stops.values())
+    # K (399); the order barrier's `math_wg_order_barrier.wait()` (400, an op on the kernel's
+    # MathWarpGroupOrderBarrier handed by position past two unnamed parameters, 346) is its call.
+    assert not out["stopped"] and out["deadlock"] is None and not out["hazards"]
     compute = _program(fwd, "compute")
     assert [p["name"] for p in compute["params"]][8:11] == ["", "", "storage"]
 
 
+# The program model's default knobs (docs/coverage.md runs every kernel there), with the softmax's blocks.
+DEFAULTS = {"stages": 4, "outputTiles": 4, "kvBlocks": 4, "tmaLatency": 4, "wgmmaLatency": 2, "softmaxLatency": 2,
+            "mathLatency": 1, "epilogueLatency": 3}
+
+
+def _ops(out, role):
+    return [(b["kind"], b["lines"][0]) for b in sorted((b for b in out["blocks"] if b["lane"] == "role:" + role), key=lambda b: b["start"])]
+
+
+def test_the_forward_runs_complete_with_each_consumer_its_own_mma_group(fwd):
+    """MMA_ROWS: the consumers' first MMAs (406) read different Q stages (`tSrQ(_,_,_,
+    smem_pipe_read_q.index())`: 0 and 1, the Q state advanced by `i * kOuterLoads` under the role
+    tests, kernel 350-361), so each is its own MMA group (before: one group of two, and Consumer0's
+    QK MMA waited for Consumer1's part, which waited at 400 for Consumer0's arrive at 408)."""
+    out = program_run(fwd, DEFAULTS)
+    assert out["roles"] == ["Producer.LoadKV", "Consumer0", "Consumer1"] and out["groups"] == [None, 1, 1]
+    assert not out["stopped"] and out["deadlock"] is None and not out["hazards"]
+    # FMHA_INDIVIDUAL_SCHEDULER: kIsPersistent is off (collective 69, the find_option default), so the
+    # scheduler is the individual one (builder 117-118): one tile per CTA at outputTiles = 4, and the
+    # Q release under `if (kIsPersistent)` (545) is not run.
+    assert {b["tile"] for b in out["blocks"]} == {0}
+    # kvBlocks = 4: Q twice, then K and V four times each (load 131).
+    assert len(_fills(out)) == 2 + 8
+    # Each consumer's ops by line: Q (379), the first K (399, Consumer0; Consumer1's K is ready when
+    # its Q lands), QK (406), softmax (416), PV (427), then per remaining KV block QK (505), softmax
+    # (520), PV (532) after its V wait, and the tail (554). `if (true)` (393) takes one block; the
+    # unmasked loop (439) runs none (FUSION_TRIP_COUNTS: get_unmasked_trip_count 0), the masked one
+    # (492) the other three.
+    kv = [("wgmma", 505), ("exp", 520), ("wait", 532), ("wgmma", 532)]
+    assert _ops(out, "Consumer0") == [("wait", 379), ("wait", 399), ("wgmma", 406), ("exp", 416), ("wgmma", 427)] + kv * 3 + [("math", 554)]
+    assert _ops(out, "Consumer1") == ([("wait", 379), ("wait", 406), ("wgmma", 406), ("exp", 416), ("wait", 427), ("wgmma", 427)] +
+                                      kv * 2 + kv[:2] + [("wgmma", 532), ("math", 554)])
+    # The consumers' stages: the first QK MMA of each reads K stage 0 (one K for both warpgroups).
+    firsts = [next(b for b in out["blocks"] if b["lane"] == "role:" + r and b["kind"] == "wgmma") for r in ("Consumer0", "Consumer1")]
+    assert [(b["lines"], b["stage"]) for b in firsts] == [([406], 0), ([406], 0)]
+
+
+def test_the_kv_ring_expects_both_consumers_releases(fwd, cutlass):
+    """CONSUMER_WARPGROUPS: `pipeline_params_inner.num_consumers = NumMmaWarpGroups *
+    NumThreadsPerWarpGroup;` (kernel 211) makes the K/V ring's empty barrier wait for both
+    consumers' releases: with one MMA group per consumer and one release expected, the load warp
+    would refill a stage Consumer1's MMA still reads (a hazard)."""
+    text = cutlass(KERNEL).read_text().splitlines()
+    assert "pipeline_params_inner.num_consumers = NumMmaWarpGroups * cutlass::NumThreadsPerWarpGroup;" in text[210]
+    assert "pipeline_params_outer.num_consumers = cutlass::NumThreadsPerWarpGroup;" in text[205]
+    out = program_run(fwd, DEFAULTS)
+    assert not out["hazards"]
+    # The same run with the kernel's count written as one warpgroup refills early.
+    mutated = json.loads(json.dumps(fwd))
+    for n in program_steps(mutated["kernel_layer"]["program"]["body"]):
+        if n.get("node") == "set" and n.get("member") == "num_consumers" and n.get("name") == "pipeline_params_inner":
+            n["expr"] = ["id", "cutlass::NumThreadsPerWarpGroup"]
+    assert program_run(mutated, DEFAULTS)["hazards"]
+
+
+def test_the_kernel_options_are_parse_constants(fwd):
+    """RE_OPTION_CONSTANT: `static constexpr bool kIsPersistent = find_option_t<Tag::kIsPersistent,
+    false_type, Options...>::value;` (collective 69-70) is a constant of the parse, read through
+    FIND_OPTION_DEFAULTS (0): `if (kIsPersistent)` (545, 551) no longer stops the consumers."""
+    consts = {c["name"]: c for c in fwd["constants"]}
+    assert consts["kIsPersistent"] == {"name": "kIsPersistent", "line": 69,
+                                       "value": "find_option_t<Tag::kIsPersistent, false_type, Options...>::value"}
+    assert consts["kIsMainloopLocked"]["line"] == 70
+
+
 def test_the_forward_load_warp_waits_in_its_helpers_acquire(fwd):
     """At kvBlocks = 3 (six K / V copies) the five stages fill and the sixth copy's acquire waits
-    (load 124) for a release the stopped consumers never give."""
+    (load 124) for both consumers' releases of stage 0 (430), then copies."""
     out = program_run(fwd, KNOBS)
-    assert len(_fills(out)) == 2 + 5
-    assert "role:Producer.LoadKV waits on MainloopPipeline.empty[0] (phase 0) at line 124" in out["deadlock"]["message"]
+    assert len(_fills(out)) == 2 + 6 and out["deadlock"] is None
+    issue6 = [b for b in sorted(out["blocks"], key=lambda b: b["start"]) if b["lane"] == "role:Producer.LoadKV"][7]
+    # Each consumer releases stage 0 (430) once it has issued its PV MMA (427, drawn from its issue).
+    pv = [min(b["start"] for b in out["blocks"] if b["lane"] == "role:" + r and b["lines"] == [427]) for r in ("Consumer0", "Consumer1")]
+    assert issue6["stage"] == 0 and issue6["start"] >= max(pv) > min(pv)
 
 
 def test_the_backward_runs_its_reducer_on_its_own_lane(bwd):

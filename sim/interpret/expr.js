@@ -384,6 +384,20 @@ var KernelInterpretExpr = (function () {
     return u;
   }
 
+  /**
+   * FMHA_INDIVIDUAL_SCHEDULER: the tiles one CTA's tile scheduler runs: `outputTiles`, except where
+   * the collective's option `kIsPersistent` is 0 (88 FMHA collective 69, its find_option default,
+   * FIND_OPTION_DEFAULTS): 88's builder takes `std::conditional_t<kIsPersistent,
+   * PersistentTileScheduler, IndividualTileScheduler>` on the same option (fmha_kernel_builder.hpp
+   * 117-118), and the individual scheduler's is_valid() holds until its first `++`
+   * (fmha_tile_scheduler.hpp 48, 67-82): one tile per CTA. Its collective releases Q only `if
+   * (kIsPersistent)` (collective 545), so a second tile would wait for Q forever.
+   */
+  function schedulerTiles(ctx) {
+    return Object.prototype.hasOwnProperty.call(ctx.constants, "kIsPersistent") && ctx.constants.kIsPersistent === 0
+      ? Math.min(1, ctx.knobs.outputTiles) : ctx.knobs.outputTiles;
+  }
+
   function evalCall(e, env, ctx, constexpr) {
     var name = e[1], args = e[2] || [];
     if (name === "min" || name === "max" || name === "cute::min" || name === "cute::max" || name === "std::min" || name === "std::max") {
@@ -476,7 +490,7 @@ var KernelInterpretExpr = (function () {
       if (name === "initial_work_tile_info" || name === "get_current_work") return new Work(obj.tile);
       // 77_blackwell_fmha kernel/fmha_tile_scheduler.hpp: is_valid() (69-71, 137-139) until operator++
       // (80-83, 153-156) has moved past the CTA's last tile: tile < outputTiles.
-      if (name === "is_valid") return obj.tile < ctx.knobs.outputTiles ? 1 : 0;
+      if (name === "is_valid") return obj.tile < schedulerTiles(ctx) ? 1 : 0;
       // static_tile_scheduler.hpp 266-273 and 299-304: advance, then (the next work, true).
       if (name === "fetch_next_work") { obj.tile += 1; return new Tuple([new Work(obj.tile), 1]); }
       // sm100_tile_scheduler.hpp 555-562: without a reduction, fixup returns the accumulator state it got.

@@ -175,6 +175,7 @@ var KernelInterpretOps = (function (K) {
       var s = rr.waited[node.object], gen = rr.waitedGen[node.object], named = operandStage(rr, node, env);
       if (named !== null) { s = named; gen = rr.stageGens[node.object][named]; }
       if (!rr.run.dry && s !== undefined) rr.mmaLog.push({ stage: s, gen: gen, line: node.line, pipe: node.object });
+      if (rr.run.dry && rr.firstMma === null) rr.firstMmaRows = K.operandStages(rr, node, env);   // MMA_ROWS
       return rr.run.cmdMma(rr, node, rr.currentTile(), rr.countOf("mma"), s === undefined ? null : s);
     },
     warpgroup_wait: function (rr, node, env) {
@@ -208,6 +209,12 @@ var KernelInterpretOps = (function (K) {
     __epi_tmem_load: function (rr, node, env) { return rr.run.opaque(rr, "tmem_load", env.__epi.v.node, env.__epi.v.st.index); },
     __epi_acc_release: function (rr, node, env) { var e = env.__epi.v; return rr.run.cmdArrive(rr, e.ring.empty[e.st.index]); },
     __epi_store: function (rr, node, env) { return rr.run.opaque(rr, "store", env.__epi.v.node, null); },
+    // ORDER_OPS: an order barrier's `wait()` / `arrive()` the parse lists as an op inside a
+    // collective's function (`math_wg_order_barrier.wait()`, 88 FMHA collective 400, 408, on the
+    // kernel's MathWarpGroupOrderBarrier handed by reference, kernel 263, 385) is the object's
+    // call, as in the kernel layer (Run.orderCall); on anything else the role stops.
+    order_wait: function (rr, node, env) { return orderOp(rr, node, env, "wait"); },
+    order_arrive: function (rr, node, env) { return orderOp(rr, node, env, "arrive"); },
     named_barrier_sync: function (rr, node) { return ownNamedBarrier(rr, node); },
     named_barrier_arrive: function (rr, node) { return ownNamedBarrier(rr, node); }
   };
@@ -229,6 +236,15 @@ var KernelInterpretOps = (function (K) {
     if (roles.length === 1 && roles[0] === rr.role.name) return undefined;
     return rr.stop(node, "the named barrier `" + node.barrier_id + "` is reached by the roles " + roles.join(", ") +
       ", whose thread counts the run does not know");
+  }
+
+  /** ORDER_OPS: an `order_wait` / `order_arrive` op on its receiver, which must be an order barrier object. */
+  function orderOp(rr, node, env, verb) {
+    var obj = rr.objectOf(node.receiver || "", env);
+    if (!(obj instanceof Obj) || obj.kind !== "order") {
+      return rr.stop(node, "the op `" + node.op + "` on `" + (node.receiver || "") + "`, which is no order barrier the run follows");
+    }
+    return rr.run.orderCall(rr, obj, node, verb);
   }
 
   /** The SM100 epilogue store's steps (RoleRun.epilogueStore), each an op of OP_SEMANTICS. */
@@ -449,15 +465,17 @@ var KernelInterpretOps = (function (K) {
     return ob.groups[key];
   };
 
-  Run.prototype.orderCall = function (rr, obj, node) {
+  /** A call `verb` (default the node's name: `wait`, `arrive`; others are no step) on an order barrier object. */
+  Run.prototype.orderCall = function (rr, obj, node, verb) {
     var ob = obj.data, g = typeof obj.group === "number" ? obj.group : this.orderGroup(rr, ob, node.receiver);
-    if (this.dry) return node.name === "wait" || node.name === "arrive" ? DRY : undefined;
+    verb = verb || node.name;
+    if (this.dry) return verb === "wait" || verb === "arrive" ? DRY : undefined;
     if (g >= ob.length) return rr.stop(node, "order barrier group " + g + " beyond its length " + ob.length);
-    if (node.name === "wait") {
+    if (verb === "wait") {
       var reason = this.nextIsEpilogue(rr) ? "epilogue-order" : "order";
       return ob.bar.wait(g, reason, this.linesOf(node), rr.currentTile(), null, null, node.line);
     }
-    if (node.name === "arrive") return ob.bar.arrive(g);
+    if (verb === "arrive") return ob.bar.arrive(g);
     return undefined;
   };
 
@@ -508,7 +526,7 @@ var KernelInterpretOps = (function (K) {
   };
   Run.prototype.cmdMma = function (rr, node, tile, k, stage) {
     if (this.dry) {
-      if (rr.firstMma === null) rr.firstMma = { tile: tile, line: node.line };
+      if (rr.firstMma === null) rr.firstMma = { tile: tile, line: node.line, rows: rr.firstMmaRows || "" };
       return DRY;
     }
     var parts = this.groups ? this.groups[rr.role.name] || 1 : 1;
@@ -527,9 +545,10 @@ var KernelInterpretOps = (function (K) {
   };
 
   /**
-   * Roles that issue their first MMA on the same work tile share every MMA job (one TiledMma
-   * spans their warpgroups: the cooperative kernels); found by a dry run of each role up to its
-   * first MMA, in which no command waits.
+   * Roles that issue their first MMA on the same work tile, at the same line, reading the same
+   * operand stages (MMA_ROWS), share every MMA job (one TiledMma spans their warpgroups: the
+   * cooperative kernels); found by a dry run of each role up to its first MMA, in which no
+   * command waits.
    */
   Run.prototype.mmaGroups = function () {
     var self = this, first = {};
@@ -541,7 +560,7 @@ var KernelInterpretOps = (function (K) {
         if (rr.next() === null) break;
         if ((n & DRY_CHECK_MASK) === DRY_CHECK_MASK && dryRunSettled(rr)) break;   // the rest can issue no MMA, read no new flag
       }
-      if (rr.firstMma !== null) first[role.name] = rr.firstMma.tile + ":" + rr.firstMma.line;
+      if (rr.firstMma !== null) first[role.name] = rr.firstMma.tile + ":" + rr.firstMma.line + ":" + rr.firstMma.rows;
     });
     this.dry = false;
     var count = {};

@@ -50,7 +50,8 @@ var KernelInterpretRole = (function (K) {
     this.lastTile = -1;
     this.scheduler = null;
     this.dry = false;
-    this.firstMma = null;      // {tile, line}: where the role issues its first MMA (the dry run stops there)
+    this.firstMma = null;      // {tile, line, rows}: where the role issues its first MMA (the dry run stops there; rows: MMA_ROWS)
+    this.firstMmaRows = "";    // the operand stages of the MMA being issued in a dry run (MMA_ROWS)
   }
 
   RoleRun.prototype.stop = function (node, why) {
@@ -384,6 +385,26 @@ var KernelInterpretRole = (function (K) {
       if (typeof v === "number" && rr.stageGens[node.object] && rr.stageGens[node.object][v] !== undefined) return v;
     }
     return null;
+  }
+  /**
+   * MMA_ROWS: the shared-memory tiles an MMA reads, as "fragment@stage" for each operand `X(c0,
+   * c1, c2, s)` of a descriptor fragment X (FRAGMENT_STAGED) whose stage s evaluates (a name or a
+   * state's `index()`), joined; "" when none does. One TiledMma job that spans warpgroups reads one
+   * tile of each operand (the cooperative kernels: both consumers' `tCrA(_,_,_,read_stage)` of one
+   * wait), so roles whose first MMAs read different stages compute different rows and are not one
+   * MMA group (Run.mmaGroups): 88's consumers each read their own Q tile,
+   * `tSrQ(_,_,_,smem_pipe_read_q.index())` (88 FMHA collective 406), the Q state advanced by the
+   * role's warpgroup index (`smem_pipe_read_outer.advance(i * kOuterLoads)`, kernel 350-361), the
+   * stage the load warp filled with that warpgroup's rows (its `wg_coord` row, kernel 365-376).
+   */
+  function operandStages(rr, node, env) {
+    var staged = stagedFragments(rr.ctx), out = [];
+    (node.args || []).forEach(function (a) {
+      if (!Array.isArray(a) || a[0] !== "call" || !staged[a[1]] || (a[2] || []).length !== 4) return;
+      var v = rr.eval(a[2][3], env, false);
+      if (typeof v === "number") out.push(a[1] + "@" + v);
+    });
+    return out.join(",");
   }
   function stagedFragments(ctx) {
     if (ctx.stagedFragmentNames) return ctx.stagedFragmentNames;
@@ -753,7 +774,7 @@ var KernelInterpretRole = (function (K) {
   K.FRAGMENT_STAGED = FRAGMENT_STAGED; K.REGISTER_LOOP_OPS = REGISTER_LOOP_OPS;
   K.RoleRun = RoleRun; K.cpAsyncCommits = cpAsyncCommits; K.declKind = declKind;
   K.kBlocks = kBlocks; K.lastName = lastName; K.mmaFragments = mmaFragments;
-  K.onlyCopies = onlyCopies; K.operandStage = operandStage;
+  K.onlyCopies = onlyCopies; K.operandStage = operandStage; K.operandStages = operandStages;
   K.registerLoopClass = registerLoopClass;
   return K;
 })(typeof KernelInterpretContext !== "undefined" ? KernelInterpretContext : require("./context.js"));

@@ -212,6 +212,38 @@ var KernelInterpretSettle = (function (K) {
     return out;
   }
 
+  /**
+   * CONSUMER_WARPGROUPS: the releases a ring's empty barrier expects per stage, from the code: the
+   * kernel program sets `P.num_consumers = e` on the Params P its pipeline object is constructed
+   * with (88 FMHA kernel 206: `pipeline_params_outer.num_consumers = cutlass::NumThreadsPerWarpGroup;`,
+   * 211: `pipeline_params_inner.num_consumers = NumMmaWarpGroups * cutlass::NumThreadsPerWarpGroup;`,
+   * handed at 243-244), and PipelineTmaAsync's empty barrier counts one arrival per consumer
+   * warpgroup (sm90_pipeline.hpp 304-307: `num_consumer_warpgroups_per_cluster =
+   * params.num_consumers / NumThreadsPerWarpGroup`; consumer_release arrives from one signalling
+   * thread per warpgroup): e / 128. Null (the largest MMA group, as before) when no such set is
+   * found, there are several, or e does not evaluate to a positive multiple of 128 (the
+   * cooperative kernel's `size(TiledMma{})`).
+   */
+  var WARPGROUP_THREADS = 128;
+  function consumerWarpgroups(ctx, key) {
+    var params = {}, sets = {};
+    (function walk(nodes) {
+      (nodes || []).forEach(function (n) {
+        if (n.node === "let" && n.construct && (n.names || []).length === 1 && (ctx.rings.byDecl[n.names[0]] || null) === key) {
+          (n.args || []).forEach(function (a) { if (Array.isArray(a) && a[0] === "id") params[a[1]] = true; });
+        }
+        if (n.node === "set" && n.member === "num_consumers" && n.op === "=") (sets[n.name] || (sets[n.name] = [])).push(n.expr);
+        walk(n.body); walk(n.then); walk(n["else"]);
+      });
+    })(ctx.kernel);
+    var exprs = [];
+    Object.keys(params).forEach(function (p) { if (sets[p]) exprs = exprs.concat(sets[p]); });
+    if (exprs.length !== 1) return null;
+    var env = { "cutlass::NumThreadsPerWarpGroup": { v: WARPGROUP_THREADS }, "NumThreadsPerWarpGroup": { v: WARPGROUP_THREADS } };
+    var v = K.evalExpr(exprs[0], env, ctx, false);
+    return typeof v === "number" && v > 0 && v % WARPGROUP_THREADS === 0 ? v / WARPGROUP_THREADS : null;
+  }
+
   Run.prototype.go = function () {
     var prims = this.ctx.prims, self = this;
     var lanes = this.layout();
@@ -226,7 +258,9 @@ var KernelInterpretSettle = (function (K) {
       var p = u.p, cls = Array.isArray(p["class"]) ? p["class"].join(" | ") : String(p["class"]);
       // A stage's empty barrier expects one release per role of the consuming group (the kernel
       // layer's num_consumers: one warpgroup, or every warpgroup of a cooperative TiledMma).
-      var ring = self.pipes[u.key] = new prims.Ring(eng, u.key, self.ctx.stagesOf(u.alias), self.ringLanes[u.key], 1, maxGroup,
+      // CONSUMER_WARPGROUPS, where the kernel program says how many warpgroups consume the ring.
+      var own = ownGroups || self.ctx.wg ? null : consumerWarpgroups(self.ctx, u.key);
+      var ring = self.pipes[u.key] = new prims.Ring(eng, u.key, self.ctx.stagesOf(u.alias), self.ringLanes[u.key], 1, own || maxGroup,
         { full: { wait: [], arrive: [] }, empty: { wait: [], arrive: [] } }, []);
       ring.cls = cls;
       ring.modelled = MODELLED_PIPELINES[cls] === true;
