@@ -10,7 +10,14 @@ import json
 import pytest
 
 import parse_cutlass
+import node_util
 from node_util import program_run, program_steps
+
+KNOBS_FOR = r"""
+const S = require(process.argv[1] + "/schedule.js");
+const st = JSON.parse(require("fs").readFileSync(0, "utf8"));
+process.stdout.write(JSON.stringify(S.knobsFor("program", st).map((k) => k.name)));
+"""
 
 EX = "examples/88_hopper_fmha/"
 FWD = EX + "collective/fmha_collective_tma_warpspecialized.hpp"
@@ -156,6 +163,15 @@ def test_the_forward_runs_complete_with_each_consumer_its_own_mma_group(fwd):
     # The consumers' stages: the first QK MMA of each reads K stage 0 (one K for both warpgroups).
     firsts = [next(b for b in out["blocks"] if b["lane"] == "role:" + r and b["kind"] == "wgmma") for r in ("Consumer0", "Consumer1")]
     assert [(b["lines"], b["stage"]) for b in firsts] == [([406], 0), ([406], 0)]
+
+
+def test_the_individual_scheduler_offers_no_tile_count(fwd):
+    # One tile per CTA (FMHA_INDIVIDUAL_SCHEDULER) without reading outputTiles, so the page offers
+    # no tile slider that would move nothing (before: offered, and 1 or 3 tiles drew the same run).
+    specs = node_util.node_script(KNOBS_FOR, fwd)
+    assert "outputTiles" not in specs and "kvBlocks" in specs
+    one, three = (program_run(fwd, dict(DEFAULTS, outputTiles=t)) for t in (1, 3))
+    assert one["total"] == three["total"] and one["blocks"] == three["blocks"]
 
 
 def test_the_kv_ring_expects_both_consumers_releases(fwd, cutlass):

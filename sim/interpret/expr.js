@@ -394,8 +394,10 @@ var KernelInterpretExpr = (function () {
    * (kIsPersistent)` (collective 545), so a second tile would wait for Q forever.
    */
   function schedulerTiles(ctx) {
+    // One tile without reading `outputTiles`: a knob the run never reads is not offered
+    // (model_program.js programReads), so the page has no slider that moves nothing.
     return Object.prototype.hasOwnProperty.call(ctx.constants, "kIsPersistent") && ctx.constants.kIsPersistent === 0
-      ? Math.min(1, ctx.knobs.outputTiles) : ctx.knobs.outputTiles;
+      ? 1 : ctx.knobs.outputTiles;
   }
 
   function evalCall(e, env, ctx, constexpr) {
