@@ -374,6 +374,14 @@ var KernelInterpretDslOps = (function (K) {
     return n;
   }
 
+  /** DSL_TENSOR_SHAPES: `cute.make_tensor(iterator, shape)` is known by its shape when that is known (the iterator is not read). */
+  function dslMakeTensor(args, env, ctx) {
+    if (args.length !== 2) return PASS;
+    var sh = K.evalExpr(args[1], env, ctx, false);
+    if (sh instanceof Layout) sh = sh.shape;
+    return sh instanceof K.Tuple && shapeSize(sh) !== null ? new Layout(sh) : PASS;
+  }
+
   /**
    * DSL_CLUSTER_LAYOUT, DSL_BLOCK_IDX (dslExpr's hook; docs/programs.md): `cute.make_layout(s)` of a
    * known shape is a Layout; `cute.tiled_divide(L, tiler)` of a Layout of size 1 by a tuple tiler of
@@ -383,7 +391,8 @@ var KernelInterpretDslOps = (function (K) {
   K.dslLayoutCall = function (e, env, ctx, constexpr) {
     var name = e[1], args = e[2] || [];
     if (name === "cute.arch.block_idx" && !args.length) return new K.Tuple([0, 0, 0]);
-    if (name !== "cute.make_layout" && name !== "cute.tiled_divide" && name !== "cute.size" && name !== "cute.make_tensor") return PASS;
+    if (name === "cute.make_tensor") return dslMakeTensor(args, env, ctx);
+    if (name !== "cute.make_layout" && name !== "cute.tiled_divide" && name !== "cute.size") return PASS;
     // The argument is read as a value, not a compile-time test: an unknown name in it is no flag.
     var a = args.length ? K.evalExpr(args[0], env, ctx, false) : null;
     if (name === "cute.make_layout" && args.length === 1 && a instanceof K.Tuple && shapeSize(a) !== null) return new Layout(a);
@@ -392,11 +401,6 @@ var KernelInterpretDslOps = (function (K) {
     // ints, or a Layout) is known by that shape (`tdQrdQ = cute.make_tensor(tdQrdQ_t2r.iterator,
     // tdQrdQ_shape)`, bwd_sm100 4223-4227); `cute.size(x, mode=[i])` of a known shape is the size of
     // its mode i (the reduce's `for stage in cutlass.range_constexpr(cute.size(tdQrdQ, mode=[1]))`, 4229).
-    if (name === "cute.make_tensor" && args.length === 2) {
-      var sh = K.evalExpr(args[1], env, ctx, false);
-      if (sh instanceof Layout) sh = sh.shape;
-      return sh instanceof K.Tuple && shapeSize(sh) !== null ? new Layout(sh) : PASS;
-    }
     if (name === "cute.size" && args.length === 2 && Array.isArray(args[1]) && args[1][0] === "kw" && args[1][1] === "mode") {
       var shape = a instanceof Layout ? a.shape : a, mode = K.evalExpr(args[1][2], env, ctx, false);
       if (!(shape instanceof K.Tuple) || !(mode instanceof K.Tuple) || mode.items.length !== 1 || typeof mode.items[0] !== "number") return PASS;
