@@ -893,6 +893,9 @@ def _setup_attrs(src, fn, attrs, methods=None):
         chain = _attr_chain(ex, node) if isinstance(node, ast.If) else None
         if chain and not _reads_any(node, own):
             attrs.setdefault(chain[0], []).append({"expr": chain[1], "line": node.lineno})
+        elif isinstance(node, ast.If) and not _reads_any(node, own):
+            for tname, tree in sorted((_attr_tree(ex, [node]) or {}).items()):
+                attrs.setdefault(tname, []).append({"expr": tree, "line": node.lineno})
         name = _self_assign(node)
         if name and name not in nested and not _reads_any(node.value, own):
             attrs.setdefault(name, []).append({"expr": ex.expr(node.value), "line": node.lineno})
@@ -953,6 +956,42 @@ def _attr_chain(ex, node):
     for test, a in reversed(arms):
         tree = ["?:", ex.expr(test), ex.expr(a.value), tree]
     return name, tree
+
+
+def _attr_tree(ex, stmts, tree=None):
+    """A setup method's `if` tree whose every path assigns an attribute (FA4 bwd_sm100 437-458:
+    `self.dQ_reduce_ncol` under `if self.cta_schedule == CtaSchedule.TWO_CTA_SERIAL` / `else`, each
+    arm an `if` / `else` of its own) as {"self.x": `c ? a : b` nested as the branches are}, for the
+    attributes every path assigns once; the others are left out. The statements may be `self.x = e`,
+    `assert`, `pass` and such `if`s only, a value may read an attribute only after its own path
+    assigned it (`self.sdQaccum_stage = 64 // self.dQ_reduce_ncol`, 457), and a test no attribute
+    the tree assigns; anything else is None (the tree is not read)."""
+    if tree is None:
+        tree = {_self_assign(n) for s in stmts for n in ast.walk(s)} - {None}
+    out = {}
+    for stmt in stmts:
+        if isinstance(stmt, (ast.Assert, ast.Pass)):
+            continue
+        name = _self_assign(stmt)
+        if name:
+            if name in out or (_reads_attrs(stmt.value) & tree) - set(out):
+                return None
+            out[name] = ex.expr(stmt.value)
+            continue
+        if not isinstance(stmt, ast.If) or not stmt.orelse:
+            return None
+        a, b = _attr_tree(ex, stmt.body, tree), _attr_tree(ex, stmt.orelse, tree)
+        if a is None or b is None or (set(a) | set(b)) & set(out) or _reads_attrs(stmt.test) & tree:
+            return None
+        for k in sorted(set(a) & set(b)):
+            out[k] = ["?:", ex.expr(stmt.test), a[k], b[k]]
+    return out
+
+
+def _reads_attrs(node):
+    """The `self.x` attributes the tree under node reads."""
+    return {"self." + n.attr for n in ast.walk(node) if isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name)
+            and n.value.id == "self" and isinstance(n.ctx, ast.Load)}
 
 
 def enum_members(index):

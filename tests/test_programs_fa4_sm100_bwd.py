@@ -73,7 +73,10 @@ def test_backward_roles_enter_their_tile_loops(bwd):
     takes the one-CTA path (the `CtaSchedule.TWO_CTA_SERIAL` prologue, 2206-2315, is not taken)."""
     r = run(bwd)
     assert r["error"] is None
-    assert r["roles"] == ["reduce.warp0", "compute.warp4", "mma.warp12", "load.warp13"]
+    # The reduce warps are two roles: warp 0 is the TMA warp (`is_tma_warp = warp_idx == 0`, 4070) that
+    # issues the dQ reduce-adds (4260), warps 2-3 only pass the reduce barrier (4270); their dry runs
+    # differ since DSL_TENSOR_SHAPES binds the reduce's stage loop (4229).
+    assert r["roles"] == ["reduce.warp0", "reduce.warp2", "compute.warp4", "mma.warp12", "load.warp13"]
     st = stops(r)
     assert not {line for line, _ in st.values()} & BWD_TILE_LOOPS
     assert r["flags"]["self.cta_schedule"] == 1 and r["flags"]["self.use_2cta_instrs"] == 0
@@ -197,3 +200,97 @@ def test_comprehensions_and_membership_evaluate():
     assert json.loads(proc.stdout) == [
         [11, 9], [2, 6], "unknown: a comprehension over a value that is not a known tuple", 1, 0,
         "unknown: `in` of a value that is not a known tuple of numbers"]
+
+
+# Lines of each role's blocks in order, per lane ("kind@line+line"), at the knobs of argv[2].
+ORDER = r"""
+const S = require(process.argv[1] + '/schedule.js');
+const st = JSON.parse(require('fs').readFileSync(0, 'utf8'));
+const r = S.simulate(st, Object.assign({ model: 'program' }, JSON.parse(process.argv[2])));
+const by = {};
+S.blocksOf(r.columns).forEach((b) => {
+  if (!/^role:/.test(b.lane)) return;
+  (by[b.lane.slice(5)] = by[b.lane.slice(5)] || []).push(b.kind + "@" + b.lines.map((l) => l.line).join("+"));
+});
+process.stdout.write(JSON.stringify({ by, stopped: r.verdict.stopped, deadlock: r.deadlock ? r.deadlock.message : null }));
+"""
+
+# The compute's `num_stages = cute.size(tScS_t2r, mode=[1])` (3630): the mode-1 size of a TMEM load
+# partition (copy_utils.make_tmem_copy over thr_mma_S.partition_C, 3332-3357), which the run does not
+# model (the stop above). A mutated copy writes the value the source's comment gives, ((32, 1), 2, 1, 1)
+# (3357), so the tests below reach the rules past it; the real file still stops at 3638.
+NUM_STAGES = "num_stages = cute.size(tScS_t2r, mode=[1])"
+
+
+def mutated(tmp_path, *pairs):
+    """A parse of a copy of flash_bwd_sm100.py with each (old, new) replaced (old occurring once)."""
+    src = (fa4_dir() / "flash_bwd_sm100.py").read_text()
+    for old, new in pairs:
+        assert src.count(old) == 1, old
+        src = src.replace(old, new)
+    path = tmp_path / "flash_bwd_sm100.py"
+    path.write_text(src)
+    return parse_cutlass.parse_file(path)
+
+
+def test_setup_if_tree_gives_the_dq_reduce_columns(bwd):
+    """programs_dsl._attr_tree: `_setup_attributes`'s `if self.cta_schedule == TWO_CTA_SERIAL` /
+    `else` (437-458), each arm an `if` / `else` assigning `self.dQ_reduce_ncol`, `self.sdQaccum_stage`
+    and `self.dQ_reduce_ncol_t2r`, is one nested conditional per attribute (the `assert` of 447 is
+    skipped); `self.sdQaccum_stage = 64 // self.dQ_reduce_ncol` (457) reads the path's own value."""
+    attrs = bwd["kernel_layer"]["role_vars"][0]["constructor"]["attrs"]
+    for name in ("self.dQ_reduce_ncol", "self.sdQaccum_stage", "self.dQ_reduce_ncol_t2r"):
+        assert [a["line"] for a in attrs[name]] == [437], name
+    tree = attrs["self.dQ_reduce_ncol"][0]["expr"]
+    assert tree[0] == "?:" and tree[1] == ["bin", "==", ["member", ["id", "self"], "cta_schedule"],
+                                           ["id", "CtaSchedule.TWO_CTA_SERIAL"]]
+    assert tree[3] == ["?:", ["member", ["id", "self"], "use_2cta_instrs"],
+                       ["?:", ["member", ["id", "self"], "deterministic"], ["n", 16], ["n", 8]], ["n", 32]]
+
+
+def test_past_the_tmem_partition_one_tile_runs_to_its_end(bwd, tmp_path):
+    """With num_stages written in (NUM_STAGES), one tile of 2 m-blocks runs to its end, no stop, no
+    deadlock: DSL_SELF_BARRIERS reads `self.compute_sync_barrier` (252-255) at 3678 / 3692 / 3723
+    (before: "the named barrier's id is not known"), and DSL_TENSOR_SHAPES binds the reduce's
+    stage loop (4229) to `cute.size(tdQrdQ, mode=[1])` = tile_hdim / dQ_reduce_ncol = 128 / 32 = 4.
+    Each role's blocks, by line: the MMA's GEMMs in the code's order (S 2950, dP 2959, dV 2966; the
+    loop's S 2997, dK 3015, dQ 3020, dP 3028, dV 3035; the tail's dK 3068, dQ 3074), the reduce's 4
+    reduce-adds per m-block (4260) on the TMA warp, its other warps on the reduce barrier (4270)."""
+    st = mutated(tmp_path, (NUM_STAGES, "num_stages = 2"))
+    r = node_script(ORDER, st, {"outputTiles": 1, "qBlocks": 2})
+    assert r["stopped"] == [] and r["deadlock"] is None
+    by = r["by"]
+    assert by["mma.warp12"] == ["wait@2945"] + ["umma@%d" % n for n in (2950, 2959, 2966, 2997, 3015, 3020, 3028,
+                                                                       3035, 3068, 3074)] + ["wait@1819"]
+    assert by["reduce.warp0"] == ["wait@4209"] + ["store@4260"] * 8
+    assert by["reduce.warp2"] == ["wait@4209"] + ["wait@4270"] * 8
+    assert by["load.warp13"] == ["issue@2324+2327", "issue@2333", "issue@2349+2354", "issue@2362",
+                                 "issue@2387", "issue@2393", "issue@2409", "issue@2417"]
+    # Per m-block two exp stages (3647) and two dS stages (3732), after the LSE / S_P / dPsum / dP waits.
+    assert [b for b in by["compute.warp4"] if b.startswith("math")] == ["math@3647", "math@3647", "math@3732",
+                                                                        "math@3732"] * 2
+
+
+def test_a_second_tile_per_cta_deadlocks_as_the_source_says(tmp_path):
+    """The MMA's `producer_phase_acc` "is only consistent across one work tile per CTA" (the
+    constructor's comment and `assert not is_persistent`, 191-193): it flips M + 1 times per tile,
+    so with 2 m-blocks the second tile waits `pipeline_dP.empty` at phase 0 (2957), which no role
+    releases on one CTA (the compute releases dP only with use_2cta_instrs, 3815-3818). The run
+    follows the code and deadlocks there; it does not paper over it."""
+    st = mutated(tmp_path, (NUM_STAGES, "num_stages = 2"))
+    r = node_script(ORDER, st, {"outputTiles": 2, "qBlocks": 2})
+    assert r["stopped"] == []
+    assert "mma.warp12 waits on pipeline_dP.empty[0] (phase 0) at line 2957" in r["deadlock"]
+
+
+def test_an_unknown_self_barrier_or_reduce_width_still_stops(tmp_path):
+    """Negative cases on mutated copies: a `self.compute_sync_barrier` whose id the run does not know
+    stops the compute at 3678, naming it; a `tdQrdQ_shape` whose second mode the run cannot evaluate (`... // self.pick_ncol()`, 4223-4226) is no
+    known shape, so the reduce's stage loop is not bound (4229)."""
+    st = mutated(tmp_path, (NUM_STAGES, "num_stages = 2"),
+                 ("barrier_id=int(NamedBarrierBwdSm100.Compute)", "barrier_id=self.compute_barrier_id"))
+    assert stops(run(st))["compute.warp4"] == (3678, "the named barrier's id is not known")
+    st = mutated(tmp_path, (NUM_STAGES, "num_stages = 2"), ("self.tile_hdim // self.cta_group_size // self.dQ_reduce_ncol,",
+                                                            "self.tile_hdim // self.cta_group_size // self.pick_ncol(),"))
+    st_ = stops(run(st, outputTiles=1))
+    assert st_["reduce.warp0"][0] == 4229 and "is not bound" in st_["reduce.warp0"][1]

@@ -87,6 +87,10 @@ var KernelInterpretDslOps = (function (K) {
     // A NamedBarrier object's method (`tmem_alloc_barrier.arrive_and_wait_unaligned()`, FA4 sm100 1346;
     // `sm_stats_barrier.arrive_w_index(index=...)`, 2457: id + index, pipeline.py 178-205).
     var ob = node.receiver ? (env[node.receiver] || rr.env[node.receiver]) : null;
+    // DSL_SELF_BARRIERS: a barrier object the constructor holds (`self.compute_sync_barrier =
+    // cutlass.pipeline.NamedBarrier(...)`, bwd_sm100 252-255; `.arrive_and_wait()` at 3678, 3692, 3723).
+    var selfAttr = node.receiver && !ob && /^self\.\w+$/.exec(node.receiver);
+    if (selfAttr) ob = { v: rr.eval(["member", ["id", "self"], node.receiver.slice(5)], env, false) };
     if (ob && ob.v instanceof Obj && ob.v.kind === "named") {
       id = ob.v.data.id; threads = ob.v.data.threads;
       if (/_w_index$/.test(node.call || "")) {
@@ -370,6 +374,14 @@ var KernelInterpretDslOps = (function (K) {
     return n;
   }
 
+  /** DSL_TENSOR_SHAPES: `cute.make_tensor(iterator, shape)` is known by its shape when that is known (the iterator is not read). */
+  function dslMakeTensor(args, env, ctx) {
+    if (args.length !== 2) return PASS;
+    var sh = K.evalExpr(args[1], env, ctx, false);
+    if (sh instanceof Layout) sh = sh.shape;
+    return sh instanceof K.Tuple && shapeSize(sh) !== null ? new Layout(sh) : PASS;
+  }
+
   /**
    * DSL_CLUSTER_LAYOUT, DSL_BLOCK_IDX (dslExpr's hook; docs/programs.md): `cute.make_layout(s)` of a
    * known shape is a Layout; `cute.tiled_divide(L, tiler)` of a Layout of size 1 by a tuple tiler of
@@ -379,11 +391,23 @@ var KernelInterpretDslOps = (function (K) {
   K.dslLayoutCall = function (e, env, ctx, constexpr) {
     var name = e[1], args = e[2] || [];
     if (name === "cute.arch.block_idx" && !args.length) return new K.Tuple([0, 0, 0]);
+    if (name === "cute.make_tensor") return dslMakeTensor(args, env, ctx);
     if (name !== "cute.make_layout" && name !== "cute.tiled_divide" && name !== "cute.size") return PASS;
     // The argument is read as a value, not a compile-time test: an unknown name in it is no flag.
     var a = args.length ? K.evalExpr(args[0], env, ctx, false) : null;
     if (name === "cute.make_layout" && args.length === 1 && a instanceof K.Tuple && shapeSize(a) !== null) return new Layout(a);
     if (name === "cute.size" && args.length === 1 && !isUnknown(a)) { var n = shapeSize(a); return n === null ? PASS : n; }
+    // DSL_TENSOR_SHAPES: `cute.make_tensor(iterator, shape)` of a known shape (a tuple of positive
+    // ints, or a Layout) is known by that shape (`tdQrdQ = cute.make_tensor(tdQrdQ_t2r.iterator,
+    // tdQrdQ_shape)`, bwd_sm100 4223-4227); `cute.size(x, mode=[i])` of a known shape is the size of
+    // its mode i (the reduce's `for stage in cutlass.range_constexpr(cute.size(tdQrdQ, mode=[1]))`, 4229).
+    if (name === "cute.size" && args.length === 2 && Array.isArray(args[1]) && args[1][0] === "kw" && args[1][1] === "mode") {
+      var shape = a instanceof Layout ? a.shape : a, mode = K.evalExpr(args[1][2], env, ctx, false);
+      if (!(shape instanceof K.Tuple) || !(mode instanceof K.Tuple) || mode.items.length !== 1 || typeof mode.items[0] !== "number") return PASS;
+      var m = mode.items[0];
+      var ms = m >= 0 && m < shape.items.length ? shapeSize(shape.items[m]) : null;
+      return ms === null ? PASS : ms;
+    }
     if (name !== "cute.tiled_divide" || args.length !== 2 || !(a instanceof Layout) || shapeSize(a) !== 1) return PASS;
     // The tiler, a tuple written in the call: each mode's size through `cute.size` (DSL_MMA_CTAS for `thr_id.shape`).
     var tiler = args[1];
