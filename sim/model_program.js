@@ -632,17 +632,20 @@ var KernelModelProgram = (function () {
   /**
    * What the program's own run draws for one CTA tile (docs/performance.md "The program model in
    * cycles"), the counts programLatencies (sim/perf.js) splits a tile's work by: two runs of one
-   * output tile at CENSUS_STEPS steps (KV blocks when the run reads kvBlocks, else k-tiles), every
-   * latency 1, the other knobs as given. Per step (the second run less the first): MMA jobs (the
-   * tensor core's busy steps: it runs one job at a time, and the cooperative WGs' halves are one
-   * job), copies (`filling` blocks) and exp blocks. Per tile (the first run): the most `epilogue`
-   * and `store` blocks any one role draws. Returns {step: knob name, counts} or {error}.
+   * output tile at CENSUS_STEPS steps (KV blocks when the run reads kvBlocks, else k-tiles, else
+   * the m-blocks of Q when it reads qBlocks: an attention backward's loop), every latency 1, the
+   * other knobs as given. Per step (the second run less the first): MMA jobs (the tensor core's
+   * busy steps: it runs one job at a time, and the cooperative WGs' halves are one job), copies
+   * (`filling` blocks) and exp blocks. Per tile (the first run): the most `epilogue` and `store`
+   * blocks any one role draws. A qBlocks census also counts per step the GEMMs (MMA sites, by
+   * their source lines, drawn more often at more steps), the `math` blocks and the `store`
+   * blocks of all roles. Returns {step: knob name, counts} or {error}.
    */
   function programCensus(structure, knobs) {
     var I = interpretModule(), reads = programReads(structure);
     if (I === null || reads === null) return { error: "the program cannot be run (" + (programCovers(structure) || "sim/interpret.js failed") + ")" };
-    var step = reads.kvBlocks ? "kvBlocks" : reads.kTiles ? "kTiles" : null;
-    if (step === null) return { error: "the run reads neither kTiles nor kvBlocks: its work per tile is not known" };
+    var step = reads.kvBlocks ? "kvBlocks" : reads.kTiles ? "kTiles" : reads.qBlocks ? "qBlocks" : null;
+    if (step === null) return { error: "the run reads none of kTiles, kvBlocks or qBlocks: its work per tile is not known" };
     var runs = CENSUS_STEPS.map(function (steps) {
       var k = {};
       Object.keys(knobs).forEach(function (name) { k[name] = knobs[name]; });
@@ -659,18 +662,33 @@ var KernelModelProgram = (function () {
     var bad = runs.filter(function (r) { return r.error; });
     if (bad.length) return { error: "the census run failed: " + bad[0].error, deadlock: bad[0].deadlock === true };
     var a = runs[0], b = runs[1], per = CENSUS_STEPS[1] - CENSUS_STEPS[0];
-    return { step: step, counts: {
-      mmaJobsPerStep: (b.busy - a.busy) / per, copiesPerStep: (b.filling - a.filling) / per, expPerStep: (b.exp - a.exp) / per,
-      epiloguePerTile: a.epilogue, storePerTile: a.store } };
+    var counts = { mmaJobsPerStep: (b.busy - a.busy) / per, copiesPerStep: (b.filling - a.filling) / per, expPerStep: (b.exp - a.exp) / per,
+      epiloguePerTile: a.epilogue, storePerTile: a.store };
+    if (step === "qBlocks") {
+      // A GEMM of the step is an MMA site the longer run draws more often (a peeled first or last
+      // block's site is no GEMM of the step); its jobs per step may be several (one per WG).
+      counts.gemmsPerStep = Object.keys(b.mmaSites).filter(function (key) { return b.mmaSites[key] > (a.mmaSites[key] || 0); }).length;
+      counts.mathPerStep = (b.math - a.math) / per;
+      counts.storePerStep = (b.storeAll - a.storeAll) / per;
+    }
+    return { step: step, counts: counts };
   }
 
-  /** One census run's counts: busy steps, filling and exp blocks, and the most epilogue / store blocks on one lane. */
+  /**
+   * One census run's counts: busy steps, filling, exp and math blocks, the most epilogue / store
+   * blocks on one lane, the store blocks of all lanes, and the MMA blocks per site (their lines).
+   */
   function censusOf(run) {
-    var c = run.columns, out = { busy: run.busy, filling: 0, exp: 0, epilogue: 0, store: 0 }, perLane = { epilogue: {}, store: {} };
+    var c = run.columns, out = { busy: run.busy, filling: 0, exp: 0, math: 0, epilogue: 0, store: 0, storeAll: 0, mmaSites: {} };
+    var perLane = { epilogue: {}, store: {} };
     for (var i = 0; i < c.n; i++) {
       var kind = c.kinds[c.kind[i]];
-      if (kind === "filling" || kind === "exp") out[kind]++;
-      else if (kind === "epilogue" || kind === "store") {
+      if (kind === "filling" || kind === "exp" || kind === "math") out[kind]++;
+      else if (kind === "wgmma" || kind === "umma") {
+        var site = JSON.stringify(c.linesTable[c.lines[i]] || null);
+        out.mmaSites[site] = (out.mmaSites[site] || 0) + 1;
+      } else if (kind === "epilogue" || kind === "store") {
+        if (kind === "store") out.storeAll++;
         perLane[kind][c.lane[i]] = (perLane[kind][c.lane[i]] || 0) + 1;
         out[kind] = Math.max(out[kind], perLane[kind][c.lane[i]]);
       }

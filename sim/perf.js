@@ -505,60 +505,47 @@ var KernelPerf = (function () {
 
   /**
    * The program model's latency knobs (docs/performance.md "The program model in cycles"): each op
-   * class's share of one CTA tile's work, split over the blocks the program's own run draws for it
-   * (c.counts, model_program.js programCensus). c = {kind: "gemm" | "attention", tile {m, n, k},
-   * headdim, dtype, reuse, memLatency?, reads {knob: true}, counts {mmaJobsPerStep, copiesPerStep,
-   * expPerStep, epiloguePerTile, storePerTile}}. A step is one k-tile (gemm) or one KV block
-   * (attention). Per step the tile's MMA FLOPs are 2mnk (gemm) or 4 m n d (S = Q K^T and O += P V),
-   * shared by the step's MMA jobs (the tensor core runs one at a time); its loads are the A + B
-   * k-tile or the K and V tiles, shared by the step's copies; the m x n scores' softmax is shared
-   * by the step's exp blocks (rows = m / exp blocks, at the SM's MUFU rate as attentionLatencies);
-   * a math block is registerLoopCycles of one exp block's rows x n; the tile's output (m x n, or
-   * m x d) is shared by the epilogue or store blocks one role draws per tile (roles storing at
-   * once share the SM's bandwidth, as gemmLatencies' cooperative epilogue). Only read knobs.
+   * class's share of one step's work, split over the blocks the program's own run draws for it
+   * (model_program.js programCensus; sim/units.js builds the step per shape: GEMM, attention
+   * forward or backward). s = c.step = {name, load {bytes, what} (one copy's bytes), mma {m, n,
+   * k, what} (one MMA job's FLOPs as an m x n x k MMA; null when the run issues none), exp {rows,
+   * cols, what} (null: no exp block per step), math {rows, cols, what}, epilogue / store {m, n,
+   * outDtype, what} (one output block)}; c = {step, dtype, reuse, memLatency?, reads {knob: true}}.
+   * The tensor core runs one job at a time; an exp block is softmaxCycles at the whole SM's MUFU
+   * and FMA rates (as attentionLatencies); a math block registerLoopCycles; an output block
+   * epilogueCycles (roles storing at once share the SM's bandwidth, as gemmLatencies' cooperative
+   * epilogue). Only the knobs the run reads get one.
    */
   function programLatencies(c, gpu) {
-    var t = c.tile, dt = c.dtype, n = c.counts, att = c.kind === "attention", d = att ? c.headdim : null;
-    var knobs = {}, derivation = {}, reads = c.reads || {};
-    var stepBytes = (att ? 2 * t.n * d : (t.m + t.n) * t.k) * dtypeBytes(dt);
-    var copies = Math.max(1, n.copiesPerStep);
-    var load = loadKnob(stepBytes / copies, gpu, c.reuse, c.memLatency,
-      "(" + (att ? "K and V tiles" : "A + B k-tile") + " / " + num(copies) + " copies per " + (att ? "KV block" : "k-tile") + ")");
+    var s = c.step, dt = c.dtype, knobs = {}, derivation = {}, reads = c.reads || {};
+    var load = loadKnob(s.load.bytes, gpu, c.reuse, c.memLatency, "(" + s.load.what + ")");
     if (reads.tmaLatency) { knobs.tmaLatency = load.cycles; derivation.tmaLatency = load.text; }
-    var jobs = n.mmaJobsPerStep;
     if (reads.wgmmaLatency || reads.ummaLatency) {
-      if (!(jobs > 0)) fail("the program's run issues no MMA per " + (att ? "KV block" : "k-tile") + ": its MMA latency has no work to divide");
-      // One job's FLOPs as an m' x n x k' MMA: gemm m / jobs x n x k, attention (2m / jobs) x n x d.
-      var mm = (att ? 2 : 1) * t.m / jobs, kk = att ? d : t.k;
-      var mma = cyclesKnob(mmaCycles({ m: mm, n: t.n, k: kk, dtype: dt }, gpu), 1);
-      var text = mmaText(num(mm), t.n, kk, dt, gpu) + " (" + (att ? "4 x " + t.m + " x " + t.n + " x " + d + " FLOPs per KV block" :
-        "2 x " + t.m + " x " + t.n + " x " + t.k + " FLOPs per k-tile") + " / " + num(jobs) + " MMA jobs)";
+      if (!s.mma) fail("the program's run issues no MMA per " + s.name + ": its MMA latency has no work to divide");
+      var mma = cyclesKnob(mmaCycles({ m: s.mma.m, n: s.mma.n, k: s.mma.k, dtype: dt }, gpu), 1);
+      var text = mmaText(num(s.mma.m), s.mma.n, s.mma.k, dt, gpu) + " (" + s.mma.what + ")";
       ["wgmmaLatency", "ummaLatency"].forEach(function (kn) { if (reads[kn]) { knobs[kn] = mma; derivation[kn] = text; } });
     }
-    var rows = t.m / (n.expPerStep > 0 ? n.expPerStep : 1);
     if (reads.softmaxLatency) {
-      if (!(n.expPerStep > 0)) fail("the program's run reads the exp loop latency but draws no exp block per step");
-      var sm = softmaxCycles({ rows: rows, cols: t.n }, gpu);
+      if (!s.exp) fail("the program's run reads the exp loop latency but draws no exp block per step");
+      var e = s.exp, sm = softmaxCycles({ rows: e.rows, cols: e.cols }, gpu);
       knobs.softmaxLatency = cyclesKnob(sm.cycles, 1);
-      derivation.softmaxLatency = "softmaxCycles: max(" + num(rows) + " x " + t.n + " / " + num(gpu.mufuEx2PerClockPerSm) + " ex2/clk, " + num(rows) + " x " +
-        t.n + " x " + SOFTMAX_FMA_PER_ELEMENT + " / " + num(gpu.fp32FmaPerClockPerSm) + " FMA/clk) (" + t.m + " score rows / " + num(n.expPerStep) + " exp blocks per step)";
+      derivation.softmaxLatency = "softmaxCycles: max(" + num(e.rows) + " x " + e.cols + " / " + num(gpu.mufuEx2PerClockPerSm) + " ex2/clk, " + num(e.rows) + " x " +
+        e.cols + " x " + SOFTMAX_FMA_PER_ELEMENT + " / " + num(gpu.fp32FmaPerClockPerSm) + " FMA/clk) (" + e.what + ")";
     }
     if (reads.mathLatency) {
-      knobs.mathLatency = cyclesKnob(registerLoopCycles({ rows: rows, cols: t.n }, gpu), 1);
-      derivation.mathLatency = "registerLoopCycles: " + num(rows) + " x " + t.n + " / " + num(gpu.fp32FmaPerClockPerSm) +
-        " FP32 op/clk (one op per element of one exp block's rows x " + t.n + "; the loop's own shape is not parsed)";
+      knobs.mathLatency = cyclesKnob(registerLoopCycles(s.math, gpu), 1);
+      derivation.mathLatency = "registerLoopCycles: " + num(s.math.rows) + " x " + s.math.cols + " / " + num(gpu.fp32FmaPerClockPerSm) + " FP32 op/clk (" + s.math.what + ")";
     }
-    var outN = att ? d : t.n;
-    [["epilogueLatency", n.epiloguePerTile, "epilogue"], ["storeLatency", n.storePerTile, "store"]].forEach(function (e) {
-      if (!reads[e[0]]) return;
-      var blocks = Math.max(1, e[1]), em = t.m / blocks, epi = epilogueCycles({ m: em, n: outN, outDtype: c.outDtype || dt }, gpu);
-      knobs[e[0]] = cyclesKnob(epi.cycles, 0);
-      derivation[e[0]] = "epilogueCycles of " + num(em) + " x " + outN + " (the tile's " + t.m + " x " + outN + " output / " + num(blocks) + " " + e[2] +
-        " blocks of one role per tile): " + num(epi.outBytes) + " B / " + num(gpu.smemBytesPerClockPerSm) + " B/clk smem + " + num(epi.outBytes) + " B / " +
-        num(gpu.hbmBytesPerClockPerSm) + " B/clk/SM HBM";
+    [["epilogueLatency", s.epilogue], ["storeLatency", s.store]].forEach(function (kn) {
+      if (!reads[kn[0]]) return;
+      var o = kn[1], epi = epilogueCycles({ m: o.m, n: o.n, outDtype: o.outDtype || dt }, gpu);
+      knobs[kn[0]] = cyclesKnob(epi.cycles, 0);
+      derivation[kn[0]] = "epilogueCycles of " + num(o.m) + " x " + o.n + " (" + o.what + "): " + num(epi.outBytes) + " B / " + num(gpu.smemBytesPerClockPerSm) +
+        " B/clk smem + " + num(epi.outBytes) + " B / " + num(gpu.hbmBytesPerClockPerSm) + " B/clk/SM HBM";
     });
     if (reads.tmemLoadLatency) { knobs.tmemLoadLatency = TMEM_LOAD_CYCLES; derivation.tmemLoadLatency = TMEM_LOAD_TEXT; }
-    return { knobs: knobs, derivation: derivation, loadBytes: stepBytes / copies, loadTransfer: load.transfer, loadsPerTile: "the run's copies" };
+    return { knobs: knobs, derivation: derivation, loadBytes: s.load.bytes, loadTransfer: load.transfer, loadsPerTile: "the run's copies" };
   }
 
   /** Tensor-core idle share at or under which a run is tensor-core bound (classifyBottleneck). */
@@ -771,6 +758,8 @@ var KernelPerf = (function () {
     blackwellLatencies: blackwellLatencies,
     registerLoopCycles: registerLoopCycles,
     programLatencies: programLatencies,
+    dtypeBytes: dtypeBytes,
+    num: num,
     classifyBottleneck: classifyBottleneck,
     unitParams: unitParams,
     TENSOR_IDLE_TOLERANCE: TENSOR_IDLE_TOLERANCE,

@@ -74,6 +74,13 @@ var KernelUnits = (function () {
   }
 
   /**
+   * An attention backward's pointwise passes over its m x n scores per m-block: P = exp(S - LSE)
+   * and dS = P (dP - dPsum) (FA4 flash_bwd_sm90.py 1546-1552 and 1566-1569; FlashAttention-2's
+   * backward algorithm).
+   */
+  var BACKWARD_POINTWISE_PASSES = 2;
+
+  /**
    * Per model: the unit parameters (tile, latencies from perf.js, problem -> tiles, FLOPs) and the
    * candidates of classifyBottleneck from its verdict. p = the parameters so far, k = the model's
    * knobs as validated without the units (FA3's dtype and headDim, WGs, schedule, subtiles).
@@ -115,17 +122,13 @@ var KernelUnits = (function () {
           reuse: p.reuse, memLatency: p.memLatency }, gpu);
       },
       problem: function (P, gpu, p, raw) {
-        if (raw.seqlen === undefined && raw.batch === undefined && raw.heads === undefined) return null;
-        var seqlen = unitInt(raw, "seqlen", null);
-        if (seqlen === null) unitsFail("an attention problem needs seqlen");
-        var batch = unitInt(raw, "batch", 1), heads = unitInt(raw, "heads", 1);
-        var causal = normalizeFlag("causal", raw.causal, false, []);
-        var tiles = batch * heads * Math.ceil(seqlen / p.tile.m);
-        var kv = Math.ceil(seqlen / p.tile.n);
-        return { text: batch + " x " + heads + " heads x " + seqlen + (causal ? " causal" : ""), tiles: tiles,
-          knobs: { outputTiles: null, kvBlocks: causal ? Math.ceil(kv / 2) : kv },
-          reuse: P.attentionKvReuse(seqlen, p.tile.m, gpu.sms),
-          flops: 4 * batch * heads * seqlen * seqlen * p.headdim * (causal ? 0.5 : 1) };
+        var a = attentionSizes(raw);
+        if (a === null) return null;
+        var kv = Math.ceil(a.seqlen / p.tile.n);
+        return { text: a.text, tiles: a.batch * a.heads * Math.ceil(a.seqlen / p.tile.m),
+          knobs: { outputTiles: null, kvBlocks: a.causal ? Math.ceil(kv / 2) : kv },
+          reuse: P.attentionKvReuse(a.seqlen, p.tile.m, gpu.sms),
+          flops: 4 * a.batch * a.heads * a.seqlen * a.seqlen * p.headdim * (a.causal ? 0.5 : 1) };
       },
       loads: function (k) { return 2 * k.outputTiles * k.kvBlocks; },
       tileFlops: function (p, k) { return 4 * p.tile.m * p.tile.n * p.headdim * k.kvBlocks; },
@@ -146,12 +149,102 @@ var KernelUnits = (function () {
     }
   };
 
+  /** An attention problem's sizes from the batch / heads / seqlen / causal knobs, or null when none is given. */
+  function attentionSizes(raw) {
+    if (raw.seqlen === undefined && raw.batch === undefined && raw.heads === undefined) return null;
+    var seqlen = unitInt(raw, "seqlen", null);
+    if (seqlen === null) unitsFail("an attention problem needs seqlen");
+    var batch = unitInt(raw, "batch", 1), heads = unitInt(raw, "heads", 1), causal = normalizeFlag("causal", raw.causal, false, []);
+    return { seqlen: seqlen, batch: batch, heads: heads, causal: causal, text: batch + " x " + heads + " heads x " + seqlen + (causal ? " causal" : "") };
+  }
+
+  /**
+   * The attention-backward problem of a run with `gemms` GEMMs per m-block (docs/performance.md
+   * "The attention backward"): one CTA tile per n-block of K / V (tile n rows) of each batch and
+   * head, stepping over the m-blocks of Q / dO (tile m rows, causal: half of them, as the forward's
+   * KV blocks); each GEMM is 2 s^2 d per head (S = Q K^T, dP = dO V^T, dV, dK, dQ: all five give
+   * 10 s^2 d, 2.5 x the forward's 4 s^2 d); the wave's L2 reuse of Q / dO is the forward's rule
+   * with the CTAs of one head being its n-blocks.
+   */
+  function backwardProblem(gemms) {
+    return function (P, gpu, p, raw) {
+      var a = attentionSizes(raw);
+      if (a === null) return null;
+      var q = Math.ceil(a.seqlen / p.tile.m);
+      return { text: a.text + " backward", tiles: a.batch * a.heads * Math.ceil(a.seqlen / p.tile.n),
+        knobs: { outputTiles: null, qBlocks: a.causal ? Math.ceil(q / 2) : q },
+        reuse: P.attentionKvReuse(a.seqlen, p.tile.n, gpu.sms),
+        flops: gemms * 2 * a.batch * a.heads * a.seqlen * a.seqlen * p.headdim * (a.causal ? 0.5 : 1) };
+    };
+  }
+
+  /** One output block of `rows` x cols of the tile's output over `blocks` blocks of one role per tile. */
+  function tileOutput(P, rows, cols, blocks, kind, whole) {
+    var b = Math.max(1, blocks);
+    return { m: rows / b, n: cols, what: "the tile's " + whole + " / " + P.num(b) + " " + kind + " blocks of one role per tile" };
+  }
+
+  /**
+   * The step of each program shape as programLatencies (sim/perf.js) splits it (p: the unit
+   * parameters, n: the census counts). GEMM: one k-tile, the A + B k-tile's (m + n) k elements,
+   * 2mnk FLOPs, output m x n. Attention forward: one KV block, the K and V tiles' 2 n d elements,
+   * 4 m n d FLOPs (S = Q K^T and O += P V), m / exp blocks rows of scores per exp or math block,
+   * output m x d.
+   */
+  var PROGRAM_STEPS = {
+    gemm: function (P, p, n) {
+      var t = p.tile, copies = Math.max(1, n.copiesPerStep), jobs = n.mmaJobsPerStep;
+      return { name: "k-tile", load: { bytes: (t.m + t.n) * t.k * P.dtypeBytes(p.dtype) / copies, what: "A + B k-tile / " + P.num(copies) + " copies per k-tile" },
+        mma: jobs > 0 ? { m: t.m / jobs, n: t.n, k: t.k, what: "2 x " + t.m + " x " + t.n + " x " + t.k + " FLOPs per k-tile / " + P.num(jobs) + " MMA jobs" } : null,
+        exp: null, math: { rows: t.m, cols: t.n, what: "one op per element of one exp block's rows x " + t.n + "; the loop's own shape is not parsed" },
+        epilogue: tileOutput(P, t.m, t.n, n.epiloguePerTile, "epilogue", t.m + " x " + t.n + " output"),
+        store: tileOutput(P, t.m, t.n, n.storePerTile, "store", t.m + " x " + t.n + " output") };
+    },
+    attention: function (P, p, n) {
+      var t = p.tile, d = p.headdim, copies = Math.max(1, n.copiesPerStep), jobs = n.mmaJobsPerStep, exp = n.expPerStep;
+      var rows = t.m / (exp > 0 ? exp : 1), out = t.m + " x " + d + " output";
+      return { name: "KV block", load: { bytes: 2 * t.n * d * P.dtypeBytes(p.dtype) / copies, what: "K and V tiles / " + P.num(copies) + " copies per KV block" },
+        mma: jobs > 0 ? { m: 2 * t.m / jobs, n: t.n, k: d, what: "4 x " + t.m + " x " + t.n + " x " + d + " FLOPs per KV block / " + P.num(jobs) + " MMA jobs" } : null,
+        exp: exp > 0 ? { rows: rows, cols: t.n, what: t.m + " score rows / " + P.num(exp) + " exp blocks per step" } : null,
+        math: { rows: rows, cols: t.n, what: "one op per element of one exp block's rows x " + t.n + "; the loop's own shape is not parsed" },
+        epilogue: tileOutput(P, t.m, d, n.epiloguePerTile, "epilogue", out), store: tileOutput(P, t.m, d, n.storePerTile, "store", out) };
+    },
+    backward: backwardStep
+  };
+
+  /**
+   * Attention backward (docs/performance.md "The attention backward"): one m-block of Q / dO
+   * (tile m rows) against the CTA's n-block of K / V (tile n rows). Loads: Q and dO (m x d each)
+   * with their LSE and dPsum rows (m FP32 each), over the step's copies. MMA: the run's GEMMs per
+   * m-block, each 2 m n d (the backward's five are m x n x d, m x n x d, n x d x m, n x d x m and
+   * m x d x n: the same product), over its MMA jobs. The pointwise work, P = exp(S - LSE) and dS =
+   * P (dP - dPsum) over the m x n scores (BACKWARD_POINTWISE_PASSES): the exp pass over the exp
+   * blocks when the run draws any, the rest over its math blocks. Stores drawn per step are the dQ
+   * accumulation, the m x d FP32 dQ of the m-block over them; else, and for epilogue blocks, the
+   * tile's dK and dV (2 x n x d) over the blocks of one role per tile.
+   */
+  function backwardStep(P, p, n) {
+    var t = p.tile, d = p.headdim, copies = Math.max(1, n.copiesPerStep), jobs = n.mmaJobsPerStep, exp = n.expPerStep, g = n.gemmsPerStep;
+    var bytes = 2 * t.m * d * P.dtypeBytes(p.dtype) + 2 * t.m * P.dtypeBytes("fp32");
+    var passes = BACKWARD_POINTWISE_PASSES - (exp > 0 ? 1 : 0), math = Math.max(1, n.mathPerStep), dkv = "2 x " + t.n + " x " + d + " dK and dV";
+    var dq = n.storePerStep > 0 ? { m: t.m / n.storePerStep, n: d, outDtype: "fp32",
+      what: "the m-block's " + t.m + " x " + d + " FP32 dQ / " + P.num(n.storePerStep) + " store blocks per step; the tile's dK and dV stores are charged the same" } : null;
+    return { name: "m-block", load: { bytes: bytes / copies, what: "Q and dO tiles with their LSE and dPsum rows / " + P.num(copies) + " copies per m-block" },
+      mma: jobs > 0 ? { m: g * t.m / jobs, n: t.n, k: d, what: P.num(g) + " GEMMs x 2 x " + t.m + " x " + t.n + " x " + d + " FLOPs per m-block / " + P.num(jobs) + " MMA jobs" } : null,
+      exp: exp > 0 ? { rows: t.m / exp, cols: t.n, what: t.m + " score rows of P = exp(S - LSE) / " + P.num(exp) + " exp blocks per step" } : null,
+      math: { rows: passes * t.m / math, cols: t.n, what: "one op per element: " + passes + " pointwise passes over the " + t.m + " x " + t.n + " scores / " +
+        P.num(math) + " math blocks per step; the loops' own shapes are not parsed" },
+      epilogue: tileOutput(P, 2 * t.n, d, n.epiloguePerTile, "epilogue", dkv), store: dq || tileOutput(P, 2 * t.n, d, n.storePerTile, "store", dkv) };
+  }
+
   /**
    * The program model's unit parameters for one structure (docs/performance.md "The program model
    * in cycles"): the census of its own run (model_program.js programCensus) says what one CTA tile
-   * draws; a run with exp blocks per step softmaxes a block of scores per KV block, so it is
-   * attention-shaped (tile MxN, head dimension, batch / heads / seqlen problem, 4 m n d FLOPs per
-   * KV block), else GEMM-shaped (tile MxNxK, an MxNxK problem, 2mnk FLOPs per k-tile).
+   * draws. A run stepping over the m-blocks of Q (qBlocks) is an attention backward (tile MxN, head
+   * dimension, the backward's batch / heads / seqlen problem, 2 m n d FLOPs per GEMM the run draws
+   * per m-block); else a run with exp blocks per step softmaxes a block of scores per KV block, so
+   * it is attention-shaped (tile MxN, head dimension, batch / heads / seqlen problem, 4 m n d
+   * FLOPs per KV block); else GEMM-shaped (tile MxNxK, an MxNxK problem, 2mnk FLOPs per k-tile).
    * base = the program knobs as validated without the units.
    */
   function programEntry(P, structure, base) {
@@ -163,19 +256,19 @@ var KernelUnits = (function () {
       var e = new Error("program: " + census.error); e.unitsError = true; e.stepsOnly = true; throw e;
     }
     if (census.error) unitsFail("program: " + census.error);
-    var reads = MP.programReads(structure) || {}, counts = census.counts, att = counts.expPerStep > 0;
-    if (att && census.step !== "kvBlocks") unitsFail("program: the run draws exp blocks per k-tile, not per KV block: no attention problem fits it");
-    var shape = att ? UNITS.attention : UNITS.gemm;
+    var reads = MP.programReads(structure) || {}, counts = census.counts, bwd = census.step === "qBlocks", att = bwd || counts.expPerStep > 0;
+    if (att && census.step === "kTiles") unitsFail("program: the run draws exp blocks per k-tile, not per KV block: no attention problem fits it");
+    if (bwd && !(counts.gemmsPerStep > 0)) unitsFail("program: the run draws no GEMM per m-block (qBlocks): no attention-backward problem fits it");
+    var kind = bwd ? "backward" : att ? "attention" : "gemm", shape = att ? UNITS.attention : UNITS.gemm;
     return {
       tileDims: att ? 2 : 3, defaultTile: att ? "128x128" : "128x128x64", headdim: att,
       latencies: function (P2, gpu, p) {
-        return P2.programLatencies({ kind: att ? "attention" : "gemm", tile: p.tile, headdim: p.headdim, dtype: p.dtype, outDtype: p.outDtype, reuse: p.reuse,
-          memLatency: p.memLatency, reads: reads, counts: counts }, gpu);
+        return P2.programLatencies({ step: PROGRAM_STEPS[kind](P2, p, counts), dtype: p.dtype, reuse: p.reuse, memLatency: p.memLatency, reads: reads }, gpu);
       },
-      problem: shape.problem,
+      problem: bwd ? backwardProblem(counts.gemmsPerStep) : shape.problem,
       // The HBM floor's loads: the copies the run drew (each of the per-copy bytes).
       loads: function (k, result) { return result && result.columns ? kindCount(result.columns, "filling") : 0; },
-      tileFlops: shape.tileFlops,
+      tileFlops: bwd ? function (p, k) { return counts.gemmsPerStep * 2 * p.tile.m * p.tile.n * p.headdim * k.qBlocks; } : shape.tileFlops,
       candidates: programCandidates,
       incomplete: programIncomplete,
       census: census

@@ -1,0 +1,132 @@
+// The program model in cycles for attention backward kernels (docs/performance.md "The attention
+// backward"): a run stepping over the m-blocks of Q (qBlocks) is charged per m-block by the GEMMs,
+// copies, math and store blocks its own run draws. Worked by hand on FA4's SM90 backward
+// (flash_attn/cute/flash_bwd_sm90.py of the installed flash-attn-4, parsed at run time by the
+// project's Python front end: never a stored copy) with the presets of sim/gpus.json (H100 SXM:
+// 4096 BF16 FLOP/clk/SM, HBM 3350 GB/s / 132 SMs / 1830 MHz = 13.868 B/clk/SM, 128 B/clk smem,
+// 128 FP32 FMA per clk, 700-cycle unloaded latency); and the census's failure where a run reads
+// none of the step knobs.
+"use strict";
+
+const test = require("node:test");
+const assert = require("node:assert/strict");
+const path = require("node:path");
+const fs = require("node:fs");
+const childProcess = require("node:child_process");
+
+const ROOT = path.join(__dirname, "..", "..");
+const KS = require(path.join(ROOT, "schedule.js"));
+const MP = require(path.join(ROOT, "sim", "model_program.js"));
+const load = (name) => JSON.parse(fs.readFileSync(path.join(ROOT, "examples", name), "utf8"));
+
+// The installed flash_bwd_sm90.py parsed by parse_cutlass (as tests/test_programs_fa4_bwd.py
+// does), or the reason it cannot be: the venv's Python, else python3 on the PATH.
+const PARSE = String.raw`
+import importlib.util, json, sys
+from pathlib import Path
+sys.path.insert(0, sys.argv[1])
+import parse_cutlass
+spec = importlib.util.find_spec("flash_attn")
+found = [Path(loc) / "cute" / "flash_bwd_sm90.py" for loc in (spec.submodule_search_locations or [])] if spec else []
+found = [p for p in found if p.is_file()]
+if not found:
+    print(json.dumps({"missing": "flash-attn-4 is not installed (pip install --no-deps flash-attn-4)"}))
+else:
+    print(json.dumps({"structure": parse_cutlass.parse_file(found[0])}))
+`;
+
+function parseBackward() {
+  const venv = path.join(ROOT, ".venv", "bin", "python");
+  const python = fs.existsSync(venv) ? venv : "python3";
+  const r = childProcess.spawnSync(python, ["-c", PARSE, ROOT], { encoding: "utf8", maxBuffer: 1 << 28, timeout: 300000 });
+  if (r.error || r.status !== 0) return { missing: "no Python to parse with (" + (r.error ? r.error.message : r.stderr.trim().split("\n").pop()) + ")" };
+  return JSON.parse(r.stdout);
+}
+
+let parsed = null;
+/** The parse, once; skip the test (fail under CI, as tests/test_parser_dsl.py fa4_dir) when it cannot be made. */
+function backward(t) {
+  if (parsed === null) parsed = parseBackward();
+  if (parsed.missing) {
+    if (process.env.CI) assert.fail(parsed.missing);
+    t.skip(parsed.missing);
+    return null;
+  }
+  return parsed.structure;
+}
+
+test("a run that reads none of kTiles, kvBlocks or qBlocks is a units error that says so", () => {
+  // The pingpong program with its k-tile count a literal (`auto k_tile_count = size<3>(gA_mkl);`,
+  // kernel layer 546, made `4`): it runs 4 k-tiles whatever kTiles is, so no step count is known.
+  const st = load("sm90_gemm_pingpong.json");
+  const let546 = st.kernel_layer.program.body.find((n) => n.node === "let" && n.line === 546);
+  assert.deepEqual(let546.names, ["k_tile_count"]);
+  let546.expr = ["n", 4];
+  const reads = MP.programReads(st);
+  assert.ok(!reads.kTiles && !reads.kvBlocks && !reads.qBlocks, JSON.stringify(reads));
+  assert.equal(KS.simulate(st, { model: "program" }).error, null);   // it runs in steps
+  const r = KS.simulate(st, { model: "program", gpu: "h100-sxm", problem: "4096x4096x4096" });
+  assert.equal(r.error, "units: program: the run reads none of kTiles, kvBlocks or qBlocks: its work per tile is not known");
+  assert.deepEqual([r.time, r.tflops, r.units], [null, null, null]);
+});
+
+test("FA4 SM90 backward: the census counts one m-block's five GEMMs per warpgroup", (t) => {
+  const st = backward(t);
+  if (st === null) return;
+  const census = MP.programCensus(st, KS.simulate(st, { model: "program" }).knobs);
+  // Per m-block: S, dP, dV, dQ, dK (mma_one_m_block 1525, 1532, 1592, 1604, 1609) on each of the
+  // two MMA warpgroups: 5 sites, 10 jobs; Q + LSE and dO + dPsum copies; two register-loop nests
+  // (P = exp(S - LSE) 1546-1551, dS 1566-1569) of two blocks each per warpgroup; the dQ warp's two
+  // reduce-adds (1903, one per warpgroup chunk). Per tile the dQ warp's 4 reduce-adds at 2 steps
+  // are the most store blocks of one lane; WG1's dK / dV stores (1714, 1722) are 2.
+  assert.deepEqual(census, { step: "qBlocks", counts: { mmaJobsPerStep: 10, copiesPerStep: 2, expPerStep: 0, epiloguePerTile: 0, storePerTile: 4,
+    gemmsPerStep: 5, mathPerStep: 8, storePerStep: 2 } });
+});
+
+test("FA4 SM90 backward on H100 SXM, 1 x 16 heads x 2048, d 128: worked by hand", (t) => {
+  const st = backward(t);
+  if (st === null) return;
+  const r = KS.simulate(st, { model: "program", gpu: "h100-sxm", batch: 1, heads: 16, seqlen: 2048 });
+  assert.equal(r.error, null);
+  // The tile is the constructor's tile_m = 64, tile_n = 128 (flash_bwd_sm90.py 58-59).
+  assert.deepEqual([r.units.inputs.tile, r.units.inputs.headdim, r.units.inputs.problem], ["64x128", 128, "1 x 16 heads x 2048 backward"]);
+  // CTA tiles: 2048 / 128 = 16 n-blocks x 16 heads = 256 on 132 CTAs: 2 each (the last wave 124);
+  // 2048 / 64 = 32 m-blocks per tile. L2 reuse of Q / dO: 1 - 1 / min(16, 132) = 15/16.
+  assert.deepEqual([r.units.inputs.tiles, r.knobs.outputTiles, r.units.inputs.waves, r.units.inputs.lastWaveTiles, r.knobs.qBlocks], [256, 2, 2, 124, 32]);
+  assert.equal(r.units.inputs.l2Reuse, 15 / 16);
+  const want = {
+    wgmmaLatency: 256,   // 5 GEMMs x 2 x 64 x 128 x 128 FLOPs per m-block / 10 jobs = 1,048,576 / 4096
+    tmaLatency: 775,     // (2 x 64 x 128 x 2 B + 2 x 64 x 4 B) / 2 copies = 16640 B: 700 + 16640 / 16 / 13.868 = 775.0
+    mathLatency: 16,     // 2 passes x 64 x 128 / 8 math blocks = 2048 elements / 128 FP32 ops per clock
+    storeLatency: 1309   // 64 x 128 x 4 B FP32 dQ / 2 reduce-adds = 16384 B: 16384 / 128 + 16384 / 13.868 = 1309.4
+  };
+  for (const k of Object.keys(want)) assert.equal(r.knobs[k], want[k], k);
+  // Only the knobs the run reads: no softmax or epilogue latency (no exp or epilogue block).
+  assert.deepEqual(Object.keys(r.units.derivation).sort(), Object.keys(want).sort());
+  assert.match(r.units.derivation.wgmmaLatency, /5 GEMMs x 2 x 64 x 128 x 128 FLOPs per m-block \/ 10 MMA jobs/);
+  // FLOPs: 5 GEMMs x 2 x 2048^2 x 128 per head x 16 heads = 10 s^2 d x 16 = 85,899,345,920.
+  assert.equal(r.units.flops, 10 * 2048 * 2048 * 128 * 16);
+  // The tensor core: 2 tiles x 32 m-blocks x 10 jobs x 256 cycles.
+  assert.equal(r.verdict.tensorCoreBusySteps, 2 * 32 * 10 * 256);
+  // HBM floor: 2 tiles x (32 x 2 + 1) copies (K's own copy on the first block, 963) x 16640 / 16 / 13.868.
+  assert.ok(Math.abs(r.units.hbmFloorCycles - 130 * 16640 / 16 / (3350e9 / 132 / 1830e6)) < 1e-6);
+  assert.equal(r.time.cycles, Math.max(r.total, r.units.hbmFloorCycles));
+  assert.ok(r.total >= r.verdict.tensorCoreBusySteps);
+  assert.ok(Math.abs(r.tflops - r.units.flops / (r.time.cycles / 1830 * 1e-6) / 1e12) < 1e-6);
+  assert.ok(r.tflops <= 989.42976 && Math.abs(r.peakFraction - r.tflops / 989.42976) < 1e-12);
+  assert.equal(r.bottleneck, "tensor-core");
+});
+
+test("FA4 SM90 backward: a causal problem runs half the m-blocks for half the FLOPs", (t) => {
+  const st = backward(t);
+  if (st === null) return;
+  const r = KS.simulate(st, { model: "program", gpu: "h100-sxm", batch: 2, heads: 4, seqlen: 1024, causal: true });
+  assert.equal(r.error, null);
+  // 1024 / 128 = 8 n-blocks x 8 = 64 tiles, 1 per CTA; ceil(1024 / 64 / 2) = 8 m-blocks.
+  assert.deepEqual([r.units.inputs.tiles, r.knobs.outputTiles, r.knobs.qBlocks], [64, 1, 8]);
+  assert.equal(r.units.flops, 5 * 2 * 1024 * 1024 * 128 * 8 * 0.5);
+  // Without a problem: the given qBlocks, FLOPs from the tile (5 x 2 x 64 x 128 x 128 per m-block) on every CTA.
+  const bare = KS.simulate(st, { model: "program", gpu: "h100-sxm", qBlocks: 4, outputTiles: 1 });
+  assert.equal(bare.error, null);
+  assert.equal(bare.units.flops, 132 * 4 * 5 * 2 * 64 * 128 * 128);
+});
