@@ -404,7 +404,10 @@ def _imm(text):
 
 
 class Evaluator:
-    """Values of registers as functions of %tid.x, evaluated for every thread (None: unknown)."""
+    """Values of registers as functions of %tid.x, evaluated for every thread. A value is None
+    when it is no function of %tid.x (unknown on every thread), else a list with one entry per
+    thread, None where that thread's value is unknown (`and.pred` / `or.pred` of a known and an
+    unknown predicate: PARTIAL_PRED)."""
 
     def __init__(self, stmts, nthreads, block_start=None):
         self.defs = {}       # register -> [(statement index, statement)]
@@ -503,7 +506,8 @@ class Evaluator:
             new = self._eval(Stmt(s.line, s.op, s.args, None, False, s.text, s.scopes), dest, depth, at)
             if guard is None or prev is None or new is None:
                 return None
-            return [x if bool(g) != s.neg else y for x, y, g in zip(new, prev, guard)]
+            return _known([None if g is None else x if bool(g) != s.neg else y
+                           for x, y, g in zip(new, prev, guard)])
         args = [self.value(a, depth + 1, at) if i else None for i, a in enumerate(s.args)]
         width = 64 if (".u64" in s.op or ".s64" in s.op or ".b64" in s.op) else 32
         mask = (1 << width) - 1
@@ -517,38 +521,68 @@ class Evaluator:
             src, lane, clamp = args[1], _uniform(args[2]), _uniform(args[3])
             if src is None or lane is None or clamp != WARP - 1 or dest != s.args[0].split("|")[0].strip():
                 return None
-            return [src[(t - t % WARP) + lane] if (t - t % WARP) + lane < self.n else None for t in range(self.n)]
+            return _known([src[(t - t % WARP) + lane] if (t - t % WARP) + lane < self.n else None
+                           for t in range(self.n)])
         if head in ("mov", "cvt") and len(args) == 2 and args[1] is not None:
             return args[1]
         if head == "setp" and len(args) >= 3 and "|" not in s.args[0]:
             a, b = args[1], args[2]
-            if a is None or b is None:
+            f = SETP.get(s.op.split(".")[1] if "." in s.op else "")
+            if a is None or b is None or f is None:
                 return None
-            cmp = s.op.split(".")[1]
-            uns = any(t in s.op for t in (".u", ".b"))
-            if uns:
-                a = [x & 0xFFFFFFFFFFFFFFFF for x in a]
-                b = [x & 0xFFFFFFFFFFFFFFFF for x in b]
-            f = SETP.get(cmp)
-            return None if f is None else [int(f(x, y)) for x, y in zip(a, b)]
+            if any(t in s.op for t in (".u", ".b")):     # unsigned compare
+                return _lift(lambda x, y: int(f(x & 0xFFFFFFFFFFFFFFFF, y & 0xFFFFFFFFFFFFFFFF)), a, b)
+            return _lift(lambda x, y: int(f(x, y)), a, b)
         if head == "selp" and len(args) == 4 and None not in args[1:]:
-            return [x if c else y for x, y, c in zip(args[1], args[2], args[3])]
+            return _known([None if c is None else x if c else y for x, y, c in zip(args[1], args[2], args[3])])
         if head == "not" and len(args) == 2 and args[1] is not None:
-            return [int(not x) for x in args[1]] if ".pred" in s.op else [norm(~x) for x in args[1]]
+            if ".pred" in s.op:
+                return _lift(lambda x: int(not x), args[1])
+            return _lift(lambda x: norm(~x), args[1])
+        if ".pred" in s.op and head in PARTIAL_PRED and len(args) == 3 and (args[1] or args[2]):
+            return PARTIAL_PRED[head](args[1] or [None] * self.n, args[2] or [None] * self.n)
         f = EVAL_OPS.get(head)
         if f is None or len(args) != 3 or args[1] is None or args[2] is None:
             return None
-        if ".pred" in s.op:
-            return [int(bool(f(x, y))) for x, y in zip(args[1], args[2])]
-        out = []
-        for x, y in zip(args[1], args[2]):
-            if not signed:
-                x, y = x & mask, y & mask
-            r = f(x, y)
-            if r is None:
-                return None
-            out.append(norm(r))
-        return out
+        if not signed:
+            return _lift(lambda x, y: _norm_or_none(f(x & mask, y & mask), norm), args[1], args[2])
+        return _lift(lambda x, y: _norm_or_none(f(x, y), norm), args[1], args[2])
+
+
+def _lift(f, *vecs):
+    """f per thread over vectors of one length, None where any operand is None (or f gives
+    None); None when no thread's value is known."""
+    return _known([None if None in xs else f(*xs) for xs in zip(*vecs)])
+
+
+def _known(vals):
+    """The vector, or None when no entry of it is known."""
+    return None if all(v is None for v in vals) else vals
+
+
+def _norm_or_none(r, norm):
+    """norm(r), or None for an undefined result (division by zero)."""
+    return None if r is None else norm(r)
+
+
+def _and3(a, b):
+    """Three-valued and of two predicate vectors (None: unknown): false wins over unknown."""
+    return _known([0 if x == 0 or y == 0 else None if x is None or y is None else int(bool(x and y))
+                   for x, y in zip(a, b)])
+
+
+def _or3(a, b):
+    """Three-valued or of two predicate vectors (None: unknown): true wins over unknown."""
+    return _known([1 if x or y else None if x is None or y is None else 0 for x, y in zip(a, b)])
+
+
+# `and.pred` / `or.pred` where one operand is no function of %tid.x: the known operand still
+# decides the threads where it is absorbing. CUTLASS's SM100 kernel layer tests
+# `warp_category == Sched && is_first_cta_in_cluster` and `... == EpilogueLoad &&
+# is_epi_load_needed` (sm100_gemm_tma_warpspecialized.hpp 450, 452); nvcc branches on the
+# negation, `or.pred %p109, %p107, %p108` with `%p107 = warp != 1`, `%p108 = %cluster_ctarank
+# != 0`: every warp but 1 takes it whatever the cluster rank, and only warp 1 is unresolved.
+PARTIAL_PRED = {"and": _and3, "or": _or3}
 
 
 def _uniform(vals):
@@ -598,29 +632,43 @@ def branch_masks(blocks, ev, nwarps, loops, stmts, warnings):
         if s is None or s.guard is None or b.taken is None:
             continue
         vals = ev.value(s.guard, at=b.end - 1) if ev is not None else None
+        reported = ev is not None and b.id not in in_loop and ev.touches_tid(s.guard) and \
+            not ev.touches_elect(s.guard)    # elect.sync: one elected lane, not a role
         if vals is None:
-            if ev is not None and b.id not in in_loop and ev.touches_tid(s.guard) and \
-                    not ev.touches_elect(s.guard):   # elect.sync: one elected lane, not a role
+            if reported:
                 _warn(warnings, "unresolved_role_predicate", s.line,
                       f"the predicate {s.guard} of `{s.text}` depends on the thread index but "
                       "is not evaluated (a register with several definitions or an op outside "
                       "EVAL_OPS): both sides kept for every warp")
             continue
-        taken = 0
+        taken = fall = unknown = 0
         uniform = True
         for w in range(nwarps):
             lanes = vals[w * WARP:(w + 1) * WARP]
-            t = [bool(x) != s.neg for x in lanes if x is not None]
-            if not t:
+            if not lanes or None in lanes:
+                unknown |= 1 << w          # some lane not evaluated: the warp may go either way
                 continue
+            t = [bool(x) != s.neg for x in lanes]
             if all(t):
                 taken |= 1 << w
             elif any(t):
                 uniform = False
-        if uniform:
-            full = (1 << nwarps) - 1
-            out[b.id] = (taken, full & ~taken)
+            else:
+                fall |= 1 << w
+        if not uniform:
+            continue
+        if unknown and reported:
+            _warn(warnings, "unresolved_role_predicate", s.line,
+                  f"the predicate {s.guard} of `{s.text}` is not evaluated for warps "
+                  f"{_warp_list(unknown, nwarps)} (an operand that is no function of the thread "
+                  "index): both sides kept for them, the other warps decided")
+        out[b.id] = (taken | unknown, fall | unknown)
     return out
+
+
+def _warp_list(mask, nwarps):
+    """`1, 3` (the warps of a mask)."""
+    return ", ".join(str(w) for w in range(nwarps) if mask >> w & 1)
 
 
 def warp_reach(blocks, rpo, masks, nwarps, warnings):
