@@ -45,9 +45,12 @@ WARP = 32
 WARPGROUP = 128
 
 # Opcodes that start like a protocol instruction but have no ptx_lines class on purpose: set-up,
-# fences and hints. Any other opcode with a protocol head and no class is `unknown_protocol`.
+# fences and hints, and `bar.warp.sync` (__syncwarp(): the lanes of one warp reconverge, e.g. the
+# SM100 kernel layer's load and MMA warps, sm100_gemm_tma_warpspecialized.hpp 660 and 728; it
+# orders nothing between warps, so between roles). Any other opcode with a protocol head and no
+# class is `unknown_protocol`.
 KNOWN_UNCLASSED = re.compile(r"(?:mbarrier\.(?:init|inval)|fence\.|barrier\.cluster\.|"
-                             r"prefetch\.|setmaxnreg\.|cp\.async\.bulk\.prefetch\b)")
+                             r"prefetch\.|setmaxnreg\.|cp\.async\.bulk\.prefetch\b|bar\.warp\.sync\b)")
 PROTOCOL_HEADS = ptx_lines.CLASS_HEADS + ("fence.", "setmaxnreg.", "prefetch.")
 
 RE_ENTRY = re.compile(r"\s*(?:\.visible\s+|\.weak\s+)*\.entry\s+(?P<name>[A-Za-z_$][\w$]*)")

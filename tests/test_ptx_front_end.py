@@ -185,16 +185,40 @@ def test_real_mainloop_and_epilogue_load_rings(real, unit, stages):  # noqa: F81
     assert set(epi["roles"]["wg1-2"]) == {"consumer_release", "consumer_wait"}
 
 
+SM100_UNITS = ("sm100_gemm_1sm", "sm100_gemm_2sm", "sm100_gemm_blockscaled", "sm100_fmha_fwd")
+
+
 @pytest.fixture(scope="module")
-def sm100():
-    """The SM100 1-SM GEMM unit's model (tests/compiled/sm100_gemm_1sm.cu)."""
+def sm100_all():
+    """{unit: model} of the SM100 units (tests/compiled/sm100_*.cu)."""
     nvcc, root = ptx_cache.find_nvcc(), ptx_cache.cutlass_root()
     if nvcc is None or root is None:
         _no_nvcc("no nvcc" if nvcc is None else "no CUTLASS headers")
-    ((path, _, _),) = ptx_cache.build_all([ptx_cache.UNITS_BY_NAME["sm100_gemm_1sm"]], root, nvcc).values()
-    if isinstance(path, Exception):
-        pytest.fail(str(path))
-    return ptx_programs.read_programs(path.read_text())
+    out = {}
+    for name, (path, _, _) in ptx_cache.build_all([ptx_cache.UNITS_BY_NAME[n] for n in SM100_UNITS],
+                                                  root, nvcc).items():
+        if isinstance(path, Exception):
+            pytest.fail(str(path))
+        out[name] = ptx_programs.read_programs(path.read_text())
+    return out
+
+
+@pytest.fixture(scope="module")
+def sm100(sm100_all):
+    """The SM100 1-SM GEMM unit's model (tests/compiled/sm100_gemm_1sm.cu)."""
+    return sm100_all["sm100_gemm_1sm"]
+
+
+@pytest.mark.parametrize("unit", SM100_UNITS)
+def test_real_sm100_protocol_instructions_all_have_classes(sm100_all, unit):
+    """No SM100 unit has an `unknown_protocol` opcode: tcgen05.wait::ld / ::st are tmem_wait,
+    clusterlaunchcontrol.query_cancel.* clc_query_cancel (the GEMMs' CLC scheduler), and
+    bar.warp.sync (__syncwarp) is known and unclassed."""
+    model = sm100_all[unit]
+    assert [w["message"] for w in model["warnings"] if w["kind"] == "unknown_protocol"] == []
+    ops = {n["op"] for p in model["programs"] for n in walk(p["body"]) if n["node"] == "op"}
+    assert "tmem_wait" in ops
+    assert ("clc_query_cancel" in ops) == unit.startswith("sm100_gemm")
 
 
 KERNEL_SM100 = "sm100_gemm_tma_warpspecialized.hpp"
