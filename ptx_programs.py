@@ -771,8 +771,8 @@ def _op_node(stmt, info, warnings, seen_unknown):
         node["barrier"] = addrs[0]
         if ".parity" in stmt.op and len(stmt.args) >= 3:
             node["parity"] = stmt.args[2]
-    elif cls in ("tma_load", "bulk_load") and len(addrs) >= 2:
-        node["barrier"] = addrs[-1]
+    elif cls in ("tma_load", "bulk_load", "clc_try_cancel") and len(addrs) >= 2:
+        node["barrier"] = addrs[-1]     # the completion mbarrier (after the destination)
     elif cls == "umma_commit" and addrs:
         node["barrier"] = addrs[0]
     elif cls in ("wgmma_wait", "bulk_wait", "cp_async_wait") and stmt.args:
@@ -1091,9 +1091,16 @@ MBARRIER_BYTES = 8          # one mbarrier object (the stride of a barrier array
 # Barrier-operand classes that complete a transaction count (bytes): their barrier is a ring's
 # full barrier. A tcgen05.commit is not among them: it also releases empty barriers (the UMMA
 # consumer's release), so its barrier's slot comes from the other rules.
-TX_CLASSES = ("mbarrier_expect_tx", "tma_load", "bulk_load")
+# The CLC's `clusterlaunchcontrol.try_cancel.async...mbarrier::complete_tx::bytes [resp], [mbar]`
+# writes its 16-byte response and completes the bytes on mbar, as a TMA load does (CUTLASS's
+# PipelineCLCFetchAsync: the scheduler warp's producer_acquire arrives with expect_tx 16, then
+# issues the query; sm100_pipeline.hpp / sm100_tile_scheduler.hpp).
+TX_CLASSES = ("mbarrier_expect_tx", "tma_load", "bulk_load", "clc_try_cancel")
+# The fills that complete a full barrier: no parser step of their own (the expect_tx is the
+# producer_commit); they keep their class's OP_KIND.
+FILL_CLASSES = ("tma_load", "bulk_load", "clc_try_cancel")
 BARRIER_CLASSES = ("mbarrier_wait", "mbarrier_arrive", "mbarrier_expect_tx", "tma_load", "bulk_load",
-                   "umma_commit", "cp_async_mbarrier_arrive")
+                   "umma_commit", "cp_async_mbarrier_arrive", "clc_try_cancel")
 # Which parser op kind (docs/parser.md) a barrier op is, by its class family and ring slot.
 STEP_OF = {("wait", "empty"): "producer_acquire", ("tx", "full"): "producer_commit",
            ("wait", "full"): "consumer_wait", ("arrive", "empty"): "consumer_release",
@@ -1108,8 +1115,21 @@ def _family(cls):
 class Affine:
     """Addresses as const + symbol + sum(coef * register) over single-definition chains."""
 
-    def __init__(self, ev):
+    def __init__(self, ev, stmts=()):
         self.ev = ev
+        self.stmts = stmts
+
+    def same_guard(self, k, at):
+        """Whether the guarded definition k runs whenever statement `at` does: `at` has the same
+        guard, in the same block, and the guard is not redefined between them (inline asm's
+        `@p mapa remAddr32, a, cta; @p mbarrier.arrive.expect_tx [remAddr32], n;`, CUTLASS's
+        ClusterTransactionBarrier::arrive_and_expect_tx with a CTA id, barrier.h)."""
+        if at is None or not 0 <= at < len(self.stmts) or not k < at:
+            return False
+        d, u = self.stmts[k], self.stmts[at]
+        if (u.guard, u.neg) != (d.guard, d.neg) or self.ev.block_start.get(k) != self.ev.block_start.get(at):
+            return False
+        return not any(k < j < at for j, _ in self.ev.defs.get(d.guard, ()))
 
     def of(self, operand, at, depth=0):
         """{"": const, "sym:NAME": 1, "%reg": coef} of an operand; a register whose definition is
@@ -1121,7 +1141,7 @@ class Affine:
         if not t.startswith("%") and t not in self.ev.defs and re.match(r"[A-Za-z_$][\w$]*$", t):
             return {"sym:" + t: 1}     # a variable's address (inline asm's `.reg` names are registers)
         d = self.ev.reaching(t, at) if depth <= EVAL_DEPTH else None
-        if d is None or d[1].guard is not None:
+        if d is None or (d[1].guard is not None and not self.same_guard(d[0], at)):
             return {t: 1}
         k, s = d
         head, a = s.op.split(".")[0], s.args
@@ -1152,8 +1172,9 @@ class Rings:
 
     def __init__(self, stmts, ev, warnings):
         self.stmts, self.ev, self.warnings = stmts, ev, warnings
-        self.aff = Affine(ev)
+        self.aff = Affine(ev, stmts)
         self.counter_memo = {}
+        self.with_register = set()     # array keys with a register part that is no stage counter
 
     def defs(self, reg):
         """Every definition of a register."""
@@ -1238,12 +1259,15 @@ class Rings:
         form = self.aff.of(operand, stmt_index)
         const = form.get("", 0)
         syms = [k for k, v in form.items() if k.startswith("sym:") and v == 1]
-        regs = sorted(k for k in form if k.startswith("%"))
+        # registers: `%r12`, and inline asm's own `.reg` names (`remAddr32`)
+        regs = sorted(k for k in form if k and not k.startswith("sym:"))
         stage = [r for r in regs if form[r] % MBARRIER_BYTES == 0 and self.counter(r)]
         base = [r for r in regs if r not in stage]
         if len(stage) > 1:
             return None
         key = "+".join([k[4:] for k in syms] + base) or "0"
+        if base:
+            self.with_register.add(f"{key}+{const}")
         return (f"{key}+{const}", stage[0] if stage else None, form[stage[0]] if stage else None)
 
 
@@ -1376,7 +1400,7 @@ def find_rings(nodes_by_role, stmts, ev, warnings):
             if arr in slot:
                 n["slot"] = slot[arr]
                 step = STEP_OF.get((_family(n["op"]), slot[arr]))
-                if step and n["op"] != "tma_load":
+                if step and n["op"] not in FILL_CLASSES:
                     n["op_kind"] = step
             roles.setdefault(role, set()).add(n.get("op_kind") or n["op"])
         out.append({"name": name, "stages": stages, "stage_bound": bounds[0] if bounds else None,
@@ -1388,7 +1412,7 @@ def find_rings(nodes_by_role, stmts, ev, warnings):
                     "roles": {r: sorted(v) for r, v in sorted(roles.items())}})
     barriers = []
     for arr in sorted(lone, key=lambda a: min(s[1]["ptx_line"] for s in lone[a])):
-        if "%" in arr:
+        if arr in rings.with_register:
             _warn(warnings, "unresolved_stage", min(s[1]["ptx_line"] for s in lone[arr]),
                   f"the barrier address {arr} has a register part that is not a stage counter "
                   "wrapping at a constant: not grouped into a ring")
