@@ -1112,6 +1112,14 @@ def _family(cls):
     return "wait" if cls == "mbarrier_wait" else "tx" if cls in TX_CLASSES else "arrive"
 
 
+# The bits of a shared-memory barrier address an `and` must keep to leave its slot unchanged: bits
+# 3-23 (barriers are 8-byte aligned; a CTA's shared window is under 16 MB). CUTLASS's 2-SM TMA
+# loads clear bit 24, the peer CTA's bit, so the load completes on the leader CTA's barrier
+# (`& Sm100MmaPeerBitMask`, 0xFEFFFFFF, cute/arch/copy_sm100_tma.hpp 45, 63); nvcc folds in the
+# alignment: `and.b32 %r2015, %r2019, -16777224` (0xFEFFFFF8) in the 2-SM GEMM unit.
+PEER_MASK_KEPT = 0x00FFFFF8
+
+
 class Affine:
     """Addresses as const + symbol + sum(coef * register) over single-definition chains."""
 
@@ -1150,6 +1158,9 @@ class Affine:
         if head in ("add", "sub") and len(a) == 3:
             x, y = self.of(a[1], k, depth + 1), self.of(a[2], k, depth + 1)
             return _combine(x, y, 1 if head == "add" else -1)
+        if head == "and" and len(a) == 3 and _imm(a[2]) is not None and \
+                _imm(a[2]) & PEER_MASK_KEPT == PEER_MASK_KEPT:
+            return self.of(a[1], k, depth + 1)      # the leader CTA's barrier: the same slot
         if head in ("shl", "mul") and len(a) == 3 and _imm(a[2]) is not None:
             f = 1 << _imm(a[2]) if head == "shl" else _imm(a[2])
             return {key: v * f for key, v in self.of(a[1], k, depth + 1).items()}

@@ -151,6 +151,18 @@ def test_clc_response_ring_with_a_guarded_mapa():
     assert "unresolved_stage" in {w["kind"] for w in m2["warnings"]}
 
 
+def test_peer_bit_mask_keeps_the_slot():
+    """`and` with 0xFEFFFFF8 (the 2-SM TMA's `& Sm100MmaPeerBitMask`, 8-aligned) is the same
+    barrier slot; a mask that clears a slot bit (0xFFFFFFE7) is not."""
+    masked = RING.replace("[%rd4, {%r4, %r5}], [%r24];", "[%rd4, {%r4, %r5}], [%r41];") \
+                 .replace("\tmbarrier.arrive.expect_tx", "\tand.b32 %r41, %r24, -16777224;\n\tmbarrier.arrive.expect_tx")
+    assert masked.count("%r41") == 2
+    (ring,) = ptx_programs.read_programs(kernel(masked, "64, 1, 1"))["rings"]
+    assert "tma_load" in ring["roles"]["wg0.w0"]
+    m = ptx_programs.read_programs(kernel(masked.replace("-16777224", "-25"), "64, 1, 1"))
+    assert all("tma_load" not in r["roles"].get("wg0.w0", ()) for r in m["rings"])
+
+
 def test_trip_counts():
     """The producer's loop counts up to the register %r29 (its knob); the consumer's counts down
     from %r9 to 0, so its trip count is the induction's value on entry."""
@@ -269,12 +281,15 @@ def ring_steps(model):
     return out
 
 
-def test_real_sm100_mainloop_and_accumulator_rings(sm100):
-    """SM100 on real PTX: the mainloop ring is the load warp's (warp 2) acquire, expect_tx commit
+@pytest.mark.parametrize("unit", SM100_UNITS[:3])
+def test_real_sm100_mainloop_and_accumulator_rings(sm100_all, unit):
+    """SM100 on real PTX (the 1-SM, 2-SM and block-scaled GEMMs): the mainloop ring is the load warp's (warp 2) acquire, expect_tx commit
     and TMA (kernel layer 639, 653) and the MMA warp's (warp 0) wait and tcgen05.commit release
     (762); the accumulator ring is the MMA warp's acquire (762, 788) and tcgen05.commit (770) and
     the epilogue warpgroup's wait and release (911). Before copies of a stage counter were read
-    (Rings.copied_counter), the load warp's ops were 4 lone barriers."""
+    (Rings.copied_counter), the load warp's ops were 4 lone barriers; before a peer-bit mask was
+    read as the same slot (PEER_MASK_KEPT), the 2-SM unit's TMA loads were lone barriers."""
+    sm100 = sm100_all[unit]
     steps = ring_steps(sm100)
     (main,) = [r for r, st in steps.items() if ("wg0.w2", "tma_load", None, "full", 639) in st]
     assert {("wg0.w2", "mbarrier_wait", "producer_acquire", "empty", 639),
