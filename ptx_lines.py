@@ -57,7 +57,9 @@ CLASS_RULES = tuple((cls, re.compile(pattern)) for cls, pattern in (
     ("mbarrier_wait", r"mbarrier\.(?:try_wait|test_wait)\b"),
     ("mbarrier_expect_tx", r"mbarrier\.(?:arrive(?:_drop)?\.expect_tx|expect_tx)\b"),
     ("mbarrier_arrive", r"mbarrier\.arrive(?:_drop)?\b"),
-    ("tma_load", r"cp\.async\.bulk\.tensor\.\d+d\.shared::(?:cluster|cta)\.global\b"),
+    # `.cta_group::2`: the 2-SM UMMA's loads (CUTLASS's SM100_TMA_2SM_LOAD) complete on the
+    # leader CTA's barrier
+    ("tma_load", r"cp\.async\.bulk\.tensor\.\d+d(?:\.cta_group::\d)?\.shared::(?:cluster|cta)\.global\b"),
     ("tma_store", r"cp\.async\.bulk\.tensor\.\d+d\.global\.shared::cta\b"),
     ("tma_reduce", r"cp\.reduce\.async\.bulk\.tensor\b"),
     ("tma_prefetch", r"cp\.async\.bulk\.prefetch\.tensor\b"),
@@ -79,7 +81,9 @@ CLASS_RULES = tuple((cls, re.compile(pattern)) for cls, pattern in (
     ("tmem_store", r"tcgen05\.st\b"),
     ("tmem_copy", r"tcgen05\.cp\b"),
     ("tmem_alloc", r"tcgen05\.(?:alloc|dealloc|relinquish_alloc_permit)\b"),
+    ("tmem_wait", r"tcgen05\.wait::(?:ld|st)\b"),
     ("clc_try_cancel", r"clusterlaunchcontrol\.try_cancel\b"),
+    ("clc_query_cancel", r"clusterlaunchcontrol\.query_cancel\b"),
     ("bar_sync", r"(?:bar|barrier)(?:\.cta)?\.sync\b|bar(?:rier)?(?:\.cta)?\.red\b|bar\.\d"),
     ("bar_arrive", r"(?:bar|barrier)(?:\.cta)?\.arrive\b"),
     ("elect", r"elect\.sync\b"),

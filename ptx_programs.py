@@ -45,9 +45,12 @@ WARP = 32
 WARPGROUP = 128
 
 # Opcodes that start like a protocol instruction but have no ptx_lines class on purpose: set-up,
-# fences and hints. Any other opcode with a protocol head and no class is `unknown_protocol`.
+# fences and hints, and `bar.warp.sync` (__syncwarp(): the lanes of one warp reconverge, e.g. the
+# SM100 kernel layer's load and MMA warps, sm100_gemm_tma_warpspecialized.hpp 660 and 728; it
+# orders nothing between warps, so between roles). Any other opcode with a protocol head and no
+# class is `unknown_protocol`.
 KNOWN_UNCLASSED = re.compile(r"(?:mbarrier\.(?:init|inval)|fence\.|barrier\.cluster\.|"
-                             r"prefetch\.|setmaxnreg\.|cp\.async\.bulk\.prefetch\b)")
+                             r"prefetch\.|setmaxnreg\.|cp\.async\.bulk\.prefetch\b|bar\.warp\.sync\b)")
 PROTOCOL_HEADS = ptx_lines.CLASS_HEADS + ("fence.", "setmaxnreg.", "prefetch.")
 
 RE_ENTRY = re.compile(r"\s*(?:\.visible\s+|\.weak\s+)*\.entry\s+(?P<name>[A-Za-z_$][\w$]*)")
@@ -404,7 +407,10 @@ def _imm(text):
 
 
 class Evaluator:
-    """Values of registers as functions of %tid.x, evaluated for every thread (None: unknown)."""
+    """Values of registers as functions of %tid.x, evaluated for every thread. A value is None
+    when it is no function of %tid.x (unknown on every thread), else a list with one entry per
+    thread, None where that thread's value is unknown (`and.pred` / `or.pred` of a known and an
+    unknown predicate: PARTIAL_PRED)."""
 
     def __init__(self, stmts, nthreads, block_start=None):
         self.defs = {}       # register -> [(statement index, statement)]
@@ -503,7 +509,8 @@ class Evaluator:
             new = self._eval(Stmt(s.line, s.op, s.args, None, False, s.text, s.scopes), dest, depth, at)
             if guard is None or prev is None or new is None:
                 return None
-            return [x if bool(g) != s.neg else y for x, y, g in zip(new, prev, guard)]
+            return _known([None if g is None else x if bool(g) != s.neg else y
+                           for x, y, g in zip(new, prev, guard)])
         args = [self.value(a, depth + 1, at) if i else None for i, a in enumerate(s.args)]
         width = 64 if (".u64" in s.op or ".s64" in s.op or ".b64" in s.op) else 32
         mask = (1 << width) - 1
@@ -517,38 +524,68 @@ class Evaluator:
             src, lane, clamp = args[1], _uniform(args[2]), _uniform(args[3])
             if src is None or lane is None or clamp != WARP - 1 or dest != s.args[0].split("|")[0].strip():
                 return None
-            return [src[(t - t % WARP) + lane] if (t - t % WARP) + lane < self.n else None for t in range(self.n)]
+            return _known([src[(t - t % WARP) + lane] if (t - t % WARP) + lane < self.n else None
+                           for t in range(self.n)])
         if head in ("mov", "cvt") and len(args) == 2 and args[1] is not None:
             return args[1]
         if head == "setp" and len(args) >= 3 and "|" not in s.args[0]:
             a, b = args[1], args[2]
-            if a is None or b is None:
+            f = SETP.get(s.op.split(".")[1] if "." in s.op else "")
+            if a is None or b is None or f is None:
                 return None
-            cmp = s.op.split(".")[1]
-            uns = any(t in s.op for t in (".u", ".b"))
-            if uns:
-                a = [x & 0xFFFFFFFFFFFFFFFF for x in a]
-                b = [x & 0xFFFFFFFFFFFFFFFF for x in b]
-            f = SETP.get(cmp)
-            return None if f is None else [int(f(x, y)) for x, y in zip(a, b)]
+            if any(t in s.op for t in (".u", ".b")):     # unsigned compare
+                return _lift(lambda x, y: int(f(x & 0xFFFFFFFFFFFFFFFF, y & 0xFFFFFFFFFFFFFFFF)), a, b)
+            return _lift(lambda x, y: int(f(x, y)), a, b)
         if head == "selp" and len(args) == 4 and None not in args[1:]:
-            return [x if c else y for x, y, c in zip(args[1], args[2], args[3])]
+            return _known([None if c is None else x if c else y for x, y, c in zip(args[1], args[2], args[3])])
         if head == "not" and len(args) == 2 and args[1] is not None:
-            return [int(not x) for x in args[1]] if ".pred" in s.op else [norm(~x) for x in args[1]]
+            if ".pred" in s.op:
+                return _lift(lambda x: int(not x), args[1])
+            return _lift(lambda x: norm(~x), args[1])
+        if ".pred" in s.op and head in PARTIAL_PRED and len(args) == 3 and (args[1] or args[2]):
+            return PARTIAL_PRED[head](args[1] or [None] * self.n, args[2] or [None] * self.n)
         f = EVAL_OPS.get(head)
         if f is None or len(args) != 3 or args[1] is None or args[2] is None:
             return None
-        if ".pred" in s.op:
-            return [int(bool(f(x, y))) for x, y in zip(args[1], args[2])]
-        out = []
-        for x, y in zip(args[1], args[2]):
-            if not signed:
-                x, y = x & mask, y & mask
-            r = f(x, y)
-            if r is None:
-                return None
-            out.append(norm(r))
-        return out
+        if not signed:
+            return _lift(lambda x, y: _norm_or_none(f(x & mask, y & mask), norm), args[1], args[2])
+        return _lift(lambda x, y: _norm_or_none(f(x, y), norm), args[1], args[2])
+
+
+def _lift(f, *vecs):
+    """f per thread over vectors of one length, None where any operand is None (or f gives
+    None); None when no thread's value is known."""
+    return _known([None if None in xs else f(*xs) for xs in zip(*vecs)])
+
+
+def _known(vals):
+    """The vector, or None when no entry of it is known."""
+    return None if all(v is None for v in vals) else vals
+
+
+def _norm_or_none(r, norm):
+    """norm(r), or None for an undefined result (division by zero)."""
+    return None if r is None else norm(r)
+
+
+def _and3(a, b):
+    """Three-valued and of two predicate vectors (None: unknown): false wins over unknown."""
+    return _known([0 if x == 0 or y == 0 else None if x is None or y is None else int(bool(x and y))
+                   for x, y in zip(a, b)])
+
+
+def _or3(a, b):
+    """Three-valued or of two predicate vectors (None: unknown): true wins over unknown."""
+    return _known([1 if x or y else None if x is None or y is None else 0 for x, y in zip(a, b)])
+
+
+# `and.pred` / `or.pred` where one operand is no function of %tid.x: the known operand still
+# decides the threads where it is absorbing. CUTLASS's SM100 kernel layer tests
+# `warp_category == Sched && is_first_cta_in_cluster` and `... == EpilogueLoad &&
+# is_epi_load_needed` (sm100_gemm_tma_warpspecialized.hpp 450, 452); nvcc branches on the
+# negation, `or.pred %p109, %p107, %p108` with `%p107 = warp != 1`, `%p108 = %cluster_ctarank
+# != 0`: every warp but 1 takes it whatever the cluster rank, and only warp 1 is unresolved.
+PARTIAL_PRED = {"and": _and3, "or": _or3}
 
 
 def _uniform(vals):
@@ -598,29 +635,43 @@ def branch_masks(blocks, ev, nwarps, loops, stmts, warnings):
         if s is None or s.guard is None or b.taken is None:
             continue
         vals = ev.value(s.guard, at=b.end - 1) if ev is not None else None
+        reported = ev is not None and b.id not in in_loop and ev.touches_tid(s.guard) and \
+            not ev.touches_elect(s.guard)    # elect.sync: one elected lane, not a role
         if vals is None:
-            if ev is not None and b.id not in in_loop and ev.touches_tid(s.guard) and \
-                    not ev.touches_elect(s.guard):   # elect.sync: one elected lane, not a role
+            if reported:
                 _warn(warnings, "unresolved_role_predicate", s.line,
                       f"the predicate {s.guard} of `{s.text}` depends on the thread index but "
                       "is not evaluated (a register with several definitions or an op outside "
                       "EVAL_OPS): both sides kept for every warp")
             continue
-        taken = 0
+        taken = fall = unknown = 0
         uniform = True
         for w in range(nwarps):
             lanes = vals[w * WARP:(w + 1) * WARP]
-            t = [bool(x) != s.neg for x in lanes if x is not None]
-            if not t:
+            if not lanes or None in lanes:
+                unknown |= 1 << w          # some lane not evaluated: the warp may go either way
                 continue
+            t = [bool(x) != s.neg for x in lanes]
             if all(t):
                 taken |= 1 << w
             elif any(t):
                 uniform = False
-        if uniform:
-            full = (1 << nwarps) - 1
-            out[b.id] = (taken, full & ~taken)
+            else:
+                fall |= 1 << w
+        if not uniform:
+            continue
+        if unknown and reported:
+            _warn(warnings, "unresolved_role_predicate", s.line,
+                  f"the predicate {s.guard} of `{s.text}` is not evaluated for warps "
+                  f"{_warp_list(unknown, nwarps)} (an operand that is no function of the thread "
+                  "index): both sides kept for them, the other warps decided")
+        out[b.id] = (taken | unknown, fall | unknown)
     return out
+
+
+def _warp_list(mask, nwarps):
+    """`1, 3` (the warps of a mask)."""
+    return ", ".join(str(w) for w in range(nwarps) if mask >> w & 1)
 
 
 def warp_reach(blocks, rpo, masks, nwarps, warnings):
@@ -720,8 +771,8 @@ def _op_node(stmt, info, warnings, seen_unknown):
         node["barrier"] = addrs[0]
         if ".parity" in stmt.op and len(stmt.args) >= 3:
             node["parity"] = stmt.args[2]
-    elif cls in ("tma_load", "bulk_load") and len(addrs) >= 2:
-        node["barrier"] = addrs[-1]
+    elif cls in ("tma_load", "bulk_load", "clc_try_cancel") and len(addrs) >= 2:
+        node["barrier"] = addrs[-1]     # the completion mbarrier (after the destination)
     elif cls == "umma_commit" and addrs:
         node["barrier"] = addrs[0]
     elif cls in ("wgmma_wait", "bulk_wait", "cp_async_wait") and stmt.args:
@@ -1040,9 +1091,16 @@ MBARRIER_BYTES = 8          # one mbarrier object (the stride of a barrier array
 # Barrier-operand classes that complete a transaction count (bytes): their barrier is a ring's
 # full barrier. A tcgen05.commit is not among them: it also releases empty barriers (the UMMA
 # consumer's release), so its barrier's slot comes from the other rules.
-TX_CLASSES = ("mbarrier_expect_tx", "tma_load", "bulk_load")
+# The CLC's `clusterlaunchcontrol.try_cancel.async...mbarrier::complete_tx::bytes [resp], [mbar]`
+# writes its 16-byte response and completes the bytes on mbar, as a TMA load does (CUTLASS's
+# PipelineCLCFetchAsync: the scheduler warp's producer_acquire arrives with expect_tx 16, then
+# issues the query; sm100_pipeline.hpp / sm100_tile_scheduler.hpp).
+TX_CLASSES = ("mbarrier_expect_tx", "tma_load", "bulk_load", "clc_try_cancel")
+# The fills that complete a full barrier: no parser step of their own (the expect_tx is the
+# producer_commit); they keep their class's OP_KIND.
+FILL_CLASSES = ("tma_load", "bulk_load", "clc_try_cancel")
 BARRIER_CLASSES = ("mbarrier_wait", "mbarrier_arrive", "mbarrier_expect_tx", "tma_load", "bulk_load",
-                   "umma_commit", "cp_async_mbarrier_arrive")
+                   "umma_commit", "cp_async_mbarrier_arrive", "clc_try_cancel")
 # Which parser op kind (docs/parser.md) a barrier op is, by its class family and ring slot.
 STEP_OF = {("wait", "empty"): "producer_acquire", ("tx", "full"): "producer_commit",
            ("wait", "full"): "consumer_wait", ("arrive", "empty"): "consumer_release",
@@ -1054,11 +1112,32 @@ def _family(cls):
     return "wait" if cls == "mbarrier_wait" else "tx" if cls in TX_CLASSES else "arrive"
 
 
+# The bits of a shared-memory barrier address an `and` must keep to leave its slot unchanged: bits
+# 3-23 (barriers are 8-byte aligned; a CTA's shared window is under 16 MB). CUTLASS's 2-SM TMA
+# loads clear bit 24, the peer CTA's bit, so the load completes on the leader CTA's barrier
+# (`& Sm100MmaPeerBitMask`, 0xFEFFFFFF, cute/arch/copy_sm100_tma.hpp 45, 63); nvcc folds in the
+# alignment: `and.b32 %r2015, %r2019, -16777224` (0xFEFFFFF8) in the 2-SM GEMM unit.
+PEER_MASK_KEPT = 0x00FFFFF8
+
+
 class Affine:
     """Addresses as const + symbol + sum(coef * register) over single-definition chains."""
 
-    def __init__(self, ev):
+    def __init__(self, ev, stmts=()):
         self.ev = ev
+        self.stmts = stmts
+
+    def same_guard(self, k, at):
+        """Whether the guarded definition k runs whenever statement `at` does: `at` has the same
+        guard, in the same block, and the guard is not redefined between them (inline asm's
+        `@p mapa remAddr32, a, cta; @p mbarrier.arrive.expect_tx [remAddr32], n;`, CUTLASS's
+        ClusterTransactionBarrier::arrive_and_expect_tx with a CTA id, barrier.h)."""
+        if at is None or not 0 <= at < len(self.stmts) or not k < at:
+            return False
+        d, u = self.stmts[k], self.stmts[at]
+        if (u.guard, u.neg) != (d.guard, d.neg) or self.ev.block_start.get(k) != self.ev.block_start.get(at):
+            return False
+        return not any(k < j < at for j, _ in self.ev.defs.get(d.guard, ()))
 
     def of(self, operand, at, depth=0):
         """{"": const, "sym:NAME": 1, "%reg": coef} of an operand; a register whose definition is
@@ -1070,7 +1149,7 @@ class Affine:
         if not t.startswith("%") and t not in self.ev.defs and re.match(r"[A-Za-z_$][\w$]*$", t):
             return {"sym:" + t: 1}     # a variable's address (inline asm's `.reg` names are registers)
         d = self.ev.reaching(t, at) if depth <= EVAL_DEPTH else None
-        if d is None or d[1].guard is not None:
+        if d is None or (d[1].guard is not None and not self.same_guard(d[0], at)):
             return {t: 1}
         k, s = d
         head, a = s.op.split(".")[0], s.args
@@ -1079,6 +1158,9 @@ class Affine:
         if head in ("add", "sub") and len(a) == 3:
             x, y = self.of(a[1], k, depth + 1), self.of(a[2], k, depth + 1)
             return _combine(x, y, 1 if head == "add" else -1)
+        if head == "and" and len(a) == 3 and _imm(a[2]) is not None and \
+                _imm(a[2]) & PEER_MASK_KEPT == PEER_MASK_KEPT:
+            return self.of(a[1], k, depth + 1)      # the leader CTA's barrier: the same slot
         if head in ("shl", "mul") and len(a) == 3 and _imm(a[2]) is not None:
             f = 1 << _imm(a[2]) if head == "shl" else _imm(a[2])
             return {key: v * f for key, v in self.of(a[1], k, depth + 1).items()}
@@ -1101,8 +1183,9 @@ class Rings:
 
     def __init__(self, stmts, ev, warnings):
         self.stmts, self.ev, self.warnings = stmts, ev, warnings
-        self.aff = Affine(ev)
+        self.aff = Affine(ev, stmts)
         self.counter_memo = {}
+        self.with_register = set()     # array keys with a register part that is no stage counter
 
     def defs(self, reg):
         """Every definition of a register."""
@@ -1187,12 +1270,15 @@ class Rings:
         form = self.aff.of(operand, stmt_index)
         const = form.get("", 0)
         syms = [k for k, v in form.items() if k.startswith("sym:") and v == 1]
-        regs = sorted(k for k in form if k.startswith("%"))
+        # registers: `%r12`, and inline asm's own `.reg` names (`remAddr32`)
+        regs = sorted(k for k in form if k and not k.startswith("sym:"))
         stage = [r for r in regs if form[r] % MBARRIER_BYTES == 0 and self.counter(r)]
         base = [r for r in regs if r not in stage]
         if len(stage) > 1:
             return None
         key = "+".join([k[4:] for k in syms] + base) or "0"
+        if base:
+            self.with_register.add(f"{key}+{const}")
         return (f"{key}+{const}", stage[0] if stage else None, form[stage[0]] if stage else None)
 
 
@@ -1325,7 +1411,7 @@ def find_rings(nodes_by_role, stmts, ev, warnings):
             if arr in slot:
                 n["slot"] = slot[arr]
                 step = STEP_OF.get((_family(n["op"]), slot[arr]))
-                if step and n["op"] != "tma_load":
+                if step and n["op"] not in FILL_CLASSES:
                     n["op_kind"] = step
             roles.setdefault(role, set()).add(n.get("op_kind") or n["op"])
         out.append({"name": name, "stages": stages, "stage_bound": bounds[0] if bounds else None,
@@ -1337,7 +1423,7 @@ def find_rings(nodes_by_role, stmts, ev, warnings):
                     "roles": {r: sorted(v) for r, v in sorted(roles.items())}})
     barriers = []
     for arr in sorted(lone, key=lambda a: min(s[1]["ptx_line"] for s in lone[a])):
-        if "%" in arr:
+        if arr in rings.with_register:
             _warn(warnings, "unresolved_stage", min(s[1]["ptx_line"] for s in lone[arr]),
                   f"the barrier address {arr} has a register part that is not a stage counter "
                   "wrapping at a constant: not grouped into a ring")

@@ -120,6 +120,11 @@ COMPATIBLE = {
     "tmem_copy": frozenset({"tmem_copy"}),
     "tmem_alloc": frozenset({"tmem_alloc"}),
     "clc_try_cancel": frozenset({"clc_query", "fetch_next_work"}),
+    # the response's decode (is_canceled, get_first_ctaid) inside the scheduler's fetch_next_work
+    # (sm100_tile_scheduler.hpp, not a checked file): the first kernel-layer frame is that call
+    "clc_query_cancel": frozenset({"fetch_next_work", "clc_query"}),
+    # tcgen05.wait::ld / ::st: no op kind (TMEM_WAIT), every compiled line is in EXPECTED_MISSING
+    "tmem_wait": frozenset(),
     "bar_sync": frozenset({"named_barrier_sync"}),
     "bar_arrive": frozenset({"named_barrier_arrive"}),
 }
@@ -161,6 +166,11 @@ FA3_Q_EXPECT_TX = ("collective op parsed without its transaction count (issue 24
 FA3_NAMED_SYNC = ("collective op not parsed (issue 24): flash::named_barrier_sync(...) (FA3's "
                   "named_barrier.hpp wrapper of NamedBarrier::sync) is no named-barrier op; only "
                   "cutlass::arch::NamedBarrier::sync / arrive are")
+TMEM_WAIT = ("collective op not parsed (issue 24): cutlass::arch::fence_view_async_tmem_load() / "
+             "_store() (tcgen05.wait::ld / ::st: the warp waits until its TMEM loads / stores are "
+             "done, right before it releases the stage that TMEM belongs to: the epilogue's "
+             "acc_pipeline, 77's pipeline_s / pipeline_o) is no op kind; the parse has the copy "
+             "(tmem_load) and the release, not the wait between them")
 HELPER_ACQUIRE = ("collective op not parsed (issue 24): a CollectiveLoadTma helper's step() acquires the "
                   "stage inside fmha_collective_load.hpp; the parse records the step as a tma_load only, "
                   "not its producer_acquire (mbarrier.try_wait + arrive.expect_tx)")
@@ -180,10 +190,20 @@ EXPECTED_MISSING = (
      'copy(tiled_tmem_store, tTMEM_STORErS_x4(', TMEM_STORE),
     (FMHA77 + "collective/sm100_fmha_fwd_mainloop_tma_warpspecialized.hpp", 661, ('tmem_store',),
      'copy(tiled_tmem_store, tTMEM_STORErS_x4(', TMEM_STORE),
+    (FMHA77 + "collective/sm100_fmha_fwd_mainloop_tma_warpspecialized.hpp", 663, ('tmem_wait',),
+     'cutlass::arch::fence_view_async_tmem_sto', TMEM_WAIT),
     (FMHA77 + "collective/sm100_fmha_fwd_mainloop_tma_warpspecialized.hpp", 709, ('tmem_store',),
      'copy(tiled_tmem_storev, tTMEM_STOREVrS,', TMEM_STORE),
     (FMHA77 + "collective/sm100_fmha_fwd_mainloop_tma_warpspecialized.hpp", 919, ('tmem_store',),
      'copy(tiled_tmem_store, tTMrO_i, tTMEM_ST', TMEM_STORE),
+    (FMHA77 + "collective/sm100_fmha_fwd_mainloop_tma_warpspecialized.hpp", 1021, ('tmem_wait',),
+     'cutlass::arch::fence_view_async_tmem_sto', TMEM_WAIT),
+    (FMHA77 + "collective/sm100_fmha_fwd_mainloop_tma_warpspecialized.hpp", 1039, ('tmem_wait',),
+     'cutlass::arch::fence_view_async_tmem_sto', TMEM_WAIT),
+    (FMHA77 + "collective/sm100_fmha_fwd_mainloop_tma_warpspecialized.hpp", 1092, ('tmem_wait',),
+     'cutlass::arch::fence_view_async_tmem_loa', TMEM_WAIT),
+    (FMHA77 + "collective/sm100_fmha_fwd_mainloop_tma_warpspecialized.hpp", 1128, ('tmem_wait',),
+     'cutlass::arch::fence_view_async_tmem_loa', TMEM_WAIT),
     (FMHA77 + "kernel/sm100_fmha_fwd_kernel_tma_warpspecialized.hpp", 401, ('bar_sync',),
      '__syncthreads();', SYNC_THREADS),
     (FMHA77 + "kernel/sm100_fmha_fwd_kernel_tma_warpspecialized.hpp", 539, ('tmem_alloc',),
@@ -217,6 +237,8 @@ EXPECTED_MISSING = (
      '__syncthreads();', SYNC_THREADS),
     (FMHA88 + "kernel/fmha_kernel_tma_warpspecialized.hpp", 410, ('bar_sync', 'bulk_commit', 'bulk_wait', 'tma_store'),
      'epilogue(typename CollectiveMainloop::Ti', EPI_CALL),
+    (EPILOGUE + "sm100_epilogue_tma_warpspecialized.hpp", 887, ('tmem_wait',),
+     'cutlass::arch::fence_view_async_tmem_loa', TMEM_WAIT),
     (MAINLOOP + "sm100_blockscaled_mma_warpspecialized.hpp", 1061, ('tmem_copy',),
      'copy(tiled_copy_s2t_SFA, thr_tCsSFA_s2t(', S2T_COPY),
     (MAINLOOP + "sm100_blockscaled_mma_warpspecialized.hpp", 1062, ('tmem_copy',),
@@ -251,7 +273,7 @@ EXPECTED_MISSING = (
     (KERNEL + "sm100_gemm_tma_warpspecialized.hpp", 862, ('mbarrier_wait',),
      'collective_epilogue.load_tail(', EPI_CALL),
     (KERNEL + "sm100_gemm_tma_warpspecialized.hpp", 911, ('bar_sync', 'bulk_commit', 'bulk_wait', 'mbarrier_arrive', 'mbarrier_wait',
-                                                       'tma_store', 'tmem_load'),
+                                                       'tma_store', 'tmem_load', 'tmem_wait'),
      'auto [load_state_next, store_state_next,', EPI_CALL),
     (KERNEL + "sm100_gemm_tma_warpspecialized.hpp", 949, ('bulk_wait', 'mbarrier_arrive'),
      'collective_epilogue.store_tail(', EPI_CALL),

@@ -119,6 +119,50 @@ def test_a_copied_stage_counter_is_the_counter():
     assert all("wg0.w0" not in r["roles"] for r in m2["rings"])
 
 
+# The producer's commit is CUTLASS's PipelineCLCFetchAsync step: an asm block whose own `.reg`
+# remAddr32 is the full barrier mapped to a CTA under a predicate (`@p mapa`), arrived on with the
+# response's 16 bytes under the same predicate; then try_cancel completes on the full barrier.
+CLC = RING.replace(
+    "\tmbarrier.arrive.expect_tx.shared::cta.b64 _, [%r24], 4096;\n"
+    "\tcp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes [%r8], [%rd4, {%r4, %r5}], [%r24];\n",
+    "\t{\n\t.reg .pred p;\n\t.reg .b32 remAddr32;\n\tsetp.eq.u32 p, %r3, 1;\n"
+    "\t@p mapa.shared::cluster.u32  remAddr32, %r24, %r8;\n"
+    "\t@p mbarrier.arrive.expect_tx.shared::cluster.b64  _, [remAddr32], 16;\n\t}\n"
+    "\tclusterlaunchcontrol.try_cancel.async.shared::cta.mbarrier::complete_tx::bytes.multicast::cluster::all.b128 "
+    "[%r9], [%r24];\n")
+
+
+def test_clc_response_ring_with_a_guarded_mapa():
+    """An address an asm block defines under the predicate its use runs under (`@p mapa` then
+    `@p mbarrier.arrive.expect_tx`) is followed, an asm `.reg` name is a register, and
+    clusterlaunchcontrol.try_cancel completes the full barrier (a fill, as a TMA load): one ring,
+    paired by its transaction bytes. Under another predicate the address stays unresolved."""
+    assert CLC != RING
+    m = ptx_programs.read_programs(kernel(CLC, "64, 1, 1"))
+    (ring,) = m["rings"]
+    assert ring["stages"] == 4 and ring["pairing"] == "tx"
+    assert ring["roles"] == {"wg0.w0": ["clc_try_cancel", "producer_acquire", "producer_commit"],
+                             "wg0.w1": ["consumer_release", "consumer_wait"]}
+    (clc,) = [n for n in ops_of(m, "wg0.w0") if n["op"] == "clc_try_cancel"]
+    assert (clc["barrier"], clc["slot"], clc.get("op_kind")) == ("%r24", "full", None)
+    other = CLC.replace("\t@p mapa.shared", "\t@!p mapa.shared")
+    m2 = ptx_programs.read_programs(kernel(other, "64, 1, 1"))
+    assert [b["base"] for b in m2["barriers"]] == ["remAddr32+0"]
+    assert "unresolved_stage" in {w["kind"] for w in m2["warnings"]}
+
+
+def test_peer_bit_mask_keeps_the_slot():
+    """`and` with 0xFEFFFFF8 (the 2-SM TMA's `& Sm100MmaPeerBitMask`, 8-aligned) is the same
+    barrier slot; a mask that clears a slot bit (0xFFFFFFE7) is not."""
+    masked = RING.replace("[%rd4, {%r4, %r5}], [%r24];", "[%rd4, {%r4, %r5}], [%r41];") \
+                 .replace("\tmbarrier.arrive.expect_tx", "\tand.b32 %r41, %r24, -16777224;\n\tmbarrier.arrive.expect_tx")
+    assert masked.count("%r41") == 2
+    (ring,) = ptx_programs.read_programs(kernel(masked, "64, 1, 1"))["rings"]
+    assert "tma_load" in ring["roles"]["wg0.w0"]
+    m = ptx_programs.read_programs(kernel(masked.replace("-16777224", "-25"), "64, 1, 1"))
+    assert all("tma_load" not in r["roles"].get("wg0.w0", ()) for r in m["rings"])
+
+
 def test_trip_counts():
     """The producer's loop counts up to the register %r29 (its knob); the consumer's counts down
     from %r9 to 0, so its trip count is the induction's value on entry."""
@@ -185,16 +229,40 @@ def test_real_mainloop_and_epilogue_load_rings(real, unit, stages):  # noqa: F81
     assert set(epi["roles"]["wg1-2"]) == {"consumer_release", "consumer_wait"}
 
 
+SM100_UNITS = ("sm100_gemm_1sm", "sm100_gemm_2sm", "sm100_gemm_blockscaled", "sm100_fmha_fwd")
+
+
 @pytest.fixture(scope="module")
-def sm100():
-    """The SM100 1-SM GEMM unit's model (tests/compiled/sm100_gemm_1sm.cu)."""
+def sm100_all():
+    """{unit: model} of the SM100 units (tests/compiled/sm100_*.cu)."""
     nvcc, root = ptx_cache.find_nvcc(), ptx_cache.cutlass_root()
     if nvcc is None or root is None:
         _no_nvcc("no nvcc" if nvcc is None else "no CUTLASS headers")
-    ((path, _, _),) = ptx_cache.build_all([ptx_cache.UNITS_BY_NAME["sm100_gemm_1sm"]], root, nvcc).values()
-    if isinstance(path, Exception):
-        pytest.fail(str(path))
-    return ptx_programs.read_programs(path.read_text())
+    out = {}
+    for name, (path, _, _) in ptx_cache.build_all([ptx_cache.UNITS_BY_NAME[n] for n in SM100_UNITS],
+                                                  root, nvcc).items():
+        if isinstance(path, Exception):
+            pytest.fail(str(path))
+        out[name] = ptx_programs.read_programs(path.read_text())
+    return out
+
+
+@pytest.fixture(scope="module")
+def sm100(sm100_all):
+    """The SM100 1-SM GEMM unit's model (tests/compiled/sm100_gemm_1sm.cu)."""
+    return sm100_all["sm100_gemm_1sm"]
+
+
+@pytest.mark.parametrize("unit", SM100_UNITS)
+def test_real_sm100_protocol_instructions_all_have_classes(sm100_all, unit):
+    """No SM100 unit has an `unknown_protocol` opcode: tcgen05.wait::ld / ::st are tmem_wait,
+    clusterlaunchcontrol.query_cancel.* clc_query_cancel (the GEMMs' CLC scheduler), and
+    bar.warp.sync (__syncwarp) is known and unclassed."""
+    model = sm100_all[unit]
+    assert [w["message"] for w in model["warnings"] if w["kind"] == "unknown_protocol"] == []
+    ops = {n["op"] for p in model["programs"] for n in walk(p["body"]) if n["node"] == "op"}
+    assert "tmem_wait" in ops
+    assert ("clc_query_cancel" in ops) == unit.startswith("sm100_gemm")
 
 
 KERNEL_SM100 = "sm100_gemm_tma_warpspecialized.hpp"
@@ -213,12 +281,15 @@ def ring_steps(model):
     return out
 
 
-def test_real_sm100_mainloop_and_accumulator_rings(sm100):
-    """SM100 on real PTX: the mainloop ring is the load warp's (warp 2) acquire, expect_tx commit
+@pytest.mark.parametrize("unit", SM100_UNITS[:3])
+def test_real_sm100_mainloop_and_accumulator_rings(sm100_all, unit):
+    """SM100 on real PTX (the 1-SM, 2-SM and block-scaled GEMMs): the mainloop ring is the load warp's (warp 2) acquire, expect_tx commit
     and TMA (kernel layer 639, 653) and the MMA warp's (warp 0) wait and tcgen05.commit release
     (762); the accumulator ring is the MMA warp's acquire (762, 788) and tcgen05.commit (770) and
     the epilogue warpgroup's wait and release (911). Before copies of a stage counter were read
-    (Rings.copied_counter), the load warp's ops were 4 lone barriers."""
+    (Rings.copied_counter), the load warp's ops were 4 lone barriers; before a peer-bit mask was
+    read as the same slot (PEER_MASK_KEPT), the 2-SM unit's TMA loads were lone barriers."""
+    sm100 = sm100_all[unit]
     steps = ring_steps(sm100)
     (main,) = [r for r, st in steps.items() if ("wg0.w2", "tma_load", None, "full", 639) in st]
     assert {("wg0.w2", "mbarrier_wait", "producer_acquire", "empty", 639),
@@ -233,6 +304,59 @@ def test_real_sm100_mainloop_and_accumulator_rings(sm100):
             ("wg1", "mbarrier_wait", "consumer_wait", "full", 911),
             ("wg1", "mbarrier_arrive", "consumer_release", "empty", 911)} <= steps[acc]
     assert "_ZN7cutlass4smemE+%r" not in json.dumps([b["base"] for b in sm100["barriers"] if "wg0.w2" in b["roles"]])
+
+
+SM100_GEMMS = SM100_UNITS[:3]
+# The kernel layer's warp roles (sm100_gemm_tma_warpspecialized.hpp 235-241: MMA = 0, Sched = 1,
+# MainloopLoad = 2, EpilogueLoad = 3, Epilogue = 4 and up) and a kernel-layer line of each one's
+# loop: the MMA warp's mma (762), the scheduler's advance_to_next_work (697), the load warp's
+# load (639), the epilogue-load warp's collective_epilogue.load (837), the epilogue's store (911).
+SM100_ROLE_LINES = {"wg0.w0": 762, "wg0.w1": 697, "wg0.w2": 639, "wg0.w3": 837, "wg1": 911}
+
+
+@pytest.mark.parametrize("unit", SM100_GEMMS)
+def test_real_sm100_gemm_roles_are_the_kernel_layers_warps(sm100_all, unit):
+    """Five roles, one per warp category; each runs the loop of its own kernel-layer lines. Warps 1
+    and 3 were one role while `warp_category == Sched && is_first_cta_in_cluster` (450) and
+    `... == EpilogueLoad && is_epi_load_needed` (452) were unresolved for every warp; now only
+    warp 1 (3) keeps both sides there, and the warnings say so."""
+    model = sm100_all[unit]
+    assert [p["name"] for p in model["programs"]] == list(SM100_ROLE_LINES)
+    for prog in model["programs"]:
+        in_loops = {ln for lp in walk(prog["body"]) if lp["node"] == "loop" for n in walk(lp["body"])
+                    if n["node"] == "op" for f, ln in n.get("chain", ()) if f.endswith(KERNEL_SM100)}
+        assert SM100_ROLE_LINES[prog["name"]] in in_loops, prog["name"]
+        others = set(SM100_ROLE_LINES.values()) - {SM100_ROLE_LINES[prog["name"]], 762}
+        assert not in_loops & others, (prog["name"], in_loops & others)
+    unresolved = [w["message"] for w in model["warnings"] if w["kind"] == "unresolved_role_predicate"]
+    assert len(unresolved) == 2 and "for warps 1 " in unresolved[0] and "for warps 3 " in unresolved[1]
+
+
+@pytest.mark.parametrize("unit", SM100_GEMMS)
+def test_real_sm100_clc_response_ring(sm100_all, unit):
+    """The 2-stage CLC response pipeline (PipelineCLCFetchAsync, SchedulerPipelineStageCount = 2):
+    the scheduler warp acquires an empty stage, arrives with expect_tx on the full barrier through
+    mapa and issues try_cancel on it (advance_to_next_work, 697), and drains it at the end
+    (producer_tail, 721); every role consumes each response in its fetch_next_work (664, 701,
+    741, 819, 877). Before, the expect_tx was a lone barrier `0+0` (its asm `.reg` address under
+    `@p`) and try_cancel was no barrier op, so the ring was paired by initial parity only."""
+    model = sm100_all[unit]
+    steps = ring_steps(model)
+    (clc,) = [r for r, st in steps.items() if ("wg0.w1", "clc_try_cancel", None, "full", 697) in st]
+    want = {("wg0.w1", "mbarrier_wait", "producer_acquire", "empty", 697),
+            ("wg0.w1", "mbarrier_expect_tx", "producer_commit", "full", 697),
+            ("wg0.w1", "mbarrier_wait", "producer_acquire", "empty", 721),
+            ("wg0.w1", "clc_try_cancel", None, "full", 697)}
+    for role, line in (("wg0.w2", 664), ("wg0.w1", 701), ("wg0.w0", 741), ("wg0.w3", 819), ("wg1", 877)):
+        want |= {(role, "mbarrier_wait", "consumer_wait", "full", line),
+                 (role, "mbarrier_arrive", "consumer_release", "empty", line)}
+    assert steps[clc] == want
+    (ring,) = [r for r in model["rings"] if r["name"] == clc]
+    assert ring["stages"] == 2 and ring["pairing"] == "tx" and ring["phase_flips"]
+    assert [a["slot"] for a in ring["arrays"]] == ["full", "empty"]
+    base = int(ring["arrays"][0]["base"].rpartition("+")[2])
+    assert ring["arrays"][1]["base"].endswith(f"+{base + 16}")
+    assert not [b for b in model["barriers"] if b["base"] == "0+0"]
 
 
 @pytest.mark.parametrize("unit", ["sm90_gemm_pingpong", "sm90_gemm_cooperative"])
