@@ -7,8 +7,6 @@
 "use strict";
 
 const path = require("node:path");
-const fs = require("node:fs");
-const childProcess = require("node:child_process");
 
 const ROOT = path.join(__dirname, "..");
 const KS = require(path.join(ROOT, "schedule.js"));
@@ -20,27 +18,15 @@ const CAVEAT = "FA3's measured kernel is its C++ Hopper backward, not FA4's CuTe
 /** The FA3 paper's shapes: batch x seqlen = 16k, heads x headdim = 2048 (16 heads at hdim 128). */
 const CASES = [{ seqlen: 2048, reported: 501 }, { seqlen: 16384, reported: 561 }];
 
-const PARSE = String.raw`
-import importlib.util, json, sys
-from pathlib import Path
-sys.path.insert(0, sys.argv[1])
-import parse_cutlass
-spec = importlib.util.find_spec("flash_attn")
-found = [Path(loc) / "cute" / "flash_bwd_sm90.py" for loc in (spec.submodule_search_locations or [])] if spec else []
-found = [p for p in found if p.is_file()]
-if not found:
-    sys.exit("flash-attn-4 is not installed")
-print(json.dumps(parse_cutlass.parse_file(found[0])))
-`;
+const { parseInstalled } = require(path.join(ROOT, "tests", "js", "installed_flash_attn.js"));
 
 function main() {
-  const venv = path.join(ROOT, ".venv", "bin", "python");
-  const r = childProcess.spawnSync(fs.existsSync(venv) ? venv : "python3", ["-c", PARSE, ROOT], { encoding: "utf8", maxBuffer: 1 << 28 });
-  if (r.status !== 0) {
-    process.stderr.write("bench_predict_bwd: cannot parse flash_bwd_sm90.py: " + (r.stderr || String(r.error)).trim().split("\n").pop() + "\n");
+  const got = parseInstalled("flash_bwd_sm90.py");
+  if (got.missing) {
+    process.stderr.write("bench_predict_bwd: cannot parse flash_bwd_sm90.py: " + got.missing + "\n");
     return 2;
   }
-  const st = JSON.parse(r.stdout);
+  const st = got.structure;
   const lines = ["| configuration | reported TFLOPS | schedule (program model) | ratio | its bottleneck | cycles |", "|---|---|---|---|---|---|"];
   CASES.forEach((c) => {
     const batch = 16384 / c.seqlen;

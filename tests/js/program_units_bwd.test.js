@@ -12,36 +12,15 @@ const test = require("node:test");
 const assert = require("node:assert/strict");
 const path = require("node:path");
 const fs = require("node:fs");
-const childProcess = require("node:child_process");
 
 const ROOT = path.join(__dirname, "..", "..");
 const KS = require(path.join(ROOT, "schedule.js"));
 const MP = require(path.join(ROOT, "sim", "model_program.js"));
 const load = (name) => JSON.parse(fs.readFileSync(path.join(ROOT, "examples", name), "utf8"));
 
-// The installed flash_bwd_sm90.py parsed by parse_cutlass (as tests/test_programs_fa4_bwd.py
-// does), or the reason it cannot be: the venv's Python, else python3 on the PATH.
-const PARSE = String.raw`
-import importlib.util, json, sys
-from pathlib import Path
-sys.path.insert(0, sys.argv[1])
-import parse_cutlass
-spec = importlib.util.find_spec("flash_attn")
-found = [Path(loc) / "cute" / "flash_bwd_sm90.py" for loc in (spec.submodule_search_locations or [])] if spec else []
-found = [p for p in found if p.is_file()]
-if not found:
-    print(json.dumps({"missing": "flash-attn-4 is not installed (pip install --no-deps flash-attn-4)"}))
-else:
-    print(json.dumps({"structure": parse_cutlass.parse_file(found[0])}))
-`;
-
-function parseBackward() {
-  const venv = path.join(ROOT, ".venv", "bin", "python");
-  const python = fs.existsSync(venv) ? venv : "python3";
-  const r = childProcess.spawnSync(python, ["-c", PARSE, ROOT], { encoding: "utf8", maxBuffer: 1 << 28, timeout: 300000 });
-  if (r.error || r.status !== 0) return { missing: "no Python to parse with (" + (r.error ? r.error.message : r.stderr.trim().split("\n").pop()) + ")" };
-  return JSON.parse(r.stdout);
-}
+// The installed flash_bwd_sm90.py parsed by parse_cutlass (as tests/test_programs_fa4_bwd.py does).
+const { parseInstalled } = require("./installed_flash_attn.js");
+const parseBackward = () => parseInstalled("flash_bwd_sm90.py");
 
 let parsed = null;
 /** The parse, once; skip the test (fail under CI, as tests/test_parser_dsl.py fa4_dir) when it cannot be made. */
