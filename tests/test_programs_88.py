@@ -232,12 +232,59 @@ def test_the_backward_runs_its_reducer_on_its_own_lane(bwd):
     outer, inner = "MainloopPipelineQ.stage", "MainloopPipeline.stage"
     assert _fills(out) == [(outer + "0", [131]), (inner + "0", [131]), (inner + "0", [129]), (outer + "1", [131]),
                            (outer + "2", [131]), (inner + "1", [131]), (inner + "1", [129]), (outer + "3", [131])]
-    # The consumers wait for K (597) and V (600), issue their first MMAs (699, 709) and stop at a
-    # register loop over `size(reg_LSE)` (713).
+    # The consumers wait for K (597) and V (600), issue their first MMAs (699, 709), pass the
+    # register loops (713, 732, 749: REGISTER_FRAGMENTS), issue the dV MMA (759) and stop at
+    # `if (wg_idx == 0)` (763), `wg_idx` a `__shfl_sync` (634) the run does not evaluate.
     stops = {s["role"]: (s["line"], s["reason"]) for s in out["stopped"]}
     assert set(stops) == {"Consumer0", "Consumer1"}
-    assert all(line == 713 and "trip count" in r for line, r in stops.values())
-    assert [b["lines"] for b in out["blocks"] if b["lane"] == "role:Consumer0" and b["kind"] == "wgmma"] == [[699], [709]]
+    assert all(line == 763 and "__shfl_sync" in r for line, r in stops.values())
+    assert [b["lines"] for b in out["blocks"] if b["lane"] == "role:Consumer0" and b["kind"] == "wgmma"] == [[699], [709], [759]]
+
+
+BWD_KNOBS = dict(KNOBS, outputTiles=1, kvBlocks=1, mathLatency=1, softmaxLatency=2)
+
+
+def _reg_lse(model):
+    """The let of `reg_LSE` (712) and the loop over it (713) in the backward's `compute`."""
+    body = _program(model, "compute")["body"]
+    let = next(n for n in program_steps(body) if n.get("node") == "let" and n.get("names") == ["reg_LSE"])
+    loop = next(n for n in program_steps(body) if n.get("node") == "loop" and n["line"] == 713)
+    return let, loop
+
+
+def test_a_rolled_loop_over_a_register_fragment_is_one_math_block(bwd, cutlass):
+    """REGISTER_FRAGMENTS: `Tensor reg_LSE = make_fragment_like<ElementAccumulator>(acc_S);` and the
+    loop `for (int i = 0; i < size(reg_LSE); i++)` (backward 712-715, no CUTLASS_PRAGMA_UNROLL) hold
+    no op: one `math` block of mathLatency, as the unrolled register loops beside it (732: `exp`,
+    it calls `::exp2f`; 749: `math`). Before, its unbound trip count stopped both consumers at 713."""
+    text = cutlass(BWD).read_text().splitlines()
+    assert "Tensor reg_LSE = make_fragment_like<ElementAccumulator>(acc_S);" in text[711]
+    assert "for (int i = 0; i < size(reg_LSE); i++) {" in text[712] and "CUTLASS_PRAGMA_UNROLL" not in text[711]
+    let, loop = _reg_lse(bwd)
+    assert let["expr"][:2] == ["call", "make_fragment_like"] and "unroll" not in loop
+    out = program_run(bwd, BWD_KNOBS)
+    ops = _ops(out, "Consumer0")
+    assert ops[ops.index(("wgmma", 709)):] == [("wgmma", 709), ("math", 713), ("exp", 732), ("math", 749), ("wait", 759), ("wgmma", 759)]
+    math = next(b for b in out["blocks"] if b["lane"] == "role:Consumer0" and b["lines"] == [713])
+    assert math["end"] - math["start"] == BWD_KNOBS["mathLatency"]
+
+
+@pytest.mark.parametrize("mutation", ["maker", "op", "bound"])
+def test_a_rolled_loop_over_anything_else_still_stops(bwd, mutation):
+    """Only a loop over `size(X)` of a register fragment (`make_fragment_like`, `make_tensor_like`,
+    `partition_fragment_C`) whose body holds no op is a register loop: another maker (`make_tensor`
+    of a pointer: a view of memory), an op in its body, or another bound stop it at 713, named."""
+    mutated = json.loads(json.dumps(bwd))
+    let, loop = _reg_lse(mutated)
+    if mutation == "maker":
+        let["expr"][1] = "make_tensor"
+    elif mutation == "op":
+        loop["body"].append({"node": "op", "op": "consumer_release", "line": 714, "object": "pipeline_inner", "state": "smem_pipe_read_do"})
+    else:
+        loop["cond"][3] = ["call", "size", [["id", "reg_LSE"]], "0"]
+    out = program_run(mutated, BWD_KNOBS)
+    assert {(s["role"], s["line"]) for s in out["stopped"]} == {("Consumer0", 713), ("Consumer1", 713)}
+    assert all("trip count of `for (int i = 0; i < size(reg_LSE); i++)`" in s["reason"] for s in out["stopped"])
 
 
 def test_no_ring_is_keyed_by_a_kernel_alias(fwd, bwd):

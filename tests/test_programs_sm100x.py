@@ -4,10 +4,12 @@ to its end (its transform warpgroup's own named barrier is no step, NAMED_BARRIE
 blockwise-scaling and SM103 kernels' roles are read from their typed `WarpCategory` declarations
 and their `while (k_tile_count > 0)` loads run once per k-tile until the next stop, named."""
 
+import json
+
 import pytest
 
 import parse_cutlass
-from node_util import program_run, program_sweep, lane_blocks
+from node_util import program_run, program_steps, program_sweep, lane_blocks
 
 C = "include/cutlass/gemm/collective/"
 K = "include/cutlass/gemm/kernel/"
@@ -111,7 +113,31 @@ def test_the_blockwise_while_loop_loads_once_per_k_tile_up_to_the_next_stops(par
     count is the kernel's `k_tile_count - k_tile_prologue` with `min(MainloopABPipeline::Stages,
     k_tile_count)` (kernel 658) the stages knob. The load role does not stop; it fills every
     stage (copy at 865) until the MMA, stopped at its loop over scale k-blocks (1047), releases
-    none; the scale-factor load stops at its cp.async commit (965)."""
+    none; the scale-factor load runs (COMMIT_ARRIVE_OPS, below) and the epilogue stops at its loop
+    over `ScaleKsPerTile` (1182)."""
     out = program_run(parsed(BLOCKWISE), dict(SMALL, stages=3, kTiles=4))
-    assert sorted((s["role"], s["line"]) for s in out["stopped"]) == [("MMA", 1047), ("MainloopSFLoad", 965)]
+    assert sorted((s["role"], s["line"]) for s in out["stopped"]) == [("Epilogue", 1182), ("MMA", 1047)]
     assert kinds(out, "role:MainloopABLoad") == [("issue", 865)] * 3
+
+
+def test_a_noinc_cpasync_commit_arrives_when_the_copies_land(parsed, cutlass):
+    """COMMIT_ARRIVE_OPS: `producer_commit(state, cutlass::arch::cpasync_barrier_arrive_noinc)`
+    (collective 969) is `cp.async.mbarrier.arrive.noinc` (arch/barrier.h 745-760), counted in the
+    SF ring's producer count (`NumMainloopSFProducerThreadEvents = 64`: "1 arrival and 1 arrival
+    through cp.async.mbarrier" per thread, collective 212-213): the phase completes when the
+    copies land. The SF load warp then copies (965) once per k-tile, each after its two register
+    loops of predicates (952, 959); before, it stopped at its first copy."""
+    text = cutlass(BLOCKWISE[0]).read_text().splitlines()
+    assert "cutlass::arch::cpasync_barrier_arrive_noinc);" in text[968]
+    assert "static constexpr int NumMainloopSFProducerThreadEvents = 64;" in text[212]
+    out = program_run(parsed(BLOCKWISE), dict(SMALL, stages=3, kTiles=4))
+    assert "MainloopSFLoad" not in {s["role"] for s in out["stopped"]}
+    assert kinds(out, "role:MainloopSFLoad") == [("math", 952), ("math", 959), ("issue", 965)] * 4
+    # The same program with the arrive op renamed (no landing arrive) stops at the copy, named.
+    mutated = json.loads(json.dumps(parsed(BLOCKWISE)))
+    for fn in mutated["programs"]["functions"]:
+        for n in program_steps(fn["body"]):
+            if n.get("op") == "producer_commit" and n.get("arrive") == "cpasync_barrier_arrive_noinc":
+                n["arrive"] = "some_other_arrive"
+    stops = {s["role"]: s for s in program_run(mutated, dict(SMALL, stages=3, kTiles=4))["stopped"]}
+    assert stops["MainloopSFLoad"]["line"] == 965 and "no `cpasync_barrier_arrive`" in stops["MainloopSFLoad"]["reason"]

@@ -193,7 +193,14 @@ var KernelInterpretExpr = (function () {
    * copies land. The run draws that as the copies' transaction (`cp_async`, held like a TMA
    * copy's); the commit is then no step.
    */
-  var COMMIT_ARRIVE_OPS = { cpasync_barrier_arrive: "landing" };
+  /*
+   * `cpasync_barrier_arrive_noinc` (`cp.async.mbarrier.arrive.noinc`, arch/barrier.h 745-760) is
+   * the same landing without raising the pending count: the barrier's expected count holds it
+   * instead (SM100 blockwise scaling 212-213: `NumMainloopSFProducerThreadEvents = 64`, "1 arrival
+   * and 1 arrival through cp.async.mbarrier" per thread of the warp, the SF pipeline's
+   * producer_arv_count, MMA-transform kernel 489), so the phase again completes when the copies land.
+   */
+  var COMMIT_ARRIVE_OPS = { cpasync_barrier_arrive: "landing", cpasync_barrier_arrive_noinc: "landing" };
   /** Free calls that construct a pipeline state (sm90_pipeline.hpp make_producer_start_state). */
   var STATE_MAKERS = { "cutlass::make_producer_start_state": 1, "make_producer_start_state": 1 };
   /**
@@ -582,6 +589,43 @@ var KernelInterpretExpr = (function () {
     return j - 1;
   }
 
+  /**
+   * REGISTER_FRAGMENTS: the makers of an owning register tensor (cute `make_fragment_like`,
+   * `make_tensor_like`: `make_tensor<T>(layout)` with no pointer, tensor_impl.hpp 418-475;
+   * `partition_fragment_C(mma, shape)`, atom/mma_atom.hpp 575-580).
+   * A rolled loop `for (int i = 0; i < size(X); ...)` over such an X (88 FMHA backward 712-715,
+   * `reg_LSE = make_fragment_like<ElementAccumulator>(acc_S)`) whose body holds only register work
+   * (`fragmentLoop`: lets, assignments to no control name, free calls of no program, tests of
+   * those; no op, no loop, no jump) is a register loop ("Register loops", RoleRun.enterLoop).
+   */
+  var REGISTER_FRAGMENTS = { make_fragment_like: true, make_tensor_like: true, partition_fragment_C: true };
+  function registerWork(nodes, ctx) {
+    return (nodes || []).every(function (n) {
+      if (n.node === "let") return true;
+      if (n.node === "set") return !(ctx.controls && ctx.controls[n.name]);
+      if (n.node === "call") return !n.receiver && !n.lambda && !ctx.functions[n.name];
+      if (n.node === "if") return registerWork(n.then, ctx) && registerWork(n["else"], ctx);
+      return false;
+    });
+  }
+  /** Whether `node` is a rolled loop over a register fragment the function `body` declares once. */
+  function fragmentLoop(node, body, ctx) {
+    var c = node.cond, init = node.init || [], iv = init.length === 1 && init[0].names ? init[0].names[0] : null;
+    if (!Array.isArray(c) || c[0] !== "bin" || c[1] !== "<" || !iv || !Array.isArray(c[2]) || c[2][0] !== "id" || c[2][1] !== iv) return false;
+    var b = c[3];   // plain size(X): size<k>(X) carries its modes as a fourth part
+    if (!Array.isArray(b) || b[0] !== "call" || b[1] !== "size" || b.length !== 3 || b[2].length !== 1 || b[2][0][0] !== "id") return false;
+    var name = b[2][0][1], lets = [];
+    (function walk(nodes) {
+      (nodes || []).forEach(function (n) {
+        if (n.node === "let" && (n.names || []).indexOf(name) >= 0) lets.push(n);
+        walk(n.body); walk(n.then); walk(n["else"]); walk(n.init);
+      });
+    })(body);
+    var e = lets.length === 1 ? lets[0].expr : null;
+    if (!Array.isArray(e) || e[0] !== "call" || !REGISTER_FRAGMENTS[String(e[1]).replace(/^cute::/, "")]) return false;
+    return registerWork(node.body, ctx);
+  }
+
   /** Whether nodes hold a step with an effect (an op, a call on an object, a state update). */
   function hasEffect(nodes, controls) {
     for (var i = 0; i < nodes.length; i++) {
@@ -672,6 +716,7 @@ var KernelInterpretExpr = (function () {
   K.State = State; K.Struct = Struct; K.TILE_KEY = TILE_KEY; K.TRIP_KNOBS = TRIP_KNOBS;
   K.Tuple = Tuple; K.Unknown = Unknown; K.WG_TRACE_OPS = WG_TRACE_OPS; K.Work = Work;
   K.clone = clone; K.controlNames = controlNames; K.evalCall = evalCall; K.evalExpr = evalExpr;
+  K.REGISTER_FRAGMENTS = REGISTER_FRAGMENTS; K.fragmentLoop = fragmentLoop;
   K.fuse = fuse; K.hasEffect = hasEffect; K.hasOp = hasOp; K.isUnknown = isUnknown; K.lambdaNamed = lambdaNamed;
   K.markNeverCompleted = markNeverCompleted; K.truthy = truthy; K.unknownAt = unknownAt;
   return K;

@@ -273,7 +273,9 @@ var KernelInterpretRole = (function (K) {
       // A register loop (an unrolled loop over a register tensor, `for (int i = 0; i <
       // size(tTMEM_LOADrS); i += 2)`, 77 FMHA mainloop 583, 625, 680) with no pipeline op in it is
       // one block of its math class (docs/programs.md "Register loops"), then its body once.
-      var cls = node.unroll === "unroll" ? registerLoopClass(node) : null;
+      // A rolled loop over a register fragment with only register work in it is one too (REGISTER_FRAGMENTS).
+      var cls = node.unroll === "unroll" || K.fragmentLoop(node, f.fn ? (this.ctx.functions[f.fn.fn] || {}).body : this.ctx.kernel, this.ctx) ?
+        registerLoopClass(node) : null;
       if (cls !== null) {
         frame.once = true;
         frame.registerLoop = true;
