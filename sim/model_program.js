@@ -560,7 +560,7 @@ var KernelModelProgram = (function () {
     "a runtime branch the program cannot evaluate is skipped when it holds no step, else the role stops there (named in the verdict)",
     "an attention mask's trip counts are CUTLASS 77's NoMask: every KV block unmasked (KV blocks per tile is the knob)",
     "a register loop (an unrolled loop over a register tensor) is one block of its math class, and its body's steps run once at its end: an order-barrier arrive inside it is drawn at the loop's end",
-    "an if constexpr the front end could not read is a flag named by its text, off (listed in the verdict's flags)"
+    "an if constexpr the front end could not read is a flag named by its text, off (listed in the verdict's flags); of two such texts that differ only by == / !=, the one read second is the first's opposite"
   ];
   var PROGRAM_NOT_MODELLED = [
     "the epilogue collective's own program unless given (--epilogue-collective): collective_epilogue.store is one epilogue block of E steps, and a store handed a pipeline stops its role; its C load (is_producer_load_needed) is taken as not needed",

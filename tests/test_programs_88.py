@@ -264,9 +264,26 @@ def test_a_rolled_loop_over_a_register_fragment_is_one_math_block(bwd, cutlass):
     assert let["expr"][:2] == ["call", "make_fragment_like"] and "unroll" not in loop
     out = program_run(bwd, BWD_KNOBS)
     ops = _ops(out, "Consumer0")
-    assert ops[ops.index(("wgmma", 709)):] == [("wgmma", 709), ("math", 713), ("exp", 732), ("math", 749), ("wait", 759), ("wgmma", 759)]
+    assert ops[ops.index(("wgmma", 709)):] == [("wgmma", 709), ("math", 713), ("exp", 732), ("math", 738), ("math", 749),
+                                                 ("wait", 759), ("wgmma", 759)]
     math = next(b for b in out["blocks"] if b["lane"] == "role:Consumer0" and b["lines"] == [713])
     assert math["end"] - math["start"] == BWD_KNOBS["mathLatency"]
+
+
+def test_complementary_compile_time_tests_take_one_branch(bwd):
+    """COMPLEMENT_FLAGS: `if constexpr (decltype(get<0>(TileShape{}) != _128{})::value)` (718) and its
+    `==` twin (737) are flags the run cannot evaluate (TileShape is the instantiation's); the first
+    read is off, so its twin is on and exactly one of the two `reg_ODO` loops (719, 738) runs. Before,
+    both were off and neither ran. A value given for either decides both."""
+    ne, eq = "decltype(get<0>(TileShape{}) != _128{})::value", "decltype(get<0>(TileShape{}) == _128{})::value"
+    out = program_run(bwd, BWD_KNOBS)
+    assert (out["flags"][ne], out["flags"][eq]) == (0, 1)
+    assert ("math", 738) in _ops(out, "Consumer0") and ("math", 719) not in _ops(out, "Consumer0")
+    flipped = program_run(bwd, dict(BWD_KNOBS, flags={ne: 1}))
+    assert (flipped["flags"][ne], flipped["flags"][eq]) == (1, 0)
+    ops = _ops(flipped, "Consumer0")
+    assert ("math", 719) in ops and ("math", 738) not in ops
+    assert (program_run(bwd, dict(BWD_KNOBS, flags={eq: 0}))["flags"][ne]) == 1
 
 
 @pytest.mark.parametrize("mutation", ["maker", "op", "bound"])

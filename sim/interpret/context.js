@@ -335,12 +335,27 @@ var KernelInterpretContext = (function (K) {
     return Object.prototype.hasOwnProperty.call(this.constants, t) ? this.constants[t] : null;
   };
 
-  /** A compile-time flag the source does not define here: its knob (default off). */
+  /**
+   * A compile-time flag the source does not define here: its knob (default off). COMPLEMENT_FLAGS:
+   * a flag read as text with one `==` or `!=` is the negation of the same text with the other
+   * (88's backward tests `decltype(get<0>(TileShape{}) != _128{})::value` at 718 and the `==`
+   * twin at 737, one register loop each: exactly one runs), so where its twin is given or was
+   * read first, it takes the twin's opposite; a value given for the flag itself wins.
+   */
   Context.prototype.flag = function (name) {
-    var given = this.knobs.flags && Object.prototype.hasOwnProperty.call(this.knobs.flags, name) ? this.knobs.flags[name] : 0;
+    var given = this.knobs.flags && Object.prototype.hasOwnProperty.call(this.knobs.flags, name) ? this.knobs.flags[name] : undefined;
+    var twin = given === undefined ? complementFlag(name) : null;
+    if (twin !== null && this.knobs.flags && Object.prototype.hasOwnProperty.call(this.knobs.flags, twin)) given = !this.knobs.flags[twin];
+    else if (twin !== null && Object.prototype.hasOwnProperty.call(this.flags, twin)) given = !this.flags[twin];
     this.flags[name] = given ? 1 : 0;
     return given ? 1 : 0;
   };
+  /** The text of a flag with its one `==` / `!=` swapped (COMPLEMENT_FLAGS), else null. */
+  function complementFlag(name) {
+    var ops = String(name).match(/[=!]=/g);
+    if (!ops || ops.length !== 1) return null;
+    return String(name).replace(/[=!]=/, ops[0] === "==" ? "!=" : "==");
+  }
 
   // ---------------------------------------------------------------------------------------------
   // Dead lets (docs/programs.md "Performance"): a let no step can read and whose evaluation has no
