@@ -851,8 +851,10 @@ def constructor(src, init, setups=None, kernel=None):
             attrs.setdefault(chain[0], []).append({"expr": chain[1], "line": node.lineno})
         # An `if` tree every path of which assigns an attribute once (`if is_varlen_q: ... elif
         # self.is_causal or ...: self.TileScheduler = SingleTileLPTScheduler ...`, FA4 sm100 294-308):
-        # the attribute's value is the tree of its arms, as a setup method's (_attr_tree).
-        elif isinstance(node, ast.If):
+        # the attribute's value is the tree of its arms, as a setup method's (_attr_tree). A tree that
+        # indexes a value (the tuning table's `"num_regs_softmax" in self._tune` / `self._tune[...]`,
+        # sm100 387-389) is not read: the run cannot read the table, and would list it as a flag.
+        elif isinstance(node, ast.If) and not any(isinstance(n, ast.Subscript) for n in ast.walk(node)):
             for tname, tree in sorted((_attr_tree(ex, [node]) or {}).items()):
                 attrs.setdefault(tname, []).append({"expr": tree, "line": node.lineno})
         if isinstance(node, (ast.Assign, ast.AnnAssign)):

@@ -561,12 +561,7 @@ var KernelSchedule = (function () {
       return result;
     }
     if (result.error !== null || result.deadlock !== null || result.model !== name) return result;
-    // A program run that reads no outputTiles runs one tile per CTA (its tile scheduler class runs
-    // one: FA4's single-tile schedulers, docs/programs.md DSL_SCHEDULER_CLASSES; 88's individual
-    // scheduler, FMHA_INDIVIDUAL_SCHEDULER): the grid holds a CTA per tile, and the problem's waves
-    // (perf.js ctaTiles) run that CTA's schedule one after another.
-    var reads = name === "program" && PR && typeof PR.programReads === "function" ? PR.programReads(structure) : null;
-    var oneTile = reads !== null && !reads.outputTiles, waves = oneTile && ct ? ct.waves : 1;
+    var oneTile = oneTilePerCta(name, structure), waves = oneTile && ct ? ct.waves : 1;
     var floorCta = u.loads(k, result) * lat.loadTransfer, floor = waves * floorCta;
     var cycles = waves * Math.max(result.total, floorCta);
     var us = cycles / gpu.clockMHz;
@@ -585,6 +580,17 @@ var KernelSchedule = (function () {
     result.criticalPath = criticalPath(result.columns);
     if (result.criticalPath !== null) result.units.bottleneckWhy += "; " + criticalPathText(result.criticalPath);
     return result;
+  }
+
+  /**
+   * Whether a model's run is one tile per CTA: a program run that reads no outputTiles (its tile
+   * scheduler class runs one: FA4's single-tile schedulers, docs/programs.md DSL_SCHEDULER_CLASSES;
+   * 88's individual scheduler, FMHA_INDIVIDUAL_SCHEDULER). Its grid holds a CTA per tile, so the
+   * problem's waves (perf.js ctaTiles) run that CTA's schedule one after another (simulateUnits).
+   */
+  function oneTilePerCta(name, structure) {
+    var reads = name === "program" && PR && typeof PR.programReads === "function" ? PR.programReads(structure) : null;
+    return reads !== null && !reads.outputTiles;
   }
 
   /**

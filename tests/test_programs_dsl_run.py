@@ -193,3 +193,45 @@ def test_a_persistent_scheduler_runs_the_tile_count_again(tmp_path):
     creates = {_line_of(src, "\n" + " " * n + "tile_scheduler = TileSchedulerCls()") + 1 for n in (12, 8)}
     assert lines and lines <= creates, out["stopped"]
     assert all("tile scheduler class `TileScheduler` is not known" in s["reason"] for s in out["stopped"])
+
+
+CALL_SRC = '''
+class K:
+    def __call__(self, mCu, n):
+        other = n + 1
+        if const_expr(mCu is not None):
+            Sched = VarlenSched
+        else:
+            Sched = PlainSched if const_expr(self.a) else LptSched
+        Picked = Sched
+        if other > 2:
+            Bad = A
+        else:
+            Bad = B
+        Looped = A
+        for i in range(n):
+            Looped = B
+        self.kernel(Sched, Bad, Looped, other).launch()
+
+    def kernel(self, TileScheduler: cutlass.Constexpr[Callable], B2: cutlass.Constexpr, L2: cutlass.Constexpr, O2: Int32):
+        pass
+'''
+
+
+def test_call_locals_and_kernel_args_on_a_fixture():
+    """programs_dsl.call_locals / kernel_args on a fixture of our own: an `if` tree whose tests read
+    only `__call__`'s parameters and `self` gives the local's conditional value; a lone alias of a
+    local that reads another local is dropped (`Picked = Sched`); a tree testing another local
+    (`other`) is not read; a local a loop reassigns is dropped; only Constexpr parameters bound to a
+    known local are kernel_args (O2 is an Int32)."""
+    import ast
+    import parse_dsl
+    import programs_dsl
+    tree = ast.parse(CALL_SRC)
+    call, kernel = tree.body[0].body
+    src = parse_dsl.SourceText(CALL_SRC, "k.py")
+    got = programs_dsl.call_locals(src, call, 10 ** 6)
+    assert sorted(got) == ["Sched"]
+    assert got["Sched"]["line"] == 5 and set(re.findall(r'"id", "(\w+Sched)"', json.dumps(got["Sched"]["expr"]))) == {
+        "VarlenSched", "PlainSched", "LptSched"}
+    assert programs_dsl.kernel_args(src, call, kernel) == {"TileScheduler": got["Sched"]}
