@@ -817,7 +817,7 @@ def warp_ids(init):
     return out
 
 
-def constructor(src, init, setups=None):
+def constructor(src, init, setups=None, kernel=None):
     """The constructor's attributes as the run reads them: {"params": {name: default tree},
     "attrs": {"self.x": [{"expr": tree, "line": int}]}}, each attribute's unconditional
     assignments in `__init__`'s own body, in order (the last is its value; a reference to itself
@@ -849,6 +849,14 @@ def constructor(src, init, setups=None):
         chain = _attr_chain(ex, node) if isinstance(node, ast.If) else None
         if chain:
             attrs.setdefault(chain[0], []).append({"expr": chain[1], "line": node.lineno})
+        # An `if` tree every path of which assigns an attribute once (`if is_varlen_q: ... elif
+        # self.is_causal or ...: self.TileScheduler = SingleTileLPTScheduler ...`, FA4 sm100 294-308):
+        # the attribute's value is the tree of its arms, as a setup method's (_attr_tree). A tree that
+        # indexes a value (the tuning table's `"num_regs_softmax" in self._tune` / `self._tune[...]`,
+        # sm100 387-389) is not read: the run cannot read the table, and would list it as a flag.
+        elif isinstance(node, ast.If) and not any(isinstance(n, ast.Subscript) for n in ast.walk(node)):
+            for tname, tree in sorted((_attr_tree(ex, [node]) or {}).items()):
+                attrs.setdefault(tname, []).append({"expr": tree, "line": node.lineno})
         if isinstance(node, (ast.Assign, ast.AnnAssign)):
             targets = node.targets if isinstance(node, ast.Assign) else [node.target]
             if len(targets) != 1 or node.value is None:
@@ -862,6 +870,9 @@ def constructor(src, init, setups=None):
         # `__call__`'s lines: its own assignments are host code before the launch (the interpreter
         # lists no flags for the names their values read).
         out["launch"] = [setups[0].lineno, setups[0].end_lineno or setups[0].lineno]
+        kargs = kernel_args(src, setups[0], kernel)
+        if kargs:
+            out["kernel_args"] = kargs
     if local_sets:
         out["locals"] = local_sets
     return out
@@ -899,6 +910,13 @@ def _setup_attrs(src, fn, attrs, methods=None):
         name = _self_assign(node)
         if name and name not in nested and not _reads_any(node.value, own):
             attrs.setdefault(name, []).append({"expr": ex.expr(node.value), "line": node.lineno})
+        # `__call__`'s `self.tile_scheduler_cls = TileScheduler` (FA4 sm100 768, after `TileScheduler =
+        # self.TileScheduler`, 730; bwd_sm100 959 after the `if` chain 922-927): an attribute set to a
+        # bare local takes the value the local has there (call_locals), when the parse reads it.
+        elif name and name not in nested and methods is not None and isinstance(node.value, ast.Name):
+            got = call_locals(src, fn, node.lineno).get(node.value.id)
+            if got is not None:
+                attrs.setdefault(name, []).append({"expr": got["expr"], "line": node.lineno})
 
 
 def _self_call(stmt):
@@ -958,33 +976,107 @@ def _attr_chain(ex, node):
     return name, tree
 
 
-def _attr_tree(ex, stmts, tree=None):
+def _attr_tree(ex, stmts, tree=None, target=None, reads=None):
     """A setup method's `if` tree whose every path assigns an attribute (FA4 bwd_sm100 437-458:
     `self.dQ_reduce_ncol` under `if self.cta_schedule == CtaSchedule.TWO_CTA_SERIAL` / `else`, each
     arm an `if` / `else` of its own) as {"self.x": `c ? a : b` nested as the branches are}, for the
     attributes every path assigns once; the others are left out. The statements may be `self.x = e`,
     `assert`, `pass` and such `if`s only, a value may read an attribute only after its own path
     assigned it (`self.sdQaccum_stage = 64 // self.dQ_reduce_ncol`, 457), and a test no attribute
-    the tree assigns; anything else is None (the tree is not read)."""
+    the tree assigns; anything else is None (the tree is not read). With target and reads
+    (_local_assign, _reads_names) the same of a function's local names (call_locals)."""
+    target, reads = target or _self_assign, reads or _reads_attrs
     if tree is None:
-        tree = {_self_assign(n) for s in stmts for n in ast.walk(s)} - {None}
+        tree = {target(n) for s in stmts for n in ast.walk(s)} - {None}
     out = {}
     for stmt in stmts:
         if isinstance(stmt, (ast.Assert, ast.Pass)):
             continue
-        name = _self_assign(stmt)
+        name = target(stmt)
         if name:
-            if name in out or (_reads_attrs(stmt.value) & tree) - set(out):
+            if name in out or (reads(stmt.value) & tree) - set(out):
                 return None
             out[name] = ex.expr(stmt.value)
             continue
         if not isinstance(stmt, ast.If) or not stmt.orelse:
             return None
-        a, b = _attr_tree(ex, stmt.body, tree), _attr_tree(ex, stmt.orelse, tree)
-        if a is None or b is None or (set(a) | set(b)) & set(out) or _reads_attrs(stmt.test) & tree:
+        a, b = _attr_tree(ex, stmt.body, tree, target, reads), _attr_tree(ex, stmt.orelse, tree, target, reads)
+        if a is None or b is None or (set(a) | set(b)) & set(out) or reads(stmt.test) & tree:
             return None
         for k in sorted(set(a) & set(b)):
             out[k] = ["?:", ex.expr(stmt.test), a[k], b[k]]
+    return out
+
+
+def _local_assign(stmt):
+    """The name of a lone `x = e` statement, else None."""
+    if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name):
+        return stmt.targets[0].id
+    return None
+
+
+def _reads_names(node):
+    """The plain names the tree under node reads."""
+    return {n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
+
+
+def call_locals(src, fn, before):
+    """The values of fn's locals at line `before`, as the parse reads them: {name: {"expr": tree,
+    "line": int}} from fn's top-level statements before that line, each a lone `x = e` whose value
+    reads none of fn's other locals (`TileScheduler = self.TileScheduler`, FA4 sm100 730), or an `if`
+    tree every path of which assigns x once (`if const_expr(mCuSeqlensQ is not None or ...):
+    TileScheduler = SingleTileVarlenScheduler / else: TileScheduler = (SingleTileScheduler if ... else
+    SingleTileLPTScheduler)`, FA4 sm90 317-325) that reads no local but fn's parameters (a test of a
+    parameter, `mCuSeqlensQ is not None`, is a compile-time flag of the run). A later statement
+    that assigns x any other way (a loop, a `with`, an `if` not of that form) drops it."""
+    ex = ExprReader(src, _local_names(fn))
+    params = set(_param_names(fn))
+    own = _local_names(fn) - {"self"}
+    out = {}
+    for node in fn.body:
+        if node.lineno >= before:
+            break
+        name = _local_assign(node)
+        if name:
+            out.pop(name, None)
+            if not _reads_any(node.value, own):
+                out[name] = {"expr": ex.expr(node.value), "line": node.lineno}
+            continue
+        assigned = {_local_assign(n) for n in ast.walk(node)} - {None}
+        for n in assigned:
+            out.pop(n, None)
+        tree = _attr_tree(ex, [node], None, _local_assign, _reads_names) if isinstance(node, ast.If) else None
+        if tree and not _reads_names(node) & (own - params):
+            for n, t in tree.items():
+                out[n] = {"expr": t, "line": node.lineno}
+    return out
+
+
+def kernel_args(src, call, kernel):
+    """The kernel's compile-time parameters bound at its launch in `__call__` (`self.kernel(...,
+    TileScheduler, ...)`, FA4 sm90 362-395, to `TileScheduler: cutlass.Constexpr[Callable]`, 441):
+    {param: {"expr": tree, "line": int}} for each argument that is a bare local of `__call__` whose
+    value call_locals reads there, to a parameter annotated `Constexpr`; {} when there is none."""
+    if kernel is None or call is None:
+        return {}
+    launch = None
+    for n in ast.walk(call):
+        if (isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr == kernel.name
+                and isinstance(n.func.value, ast.Name) and n.func.value.id == "self"):
+            launch = n
+            break
+    if launch is None:
+        return {}
+    params = [a for a in kernel.args.posonlyargs + kernel.args.args if a.arg != "self"] + list(kernel.args.kwonlyargs)
+    by_name = {a.arg: a for a in params}
+    bound = [(params[i], a) for i, a in enumerate(launch.args) if i < len(params) and not isinstance(a, ast.Starred)]
+    bound += [(by_name[k.arg], k.value) for k in launch.keywords if k.arg in by_name]
+    values = call_locals(src, call, launch.lineno)
+    out = {}
+    for p, a in bound:
+        if (isinstance(a, ast.Name) and a.id in values and p.annotation is not None
+                and "Constexpr" in _text(src, p.annotation)):
+            out[p.arg] = values[a.id]
     return out
 
 
@@ -1058,7 +1150,7 @@ def role_vars(src, kernel, warp_roles, is_warp_index, init=None, enums=None, set
         spans = [[m, members[i + 1] - 1] for i, m in enumerate(members[:-1])] + [[members[-1], None]]
         var = {"name": name, "kind": "warp_index", "members": members, "spans": spans,
                "branches": branches, "line": first[name].lineno if name in first else kernel.lineno}
-        ctor = constructor(src, init, setups)
+        ctor = constructor(src, init, setups, kernel)
         if ctor:
             var["constructor"] = ctor
         if enums:

@@ -561,13 +561,14 @@ var KernelSchedule = (function () {
       return result;
     }
     if (result.error !== null || result.deadlock !== null || result.model !== name) return result;
-    var floor = u.loads(k, result) * lat.loadTransfer;
-    var cycles = Math.max(result.total, floor);
+    var oneTile = oneTilePerCta(name, structure), waves = oneTile && ct ? ct.waves : 1;
+    var floorCta = u.loads(k, result) * lat.loadTransfer, floor = waves * floorCta;
+    var cycles = waves * Math.max(result.total, floorCta);
     var us = cycles / gpu.clockMHz;
     // Without a problem: the CTA's schedule on every persistent CTA (SMs in whole clusters).
     var ctas = ct ? ct.ctas : P.ctaTiles(1, gpu, cl[0] * cl[1]).ctas;
-    var flops = prob ? prob.flops : ctas * k.outputTiles * u.tileFlops(p, k);
-    var bn = P.classifyBottleneck({ total: result.total, busy: v.tensorCoreBusySteps, floor: floor,
+    var flops = prob ? prob.flops : ctas * (oneTile ? 1 : k.outputTiles) * u.tileFlops(p, k);
+    var bn = P.classifyBottleneck({ total: result.total, busy: v.tensorCoreBusySteps, floor: floorCta,
       candidates: u.candidates(v, k, Math.max(0, result.total - v.tensorCoreBusySteps), result) });
     result.time = { cycles: cycles, us: us };
     result.tflops = flops / (us * 1e-6) / 1e12;
@@ -579,6 +580,17 @@ var KernelSchedule = (function () {
     result.criticalPath = criticalPath(result.columns);
     if (result.criticalPath !== null) result.units.bottleneckWhy += "; " + criticalPathText(result.criticalPath);
     return result;
+  }
+
+  /**
+   * Whether a model's run is one tile per CTA: a program run that reads no outputTiles (its tile
+   * scheduler class runs one: FA4's single-tile schedulers, docs/programs.md DSL_SCHEDULER_CLASSES;
+   * 88's individual scheduler, FMHA_INDIVIDUAL_SCHEDULER). Its grid holds a CTA per tile, so the
+   * problem's waves (perf.js ctaTiles) run that CTA's schedule one after another (simulateUnits).
+   */
+  function oneTilePerCta(name, structure) {
+    var reads = name === "program" && PR && typeof PR.programReads === "function" ? PR.programReads(structure) : null;
+    return reads !== null && !reads.outputTiles;
   }
 
   /**

@@ -5,6 +5,9 @@ warp-scheduler barriers that take turns, no deadlock on seeded random settings, 
 comparison with the hand-written attention model."""
 
 
+import json
+import re
+
 import pytest
 
 import parse_cutlass
@@ -128,3 +131,107 @@ def test_paged_kv_without_tma_stops_named(fa4):
     out = run(fa4, outputTiles=1, kvBlocks=2, flags={"self.use_tma_KV": 0})
     assert out["stopped"], out
     assert all("PipelineCpAsync" in s["reason"] for s in out["stopped"]), out["stopped"]
+
+
+# The names of the program model's knobs for the structure (schedule.js knobsFor).
+KNOBS_FOR = r"""
+const S = require(process.argv[1] + '/schedule.js');
+const st = JSON.parse(require('fs').readFileSync(0, 'utf8'));
+process.stdout.write(JSON.stringify(S.knobsFor('program', st).map((k) => k.name)));
+"""
+
+
+def _line_of(src, text):
+    """The 1-based line of the one occurrence of text in src."""
+    assert src.count(text) == 1, text
+    return src[:src.index(text)].count("\n") + 1
+
+
+def test_the_single_tile_scheduler_runs_one_tile_per_cta(fa4):
+    """DSL_SCHEDULER_CLASSES: `__call__` picks SingleTileScheduler without varlen, causal or local
+    (`TileScheduler = SingleTileScheduler if const_expr(not self.is_causal or self.is_local) else
+    ...`, 317-325) and passes it to the kernel's `TileScheduler: cutlass.Constexpr[Callable]` (395,
+    441): programs_dsl.kernel_args reads that tree. Its advance_to_next_work ends the work
+    (tile_scheduler.py 325-327), so a CTA runs one tile whatever outputTiles says, and the page
+    offers no outputTiles knob (before: four tiles per CTA at the defaults)."""
+    src = (fa4_dir() / "flash_fwd_sm90.py").read_text()
+    arg = fa4["kernel_layer"]["role_vars"][0]["constructor"]["kernel_args"]["TileScheduler"]
+    assert arg["line"] == _line_of(src, "if const_expr(mCuSeqlensQ is not None or mSeqUsedQ is not None):")
+    leaves = set(re.findall(r'"id", "(\w+Scheduler)"', json.dumps(arg["expr"])))
+    assert leaves == {"SingleTileVarlenScheduler", "SingleTileScheduler", "SingleTileLPTScheduler"}
+    specs = node_script(KNOBS_FOR, fa4)
+    assert "outputTiles" not in specs and "kvBlocks" in specs
+    one, three = run(fa4, stages=2, outputTiles=1, kvBlocks=2), run(fa4, stages=2, outputTiles=3, kvBlocks=2)
+    assert one["stopped"] == [] and one["deadlock"] is None
+    assert one["total"] == three["total"] and one["blocks"] == three["blocks"]
+    # One Q load (798) and one epilogue per math warpgroup: one tile.
+    assert [b["line"] for b in one["blocks"] if b["lane"] == "producer.warp0" and b["kind"] == "issue"].count(798) == 1
+    assert [b["kind"] for b in one["blocks"] if b["lane"] == "consumer.WG1"].count("epilogue") == 1
+
+
+def test_a_persistent_scheduler_runs_the_tile_count_again(tmp_path):
+    """Negative case on a mutated copy: with StaticPersistentTileScheduler in the non-causal arm (a
+    "strided" class: `_tile_idx += grid_dim`, tile_scheduler.py 429-434) the run reads outputTiles
+    again: three tiles take longer than one, with three Q loads; with a class DSL_SCHEDULER_CLASSES
+    does not list, every role stops at its create (679, 1006), naming it."""
+    src = (fa4_dir() / "flash_fwd_sm90.py").read_text()
+    arm = "                SingleTileScheduler\n                if const_expr(not self.is_causal or self.is_local)"
+    assert src.count(arm) == 1
+    for sibling in ("flash_fwd.py",):
+        (tmp_path / sibling).write_text((fa4_dir() / sibling).read_text())
+    path = tmp_path / "flash_fwd_sm90.py"
+    path.write_text(src.replace(arm, arm.replace("SingleTileScheduler", "StaticPersistentTileScheduler")))
+    st = parse_cutlass.parse_file(path)
+    assert "outputTiles" in node_script(KNOBS_FOR, st)
+    one, three = run(st, stages=2, outputTiles=1, kvBlocks=2), run(st, stages=2, outputTiles=3, kvBlocks=2)
+    assert three["stopped"] == [] and three["deadlock"] is None and three["total"] > one["total"]
+    assert [b["line"] for b in three["blocks"] if b["lane"] == "producer.warp0" and b["kind"] == "issue"].count(798) == 3
+    path.write_text(src.replace(arm, arm.replace("SingleTileScheduler", "MyTileScheduler")))
+    out = run(parse_cutlass.parse_file(path), stages=2, outputTiles=1, kvBlocks=2)
+    lines = {s["line"] for s in out["stopped"]}
+    # The load warp's create (679) and the math warpgroups' (1006), told apart by their indent.
+    creates = {_line_of(src, "\n" + " " * n + "tile_scheduler = TileSchedulerCls()") + 1 for n in (12, 8)}
+    assert lines and lines <= creates, out["stopped"]
+    assert all("tile scheduler class `TileScheduler` is not known" in s["reason"] for s in out["stopped"])
+
+
+CALL_SRC = '''
+class K:
+    def __call__(self, mCu, n):
+        other = n + 1
+        if const_expr(mCu is not None):
+            Sched = VarlenSched
+        else:
+            Sched = PlainSched if const_expr(self.a) else LptSched
+        Picked = Sched
+        if other > 2:
+            Bad = A
+        else:
+            Bad = B
+        Looped = A
+        for i in range(n):
+            Looped = B
+        self.kernel(Sched, Bad, Looped, other).launch()
+
+    def kernel(self, TileScheduler: cutlass.Constexpr[Callable], B2: cutlass.Constexpr, L2: cutlass.Constexpr, O2: Int32):
+        pass
+'''
+
+
+def test_call_locals_and_kernel_args_on_a_fixture():
+    """programs_dsl.call_locals / kernel_args on a fixture of our own: an `if` tree whose tests read
+    only `__call__`'s parameters and `self` gives the local's conditional value; a lone alias of a
+    local that reads another local is dropped (`Picked = Sched`); a tree testing another local
+    (`other`) is not read; a local a loop reassigns is dropped; only Constexpr parameters bound to a
+    known local are kernel_args (O2 is an Int32)."""
+    import ast
+    import parse_dsl
+    import programs_dsl
+    tree = ast.parse(CALL_SRC)
+    call, kernel = tree.body[0].body
+    src = parse_dsl.SourceText(CALL_SRC, "k.py")
+    got = programs_dsl.call_locals(src, call, 10 ** 6)
+    assert sorted(got) == ["Sched"]
+    assert got["Sched"]["line"] == 5 and set(re.findall(r'"id", "(\w+Sched)"', json.dumps(got["Sched"]["expr"]))) == {
+        "VarlenSched", "PlainSched", "LptSched"}
+    assert programs_dsl.kernel_args(src, call, kernel) == {"TileScheduler": got["Sched"]}

@@ -179,3 +179,26 @@ def test_the_schedule_follows_the_code(bwd, tmp_path):
     assert out["stopped"] == [] and out["deadlock"] is None
     wg = out["trace"]["consumer.WG1"]
     assert wg[wg.index(1631):wg.index(1631) + 3] == [1631, 1632, 1633]
+
+
+def test_the_single_tile_scheduler_runs_one_tile_per_cta(bwd, tmp_path):
+    """DSL_SCHEDULER_CLASSES: `__call__` picks SingleTileScheduler without varlen K or
+    `deterministic` (519-524), passed to the kernel's `TileScheduler: cutlass.Constexpr[Callable]`
+    (612, 667; programs_dsl.kernel_args): one tile per CTA (tile_scheduler.py 325-327), so
+    outputTiles is no knob and 1 or 3 draw the same run. With `deterministic` (knobs.flags) the
+    class is SingleTileLPTBwdScheduler, single too (853-856); on a mutated copy with
+    StaticPersistentTileScheduler in the last arm, a CTA runs outputTiles tiles again."""
+    assert bwd["kernel_layer"]["role_vars"][0]["constructor"]["kernel_args"]["TileScheduler"]["line"] > 0
+    one, three = run(bwd, qBlocks=2, outputTiles=1), run(bwd, qBlocks=2, outputTiles=3)
+    assert "outputTiles" not in one["knobs"]
+    assert one["stopped"] == [] and one["total"] == three["total"] and one["by"] == three["by"]
+    det = run(bwd, qBlocks=2, outputTiles=3, flags={"self.deterministic": 1})
+    assert det["stopped"] == [] and det["total"] == one["total"]
+    src = (fa4_dir() / "flash_bwd_sm90.py").read_text()
+    old = "        else:\n            TileScheduler = SingleTileScheduler\n"
+    assert src.count(old) == 1
+    path = tmp_path / "flash_bwd_sm90.py"
+    path.write_text(src.replace(old, old.replace("SingleTileScheduler", "StaticPersistentTileScheduler")))
+    st = parse_cutlass.parse_file(path)
+    one, three = run(st, qBlocks=2, outputTiles=1), run(st, qBlocks=2, outputTiles=3)
+    assert "outputTiles" in one["knobs"] and three["stopped"] == [] and three["total"] > one["total"]

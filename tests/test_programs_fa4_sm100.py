@@ -153,3 +153,36 @@ def test_the_rescale_vote_is_a_marked_run_time_choice(fa4):
     off = run(fa4, flags={"vote_ballot_sync": 0})
     assert "vote_ballot_sync (run time) off" in off["flagsText"]
     assert off["stopped"] == [] and off["deadlock"] is None and off["total"] <= on["total"]
+
+
+# The names of the program model's knobs for the structure (schedule.js knobsFor).
+KNOBS_FOR = r"""
+const S = require(process.argv[1] + '/schedule.js');
+const st = JSON.parse(require('fs').readFileSync(0, 'utf8'));
+process.stdout.write(JSON.stringify(S.knobsFor('program', st).map((k) => k.name)));
+"""
+
+
+def test_the_static_persistent_scheduler_strides_over_tiles(fa4, tmp_path):
+    """DSL_SCHEDULER_CLASSES: the constructor's `if` tree (294-308) gives `self.TileScheduler`
+    StaticPersistentTileScheduler at the defaults (`is_static_persistent: bool = True`, 158; no
+    varlen, causal, local or CLC), `__call__` aliases it (`TileScheduler = self.TileScheduler`, 730;
+    `self.tile_scheduler_cls = TileScheduler`, 768): a "strided" class, so a CTA runs outputTiles
+    tiles (two take longer than one). On a mutated copy with `is_static_persistent` False the tree
+    gives SingleTileScheduler: one tile per CTA, and outputTiles is no knob any more."""
+    attrs = fa4["kernel_layer"]["role_vars"][0]["constructor"]["attrs"]
+    assert attrs["self.tile_scheduler_cls"] == [{"expr": ["member", ["id", "self"], "TileScheduler"], "line": 768}]
+    assert "StaticPersistentTileScheduler" in str(attrs["self.TileScheduler"][-1]["expr"])
+    assert "outputTiles" in node_script(KNOBS_FOR, fa4)
+    one, two = run(fa4, stages=3, outputTiles=1, kvBlocks=2), run(fa4, stages=3, outputTiles=2, kvBlocks=2)
+    assert two["stopped"] == [] and two["total"] > one["total"]
+    src = (fa4_dir() / "flash_fwd_sm100.py").read_text()
+    old = "is_static_persistent: bool = True,"
+    assert src.count(old) == 1
+    path = tmp_path / "flash_fwd_sm100.py"
+    path.write_text(src.replace(old, "is_static_persistent: bool = False,"))
+    st = parse_cutlass.parse_file(path)
+    assert "outputTiles" not in node_script(KNOBS_FOR, st)
+    one, three = run(st, stages=3, outputTiles=1, kvBlocks=2), run(st, stages=3, outputTiles=3, kvBlocks=2)
+    assert one["stopped"] == [] and one["deadlock"] is None
+    assert one["total"] == three["total"] == run(fa4, stages=3, outputTiles=1, kvBlocks=2)["total"]

@@ -273,11 +273,18 @@ def test_past_the_tmem_partition_one_tile_runs_to_its_end(bwd, tmp_path):
 
 def test_a_second_tile_per_cta_deadlocks_as_the_source_says(tmp_path):
     """The MMA's `producer_phase_acc` "is only consistent across one work tile per CTA" (the
-    constructor's comment and `assert not is_persistent`, 191-193): it flips M + 1 times per tile,
+    constructor's comment and `assert not is_persistent`, 191-193), and the code runs one:
+    `__call__`'s SingleTileScheduler (922-927, `self.tile_scheduler_cls`, 959; DSL_SCHEDULER_CLASSES),
+    so outputTiles 2 still draws one tile and finishes. On a mutated copy whose last arm is
+    StaticPersistentTileScheduler (a CTA strides over tiles), the phase flips M + 1 times per tile,
     so with 2 m-blocks the second tile waits `pipeline_dP.empty` at phase 0 (2957), which no role
     releases on one CTA (the compute releases dP only with use_2cta_instrs, 3815-3818). The run
     follows the code and deadlocks there; it does not paper over it."""
     st = mutated(tmp_path, (NUM_STAGES, "num_stages = 2"))
+    r = node_script(ORDER, st, {"outputTiles": 2, "qBlocks": 2})
+    assert r["stopped"] == [] and r["deadlock"] is None
+    st = mutated(tmp_path, (NUM_STAGES, "num_stages = 2"), ("        else:\n            TileScheduler = SingleTileScheduler\n",
+                                                            "        else:\n            TileScheduler = StaticPersistentTileScheduler\n"))
     r = node_script(ORDER, st, {"outputTiles": 2, "qBlocks": 2})
     assert r["stopped"] == []
     assert "mma.warp12 waits on pipeline_dP.empty[0] (phase 0) at line 2957" in r["deadlock"]

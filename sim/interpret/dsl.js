@@ -132,6 +132,9 @@ var KernelInterpretDsl = (function (K) {
       case "comp": return K.dslComprehension(e, env, ctx, constexpr);
       case "id": {
         if (e[1] === "cute.arch.WARP_SIZE") return WARP_THREADS;
+        // DSL_SCHEDULER_CLASSES, DSL_SCHEDULING_MODES (dsl_sched.js): a tile scheduler class, a SchedulingMode member.
+        var sc = K.dslSchedulerId(e[1]);
+        if (sc !== PASS) return sc;
         // DSL_ENUMS: a member of one of the file's enums (programs_dsl.enum_members:
         // `CtaSchedule.TWO_CTA_SERIAL` is 3, FA4 bwd_sm100 69-74) is its value.
         var en = ctx.roleVars.length && ctx.roleVars[0].enums;
@@ -146,8 +149,9 @@ var KernelInterpretDsl = (function (K) {
         if (o instanceof K.Layout && e[2] === "shape") return o.shape;
         if (o instanceof Obj && o.kind === "pipe_handle" && e[2] === "index") return o.data.state.index;
         // FA4's tile schedulers (flash_attn/cute/tile_scheduler.py): `work_tile.is_valid_tile` until
-        // advance_to_next_work has moved past the CTA's last tile; tile_idx is not followed.
-        if (o instanceof Work && e[2] === "is_valid_tile") return o.tile < ctx.knobs.outputTiles ? 1 : 0;
+        // advance_to_next_work has moved past the CTA's last tile (DSL_SCHEDULER_CLASSES, dsl_sched.js:
+        // one tile for a single-tile class, else outputTiles); tile_idx is not followed.
+        if (o instanceof Work && e[2] === "is_valid_tile") return K.dslWorkValid(ctx, o);
         return PASS;
       }
       case "bin": {
@@ -209,14 +213,7 @@ var KernelInterpretDsl = (function (K) {
     if (Object.prototype.hasOwnProperty.call(cache, name)) return cache[name];
     // A cycle reads as not known.
     cache[name] = PASS;
-    var env = ctx.ctorEnv;
-    if (!env) {
-      env = ctx.ctorEnv = {};
-      Object.keys(ctor.params || {}).forEach(function (p) { env[p] = { v: evalExpr(ctor.params[p], {}, ctx, true) }; });
-      Object.keys(DSL_CTOR_ARGS).forEach(function (p) { if (!env[p]) { env[p] = { v: DSL_CTOR_ARGS[p] }; ctx.flags[p] = DSL_CTOR_ARGS[p]; } });
-      // The constructor's other local assignments, in order (`head_dim_v = head_dim_v if head_dim_v is not None else head_dim`, 175).
-      (ctor.locals || []).forEach(function (l) { env[l.name] = { v: evalExpr(l.expr, env, ctx, true) }; });
-    }
+    var env = dslCtorEnv(ctx);
     var list = ctor.attrs[name], v = PASS;
     for (var i = 0; i < list.length; i++) {
       // A value `__call__` computes before the launch (its lines are programs_dsl's `launch`: `self.epi_tile =
@@ -228,6 +225,19 @@ var KernelInterpretDsl = (function (K) {
       cache[name] = v;
     }
     return v;
+  }
+
+  /** The constructor's parameters at their defaults and its locals, as dslConstructor reads them (made once per run). */
+  function dslCtorEnv(ctx) {
+    var ctor = (ctx.roleVars.length && ctx.roleVars[0].constructor) || {}, env = ctx.ctorEnv;
+    if (!env) {
+      env = ctx.ctorEnv = {};
+      Object.keys(ctor.params || {}).forEach(function (p) { env[p] = { v: evalExpr(ctor.params[p], {}, ctx, true) }; });
+      Object.keys(DSL_CTOR_ARGS).forEach(function (p) { if (!env[p]) { env[p] = { v: DSL_CTOR_ARGS[p] }; ctx.flags[p] = DSL_CTOR_ARGS[p]; } });
+      // The constructor's other local assignments, in order (`head_dim_v = head_dim_v if head_dim_v is not None else head_dim`, 175).
+      (ctor.locals || []).forEach(function (l) { env[l.name] = { v: evalExpr(l.expr, env, ctx, true) }; });
+    }
+    return env;
   }
 
   /** `tuple(...)` / `list(...)`: `(self.mma_warp_id, *self.softmax0_warp_ids, ...)` (FA4 sm100 987-992): a starred tuple is spliced. */
@@ -345,7 +355,7 @@ var KernelInterpretDsl = (function (K) {
         // Calling a local partial of the tile scheduler's create (`TileSchedulerCls = partial(TileScheduler.create,
         // tile_sched_params)`, sm90 580; called at 679, 1006): the role's tile scheduler.
         var box = env[name];
-        if (box && box.v instanceof Partial && isSchedulerCreate(box.v.fn) && ctx.rr) return (ctx.rr.scheduler = new Scheduler());
+        if (box && box.v instanceof Partial && isSchedulerCreate(box.v.fn) && ctx.rr) return K.dslNewScheduler(ctx, box.v.fn);
         return PASS;
       }
     }
@@ -364,7 +374,7 @@ var KernelInterpretDsl = (function (K) {
   function dslMethodExpr(e, env, ctx, constexpr) {
     // `self.tile_scheduler_cls.create(tile_sched_params)` (FA4 sm100 1287, the static path of 1284):
     // the role's tile scheduler, as SM90's partial of TileScheduler.create.
-    if (ctx.rr && isSchedulerCreate(exprText(["member", e[1], e[2]]))) return (ctx.rr.scheduler = new Scheduler());
+    if (ctx.rr && isSchedulerCreate(exprText(["member", e[1], e[2]]))) return K.dslNewScheduler(ctx, exprText(["member", e[1], e[2]]));
     // DSL_PROCESS_WORK_TILE: `self.process_work_tile(block_info, seqlen, n_block_min, n_block_max)`
     // (FA4 sm100 3616-3629; called at 1649, 1895, 2377, 2857, 3340) is has_kv_work and, for varlen Q
     // without the varlen scheduler, seqlen_q > 0: without split-KV has_kv_work is True (block_info.py
@@ -384,7 +394,8 @@ var KernelInterpretDsl = (function (K) {
     // DSL_SCHEDULER_ADVANCE: `work_tile = tile_scheduler.advance_to_next_work()` (FA4 sm100 1734, 2083,
     // 2551, 3092, 3397) moves to the CTA's next tile and returns it (tile_scheduler.py
     // StaticPersistentTileScheduler 429-434: _tile_idx += grid_dim, then get_current_work;
-    // SingleTileScheduler 325: the one tile is done): the role's tile + 1, valid while < outputTiles.
+    // SingleTileScheduler 325: the one tile is done): the role's tile + 1, valid while below the
+    // class's limit (DSL_SCHEDULER_CLASSES, dsl_sched.js: 1 for a single-tile class, else outputTiles).
     if (obj instanceof Scheduler && name === "advance_to_next_work" && !args.length) { obj.tile += 1; return new Work(obj.tile); }
     if (obj instanceof Obj && obj.kind === "block_info") {
       // block_info.py 28-52: without causal or local masking, n_block_min = 0 and n_block_max is
@@ -619,10 +630,14 @@ var KernelInterpretDsl = (function (K) {
       env[names[0]] = { v: ring ? new Obj("pipe", names[0], ring) : new Unknown("a pipeline of a dry run") };
       return undefined;
     }
-    if (names.length === 1 && Array.isArray(e) && e[0] === "mcall" && e[2] === "create") {
+    // DSL_SCHEDULER_CREATE: `tile_scheduler = self.tile_scheduler_cls.create(...)` (sm100 1287) or
+    // `= TileSchedulerCls()` (sm90 679): the role's scheduler; a class the run does not know stops it here.
+    var part = names.length === 1 && Array.isArray(e) && e[0] === "call" && env[e[1]] ? env[e[1]].v : null;
+    if (names.length === 1 && Array.isArray(e) && ((e[0] === "mcall" && e[2] === "create") || (part instanceof Partial && isSchedulerCreate(part.fn)))) {
       this.ctx.rr = this;
-      var sched = dslMethodExpr(e, env, this.ctx, false);
+      var sched = e[0] === "mcall" ? dslMethodExpr(e, env, this.ctx, false) : dslCallExpr(e, env, this.ctx, false);
       if (sched instanceof Scheduler) { env[names[0]] = { v: sched }; return undefined; }
+      if (isUnknown(sched) && (e[0] !== "mcall" || isSchedulerCreate(exprText(["member", e[1], e[2]])))) return this.stop(node, sched.why);
     }
     if (!Array.isArray(e) || e[0] !== "call") return PASS;
     var callee = this.dslCallee(node, e, env);
@@ -730,7 +745,7 @@ var KernelInterpretDsl = (function (K) {
   K.WARPGROUP_THREADS = WARPGROUP_THREADS; K.WARP_THREADS = WARP_THREADS;
   K.dslBinding = dslBinding; K.dslConsumerCount = dslConsumerCount; K.dslExpr = dslExpr;
   K.dslPipelines = dslPipelines; K.dslRoles = dslRoles;
-  K.dslSelf = dslSelf; K.isNoneExpr = isNoneExpr;
+  K.dslSelf = dslSelf; K.isNoneExpr = isNoneExpr; K.dslCtorEnv = dslCtorEnv;
   return K;
 })(typeof KernelInterpretSettle !== "undefined" ? KernelInterpretSettle : require("./settle.js"));
 

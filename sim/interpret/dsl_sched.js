@@ -1,0 +1,119 @@
+/*
+ * sim/interpret/dsl_sched.js: part of the role-program interpreter (sim/interpret.js, docs/programs.md).
+ *
+ * CuTe DSL programs: the tile scheduler class a FlashAttention-4 kernel runs, and the tiles one
+ * CTA runs with it (DSL_SCHEDULER_CLASSES).
+ *
+ * The parts share one namespace (K): each takes what an earlier part defines by name at load
+ * time and calls what a later part defines through K (late bound), so the parts load in the
+ * order of render_waveform.py INTERPRET_JS_ASSETS and none holds state of its own.
+ */
+var KernelInterpretDslSched = (function (K) {
+  "use strict";
+
+  var PASS = K.PASS, Scheduler = K.Scheduler, Unknown = K.Unknown, evalExpr = K.evalExpr, isUnknown = K.isUnknown;
+
+  /**
+   * DSL_SCHEDULER_CLASSES: how many tiles one CTA runs with each of flash_attn/cute/tile_scheduler.py's
+   * classes. "single": one (advance_to_next_work makes the work invalid: SingleTileScheduler 254,
+   * 302-304, 325-327, `_is_first_block = False`; SingleTileLPTScheduler 698-708 and
+   * SingleTileLPTBwdScheduler 853-856, `_tile_idx = total_blocks`; SingleTileVarlenScheduler
+   * 1368-1375, `_is_first_block = False`). "strided": the CTA strides over the tiles
+   * (StaticPersistentTileScheduler 429-434, `_tile_idx += grid_dim`, valid while < total, 418).
+   * "fetched": the next tile comes from a scheduler pipeline (DynamicPersistentVarlenScheduler
+   * 1553-1563; Sm100FmhaClcDynamicTileScheduler 2116-2122). strided and fetched run the
+   * `outputTiles` knob's tiles, as before this rule (the fetch itself is not modelled).
+   */
+  var DSL_SCHEDULER_CLASSES = {
+    SingleTileScheduler: "single", SingleTileLPTScheduler: "single", SingleTileLPTBwdScheduler: "single",
+    SingleTileVarlenScheduler: "single", StaticPersistentTileScheduler: "strided",
+    DynamicPersistentVarlenScheduler: "fetched", Sm100FmhaClcDynamicTileScheduler: "fetched"
+  };
+  /**
+   * DSL_SCHEDULER_CLC: the single-tile classes that fetch the next tile under SchedulingMode.CLC
+   * (SingleTileLPTScheduler 698-703, SingleTileVarlenScheduler 1368-1373: `if
+   * const_expr(self.params.scheduling_mode == SchedulingMode.CLC): ... consumer_wait ...`).
+   */
+  var DSL_SCHEDULER_CLC = { SingleTileLPTScheduler: true, SingleTileVarlenScheduler: true };
+  /**
+   * DSL_SCHEDULING_MODES: SchedulingMode's members (tile_scheduler.py 33-37, an IntEnum of
+   * `auto()`: 1, 2, 3, 4). The run's mode is the constructor's `self.scheduling_mode` where it
+   * sets one (FA4 sm100 287-291, passed to to_underlying_arguments at 765-767; mla_sm100 116-118),
+   * else STATIC, the default of to_underlying_arguments (tile_scheduler.py 262, 553, 799).
+   */
+  var DSL_SCHEDULING_MODES = { "SchedulingMode.NONE": 1, "SchedulingMode.STATIC": 2, "SchedulingMode.DYNAMIC": 3, "SchedulingMode.CLC": 4 };
+
+  /** A scheduler class of the run: a name of DSL_SCHEDULER_CLASSES (dslExpr's `id` hook). */
+  function SchedClass(name) { this.name = name; }
+
+  /** dslExpr's `id` hook: a scheduler class or a SchedulingMode member by name, else PASS. */
+  function dslSchedulerId(name) {
+    if (Object.prototype.hasOwnProperty.call(DSL_SCHEDULING_MODES, name)) return DSL_SCHEDULING_MODES[name];
+    return Object.prototype.hasOwnProperty.call(DSL_SCHEDULER_CLASSES, name) ? new SchedClass(name) : PASS;
+  }
+
+  /**
+   * The class whose create `text` calls (DSL_SCHEDULER_CREATE, dsl.js isSchedulerCreate): a kernel
+   * parameter (`TileScheduler.create`, FA4 sm90 580) is the value the launch binds it to
+   * (programs_dsl.kernel_args: `__call__`'s local, sm90 317-325, passed at 395 to the
+   * `cutlass.Constexpr` parameter 441); `self.tile_scheduler_cls.create` (sm100 1287) the
+   * constructor's attribute (sm100 768 `= TileScheduler`, 730 `= self.TileScheduler`, the `if` tree
+   * 294-308). Both are evaluated as compile-time values with the run's flags (dslFlag).
+   */
+  function schedulerClass(ctx, text) {
+    var root = text.replace(/\.create$/, "");
+    var v = ctx.roleVars.length && ctx.roleVars[0].constructor, args = v && v.kernel_args;
+    var c;
+    if (/^self\.\w+$/.test(root)) c = evalExpr(["member", ["id", "self"], root.slice(5)], {}, ctx, true);
+    else if (args && Object.prototype.hasOwnProperty.call(args, root)) c = evalExpr(args[root].expr, K.dslCtorEnv(ctx), ctx, true);
+    else return new Unknown("the tile scheduler `" + root + "` is no kernel argument the parse reads (programs_dsl.kernel_args)");
+    if (c instanceof SchedClass) return c;
+    return new Unknown("the tile scheduler class `" + root + "` is not known" + (isUnknown(c) && c.why ? " (" + c.why + ")" : "") +
+      ": DSL_SCHEDULER_CLASSES names " + Object.keys(DSL_SCHEDULER_CLASSES).join(", "));
+  }
+
+  /** The run's SchedulingMode (DSL_SCHEDULING_MODES): `self.scheduling_mode`, else STATIC. */
+  function schedulingMode(ctx) {
+    var v = ctx.roleVars.length && ctx.roleVars[0].constructor;
+    if (!(v && v.attrs && v.attrs["self.scheduling_mode"])) return DSL_SCHEDULING_MODES["SchedulingMode.STATIC"];
+    return evalExpr(["member", ["id", "self"], "scheduling_mode"], {}, ctx, true);
+  }
+
+  /**
+   * A role's tile scheduler made by the create `text`: a Scheduler; the run's tiles per CTA are
+   * kept on the run's context (ctx.dslScheduler: work objects are copied by value, K.clone, so they
+   * cannot carry them), 1 for a "single" class (the run then reads no `outputTiles`: a knob the run
+   * never reads is not offered, model_program.js programReads), none for "strided" / "fetched"
+   * (outputTiles). An Unknown naming the class when it is not known, or when a second create of the
+   * run gives another kind (the role stops at the create, dsl.js dslAssign).
+   */
+  K.dslNewScheduler = function (ctx, text) {
+    var c = schedulerClass(ctx, text);
+    if (isUnknown(c)) return c;
+    var kind = DSL_SCHEDULER_CLASSES[c.name];
+    if (DSL_SCHEDULER_CLC[c.name]) {
+      var mode = schedulingMode(ctx);
+      if (typeof mode !== "number") return new Unknown("the scheduling mode of " + c.name + " (`self.scheduling_mode`) is not known");
+      if (mode === DSL_SCHEDULING_MODES["SchedulingMode.CLC"]) kind = "fetched";
+    }
+    if (ctx.dslScheduler && ctx.dslScheduler.kind !== kind) {
+      return new Unknown("two tile scheduler classes of different kinds (" + ctx.dslScheduler.cls + ", " + c.name + ")");
+    }
+    ctx.dslScheduler = { cls: c.name, kind: kind, limit: kind === "single" ? 1 : null };
+    var s = new Scheduler();
+    if (ctx.rr) ctx.rr.scheduler = s;
+    return s;
+  };
+
+  /** `work_tile.is_valid_tile`: the tile is below the run's tiles per CTA (1 for a single-tile class), else below `outputTiles`. */
+  K.dslWorkValid = function (ctx, w) {
+    var limit = ctx.dslScheduler && ctx.dslScheduler.limit !== null ? ctx.dslScheduler.limit : ctx.knobs.outputTiles;
+    return w.tile < limit ? 1 : 0;
+  };
+
+  K.DSL_SCHEDULER_CLASSES = DSL_SCHEDULER_CLASSES; K.DSL_SCHEDULER_CLC = DSL_SCHEDULER_CLC;
+  K.DSL_SCHEDULING_MODES = DSL_SCHEDULING_MODES; K.SchedClass = SchedClass; K.dslSchedulerId = dslSchedulerId;
+  return K;
+})(typeof KernelInterpretMbar !== "undefined" ? KernelInterpretMbar : require("./mbar.js"));
+
+if (typeof module !== "undefined" && module.exports) module.exports = KernelInterpretDslSched;
