@@ -38,6 +38,10 @@ var KVWaveUrl = (function () {
       lastSeenHash = now;
     }
     function applyHash(hash) {
+      // The hash being applied is the location's (at start, on hashchange, from takeEditedHash):
+      // seen, so a debounced write that comes due before the page's first write still tells a
+      // later edit from it (CI: the absurd-hash test's hash was overwritten by that first write).
+      lastSeenHash = locationHash();
       var p = parseHash(hash, hashKeys, P.rangeOf, state.knobs.model);
       if (p.model && p.model !== state.knobs.model) {
         // Another model: its starting knobs and controls, then the hash's knobs on top.

@@ -148,6 +148,16 @@ def test_a_hash_edited_while_a_write_is_due_wins(open_page, gemm_url):
     assert "Following" not in page.inner_text("#chain-info")
 
 
+def test_a_hash_edited_before_the_pages_first_write_wins(open_page, gemm_url):
+    # Old page: before its first hash write the page had seen no hash, so a write coming due right
+    # after the user's edit (before its hashchange) overwrote it (CI's absurd-hash test).
+    page = open_page(gemm_url + "#stages=5")
+    written = page.evaluate("() => { location.hash = '#stages=3'; return window.__kv.writeHashNow(); }")
+    assert "stages=3" in written, written
+    flush(page)
+    assert kv(page, "kv.state.knobs.stages") == 3
+
+
 def test_simulating_is_true_from_set_knobs_to_the_result(open_page, gemm_url):
     # Old page: simulating() was false between setKnobs and the next frame, so a caller waiting
     # for it to be false read the previous result's blocks.
