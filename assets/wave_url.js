@@ -10,7 +10,7 @@ var KVWaveUrl = (function () {
   function install(P) {
     var hashKeys = P.hashKeys, state = P.state;
     // -- URL hash: read at start and on hashchange, written (debounced) after every change
-    // lastSeenHash: location's hash right after the page's last write (it may differ from
+    // lastSeenHash: location's hash when the page last applied or wrote one (it may differ from
     // lastWrittenHash where file:// refuses replaceState). A different hash when the debounced
     // write comes due is the user's edit whose hashchange is still queued: it wins.
     var lastWrittenHash = null, lastSeenHash = null;
@@ -33,9 +33,8 @@ var KVWaveUrl = (function () {
     }
     /** Apply a hash the user (a link, the address bar, a test) set; its queued hashchange is then a no-op. */
     function takeEditedHash(now) {
-      applyHash("#" + now);
+      applyHash("#" + now);   // sets lastSeenHash
       lastWrittenHash = now;
-      lastSeenHash = now;
     }
     function applyHash(hash) {
       // The hash being applied is the location's (at start, on hashchange, from takeEditedHash):
