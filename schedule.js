@@ -561,13 +561,13 @@ var KernelSchedule = (function () {
       return result;
     }
     if (result.error !== null || result.deadlock !== null || result.model !== name) return result;
-    var oneTile = oneTilePerCta(name, structure), waves = oneTile && ct ? ct.waves : 1;
+    var cta = ctaTileCount(result, k), waves = cta.oneTile && ct ? ct.waves : 1;
     var floorCta = u.loads(k, result) * lat.loadTransfer, floor = waves * floorCta;
     var cycles = waves * Math.max(result.total, floorCta);
     var us = cycles / gpu.clockMHz;
     // Without a problem: the CTA's schedule on every persistent CTA (SMs in whole clusters).
     var ctas = ct ? ct.ctas : P.ctaTiles(1, gpu, cl[0] * cl[1]).ctas;
-    var flops = prob ? prob.flops : ctas * (oneTile ? 1 : k.outputTiles) * u.tileFlops(p, k);
+    var flops = prob ? prob.flops : ctas * cta.tiles * u.tileFlops(p, k);
     var bn = P.classifyBottleneck({ total: result.total, busy: v.tensorCoreBusySteps, floor: floorCta,
       candidates: u.candidates(v, k, Math.max(0, result.total - v.tensorCoreBusySteps), result) });
     result.time = { cycles: cycles, us: us };
@@ -583,14 +583,17 @@ var KernelSchedule = (function () {
   }
 
   /**
-   * Whether a model's run is one tile per CTA: a program run that reads no outputTiles (its tile
-   * scheduler class runs one: FA4's single-tile schedulers, docs/programs.md DSL_SCHEDULER_CLASSES;
-   * 88's individual scheduler, FMHA_INDIVIDUAL_SCHEDULER). Its grid holds a CTA per tile, so the
-   * problem's waves (perf.js ctaTiles) run that CTA's schedule one after another (simulateUnits).
+   * The tiles one CTA of the run draws and whether the grid holds one CTA per tile: a program run
+   * says both (its verdict's tilesPerCta and rule, TILES_PER_CTA in sim/interpret/expr.js: a
+   * single-tile scheduler, FA4's single-tile classes or 88's individual scheduler, or no tile loop
+   * at all, as the SM90 basic kernel layer); a hand-written model's CTA is persistent, outputTiles.
+   * One tile per CTA: the problem's waves (perf.js ctaTiles) run that CTA's schedule one after
+   * another (simulateUnits).
    */
-  function oneTilePerCta(name, structure) {
-    var reads = name === "program" && PR && typeof PR.programReads === "function" ? PR.programReads(structure) : null;
-    return reads !== null && !reads.outputTiles;
+  function ctaTileCount(result, k) {
+    var v = result.verdict || {};
+    if (result.model !== "program" || typeof v.tilesPerCta !== "number") return { tiles: k.outputTiles, oneTile: false };
+    return { tiles: v.tilesPerCta, oneTile: v.tilesPerCtaRule !== "outputTiles" };
   }
 
   /**

@@ -402,7 +402,9 @@ var KernelModelProgram = (function () {
       flagsText: flagsText(run.flags),
       mmaWaits: mmaWaits(run),
       idle: run.idle || [],
-      idleText: run.idle && run.idle.length ? run.idle.join(", ") : "none"
+      idleText: run.idle && run.idle.length ? run.idle.join(", ") : "none",
+      // TILES_PER_CTA (sim/interpret/expr.js): the tiles one CTA ran and the rule that said so.
+      tilesPerCta: run.tilesPerCta.tiles, tilesPerCtaRule: run.tilesPerCta.rule
     };
     verdict.mmaWaitText = mmaWaitText(verdict.mmaWaits);
     // Why a null figure is null goes to notes (as the GEMM model's), shown by the page as "n/a: why".

@@ -191,7 +191,7 @@ const I = require(process.argv[1] + "/sim/interpret.js");
 process.stdout.write(JSON.stringify({symbols: I.SYMBOL_KNOBS, trips: I.TRIP_KNOBS, runtime: I.RUNTIME_CHOICES,
   scheduler: I.SCHEDULER_STATIC, epilogue: I.EPILOGUE_CALLS, pipelines: I.PIPELINE_CLASSES, ops: Object.keys(I.OP_SEMANTICS),
   masks: I.MASK_TRIP_COUNTS, conditions: I.RUNTIME_CONDITIONS, collectives: I.COLLECTIVE_TYPES, opaque: I.OPAQUE_LATENCY,
-  register: I.REGISTER_LOOP_OPS}));
+  register: I.REGISTER_LOOP_OPS, tiles: Object.fromEntries(I.TILE_COUNT_RULES.map((r) => [r.name, 1]))}));
 """
 
 
@@ -201,7 +201,7 @@ def test_every_interpreter_rule_is_documented():
     doc = (ROOT / "docs" / "programs.md").read_text()
     tables = run_node(TABLES)
     for table in ("symbols", "trips", "runtime", "scheduler", "epilogue", "pipelines", "masks", "conditions",
-                  "collectives", "opaque", "register"):
+                  "collectives", "opaque", "register", "tiles"):
         for key, value in tables[table].items():
             short = key.split("::")[-1]
             assert any(f"`{name}{tail}" in doc for name in (key, short) for tail in ("`", "()`", "(")), (table, key)

@@ -149,8 +149,8 @@ var KernelInterpretDsl = (function (K) {
         if (o instanceof K.Layout && e[2] === "shape") return o.shape;
         if (o instanceof Obj && o.kind === "pipe_handle" && e[2] === "index") return o.data.state.index;
         // FA4's tile schedulers (flash_attn/cute/tile_scheduler.py): `work_tile.is_valid_tile` until
-        // advance_to_next_work has moved past the CTA's last tile (DSL_SCHEDULER_CLASSES, dsl_sched.js:
-        // one tile for a single-tile class, else outputTiles); tile_idx is not followed.
+        // advance_to_next_work has moved past the CTA's last tile (TILES_PER_CTA, expr.js: one tile
+        // for a single-tile class of DSL_SCHEDULER_CLASSES, else outputTiles); tile_idx is not followed.
         if (o instanceof Work && e[2] === "is_valid_tile") return K.dslWorkValid(ctx, o);
         return PASS;
       }
@@ -395,7 +395,7 @@ var KernelInterpretDsl = (function (K) {
     // 2551, 3092, 3397) moves to the CTA's next tile and returns it (tile_scheduler.py
     // StaticPersistentTileScheduler 429-434: _tile_idx += grid_dim, then get_current_work;
     // SingleTileScheduler 325: the one tile is done): the role's tile + 1, valid while below the
-    // class's limit (DSL_SCHEDULER_CLASSES, dsl_sched.js: 1 for a single-tile class, else outputTiles).
+    // CTA's tiles (TILES_PER_CTA, expr.js: 1 for a single-tile class, else outputTiles).
     if (obj instanceof Scheduler && name === "advance_to_next_work" && !args.length) { obj.tile += 1; return new Work(obj.tile); }
     if (obj instanceof Obj && obj.kind === "block_info") {
       // block_info.py 28-52: without causal or local masking, n_block_min = 0 and n_block_max is

@@ -80,11 +80,11 @@ var KernelInterpretDslSched = (function (K) {
   }
 
   /**
-   * A role's tile scheduler made by the create `text`: a Scheduler; the run's tiles per CTA are
-   * kept on the run's context (ctx.dslScheduler: work objects are copied by value, K.clone, so they
-   * cannot carry them), 1 for a "single" class (the run then reads no `outputTiles`: a knob the run
-   * never reads is not offered, model_program.js programReads), none for "strided" / "fetched"
-   * (outputTiles). An Unknown naming the class when it is not known, or when a second create of the
+   * A role's tile scheduler made by the create `text`: a Scheduler; the run's class and its kind
+   * are kept on the run's context (ctx.dslScheduler: work objects are copied by value, K.clone, so
+   * they cannot carry them), which the tiles-per-CTA hook reads (TILES_PER_CTA, expr.js: 1 for a
+   * "single" class, and the run then reads no `outputTiles`; `outputTiles` for "strided" /
+   * "fetched"). An Unknown naming the class when it is not known, or when a second create of the
    * run gives another kind (the role stops at the create, dsl.js dslAssign).
    */
   K.dslNewScheduler = function (ctx, text) {
@@ -99,16 +99,15 @@ var KernelInterpretDslSched = (function (K) {
     if (ctx.dslScheduler && ctx.dslScheduler.kind !== kind) {
       return new Unknown("two tile scheduler classes of different kinds (" + ctx.dslScheduler.cls + ", " + c.name + ")");
     }
-    ctx.dslScheduler = { cls: c.name, kind: kind, limit: kind === "single" ? 1 : null };
+    ctx.dslScheduler = { cls: c.name, kind: kind };
     var s = new Scheduler();
     if (ctx.rr) ctx.rr.scheduler = s;
     return s;
   };
 
-  /** `work_tile.is_valid_tile`: the tile is below the run's tiles per CTA (1 for a single-tile class), else below `outputTiles`. */
+  /** `work_tile.is_valid_tile`: the tile is below the CTA's tiles (TILES_PER_CTA, expr.js: 1 for a single-tile class, else `outputTiles`). */
   K.dslWorkValid = function (ctx, w) {
-    var limit = ctx.dslScheduler && ctx.dslScheduler.limit !== null ? ctx.dslScheduler.limit : ctx.knobs.outputTiles;
-    return w.tile < limit ? 1 : 0;
+    return K.tileValid(ctx, w.tile);
   };
 
   K.DSL_SCHEDULER_CLASSES = DSL_SCHEDULER_CLASSES; K.DSL_SCHEDULER_CLC = DSL_SCHEDULER_CLC;

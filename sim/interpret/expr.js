@@ -129,7 +129,7 @@ var KernelInterpretExpr = (function () {
    * gemm/kernel/static_tile_scheduler.hpp: compute_epilogue 404-412, get_work_k_tile_count
    * 448-452, valid_warpgroup_in_work_tile 498-500, requires_separate_reduction 504-506); a string
    * is the knob whose value it returns. advance_to_next_work(n) moves this role's tile by n
-   * (192-199), is_valid() is tile < outputTiles.
+   * (192-199), is_valid() is tile < the CTA's tiles (TILES_PER_CTA: outputTiles).
    */
   var SCHEDULER_STATIC = {
     "TileScheduler::valid_warpgroup_in_work_tile": 1, "TileScheduler::compute_epilogue": 1,
@@ -392,19 +392,47 @@ var KernelInterpretExpr = (function () {
   }
 
   /**
-   * FMHA_INDIVIDUAL_SCHEDULER: the tiles one CTA's tile scheduler runs: `outputTiles`, except where
-   * the collective's option `kIsPersistent` is 0 (88 FMHA collective 69, its find_option default,
-   * FIND_OPTION_DEFAULTS): 88's builder takes `std::conditional_t<kIsPersistent,
-   * PersistentTileScheduler, IndividualTileScheduler>` on the same option (fmha_kernel_builder.hpp
-   * 117-118), and the individual scheduler's is_valid() holds until its first `++`
-   * (fmha_tile_scheduler.hpp 48, 67-82): one tile per CTA. Its collective releases Q only `if
-   * (kIsPersistent)` (collective 545), so a second tile would wait for Q forever.
+   * TILES_PER_CTA: how many tiles one CTA's tile scheduler runs, the one hook every scheduler's
+   * validity test asks (`work_tile_info.is_valid()` of CUTLASS's schedulers, the FMHA schedulers'
+   * `is_valid()`, FA3's `is_valid(params)`, DeepGEMM's `get_next_block`, the DSL's
+   * `work_tile.is_valid_tile`): the first rule of TILE_COUNT_RULES that holds, else the
+   * `outputTiles` knob (a persistent scheduler's share of the problem). The answer and its rule are
+   * kept on the context (ctx.tilesPerCta) for the run's result: the units (schedule.js
+   * simulateUnits) run the problem's waves of a one-tile CTA one after another. A run that never
+   * asks has no tile loop: one tile per CTA (settle.js). A single-tile rule reads no `outputTiles`,
+   * so the page offers no tile slider that moves nothing (model_program.js programReads).
    */
-  function schedulerTiles(ctx) {
-    // One tile without reading `outputTiles`: a knob the run never reads is not offered
-    // (model_program.js programReads), so the page has no slider that moves nothing.
-    return Object.prototype.hasOwnProperty.call(ctx.constants, "kIsPersistent") && ctx.constants.kIsPersistent === 0
-      ? 1 : ctx.knobs.outputTiles;
+  var TILE_COUNT_RULES = [
+    // FMHA_INDIVIDUAL_SCHEDULER: the collective's option `kIsPersistent` is 0 (88 FMHA collective
+    // 69, its find_option default, FIND_OPTION_DEFAULTS): 88's builder takes
+    // `std::conditional_t<kIsPersistent, PersistentTileScheduler, IndividualTileScheduler>` on the
+    // same option (fmha_kernel_builder.hpp 117-118), and the individual scheduler's is_valid()
+    // holds until its first `++` (fmha_tile_scheduler.hpp 48, 67-82). Its collective releases Q
+    // only `if (kIsPersistent)` (collective 545), so a second tile would wait for Q forever.
+    { name: "FMHA_INDIVIDUAL_SCHEDULER", tiles: function (ctx) {
+      return !ctx.dsl && Object.prototype.hasOwnProperty.call(ctx.constants, "kIsPersistent") && ctx.constants.kIsPersistent === 0 ? 1 : null;
+    } },
+    // DSL_SCHEDULER_CLASSES (dsl_sched.js): the run's scheduler class is a single-tile one.
+    { name: "DSL_SCHEDULER_CLASSES", tiles: function (ctx) {
+      return ctx.dslScheduler && ctx.dslScheduler.kind === "single" ? 1 : null;
+    } }
+  ];
+
+  function tilesPerCta(ctx) {
+    for (var i = 0; i < TILE_COUNT_RULES.length; i++) {
+      var t = TILE_COUNT_RULES[i].tiles(ctx);
+      if (t !== null) {
+        ctx.tilesPerCta = { tiles: t, rule: TILE_COUNT_RULES[i].name + (ctx.dslScheduler ? " (" + ctx.dslScheduler.cls + ")" : "") };
+        return t;
+      }
+    }
+    ctx.tilesPerCta = { tiles: ctx.knobs.outputTiles, rule: "outputTiles" };
+    return ctx.tilesPerCta.tiles;
+  }
+
+  /** A tile scheduler's validity test: 1 while `tile` (counted from 0) is below the CTA's tiles (tilesPerCta). */
+  function tileValid(ctx, tile) {
+    return tile < tilesPerCta(ctx) ? 1 : 0;
   }
 
   function evalCall(e, env, ctx, constexpr) {
@@ -494,12 +522,12 @@ var KernelInterpretExpr = (function () {
       if (name === "phase") return obj.phase;
       if (name === "count") return obj.count;
     }
-    if (obj instanceof Work && name === "is_valid") return obj.tile < ctx.knobs.outputTiles ? 1 : 0;
+    if (obj instanceof Work && name === "is_valid") return tileValid(ctx, obj.tile);
     if (obj instanceof Scheduler) {
       if (name === "initial_work_tile_info" || name === "get_current_work") return new Work(obj.tile);
       // 77_blackwell_fmha kernel/fmha_tile_scheduler.hpp: is_valid() (69-71, 137-139) until operator++
-      // (80-83, 153-156) has moved past the CTA's last tile: tile < outputTiles.
-      if (name === "is_valid") return obj.tile < schedulerTiles(ctx) ? 1 : 0;
+      // (80-83, 153-156) has moved past the CTA's last tile (TILES_PER_CTA).
+      if (name === "is_valid") return tileValid(ctx, obj.tile);
       // static_tile_scheduler.hpp 266-273 and 299-304: advance, then (the next work, true).
       if (name === "fetch_next_work") { obj.tile += 1; return new Tuple([new Work(obj.tile), 1]); }
       // sm100_tile_scheduler.hpp 555-562: without a reduction, fixup returns the accumulator state it got.
@@ -713,7 +741,7 @@ var KernelInterpretExpr = (function () {
   K.PIPELINE_CLASSES = PIPELINE_CLASSES; K.RUNTIME_CHOICES = RUNTIME_CHOICES;
   K.RUNTIME_CONDITIONS = RUNTIME_CONDITIONS; K.RUNTIME_FLAGS = RUNTIME_FLAGS;
   K.SCHEDULER_STATIC = SCHEDULER_STATIC; K.SYMBOL_KNOBS = SYMBOL_KNOBS; K.Scheduler = Scheduler;
-  K.State = State; K.Struct = Struct; K.TILE_KEY = TILE_KEY; K.TRIP_KNOBS = TRIP_KNOBS;
+  K.State = State; K.Struct = Struct; K.TILE_KEY = TILE_KEY; K.TILE_COUNT_RULES = TILE_COUNT_RULES; K.tileValid = tileValid; K.TRIP_KNOBS = TRIP_KNOBS;
   K.Tuple = Tuple; K.Unknown = Unknown; K.WG_TRACE_OPS = WG_TRACE_OPS; K.Work = Work;
   K.clone = clone; K.controlNames = controlNames; K.evalCall = evalCall; K.evalExpr = evalExpr;
   K.REGISTER_FRAGMENTS = REGISTER_FRAGMENTS; K.fragmentLoop = fragmentLoop;

@@ -192,8 +192,8 @@ var KernelInterpretMbar = (function (K) {
         var o = evalExpr(e[1], env, ctx, constexpr);
         if (!(o instanceof Scheduler) || o.next === undefined) return PASS;
         // deep_gemm/include/deep_gemm/scheduler/gemm.cuh get_next_block: true for the CTA's next
-        // block while blocks are left: the outputTiles knob's tiles, one per call.
-        if (e[0] === "mcall" && e[2] === "get_next_block") { o.tile = o.next++; return o.tile < ctx.knobs.outputTiles ? 1 : 0; }
+        // block while blocks are left: the CTA's tiles (TILES_PER_CTA: outputTiles), one per call.
+        if (e[0] === "mcall" && e[2] === "get_next_block") { o.tile = o.next++; return K.tileValid(ctx, o.tile); }
         // current_shape_k: K of the current block, kTiles k-blocks of BLOCK_K, so `num_total_k_blocks =
         // math::ceil_div(scheduler.current_shape_k, BLOCK_K)` (166, 243) is the kTiles knob.
         if (e[0] === "member" && e[2] === "current_shape_k") return problemK(env, ctx);

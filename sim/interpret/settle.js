@@ -290,7 +290,9 @@ var KernelInterpretSettle = (function (K) {
         return { name: r.name, binding: r.binding, lane: r.lane, mmaGroup: self.groups[r.name] || null };
       }),
       stopped: stopped, flags: this.ctx.flags, busy: this.tc.busy, waits: waitsOf(eng), barrierEventsOmitted: eng.events === null,
-      idle: this.ctx.idle.slice()
+      idle: this.ctx.idle.slice(),
+      // TILES_PER_CTA (expr.js): what the run's tile scheduler answered; a run that never asked has no tile loop.
+      tilesPerCta: this.ctx.tilesPerCta || { tiles: 1, rule: "no tile loop" }
     };
   };
 

@@ -183,8 +183,8 @@ var KernelInterpretWg = (function (K) {
       case "mcall": {
         var o = evalExpr(e[1], env, ctx, constexpr);
         // FA3's tile schedulers (hopper/tile_scheduler.hpp): `work_tile_info.is_valid(params)` is
-        // tile < outputTiles; get_block_coord is not followed.
-        if (o instanceof Work && e[2] === "is_valid") return o.tile < ctx.knobs.outputTiles ? 1 : 0;
+        // tile < the CTA's tiles (TILES_PER_CTA: outputTiles); get_block_coord is not followed.
+        if (o instanceof Work && e[2] === "is_valid") return K.tileValid(ctx, o.tile);
         if (o instanceof Scheduler && (e[2] === "get_initial_work")) return new Work(o.tile);
         if (o instanceof Scheduler && e[2] === "get_next_work") { o.tile += 1; return new Work(o.tile); }
         return PASS;
