@@ -381,29 +381,48 @@ class ModuleIndex:
         return None
 
     def _self_attributes(self, info):
-        """Literal `self.x = 3` / `self.x = (4, 5)` and `self.x = NamedBarrier(...)` of a class."""
-        consts, values = {}, {}
+        """Literal `self.x = 3` / `self.x = (4, 5)` and `self.x = NamedBarrier(...)` of a class.
+
+        SELF_CONSTANTS: `self.x` is a constant only when every assignment to it in the class gives
+        the same literal. One that gives another value, a value that is not a literal (an arm of
+        `if ...: self.x = 2 else: self.x = f(...)`), an augmented or annotated assignment, or a
+        tuple target naming it makes it no constant: the run then reads it as the constructor
+        assigns it (sim/interpret/dsl.js dslConstructor), or not at all, never as one arm's literal.
+        """
+        consts, values, varying = {}, {}, set()
         for node in ast.walk(info["node"]):
-            if not isinstance(node, ast.Assign) or len(node.targets) != 1:
-                continue
-            target = node.targets[0]
-            if not (isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name)
-                    and target.value.id == "self"):
-                continue
-            value = _int_literal(node.value)
-            if value is None and isinstance(node.value, (ast.Tuple, ast.List)):
-                items = [_int_literal(e) for e in node.value.elts]
-                value = items if items and None not in items else None
-            if value is not None:
-                if target.attr in consts and consts[target.attr][0] != value:
-                    consts[target.attr] = (None, consts[target.attr][1])   # assigned twice: not a constant
+            for target, value_node in _self_targets(node):
+                value = _int_literal(value_node) if value_node is not None else None
+                if value is None and isinstance(value_node, (ast.Tuple, ast.List)):
+                    items = [_int_literal(e) for e in value_node.elts]
+                    value = items if items and None not in items else None
+                if value is None or (target.attr in consts and consts[target.attr][0] != value):
+                    varying.add(target.attr)   # another value, or one that is not a literal: not a constant
                 else:
                     consts.setdefault(target.attr, (value, node.lineno))
-            elif isinstance(node.value, ast.Call):
-                callee = dotted_name(node.value.func) or ""
-                if callee.rsplit(".", 1)[-1] == "NamedBarrier":
-                    values[target.attr] = _named_barrier(self.src, node.value)
-        return {k: v for k, v in consts.items() if v[0] is not None}, values
+                if isinstance(value_node, ast.Call):
+                    callee = dotted_name(value_node.func) or ""
+                    if callee.rsplit(".", 1)[-1] == "NamedBarrier":
+                        values[target.attr] = _named_barrier(self.src, value_node)
+        return {k: v for k, v in consts.items() if k not in varying}, values
+
+
+def _self_targets(node):
+    """The `self.x` targets an assignment statement sets, each with its value node (None where the
+    statement gives no single value per target: augmented, annotated without a value, or unpacking)."""
+    def is_self_attr(t):
+        return isinstance(t, ast.Attribute) and isinstance(t.value, ast.Name) and t.value.id == "self"
+    if isinstance(node, ast.Assign):
+        out = []
+        for target in node.targets:
+            if is_self_attr(target):
+                out.append((target, node.value))
+            elif isinstance(target, (ast.Tuple, ast.List)):
+                out.extend((t, None) for t in target.elts if is_self_attr(t))
+        return out
+    if isinstance(node, (ast.AugAssign, ast.AnnAssign)) and is_self_attr(node.target):
+        return [(node.target, node.value if isinstance(node, ast.AnnAssign) else None)]
+    return []
 
 
 def _named_barrier(src, call):

@@ -260,6 +260,23 @@ def test_fixture_classic_calls_hopper_gemm():
     assert {"name": "self.ab_stage", "value": 4, "line": 11} in m["constants"]
 
 
+def test_self_constants_are_every_assignments_literal(tmp_path):
+    """SELF_CONSTANTS: `self.x` is a constant only when every assignment to it in the class gives
+    the same literal. Before, a literal in one arm won over a computed value in the other (FA4
+    sm100 550 `self.ex2_emu_freq = 0`, then 553 `= self._tune.get(...)`), so the run read one
+    arm's value as a fact."""
+    src = (FIXTURES / "hopper_gemm_classic.py").read_text()
+    extra = ("        if flag:\n            self.one_arm = 2\n        else:\n            self.one_arm = f()\n"
+             "        self.bumped = 1\n        self.bumped += 1\n        self.unpacked = 3\n        self.unpacked, y = g()\n"
+             "        self.twice = 5\n        self.twice = 5\n        self.typed: int = 6\n")
+    src = src.replace("        self.num_dma_warp_groups = 1\n", "        self.num_dma_warp_groups = 1\n" + extra, 1)
+    path = tmp_path / "gemm_constants.py"
+    path.write_text(src)
+    consts = {c["name"]: c["value"] for c in parse_cutlass.parse_file(path)["constants"]}
+    assert consts["self.ab_stage"] == 4 and consts["self.twice"] == 5 and consts["self.typed"] == 6
+    assert not {"self.one_arm", "self.bumped", "self.unpacked"} & set(consts)
+
+
 def test_fixture_participants_blackwell_gemm():
     m = fixture("blackwell_gemm_participants.py")
     check_contract(m)
