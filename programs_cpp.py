@@ -874,15 +874,15 @@ SUBTREES = ("init", "body", "step", "then", "else")
 
 def prune(body, extra=(), needed_out=None, objects=False):
     """The tree without what nothing reads: a `let` survives when a step needs one of its names
-    (a condition, an op's state, a call's argument, an assignment, a return, or a surviving let's
-    initializer, to a fixpoint); `text` stays on loops and branches only, and `end_line` only
-    where it differs from `line` (docs/programs.md "The contract"). extra: names needed
+    (a condition, an op's state, a call's argument, an assignment, a return, a surviving let's
+    initializer, to a fixpoint, or a call of a default-constructed object by its name); `text`
+    stays on loops and branches only, and `end_line` only where it differs from `line` (docs/programs.md "The contract"). extra: names needed
     elsewhere (a lambda's captures); needed_out: a set that receives the names this tree needs.
     objects: an op's pipeline object is needed too (a collective function's or a lambda's: FA3's
     `auto pipeline_v_load = cute::conditional_return<!Transpose_V>(pipeline_v, pipeline_vt);`,
     mainloop 763, which load_V's ops use); a kernel layer's is not (its scheduler and epilogue
     pipelines are other files', and their ops stay no step: docs/programs.md)."""
-    needed, lets = set(extra), []
+    needed, lets, called = set(extra), [], set()
 
     def visit(nodes):
         for n in nodes:
@@ -907,9 +907,15 @@ def prune(body, extra=(), needed_out=None, objects=False):
                     needed.add(n["count"])
                 if n["node"] == "call" and n.get("receiver"):
                     needed.add(n["receiver"].split(".")[0])
+                elif n["node"] == "call" and n.get("name") and not n.get("lambda"):
+                    called.add(n["name"])
             for key in SUBTREES:
                 visit(n.get(key) or ())
     visit(body)
+    # `CollectiveEpilogue epilogue;` then `epilogue(...)`: a default-constructed object called by its
+    # name (its operator(), 88 FMHA kernel 409-413) needs its declaration (EPILOGUE_OPERATOR,
+    # docs/programs.md); a tensor indexed as `t(i)` is initialized, and its let is not kept for that.
+    needed.update(x for n in lets if n.get("expr") is None and not n.get("args") for x in n["names"] if x in called)
     changed = True
     while changed:
         changed = False

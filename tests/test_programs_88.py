@@ -157,9 +157,16 @@ def test_the_forward_runs_complete_with_each_consumer_its_own_mma_group(fwd):
     # unmasked loop (439) runs none (FUSION_TRIP_COUNTS: get_unmasked_trip_count 0), the masked one
     # (492) the other three.
     kv = [("wgmma", 505), ("exp", 520), ("wait", 532), ("wgmma", 532)]
-    assert _ops(out, "Consumer0") == [("wait", 379), ("wait", 399), ("wgmma", 406), ("exp", 416), ("wgmma", 427)] + kv * 3 + [("math", 554)]
+    # Then the kernel's `epilogue(...)` (410, EPILOGUE_OPERATOR), one block each; `if constexpr
+    # (kIsEpilogueLocked) ;` (407, 415) guards an empty statement, so the order barrier's wait and
+    # arrive around it always run: Consumer1's epilogue waits (407) for Consumer0's arrive (415).
+    assert _ops(out, "Consumer0") == ([("wait", 379), ("wait", 399), ("wgmma", 406), ("exp", 416), ("wgmma", 427)] + kv * 3 +
+                                      [("math", 554), ("epilogue", 410)])
     assert _ops(out, "Consumer1") == ([("wait", 379), ("wait", 406), ("wgmma", 406), ("exp", 416), ("wait", 427), ("wgmma", 427)] +
-                                      kv * 2 + kv[:2] + [("wgmma", 532), ("math", 554)])
+                                      kv * 2 + kv[:2] + [("wgmma", 532), ("math", 554), ("wait", 407), ("epilogue", 410)])
+    ends = {r: max(b["end"] for b in out["blocks"] if b["lane"] == "role:" + r and b["kind"] == "epilogue") for r in ("Consumer0", "Consumer1")}
+    first1 = min(b["start"] for b in out["blocks"] if b["lane"] == "role:Consumer1" and b["kind"] == "epilogue")
+    assert first1 >= ends["Consumer0"]
     # The consumers' stages: the first QK MMA of each reads K stage 0 (one K for both warpgroups).
     firsts = [next(b for b in out["blocks"] if b["lane"] == "role:" + r and b["kind"] == "wgmma") for r in ("Consumer0", "Consumer1")]
     assert [(b["lines"], b["stage"]) for b in firsts] == [([406], 0), ([406], 0)]

@@ -273,8 +273,11 @@ var KernelInterpretExpr = (function () {
 
   /** Per MMA unit: the knob of one k-tile's MMA latency and the block kind. */
   var MMA_UNITS = { umma: { latency: "ummaLatency", kind: "umma" } };
-  /** Methods of a collective epilogue: the latency class of each (absent: no step). */
-  var EPILOGUE_CALLS = { store: "epilogue" };
+  /**
+   * Methods of a collective epilogue: the latency class of each (absent: no step). `operator()`:
+   * the object called by its name (EPILOGUE_OPERATOR, role.js: 88 FMHA kernel 409-413).
+   */
+  var EPILOGUE_CALLS = { store: "epilogue", "operator()": "epilogue" };
 
   // ---------------------------------------------------------------------------------------------
   // Expressions

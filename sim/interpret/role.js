@@ -630,6 +630,10 @@ var KernelInterpretRole = (function (K) {
     if (this.ctx.dsl) { var dc = this.dslCall(node, env); if (dc !== PASS) return dc; }
     if (node.lambda) return this.callLambda(node, env, f, ret);
     if (!node.receiver) {
+      // EPILOGUE_OPERATOR: `epilogue(...)` of a `CollectiveEpilogue epilogue;` (88 FMHA kernel
+      // 409-413) calls the object's operator(), an epilogue call (EPILOGUE_CALLS).
+      var callee = this.objectOf(node.name, env);
+      if (callee instanceof Obj && callee.kind === "epilogue") return this.epilogueCall(node, "operator()", env, ret);
       // A free call of a function of the parse (a collective's own helper, `softmax_step<false>(...)`,
       // 77 FMHA mainloop 739) is inlined like a collective call; other free calls (fences, register
       // allocation, prefetches) are no step.
@@ -646,19 +650,7 @@ var KernelInterpretRole = (function (K) {
       return undefined;
     }
     if (obj instanceof Obj && obj.kind === "order") return this.run.orderCall(this, obj, node);
-    if (obj instanceof Obj && obj.kind === "epilogue") {
-      var cls = EPILOGUE_CALLS[node.name];
-      if (!cls) return undefined;
-      var acc = this.accumulatorArgs(node, env);
-      if (acc) return this.epilogueStore(node, acc, ret);
-      if (this.ctx.wg && node.name === "store") return this.wgEpilogue(node);
-      var handed = this.pipelineArg(node, env);
-      if (handed) {
-        return this.stop(node, "the epilogue collective's program is not parsed: `" + node.receiver + "." + node.name +
-          "` is handed the pipeline " + handed + ", whose waits and releases are its own");
-      }
-      return this.run.opaque(this, cls, node);
-    }
+    if (obj instanceof Obj && obj.kind === "epilogue") return this.epilogueCall(node, node.name, env, ret);
     if (obj instanceof Obj && obj.kind === "composed") {
       var own = this.ctx.functions[obj.name + "::" + node.name];
       if (!own) return this.stop(node, "`" + node.receiver + "." + node.name + "` has no program in the parse of " + this.ctx.collectives[obj.name].path);
@@ -670,6 +662,27 @@ var KernelInterpretRole = (function (K) {
       return this.callFunction(fn, node, env, f, ret);
     }
     return undefined;
+  };
+
+  /**
+   * A call `method` (EPILOGUE_CALLS: `store`, `operator()`) of the collective epilogue: an SM100
+   * store handed the accumulator ring runs EPILOGUE_SM100, FA3's store its own rule, one handed a
+   * modelled pipeline stops (that pipeline's waits and releases are the unparsed collective's),
+   * else one opaque block of the method's latency class; other methods are no step.
+   */
+  RoleRun.prototype.epilogueCall = function (node, method, env, ret) {
+    var cls = EPILOGUE_CALLS[method];
+    if (!cls) return undefined;
+    var acc = this.accumulatorArgs(node, env);
+    if (acc) return this.epilogueStore(node, acc, ret);
+    if (this.ctx.wg && method === "store") return this.wgEpilogue(node);
+    var handed = this.pipelineArg(node, env);
+    if (handed) {
+      var call = node.receiver ? node.receiver + "." + node.name : node.name;
+      return this.stop(node, "the epilogue collective's program is not parsed: `" + call +
+        "` is handed the pipeline " + handed + ", whose waits and releases are its own");
+    }
+    return this.run.opaque(this, cls, node);
   };
 
   /**
