@@ -472,6 +472,10 @@ var KernelInterpretRole = (function (K) {
     // variable, as dslAssign's Python locals are (wgLocalRoleVar).
     if (this.ctx.wg && this.ctx.roleVarNames[name] && env !== this.env && this.wgLocalRoleVar(node, env, name)) return undefined;
     if (this.ctx.roleVarNames[name]) return undefined;   // the role variables are the role's binding
+    // COORD_REFERENCES: `auto& wg_block = get<wg_dim>(wg_coord);` (88 FMHA kernel 364) names a mode
+    // of a coordinate: an assignment to it (`wg_block = NumMmaWarpGroups * wg_block + 0;`, 366) writes that mode.
+    var ref = /&\s*$/.test(node.type || "") && Array.isArray(node.expr) && node.expr[0] === "call" ? K.coordBox(node.expr, env, this.ctx) : null;
+    if (ref !== null) { env[name] = ref; return undefined; }
     var v = this.valueOfDecl(node, env);
     if (isUnknown(v) && TRIP_KNOBS[name] && typeof self.ctx.knobs[TRIP_KNOBS[name]] === "number") v = self.ctx.knobs[TRIP_KNOBS[name]];
     else if (node.expr && isUnknown(v) && v === node.expr.__unknown && (node.expr[0] === "call" || node.expr[0] === "?") && node.__plain === true) {
