@@ -2942,6 +2942,9 @@ def find_shapes(src):
 # loads per consumer warpgroup and tile, which the kernel layer reads as `CollectiveMainloop::kOuterLoads`
 # to advance its consumers' Q states (88 FMHA kernel 348-361, 388-405).
 RE_OUTER_LOADS = re.compile(r"\bstatic\s+const(?:expr)?\s+int\s+(?P<name>kOuterLoads)\s*=\s*(?P<value>\d+)\s*;")
+# `static constexpr bool kIsPersistent = false;` (88 FMHA backward 57; the forward's is a kernel
+# option, RE_OPTION_CONSTANT): 0 or 1, read by the interpreter's FMHA_INDIVIDUAL_SCHEDULER.
+RE_PERSISTENT_LITERAL = re.compile(r"\bstatic\s+constexpr\s+bool\s+(?P<name>kIsPersistent)\s*=\s*(?P<value>true|false)\s*;")
 
 
 # `static constexpr bool kIsPersistent = find_option_t<Tag::kIsPersistent, false_type, Options...>::value;`
@@ -2955,7 +2958,8 @@ RE_OPTION_CONSTANT = re.compile(r"""
 
 def find_constants(src):
     """Literal (and, as text, other) constexpr values named K_PIPE_*, *Stages*, *StageCount*, or
-    FA3_BUILD_FLAGS; 88 FMHA's `kOuterLoads` (RE_OUTER_LOADS) and its option flags (RE_OPTION_CONSTANT)."""
+    FA3_BUILD_FLAGS; 88 FMHA's `kOuterLoads` (RE_OUTER_LOADS), its option flags (RE_OPTION_CONSTANT) and
+    the backward's literal `kIsPersistent` (RE_PERSISTENT_LITERAL)."""
     out = []
     seen = set()
     for m in RE_OUTER_LOADS.finditer(src.code):
@@ -2964,6 +2968,10 @@ def find_constants(src):
             out.append({"name": m.group("name"), "value": int(m.group("value")), "line": src.line(m.start("name"))})
     if "constexpr" not in src.code:
         return out
+    for m in RE_PERSISTENT_LITERAL.finditer(src.code):
+        if m.group("name") not in seen:
+            seen.add(m.group("name"))
+            out.append({"name": m.group("name"), "value": 1 if m.group("value") == "true" else 0, "line": src.line(m.start("name"))})
     for m in RE_CONSTANT.finditer(src.code):
         name = m.group("name")
         if name in seen:

@@ -160,6 +160,8 @@ class _Parser:
             kind, v = self.peek()
         if kind == "ident" and v == "decltype":
             return self.decltype_member()
+        if kind == "ident" and v in ("is_constant", "cute::is_constant") and self.peek(1)[1] == "<":
+            return self.is_constant()
         if kind == "ident":
             self.i += 1
             if v in ("true", "false"):
@@ -195,6 +197,25 @@ class _Parser:
             raise _Unread("decltype")   # `decltype(x)` alone is a type, not a value
         self.i += 1
         return ["decltype", ["id", name], member[2:]]
+
+    def is_constant(self):
+        """`is_constant<N, decltype(e)>::value` at the cursor (cute/numeric/integral_constant.hpp
+        104-118: true when e's type is an integral constant of value N): ["is_constant", N, e]."""
+        self.i += 1
+        self.take("<")
+        kind, n = self.peek()
+        if kind != "num":
+            raise _Unread("is_constant")
+        self.i += 1
+        self.take(",")
+        self.take("decltype")
+        self.take("(")
+        e = self.expr(0)
+        self.take(")")
+        self.take(">")
+        if self.take() != "::value":
+            raise _Unread("is_constant")
+        return ["is_constant", int(n.replace("'", "").rstrip("uUlL"), 0), e]
 
     def postfix(self, e):
         while True:
@@ -250,6 +271,9 @@ def names_in(e, out=None):
         if e[0] == "id":
             out.add(e[1])
         else:
+            # A call's template argument that is one name (`get<wg_dim>(wg_coord)`, 88 FMHA kernel 364) reads it.
+            if e[0] == "call" and len(e) > 3 and isinstance(e[3], str) and re.fullmatch(r"[A-Za-z_]\w*", e[3]):
+                out.add(e[3])
             for x in e[1:]:
                 if isinstance(x, list):
                     if x and isinstance(x[0], str):

@@ -2,8 +2,9 @@
 fmha_kernel_tma_warpspecialized.hpp) in the program model (docs/programs.md "CUTLASS 88 Hopper
 FMHA"): the kernel layer's pipeline aliases named through `CollectiveMainloop::` are the
 collective's rings, the roles are the block's warpgroups, the load warps run their load helpers'
-own programs (`CollectiveLoadTma::step`); the forward runs complete, the backward stops, named,
-at the consumers' first construct not modelled yet. Every fact is checked against the installed source's lines."""
+own programs (`CollectiveLoadTma::step`); the forward and the backward run complete (the backward's
+warpgroup index from its block coordinate, its dQ reduce through the reducer ring). Every fact is
+checked against the installed source's lines."""
 
 import json
 
@@ -221,7 +222,7 @@ def test_the_forward_load_warp_waits_in_its_helpers_acquire(fwd):
 
 
 def test_the_backward_runs_its_reducer_on_its_own_lane(bwd):
-    out = program_run(bwd, dict(KNOBS, outputTiles=1, kvBlocks=1))
+    out = program_run(bwd, dict(KNOBS, outputTiles=1, kvBlocks=1, storeLatency=1))
     # The dQ reducer (kernel 325-333, warp Reducer = 0 of the producer warpgroup) is a role with its
     # own lane; NumMmaWarpGroups = 2 (bwd collective 60).
     assert out["roles"] == ["Producer.LoadKV", "Producer.Reducer", "Consumer0", "Consumer1"]
@@ -230,22 +231,17 @@ def test_the_backward_runs_its_reducer_on_its_own_lane(bwd):
     for ring, n in (("MainloopPipeline", 4), ("MainloopPipelineQ", 4), ("MainloopPipelineReducer", 2)):
         assert [l for l in out["lanes"] if l.startswith(ring + ".stage")] == [f"{ring}.stage{i}" for i in range(n)]
     # `get_inner_tile_count(blk_coord, problem_size)` (386, 534) runs its program (355-357: the
-    # fusion's trip count, kvBlocks): the reducer enters its loop (539) and waits for the consumers'
-    # first dQ at 549 on its own ring.
-    assert "role:Producer.Reducer waits on MainloopPipelineReducer.full[0] (phase 0) at line 549" in out["deadlock"]["message"]
+    # fusion's trip count, kvBlocks): the reducer enters its loop (539), waits for the consumers'
+    # dQ at 549 on its own ring and reduces it into dQ (560, BULK_REDUCE_STORE).
+    assert not out["stopped"] and out["deadlock"] is None and not out["hazards"]
+    assert _ops(out, "Producer.Reducer") == [("wait", 549), ("store", 560)]
     # The load pattern of 380-382: K0 Q0 V0 K1 DO0 V1, with LSE after Q and sumOdO after dO in their
     # stage (`step<false,true,false>`, 427, and `step<true,true,false>`, 443: no acquire, the pipe advanced), through the
     # kBwdScalar copy (load 129: LoadLSE / LoadODO are of that kind).
     outer, inner = "MainloopPipelineQ.stage", "MainloopPipeline.stage"
     assert _fills(out) == [(outer + "0", [131]), (inner + "0", [131]), (inner + "0", [129]), (outer + "1", [131]),
                            (outer + "2", [131]), (inner + "1", [131]), (inner + "1", [129]), (outer + "3", [131])]
-    # The consumers wait for K (597) and V (600), issue their first MMAs (699, 709), pass the
-    # register loops (713, 732, 749: REGISTER_FRAGMENTS), issue the dV MMA (759) and stop at
-    # `if (wg_idx == 0)` (763), `wg_idx` a `__shfl_sync` (634) the run does not evaluate.
-    stops = {s["role"]: (s["line"], s["reason"]) for s in out["stopped"]}
-    assert set(stops) == {"Consumer0", "Consumer1"}
-    assert all(line == 763 and "__shfl_sync" in r for line, r in stops.values())
-    assert [b["lines"] for b in out["blocks"] if b["lane"] == "role:Consumer0" and b["kind"] == "wgmma"] == [[699], [709], [759]]
+    assert [b["lines"] for b in out["blocks"] if b["lane"] == "role:Consumer0" and b["kind"] == "wgmma"] == [[699], [709], [759], [828]]
 
 
 BWD_KNOBS = dict(KNOBS, outputTiles=1, kvBlocks=1, mathLatency=1, softmaxLatency=2)
@@ -272,7 +268,8 @@ def test_a_rolled_loop_over_a_register_fragment_is_one_math_block(bwd, cutlass):
     out = program_run(bwd, BWD_KNOBS)
     ops = _ops(out, "Consumer0")
     assert ops[ops.index(("wgmma", 709)):] == [("wgmma", 709), ("math", 713), ("exp", 732), ("math", 738), ("math", 749),
-                                                 ("wait", 759), ("wgmma", 759)]
+                                                 ("wait", 759), ("math", 772), ("wgmma", 759), ("wgmma", 828),
+                                                 ("epilogue", 410)]   # EPILOGUE_OPERATOR: the kernel's epilogue(...)
     math = next(b for b in out["blocks"] if b["lane"] == "role:Consumer0" and b["lines"] == [713])
     assert math["end"] - math["start"] == BWD_KNOBS["mathLatency"]
 
@@ -318,3 +315,105 @@ def test_no_ring_is_keyed_by_a_kernel_alias(fwd, bwd):
         out = program_run(model, KNOBS)
         assert not any("MainloopPipelineOuter" in l or "MainloopPipelineInner" in l for l in out["lanes"])
         assert not any("pipeline class" in s["reason"] for s in out["stopped"])
+
+
+BWD_STORE = dict(BWD_KNOBS, storeLatency=3)
+
+
+def test_the_backward_consumers_take_their_warpgroup_index_from_the_block_coordinate(bwd, cutlass):
+    """FMHA_BLOCK_COORDS, COORD_REFERENCES, SHFL_UNIFORM: the backward's scheduler is
+    TileSchedulerBwdAdapter<IndividualTileScheduler> (device/fmha_device_bwd.hpp 101-104), whose
+    coordinate is (_0{}, blockIdx.x, (blockIdx.y, blockIdx.z)) (fmha_tile_scheduler.hpp 72-75,
+    189-193): `wg_dim` is 1 (kernel 363, `get<1>` is not a constant), `wg_block` the mode 1 of
+    wg_coord (364), set to NumMmaWarpGroups * wg_block + i (366, 369); `__shfl_sync(0xffffffff,
+    get<1>(wg_coord) % NumMmaWarpGroups, 0)` (backward 634) broadcasts a value every lane holds:
+    Consumer0's wg_idx is 0, Consumer1's 1. So Consumer0 takes the order barrier at 763, stores dS
+    (772) and issues dK (828); Consumer1 waits its turn at 782, issues dQ (789-790) and dK (795) and
+    stores dQ (816) into the reducer ring (806, 822)."""
+    text = cutlass(KERNEL).read_text().splitlines()
+    assert "constexpr int wg_dim = is_constant<0, decltype(get<1>(wg_coord))>::value ? 0 : 1;" in text[362]
+    assert "auto& wg_block = get<wg_dim>(wg_coord);" in text[363] and "wg_block = NumMmaWarpGroups * wg_block + 1;" in text[368]
+    bwd_text = cutlass(BWD).read_text().splitlines()
+    assert "int wg_idx = __shfl_sync(0xffffffff, get<1>(wg_coord) % NumMmaWarpGroups, 0);" in bwd_text[633]
+    dev = cutlass(EX + "device/fmha_device_bwd.hpp").read_text().splitlines()
+    assert "cutlass::fmha::kernel::TileSchedulerBwdAdapter<cutlass::fmha::kernel::IndividualTileScheduler>, Options...>>;" in dev[103]
+    # The let of wg_dim is kept: `get<wg_dim>(...)` reads it through its template argument.
+    let = next(n for n in program_steps(bwd["kernel_layer"]["program"]["body"]) if n.get("names") == ["wg_dim"])
+    assert let["line"] == 363 and let["expr"][1] == ["is_constant", 0, ["call", "get", [["id", "wg_coord"]], "1"]]
+    out = program_run(bwd, dict(BWD_STORE, kvBlocks=2))
+    assert not out["stopped"] and out["deadlock"] is None and not out["hazards"]
+    head = [("wait", 597), ("wait", 600)]
+    first = [("wgmma", 699), ("wait", 702), ("wgmma", 709), ("math", 713), ("exp", 732), ("math", 738), ("math", 749), ("wait", 759),
+             ("math", 772), ("wgmma", 759)]
+    # One KV block of Consumer0: S and dP (699, 709), the register loops, dV (759), dS to smem (772), dK (828).
+    assert _ops(out, "Consumer0") == head + first + [("wgmma", 828)] + [("math", 713), ("wgmma", 699), ("wgmma", 709), ("exp", 732),
+                                                                         ("math", 738), ("math", 749), ("wait", 759), ("math", 772),
+                                                                         ("wgmma", 759), ("wgmma", 828), ("epilogue", 410)]
+    # Consumer1: the dQ MMAs (789, 790), dK (795), dQ to smem (816) for the reducer.
+    dq = [("wgmma", 789), ("wgmma", 790), ("wgmma", 795), ("math", 816)]
+    assert _ops(out, "Consumer1") == (head + [("wait", 699), ("math", 713), ("wgmma", 699), ("wgmma", 709), ("exp", 732), ("math", 738),
+                                              ("math", 749), ("wait", 759), ("math", 772), ("wgmma", 759)] + dq +
+                                      [("math", 713), ("wait", 699), ("wgmma", 699), ("wgmma", 709), ("exp", 732), ("math", 738),
+                                       ("math", 749), ("wgmma", 759), ("math", 772)] + dq +
+                                      [("wait", 407), ("epilogue", 410)])   # its epilogue waits its turn (407, EPILOGUE_OPERATOR)
+    # The reducer reduces each KV block's dQ once both consumers have committed it (PRODUCER_WARPGROUPS).
+    assert _ops(out, "Producer.Reducer") == [("wait", 549), ("store", 560)] * 2
+    dq_stores = [b["end"] for b in out["blocks"] if b["lane"] == "role:Consumer1" and b["lines"] == [816]]
+    reduces = [b["start"] for b in out["blocks"] if b["lane"] == "role:Producer.Reducer" and b["kind"] == "store"]
+    assert all(r >= d for r, d in zip(reduces, dq_stores))
+
+
+def _mutated(model, **edits):
+    mutated = json.loads(json.dumps(model))
+    if "path" in edits:
+        mutated["source"]["path"] = edits["path"]
+    if "shfl" in edits:
+        let = next(n for n in program_steps(_program(mutated, "compute")["body"]) if n.get("names") == ["wg_idx"])
+        let["expr"][2][1] = edits["shfl"]
+    if "producers" in edits:
+        for n in program_steps(mutated["kernel_layer"]["program"]["body"]):
+            if n.get("node") == "set" and n.get("member") == "producer_arv_count":
+                n["expr"] = edits["producers"]
+    return mutated
+
+
+@pytest.mark.parametrize("edit", ["path", "shfl"])
+def test_an_unknown_block_coordinate_or_a_lane_varying_shuffle_still_stops(bwd, edit):
+    """Of a collective FMHA_BLOCK_COORDS does not list, the block coordinate stays unknown; a
+    `__shfl_sync` of a value that reads the thread (`thread_idx % 2`) is not the same in every
+    lane: both stop the consumers at `if (wg_idx == 0)` (763), named."""
+    mutated = _mutated(bwd, path="88_hopper_fmha/collective/other.hpp") if edit == "path" else \
+        _mutated(bwd, shfl=["bin", "%", ["id", "thread_idx"], ["n", 2]])
+    out = program_run(mutated, BWD_KNOBS)
+    stops = {s["role"]: (s["line"], s["reason"]) for s in out["stopped"]}
+    assert set(stops) == {"Consumer0", "Consumer1"} and all(line == 763 for line, _ in stops.values())
+    if edit == "shfl":
+        assert all("__shfl_sync" in r and "every lane" in r for _, r in stops.values())
+
+
+def test_the_reducer_ring_expects_both_consumers_commits(bwd, cutlass):
+    """PRODUCER_WARPGROUPS: `pipeline_params_reducer.producer_arv_count = NumMmaWarpGroups *
+    cutlass::NumThreadsPerWarpGroup;` (kernel 214): the reducer ring's full barrier completes when
+    both consumer warpgroups have committed (822, 835). Written as one warpgroup, the reducer
+    would reduce after Consumer0's empty commit and release the stage under Consumer1's acquire."""
+    text = cutlass(KERNEL).read_text().splitlines()
+    assert "pipeline_params_reducer.producer_arv_count = NumMmaWarpGroups * cutlass::NumThreadsPerWarpGroup;" in text[213]
+    out = program_run(bwd, BWD_STORE)
+    assert out["deadlock"] is None and not out["stopped"]
+    first_reduce = next(b["start"] for b in out["blocks"] if b["lane"] == "role:Producer.Reducer" and b["kind"] == "store")
+    dq = next(b["end"] for b in out["blocks"] if b["lane"] == "role:Consumer1" and b["lines"] == [816])
+    assert first_reduce >= dq
+    one = program_run(_mutated(bwd, producers=["id", "cutlass::NumThreadsPerWarpGroup"]), BWD_STORE)
+    assert one["deadlock"] is not None and "role:Consumer1 waits on MainloopPipelineReducer.empty[0]" in one["deadlock"]["message"]
+
+
+def test_the_backward_runs_one_tile(bwd, cutlass):
+    """RE_PERSISTENT_LITERAL, FMHA_INDIVIDUAL_SCHEDULER: the backward's `static constexpr bool
+    kIsPersistent = false;` (57) is a parse constant, 0: its scheduler (the individual one behind
+    TileSchedulerBwdAdapter) runs one tile, so the run completes at any outputTiles (before: four
+    tiles at the defaults, and the second one's Q wait at 597 deadlocked) and offers no tile slider."""
+    assert "static constexpr bool kIsPersistent = false;" in cutlass(BWD).read_text().splitlines()[56]
+    assert {"name": "kIsPersistent", "value": 0, "line": 57} in bwd["constants"]
+    one, four = (program_run(bwd, dict(BWD_STORE, outputTiles=t)) for t in (1, 4))
+    assert not four["stopped"] and four["deadlock"] is None and one["blocks"] == four["blocks"]
+    assert "outputTiles" not in node_util.node_script(KNOBS_FOR, bwd)

@@ -401,6 +401,8 @@ var KernelInterpretContext = (function (K) {
         ctx.collectives[base] || COLLECTIVE_TYPES[base]) return false;
     var e = n.expr;
     if (Array.isArray(e) && e[0] === "mcall" && Array.isArray(e[1]) && e[1][0] === "id") return false;
+    // A reference to a mode (`auto& wg_block = get<wg_dim>(wg_coord);`, COORD_REFERENCES): its assignments write the coordinate.
+    if (/&\s*$/.test(n.type || "") && Array.isArray(e) && e[0] === "call" && (e[1] === "get" || e[1] === "cute::get")) return false;
     return e === null || e === undefined || n.construct ? true : pureExpr(e, ctx);
   }
 

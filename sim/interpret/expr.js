@@ -78,7 +78,19 @@ var KernelInterpretExpr = (function () {
    */
   function IntConst(value) { this.value = value; }
 
-  function clone(v) { return v instanceof State ? v.clone() : v instanceof Work ? new Work(v.tile) : v; }
+  /**
+   * A CuTe coordinate a tile scheduler returns (`make_coord(blockIdx.x, _0{}, make_coord(blockIdx.y,
+   * blockIdx.z))`, 88 FMHA fmha_tile_scheduler.hpp 72-75; FMHA_BLOCK_COORDS, wg.js): its modes' values
+   * (a number, or a nested Coord) and which modes are static integral constants (`_0{}`: their type
+   * carries the value, `is_constant` reads it). A copy (`auto wg_coord = blk_coord;`, kernel 346) is
+   * its own value (clone).
+   */
+  function Coord(items, statics) { this.items = items; this.statics = statics; }
+  Coord.prototype.copy = function () {
+    return new Coord(this.items.map(function (x) { return x instanceof Coord ? x.copy() : x; }), this.statics.slice());
+  };
+
+  function clone(v) { return v instanceof State ? v.clone() : v instanceof Work ? new Work(v.tile) : v instanceof Coord ? v.copy() : v; }
 
   /** What a DSL hook returns when it leaves the node to the C++ rules. */
   var PASS = { pass: true };
@@ -302,7 +314,8 @@ var KernelInterpretExpr = (function () {
         if (isUnknown(c)) return c;
         return evalExpr(c ? e[2] : e[3], env, ctx, constexpr);
       }
-      case "call": return evalCall(e, env, ctx, constexpr);
+      case "call": { var cc = K.coordCall(e, env, ctx, constexpr); return cc !== PASS ? cc : evalCall(e, env, ctx, constexpr); }
+      case "is_constant": return K.isConstant(e, env, ctx);   // wg.js
       case "struct": {   // an aggregate of a struct the file defines: its members by name
         var fields = {};
         for (var f = 0; f < e[1].length; f++) fields[e[1][f]] = evalExpr(e[2][f], env, ctx, constexpr);
@@ -313,7 +326,7 @@ var KernelInterpretExpr = (function () {
         if (o instanceof Struct && Object.prototype.hasOwnProperty.call(o.fields, e[2])) return o.fields[e[2]];
         return isUnknown(o) ? o : unknownAt(e, function () { return "the member `" + e[2] + "` is not evaluated"; });
       }
-      case "mcall": return evalMethod(e, env, ctx, constexpr);
+      case "mcall": { var bc = K.blockCoord(e, env, ctx); return bc !== PASS ? bc : evalMethod(e, env, ctx, constexpr); }
       case "decltype": {   // `decltype(x)::value` (program_expr): the compile-time value of x's integral-constant type
         var tv = evalExpr(e[1], env, ctx, false);
         if (tv instanceof IntConst && e[2] === "value") return tv.value;
@@ -746,6 +759,7 @@ var KernelInterpretExpr = (function () {
   K.SCHEDULER_STATIC = SCHEDULER_STATIC; K.SYMBOL_KNOBS = SYMBOL_KNOBS; K.Scheduler = Scheduler;
   K.State = State; K.Struct = Struct; K.TILE_KEY = TILE_KEY; K.TILE_COUNT_RULES = TILE_COUNT_RULES; K.tileValid = tileValid; K.TRIP_KNOBS = TRIP_KNOBS;
   K.Tuple = Tuple; K.Unknown = Unknown; K.WG_TRACE_OPS = WG_TRACE_OPS; K.Work = Work;
+  K.Coord = Coord;
   K.clone = clone; K.controlNames = controlNames; K.evalCall = evalCall; K.evalExpr = evalExpr;
   K.REGISTER_FRAGMENTS = REGISTER_FRAGMENTS; K.fragmentLoop = fragmentLoop;
   K.fuse = fuse; K.hasEffect = hasEffect; K.hasOp = hasOp; K.isUnknown = isUnknown; K.lambdaNamed = lambdaNamed;

@@ -191,6 +191,11 @@ var KernelInterpretOps = (function (K) {
     // store latency, complete at its end, so its commit (tma_store_arrive, 205) and waits
     // (tma_store_wait<N>, 215, 220) are no step.
     tma_store: function (rr, node) { return rr.run.opaque(rr, "store", node); },
+    // BULK_REDUCE_STORE: a TMA reduce-add (`copy(params.tma_red_dq, tDQsDQ(...), tDQgDQ(...))`, 88 FMHA
+    // backward 560, on `make_tma_copy(SM90_TMA_REDUCE_ADD{}, ...)`, 237, 338) is a TMA store whose
+    // destination adds what it writes: drawn as tma_store (its tma_store_arrive / tma_store_wait,
+    // 561, 551, 568, are no step), as the raw-mbarrier front end draws one (mbar.js).
+    bulk_reduce: function (rr, node) { return rr.run.opaque(rr, "store", node); },
     // SOFTMAX_88: CUTLASS 88's CollectiveSoftmax (collective/fmha_collective_softmax.hpp; its row
     // reductions are warp shuffles, 116, 239, 281, no block-level barrier): `init` (54) no step,
     // `step` (89, 209) an `exp` block of softmaxLatency, `tail` (268) a `math` block. Any other

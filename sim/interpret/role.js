@@ -472,6 +472,10 @@ var KernelInterpretRole = (function (K) {
     // variable, as dslAssign's Python locals are (wgLocalRoleVar).
     if (this.ctx.wg && this.ctx.roleVarNames[name] && env !== this.env && this.wgLocalRoleVar(node, env, name)) return undefined;
     if (this.ctx.roleVarNames[name]) return undefined;   // the role variables are the role's binding
+    // COORD_REFERENCES: `auto& wg_block = get<wg_dim>(wg_coord);` (88 FMHA kernel 364) names a mode
+    // of a coordinate: an assignment to it (`wg_block = NumMmaWarpGroups * wg_block + 0;`, 366) writes that mode.
+    var ref = /&\s*$/.test(node.type || "") && Array.isArray(node.expr) && node.expr[0] === "call" ? K.coordBox(node.expr, env, this.ctx) : null;
+    if (ref !== null) { env[name] = ref; return undefined; }
     var v = this.valueOfDecl(node, env);
     if (isUnknown(v) && TRIP_KNOBS[name] && typeof self.ctx.knobs[TRIP_KNOBS[name]] === "number") v = self.ctx.knobs[TRIP_KNOBS[name]];
     else if (node.expr && isUnknown(v) && v === node.expr.__unknown && (node.expr[0] === "call" || node.expr[0] === "?") && node.__plain === true) {
@@ -665,10 +669,8 @@ var KernelInterpretRole = (function (K) {
   };
 
   /**
-   * A call `method` (EPILOGUE_CALLS: `store`, `operator()`) of the collective epilogue: an SM100
-   * store handed the accumulator ring runs EPILOGUE_SM100, FA3's store its own rule, one handed a
-   * modelled pipeline stops (that pipeline's waits and releases are the unparsed collective's),
-   * else one opaque block of the method's latency class; other methods are no step.
+   * A call `method` (EPILOGUE_CALLS) of the collective epilogue: EPILOGUE_SM100 when handed the accumulator
+   * ring, FA3's store its rule, a stop when handed a modelled pipeline, else one opaque block of its class.
    */
   RoleRun.prototype.epilogueCall = function (node, method, env, ret) {
     var cls = EPILOGUE_CALLS[method];

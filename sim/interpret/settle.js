@@ -225,14 +225,24 @@ var KernelInterpretSettle = (function (K) {
    * cooperative kernel's `size(TiledMma{})`).
    */
   var WARPGROUP_THREADS = 128;
-  function consumerWarpgroups(ctx, key) {
+  function consumerWarpgroups(ctx, key) { return paramsWarpgroups(ctx, key, "num_consumers"); }
+  /**
+   * PRODUCER_WARPGROUPS: the commits a PipelineAsync ring's full barrier expects per stage: its
+   * Params' `producer_arv_count` is the full barrier's arrival count (sm90_pipeline.hpp 1034,
+   * 1049-1052) and its producer_commit arrives from every producing thread (1193-1195): the kernel's
+   * `pipeline_params_reducer.producer_arv_count = NumMmaWarpGroups * cutlass::NumThreadsPerWarpGroup;`
+   * (88 FMHA kernel 214, handed at 245) is both consumer warpgroups' commits (each a warpgroup role,
+   * backward 806 / 822 and 834-835). Found and evaluated as CONSUMER_WARPGROUPS; else 1, as before.
+   */
+  function producerWarpgroups(ctx, key) { return paramsWarpgroups(ctx, key, "producer_arv_count"); }
+  function paramsWarpgroups(ctx, key, member) {
     var params = {}, sets = {};
     (function walk(nodes) {
       (nodes || []).forEach(function (n) {
         if (n.node === "let" && n.construct && (n.names || []).length === 1 && (ctx.rings.byDecl[n.names[0]] || null) === key) {
           (n.args || []).forEach(function (a) { if (Array.isArray(a) && a[0] === "id") params[a[1]] = true; });
         }
-        if (n.node === "set" && n.member === "num_consumers" && n.op === "=") (sets[n.name] || (sets[n.name] = [])).push(n.expr);
+        if (n.node === "set" && n.member === member && n.op === "=") (sets[n.name] || (sets[n.name] = [])).push(n.expr);
         walk(n.body); walk(n.then); walk(n["else"]);
       });
     })(ctx.kernel);
@@ -260,7 +270,8 @@ var KernelInterpretSettle = (function (K) {
       // layer's num_consumers: one warpgroup, or every warpgroup of a cooperative TiledMma).
       // CONSUMER_WARPGROUPS, where the kernel program says how many warpgroups consume the ring.
       var own = ownGroups || self.ctx.wg ? null : consumerWarpgroups(self.ctx, u.key);
-      var ring = self.pipes[u.key] = new prims.Ring(eng, u.key, self.ctx.stagesOf(u.alias), self.ringLanes[u.key], 1, own || maxGroup,
+      var producers = !ownGroups && !self.ctx.wg && PIPELINE_CLASSES[cls] && PIPELINE_CLASSES[cls].commit === "arrive" ? producerWarpgroups(self.ctx, u.key) : null;
+      var ring = self.pipes[u.key] = new prims.Ring(eng, u.key, self.ctx.stagesOf(u.alias), self.ringLanes[u.key], producers || 1, own || maxGroup,
         { full: { wait: [], arrive: [] }, empty: { wait: [], arrive: [] } }, []);
       ring.cls = cls;
       ring.modelled = MODELLED_PIPELINES[cls] === true;

@@ -510,11 +510,113 @@ var KernelInterpretWg = (function (K) {
     return null;
   }
 
+  // ---------------------------------------------------------------------------------------------
+  // Warpgroup coordinates (CUTLASS 88's FMHA kernel layer: docs/programs.md "CUTLASS 88 Hopper
+  // FMHA"). evalExpr calls these for every C++ run; they pass (PASS) on anything else.
+
+  /**
+   * FMHA_BLOCK_COORDS: the block coordinate `tile_scheduler.get_block_coord()` (88 FMHA kernel 345)
+   * returns, by the collective the kernel layer is instantiated with (its file): the forward's
+   * scheduler is the builder's IndividualTileScheduler (kIsPersistent off; fmha_kernel_builder.hpp
+   * 117-118), whose coordinate is `make_coord(blockIdx.x, _0{}, make_coord(blockIdx.y, blockIdx.z))`
+   * (fmha_tile_scheduler.hpp 72-75); the backward's is `TileSchedulerBwdAdapter<IndividualTileScheduler>`
+   * (device/fmha_device_bwd.hpp 96-104), `select<1,0,2>` of it (fmha_tile_scheduler.hpp 189-193):
+   * `(_0{}, blockIdx.x, (blockIdx.y, blockIdx.z))`. Each entry lists the modes: "b" a block index,
+   * 0 the static `_0{}`, an array a nested coordinate. The run's CTA is blockIdx (0, 0, 0), the
+   * cluster's first (as `cute::block_rank_in_cluster`, RUNTIME_CHOICES); what the consumers read of
+   * it, `get<1>(wg_coord) % NumMmaWarpGroups` (backward 634) after the kernel's `wg_block =
+   * NumMmaWarpGroups * wg_block + i` (kernel 364-376), is i for every block index.
+   */
+  var FMHA_BLOCK_COORDS = {
+    "88_hopper_fmha/collective/fmha_collective_tma_warpspecialized.hpp": ["b", 0, ["b", "b"]],
+    "88_hopper_fmha/collective/fmha_collective_bwd_tma_warpspecialized.hpp": [0, "b", ["b", "b"]]
+  };
+  function makeCoord(modes) {
+    return new K.Coord(modes.map(function (m) { return Array.isArray(m) ? makeCoord(m) : m === "b" ? 0 : new K.IntConst(m); }),
+      modes.map(function (m) { return !Array.isArray(m) && m !== "b"; }));
+  }
+  function blockCoord(e, env, ctx) {
+    if (e[2] !== "get_block_coord" || (e[3] || []).length || !Array.isArray(e[1]) || e[1][0] !== "id") return PASS;
+    var box = env[e[1][1]], path = ctx.structure.source && ctx.structure.source.path;
+    if (!box || !(box.v instanceof Scheduler) || !Object.prototype.hasOwnProperty.call(FMHA_BLOCK_COORDS, path)) return PASS;
+    return makeCoord(FMHA_BLOCK_COORDS[path]);
+  }
+
+  /** The mode `get<k>(c)` names of a Coord c (k a digit or a name of a compile-time int), or null. */
+  function coordMode(e, env, ctx) {
+    var args = e[2] || [];
+    if ((e[1] !== "get" && e[1] !== "cute::get") || args.length !== 1 || e[3] === undefined) return null;
+    var c = evalExpr(args[0], env, ctx, false);
+    if (!(c instanceof K.Coord)) return null;
+    var k = /^[0-9]$/.test(String(e[3])) ? Number(e[3]) : /^[A-Za-z_]\w*$/.test(String(e[3])) ? evalExpr(["id", e[3]], env, ctx, false) : null;
+    return typeof k === "number" && k >= 0 && k < c.items.length ? { coord: c, k: k } : null;
+  }
+
+  /**
+   * COORD_REFERENCES: the variable box of a reference let to a mode `get<k>(c)` of a coordinate (its
+   * value is that mode; an assignment writes it), or null when e names no dynamic numeric mode.
+   */
+  function coordBox(e, env, ctx) {
+    var m = coordMode(e, env, ctx);
+    if (m === null || m.coord.statics[m.k] || typeof m.coord.items[m.k] !== "number") return null;
+    function read() { return m.coord.items[m.k]; }
+    function write(x) { m.coord.items[m.k] = typeof x === "number" ? x : new K.Unknown("a coordinate mode set to a non-number"); }
+    return Object.defineProperty({}, "v", { enumerable: true, get: read, set: write });
+  }
+
+  /**
+   * Calls on coordinates: `get<k>(c)` of a Coord is its mode k (a static mode its IntConst), and
+   * SHFL_UNIFORM: `__shfl_sync(mask, v, lane)` is lane `lane`'s v (a warp broadcast), so it is v
+   * where v is the same in every lane: where v reads only numbers, parse constants and modes of
+   * block coordinates (the warpgroup's coordinate, one per role: `get<1>(wg_coord) %
+   * NumMmaWarpGroups`, 88 FMHA backward 634). FA3's warpgroup-index rules have their own (wg.js).
+   */
+  function coordCall(e, env, ctx, constexpr) {
+    if (e[1] === "get" || e[1] === "cute::get") {
+      var m = coordMode(e, env, ctx);
+      if (m === null) return PASS;
+      var x = m.coord.items[m.k];
+      return m.coord.statics[m.k] ? x : K.clone(x);
+    }
+    if (e[1] === "__shfl_sync" && !ctx.wg && !ctx.dsl && (e[2] || []).length === 3) {
+      var v = e[2][1];
+      // A fresh Unknown (never the node's own): whether v is uniform depends on the frame, so a let of it is not inert (RoleRun.execLet).
+      if (!uniformExpr(v, env, ctx)) return new K.Unknown("`__shfl_sync(...)` of a value not known to be the same in every lane");
+      return evalExpr(v, env, ctx, constexpr);
+    }
+    return PASS;
+  }
+  function uniformExpr(e, env, ctx) {
+    if (!Array.isArray(e)) return false;
+    switch (e[0]) {
+      case "n": return true;
+      case "id": return !Object.prototype.hasOwnProperty.call(env, e[1]) && Object.prototype.hasOwnProperty.call(ctx.constants, e[1]);
+      case "bin": return uniformExpr(e[2], env, ctx) && uniformExpr(e[3], env, ctx);
+      case "call": return coordMode(e, env, ctx) !== null;
+      default: return false;
+    }
+  }
+
+  /**
+   * `is_constant<N, decltype(get<k>(c))>::value` (cute/numeric/integral_constant.hpp 104-118: true
+   * when the type is an integral constant of value N) of a mode of a Coord: whether that mode is
+   * static with value N (`constexpr int wg_dim = is_constant<0, decltype(get<1>(wg_coord))>::value ?
+   * 0 : 1;`, 88 FMHA kernel 363). Of any other expression the type is not known.
+   */
+  function isConstant(e, env, ctx) {
+    var m = Array.isArray(e[2]) && e[2][0] === "call" ? coordMode(e[2], env, ctx) : null;
+    if (m === null) return new K.Unknown("`is_constant<" + e[1] + ", ...>` of a value whose type is not known");
+    return m.coord.statics[m.k] && m.coord.items[m.k] instanceof K.IntConst && m.coord.items[m.k].value === e[1] ? 1 : 0;
+  }
+
   K.FA3_FLAG_DEFAULTS = FA3_FLAG_DEFAULTS; K.WG_CHECK_MASK = WG_CHECK_MASK;
   K.compileTimeNames = compileTimeNames; K.cppStaticExpr = cppStaticExpr;
   K.frameBound = frameBound; K.restNodeReadsFresh = restNodeReadsFresh;
   K.restNodesReadFresh = restNodesReadFresh; K.restSeen = restSeen; K.wgExpr = wgExpr;
   K.wgStaticExpr = wgStaticExpr;
+  K.FMHA_BLOCK_COORDS = FMHA_BLOCK_COORDS; K.blockCoord = blockCoord; K.coordCall = coordCall; K.coordMode = coordMode;
+  K.coordBox = coordBox;
+  K.isConstant = isConstant;
   return K;
 })(typeof KernelInterpretDslOps !== "undefined" ? KernelInterpretDslOps : require("./dsl_ops.js"));
 
