@@ -199,15 +199,19 @@ var KernelPerf = (function () {
    * overlap between tiles). The accumulator read is free on SM90 (registers); on SM100 it is a TMEM
    * -> register copy whose bandwidth has no source here, so it is not charged (tmemReadKnown false).
    * Ignores bias/activation math, a source C read, and overlap with the next tile's mainloop.
+   * opts.reduceAdd: a bulk reduce-add (`cp.reduce.async.bulk ... .add`, default FP32) whose add
+   * lands in L2 (docs/performance.md "epilogueCycles"): its bytes go to this SM's L2 share, or its
+   * HBM share when the preset has no L2 figure (l2Known false).
    */
-  function epilogueCycles(tile, gpu) {
-    var m = positive(tile.m, "m"), n = positive(tile.n, "n");
-    var outBytes = m * n * dtypeBytes(tile.outDtype || "bf16");
+  function epilogueCycles(tile, gpu, opts) {
+    var m = positive(tile.m, "m"), n = positive(tile.n, "n"), red = !!(opts && opts.reduceAdd), l2Known = gpu.l2BytesPerClockPerSm !== null;
+    var outBytes = m * n * dtypeBytes(tile.outDtype || (red ? "fp32" : "bf16"));
     if (gpu.smemBytesPerClockPerSm === null) fail((gpu.name || "this GPU") + " has no shared-memory bandwidth");
-    if (gpu.hbmBytesPerClockPerSm === null) fail((gpu.name || "this GPU") + " has no HBM bandwidth");
+    if (!(red && l2Known) && gpu.hbmBytesPerClockPerSm === null) fail((gpu.name || "this GPU") + " has no HBM bandwidth");
     var smemStore = outBytes / gpu.smemBytesPerClockPerSm;
-    var tmaStore = outBytes / gpu.hbmBytesPerClockPerSm;
+    var tmaStore = outBytes / (red && l2Known ? gpu.l2BytesPerClockPerSm : gpu.hbmBytesPerClockPerSm);
     return {
+      reduceAdd: red, l2Known: l2Known,
       cycles: smemStore + tmaStore,
       accumulatorRead: 0,
       accumulatorBytes: m * n * ACCUMULATOR_BYTES,
@@ -216,6 +220,15 @@ var KernelPerf = (function () {
       tmaStore: tmaStore,
       outBytes: outBytes
     };
+  }
+
+  /** A store's derivation: "B B / smem B/clk smem + B B / `to`" (to: the HBM share unless given). */
+  function storeText(bytes, gpu, to) { return num(bytes) + " B / " + num(gpu.smemBytesPerClockPerSm) + " B/clk smem + " + num(bytes) + " B / " + (to || num(gpu.hbmBytesPerClockPerSm) + " B/clk/SM HBM"); }
+
+  /** softmaxCycles' derivation for rows x cols. */
+  function softmaxText(rows, cols, gpu) {
+    return "softmaxCycles: max(" + rows + " x " + cols + " / " + num(gpu.mufuEx2PerClockPerSm) + " ex2/clk, " + rows + " x " + cols + " x " +
+      SOFTMAX_FMA_PER_ELEMENT + " / " + num(gpu.fp32FmaPerClockPerSm) + " FMA/clk)";
   }
 
   /**
@@ -419,8 +432,7 @@ var KernelPerf = (function () {
       derivation: {
         tmaLatency: load.text,
         wgmmaLatency: mmaText(t.m, t.n, t.k, dt, gpu),
-        epilogueLatency: "epilogueCycles: " + num(epi.outBytes) + " B / " + num(gpu.smemBytesPerClockPerSm) + " B/clk smem + " +
-          num(epi.outBytes) + " B / " + num(gpu.hbmBytesPerClockPerSm) + " B/clk/SM HBM"
+        epilogueLatency: "epilogueCycles: " + storeText(epi.outBytes, gpu)
       },
       loadBytes: bytes,
       loadTransfer: load.transfer,
@@ -449,10 +461,8 @@ var KernelPerf = (function () {
         tmaLatency: load.text,
         gemm0Latency: mmaText(rows, c.blockN, d, dt, gpu) + " (S = Q K^T of one WG's rows)",
         gemm1Latency: mmaText(rows, d, c.blockN, dt, gpu) + " (O += P V of one WG's rows)",
-        softmaxLatency: "softmaxCycles: max(" + rows + " x " + c.blockN + " / " + num(gpu.mufuEx2PerClockPerSm) + " ex2/clk, " +
-          rows + " x " + c.blockN + " x " + SOFTMAX_FMA_PER_ELEMENT + " / " + num(gpu.fp32FmaPerClockPerSm) + " FMA/clk)",
-        epilogueLatency: "epilogueCycles: " + num(epi.outBytes) + " B / " + num(gpu.smemBytesPerClockPerSm) + " B/clk smem + " +
-          num(epi.outBytes) + " B / " + num(gpu.hbmBytesPerClockPerSm) + " B/clk/SM HBM"
+        softmaxLatency: softmaxText(rows, c.blockN, gpu),
+        epilogueLatency: "epilogueCycles: " + storeText(epi.outBytes, gpu)
       },
       loadBytes: bytes,
       loadTransfer: load.transfer,
@@ -482,8 +492,7 @@ var KernelPerf = (function () {
         tmaLatency: load.text,
         ummaLatency: mmaText(t.m, t.n, t.k, dt, gpu),
         tmemLoadLatency: TMEM_LOAD_TEXT,
-        storeLatency: "epilogueCycles of one subtile (" + t.m + " x " + num(sub) + "): " + num(epi.outBytes) + " B / " +
-          num(gpu.smemBytesPerClockPerSm) + " B/clk smem + " + num(epi.outBytes) + " B / " + num(gpu.hbmBytesPerClockPerSm) + " B/clk/SM HBM"
+        storeLatency: "epilogueCycles of one subtile (" + t.m + " x " + num(sub) + "): " + storeText(epi.outBytes, gpu)
       },
       loadBytes: bytes,
       loadTransfer: load.transfer,
@@ -507,14 +516,14 @@ var KernelPerf = (function () {
    * The program model's latency knobs (docs/performance.md "The program model in cycles"): each op
    * class's share of one step's work, split over the blocks the program's own run draws for it
    * (model_program.js programCensus; sim/units.js builds the step per shape: GEMM, attention
-   * forward or backward). s = c.step = {name, load {bytes, what} (one copy's bytes), mma {m, n,
-   * k, what} (one MMA job's FLOPs as an m x n x k MMA; null when the run issues none), exp {rows,
-   * cols, what} (null: no exp block per step), math {rows, cols, what}, epilogue / store {m, n,
-   * outDtype, what} (one output block)}; c = {step, dtype, reuse, memLatency?, reads {knob: true}}.
-   * The tensor core runs one job at a time; an exp block is softmaxCycles at the whole SM's MUFU
-   * and FMA rates (as attentionLatencies); a math block registerLoopCycles; an output block
-   * epilogueCycles (roles storing at once share the SM's bandwidth, as gemmLatencies' cooperative
-   * epilogue). Only the knobs the run reads get one.
+   * forward or backward). s = c.step = {name, load {bytes, what} (one copy's bytes), mma {m, n, k, what} (one MMA
+   * job's FLOPs as an m x n x k MMA; null when the run issues none), exp {rows, cols, what} (null: no exp block per
+   * step), math {rows, cols, expRows?, what} (expRows: an exp pass drawn as math), epilogue / store {m, n, outDtype,
+   * what, reduceAdd?, also?} (one output block; also: other stores the knob times)}; c = {step, dtype, reuse,
+   * memLatency?, reads {knob: true}}. The tensor core runs one job at a time; an exp block is softmaxCycles at the
+   * whole SM's MUFU and FMA rates (as attentionLatencies); a math block registerLoopCycles (+ softmaxCycles of its
+   * expRows); an output block epilogueCycles (roles storing at once share the SM's bandwidth, as gemmLatencies'
+   * cooperative epilogue; a reduce-add's over L2). Only the knobs the run reads get one.
    */
   function programLatencies(c, gpu) {
     var s = c.step, dt = c.dtype, knobs = {}, derivation = {}, reads = c.reads || {};
@@ -530,19 +539,24 @@ var KernelPerf = (function () {
       if (!s.exp) fail("the program's run reads the exp loop latency but draws no exp block per step");
       var e = s.exp, sm = softmaxCycles({ rows: e.rows, cols: e.cols }, gpu);
       knobs.softmaxLatency = cyclesKnob(sm.cycles, 1);
-      derivation.softmaxLatency = "softmaxCycles: max(" + num(e.rows) + " x " + e.cols + " / " + num(gpu.mufuEx2PerClockPerSm) + " ex2/clk, " + num(e.rows) + " x " +
-        e.cols + " x " + SOFTMAX_FMA_PER_ELEMENT + " / " + num(gpu.fp32FmaPerClockPerSm) + " FMA/clk) (" + e.what + ")";
+      derivation.softmaxLatency = softmaxText(num(e.rows), e.cols, gpu) + " (" + e.what + ")";
     }
     if (reads.mathLatency) {
-      knobs.mathLatency = cyclesKnob(registerLoopCycles(s.math, gpu), 1);
-      derivation.mathLatency = "registerLoopCycles: " + num(s.math.rows) + " x " + s.math.cols + " / " + num(gpu.fp32FmaPerClockPerSm) + " FP32 op/clk (" + s.math.what + ")";
+      // An exp pass drawn as math blocks (its rows per block: expRows) costs what exp blocks would.
+      var mr = s.math, ex = mr.expRows > 0 ? softmaxCycles({ rows: mr.expRows, cols: mr.cols }, gpu).cycles : 0;
+      knobs.mathLatency = cyclesKnob(registerLoopCycles(mr, gpu) + ex, 1);
+      derivation.mathLatency = (ex ? softmaxText(num(mr.expRows), mr.cols, gpu) + " + " : "") +
+        "registerLoopCycles: " + num(mr.rows) + " x " + mr.cols + " / " + num(gpu.fp32FmaPerClockPerSm) + " FP32 op/clk (" + mr.what + ")";
     }
     [["epilogueLatency", s.epilogue], ["storeLatency", s.store]].forEach(function (kn) {
       if (!reads[kn[0]]) return;
-      var o = kn[1], epi = epilogueCycles({ m: o.m, n: o.n, outDtype: o.outDtype || dt }, gpu);
+      var o = kn[1], red = !!o.reduceAdd, also = o.also ? epilogueCycles(o.also, gpu) : null;
+      var epi = epilogueCycles({ m: o.m, n: o.n, outDtype: o.outDtype || (red ? "fp32" : dt) }, gpu, { reduceAdd: red });
       knobs[kn[0]] = cyclesKnob(epi.cycles, 0);
-      derivation[kn[0]] = "epilogueCycles of " + num(o.m) + " x " + o.n + " (" + o.what + "): " + num(epi.outBytes) + " B / " + num(gpu.smemBytesPerClockPerSm) +
-        " B/clk smem + " + num(epi.outBytes) + " B / " + num(gpu.hbmBytesPerClockPerSm) + " B/clk/SM HBM";
+      derivation[kn[0]] = "epilogueCycles of " + num(o.m) + " x " + o.n + (red ? ", a reduce-add" : "") + " (" + o.what + "): " + storeText(epi.outBytes, gpu, !red ? null :
+        epi.l2Known ? num(gpu.l2BytesPerClockPerSm) + " B/clk/SM L2" : num(gpu.hbmBytesPerClockPerSm) + " B/clk/SM HBM (no L2 bandwidth in the preset: the HBM share stands in)") +
+        (also ? "; the run draws " + o.also.what + " at this knob too; on their own they are epilogueCycles of " + num(o.also.m) + " x " + o.also.n + ": " +
+        storeText(also.outBytes, gpu) + " = " + num(Math.round(also.cycles)) + " cycles in all" : "");
     });
     if (reads.tmemLoadLatency) { knobs.tmemLoadLatency = TMEM_LOAD_CYCLES; derivation.tmemLoadLatency = TMEM_LOAD_TEXT; }
     return { knobs: knobs, derivation: derivation, loadBytes: s.load.bytes, loadTransfer: load.transfer, loadsPerTile: "the run's copies" };

@@ -219,21 +219,27 @@ var KernelUnits = (function () {
    * m-block, each 2 m n d (the backward's five are m x n x d, m x n x d, n x d x m, n x d x m and
    * m x d x n: the same product), over its MMA jobs. The pointwise work, P = exp(S - LSE) and dS =
    * P (dP - dPsum) over the m x n scores (BACKWARD_POINTWISE_PASSES): the exp pass over the exp
-   * blocks when the run draws any, the rest over its math blocks. Stores drawn per step are the dQ
-   * accumulation, the m x d FP32 dQ of the m-block over them; else, and for epilogue blocks, the
-   * tile's dK and dV (2 x n x d) over the blocks of one role per tile.
+   * blocks when the run draws any, else over the math blocks at what exp blocks would cost
+   * (expRows: softmaxCycles), the rest over the math blocks at one FP32 op per element. Stores
+   * drawn per step are the dQ accumulation, a bulk reduce-add into L2 (reduceAdd) of the m-block's
+   * m x d FP32 dQ over them; the tile's dK and dV stores (2 x n x d in the dtype), which the run
+   * draws at the same knob, are named in its text with their own cost (also). Without stores per
+   * step, and for epilogue blocks, the tile's dK and dV over the blocks of one role per tile.
    */
   function backwardStep(P, p, n) {
     var t = p.tile, d = p.headdim, copies = Math.max(1, n.copiesPerStep), jobs = n.mmaJobsPerStep, exp = n.expPerStep, g = n.gemmsPerStep;
     var bytes = 2 * t.m * d * P.dtypeBytes(p.dtype) + 2 * t.m * P.dtypeBytes("fp32");
-    var passes = BACKWARD_POINTWISE_PASSES - (exp > 0 ? 1 : 0), math = Math.max(1, n.mathPerStep), dkv = "2 x " + t.n + " x " + d + " dK and dV";
-    var dq = n.storePerStep > 0 ? { m: t.m / n.storePerStep, n: d, outDtype: "fp32",
-      what: "the m-block's " + t.m + " x " + d + " FP32 dQ / " + P.num(n.storePerStep) + " store blocks per step; the tile's dK and dV stores are charged the same" } : null;
+    var math = Math.max(1, n.mathPerStep), dkv = "2 x " + t.n + " x " + d + " dK and dV", rest = BACKWARD_POINTWISE_PASSES - 1;
+    var dq = n.storePerStep > 0 ? { m: t.m / n.storePerStep, n: d, outDtype: "fp32", reduceAdd: true,
+      what: "the m-block's " + t.m + " x " + d + " FP32 dQ / " + P.num(n.storePerStep) + " store blocks per step, each a bulk reduce-add into L2",
+      also: { m: 2 * t.n, n: d, outDtype: p.dtype, what: "the tile's " + dkv + " stores (its store blocks drawn once per tile)" } } : null;
+    var mathWhat = exp > 0 ? "one op per element: " + rest + " pointwise pass (dS) over the " + t.m + " x " + t.n + " scores / " + P.num(math) + " math blocks per step" :
+      "P = exp(S - LSE) drawn as math: " + t.m + " / " + P.num(math) + " rows at an exp block's cost, and one op per element of " + rest +
+      " more pointwise pass (dS) over the " + t.m + " x " + t.n + " scores / " + P.num(math) + " math blocks per step";
     return { name: "m-block", load: { bytes: bytes / copies, what: "Q and dO tiles with their LSE and dPsum rows / " + P.num(copies) + " copies per m-block" },
       mma: jobs > 0 ? { m: g * t.m / jobs, n: t.n, k: d, what: P.num(g) + " GEMMs x 2 x " + t.m + " x " + t.n + " x " + d + " FLOPs per m-block / " + P.num(jobs) + " MMA jobs" } : null,
       exp: exp > 0 ? { rows: t.m / exp, cols: t.n, what: t.m + " score rows of P = exp(S - LSE) / " + P.num(exp) + " exp blocks per step" } : null,
-      math: { rows: passes * t.m / math, cols: t.n, what: "one op per element: " + passes + " pointwise passes over the " + t.m + " x " + t.n + " scores / " +
-        P.num(math) + " math blocks per step; the loops' own shapes are not parsed" },
+      math: { rows: rest * t.m / math, cols: t.n, expRows: exp > 0 ? 0 : t.m / math, what: mathWhat + "; the loops' own shapes are not parsed" },
       epilogue: tileOutput(P, 2 * t.n, d, n.epiloguePerTile, "epilogue", dkv), store: dq || tileOutput(P, 2 * t.n, d, n.storePerTile, "store", dkv) };
   }
 

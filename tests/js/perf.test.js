@@ -131,6 +131,40 @@ test("epilogueCycles: a 128x128 BF16 tile is 32768 B: smem 32768/128 = 256 plus 
   assert.equal(KP.epilogueCycles({ m: 128, n: 128 }, handGpu({ arch: "sm100" })).tmemReadKnown, false);
 });
 
+test("epilogueCycles of a reduce-add: a 32x128 FP32 dQ chunk is 16384 B: smem 16384/128 = 128 plus L2 16384/64 = 256; no L2 figure: HBM 16384/16 = 1024", () => {
+  const r = KP.epilogueCycles({ m: 32, n: 128, outDtype: "fp32" }, handGpu(), { reduceAdd: true });
+  assert.deepEqual([r.outBytes, r.smemStore, r.tmaStore, r.cycles, r.l2Known, r.reduceAdd], [16384, 128, 256, 384, true, true]);
+  // FP32 is a reduce-add's default dtype (the dQ accumulator's); a plain store's is BF16 and goes to HBM.
+  assert.equal(KP.epilogueCycles({ m: 32, n: 128 }, handGpu(), { reduceAdd: true }).cycles, 384);
+  assert.equal(KP.epilogueCycles({ m: 32, n: 128 }, handGpu()).cycles, 8192 / 128 + 8192 / 16);
+  const h = KP.epilogueCycles({ m: 32, n: 128, outDtype: "fp32" }, handGpu({ l2BytesPerClockPerSm: null }), { reduceAdd: true });
+  assert.deepEqual([h.tmaStore, h.cycles, h.l2Known], [1024, 1152, false]);
+  // With an L2 figure a reduce-add needs no HBM bandwidth; without either it has none to use.
+  assert.equal(KP.epilogueCycles({ m: 32, n: 128 }, handGpu({ hbmBytesPerClockPerSm: null }), { reduceAdd: true }).cycles, 384);
+  assert.throws(() => KP.epilogueCycles({ m: 32, n: 128 }, handGpu({ l2BytesPerClockPerSm: null, hbmBytesPerClockPerSm: null }), { reduceAdd: true }), /has no HBM bandwidth/);
+});
+
+test("programLatencies: a reduce-add store over L2 names the stores it also times; an exp pass drawn as math costs an exp block", () => {
+  const step = { name: "m-block", load: { bytes: 1024, what: "x" }, mma: null, exp: null,
+    // 8 rows of exp pass + 8 rows of one FP32 op per element, 128 columns: max(1024/16, 1024 x 2/128) + 1024/128 = 64 + 8.
+    math: { rows: 8, cols: 128, expRows: 8, what: "m" },
+    epilogue: { m: 1, n: 1, what: "e" },
+    store: { m: 32, n: 128, outDtype: "fp32", reduceAdd: true, what: "dQ",
+      // 256 x 128 BF16 = 65536 B: 65536/128 + 65536/16 = 512 + 4096 = 4608 cycles on their own.
+      also: { m: 256, n: 128, outDtype: "bf16", what: "the dK and dV stores" } } };
+  const out = KP.programLatencies({ step: step, dtype: "bf16", reuse: 0, memLatency: 0, reads: { mathLatency: true, storeLatency: true } }, handGpu());
+  assert.deepEqual(out.knobs, { mathLatency: 72, storeLatency: 384 });
+  assert.equal(out.derivation.storeLatency, "epilogueCycles of 32 x 128, a reduce-add (dQ): 16384 B / 128 B/clk smem + 16384 B / 64 B/clk/SM L2; the run draws the dK and dV stores " +
+    "at this knob too; on their own they are epilogueCycles of 256 x 128: 65536 B / 128 B/clk smem + 65536 B / 16 B/clk/SM HBM = 4608 cycles in all");
+  assert.equal(out.derivation.mathLatency, "softmaxCycles: max(8 x 128 / 16 ex2/clk, 8 x 128 x 2 / 128 FMA/clk) + registerLoopCycles: 8 x 128 / 128 FP32 op/clk (m)");
+  // Without expRows a math block is registerLoopCycles alone, as before.
+  step.math = { rows: 8, cols: 128, what: "m" };
+  assert.equal(KP.programLatencies({ step: step, dtype: "bf16", reuse: 0, reads: { mathLatency: true } }, handGpu()).knobs.mathLatency, 8);
+  const noL2 = KP.programLatencies({ step: step, dtype: "bf16", reuse: 0, reads: { storeLatency: true } }, handGpu({ l2BytesPerClockPerSm: null }));
+  assert.equal(noL2.knobs.storeLatency, 1152);
+  assert.match(noL2.derivation.storeLatency, /16384 B \/ 16 B\/clk\/SM HBM \(no L2 bandwidth in the preset: the HBM share stands in\)/);
+});
+
 test("problemTime: waves over the SMs, the last one partial", () => {
   // 264 tiles on 132 SMs: exactly 2 waves of 1000 cycles.
   let t = KP.problemTime({ tileCycles: 1000, tiles: 264, sms: 132, clockMHz: 1000 });

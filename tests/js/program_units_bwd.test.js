@@ -76,13 +76,22 @@ test("FA4 SM90 backward on H100 SXM, 1 x 16 heads x 2048, d 128: worked by hand"
   const want = {
     wgmmaLatency: 256,   // 5 GEMMs x 2 x 64 x 128 x 128 FLOPs per m-block / 10 jobs = 1,048,576 / 4096
     tmaLatency: 775,     // (2 x 64 x 128 x 2 B + 2 x 64 x 4 B) / 2 copies = 16640 B: 700 + 16640 / 16 / 13.868 = 775.0
-    mathLatency: 16,     // 2 passes x 64 x 128 / 8 math blocks = 2048 elements / 128 FP32 ops per clock
-    storeLatency: 1309   // 64 x 128 x 4 B FP32 dQ / 2 reduce-adds = 16384 B: 16384 / 128 + 16384 / 13.868 = 1309.4
+    // The P = exp(S - LSE) nest is drawn as math (the front end does not read the subscript
+    // assignments' exp2): 64 / 8 = 8 rows of it per block at an exp block's cost, max(8 x 128 / 16
+    // ex2, 8 x 128 x 2 / 128 FMA) = 64, plus the dS pass's 8 x 128 / 128 = 8 FP32 ops: 72.
+    mathLatency: 72,
+    // The dQ reduce-add: 64 x 128 x 4 B FP32 / 2 reduce-adds = 16384 B: 16384 / 128 smem + 16384 /
+    // 13.868 (the HBM share: the preset has no L2 bandwidth) = 1309.4.
+    storeLatency: 1309
   };
   for (const k of Object.keys(want)) assert.equal(r.knobs[k], want[k], k);
   // Only the knobs the run reads: no softmax or epilogue latency (no exp or epilogue block).
   assert.deepEqual(Object.keys(r.units.derivation).sort(), Object.keys(want).sort());
   assert.match(r.units.derivation.wgmmaLatency, /5 GEMMs x 2 x 64 x 128 x 128 FLOPs per m-block \/ 10 MMA jobs/);
+  assert.match(r.units.derivation.mathLatency, /^softmaxCycles: max\(8 x 128 \/ 16 ex2\/clk, 8 x 128 x 2 \/ 128 FMA\/clk\) \+ registerLoopCycles: 8 x 128 \/ 128 FP32 op\/clk \(P = exp\(S - LSE\) drawn as math/);
+  // WG1's dK / dV stores are store blocks too (one knob per run): the text gives their own cost,
+  // 2 x 128 x 128 BF16 = 65536 B: 65536 / 128 + 65536 / 13.868 = 5237.5 for the tile.
+  assert.match(r.units.derivation.storeLatency, /^epilogueCycles of 32 x 128, a reduce-add .*16384 B \/ 13\.9 B\/clk\/SM HBM \(no L2 bandwidth in the preset: the HBM share stands in\); the run draws the tile's 2 x 128 x 128 dK and dV stores .* = 5238 cycles in all$/);
   // FLOPs: 5 GEMMs x 2 x 2048^2 x 128 per head x 16 heads = 10 s^2 d x 16 = 85,899,345,920.
   assert.equal(r.units.flops, 10 * 2048 * 2048 * 128 * 16);
   // One tile per CTA: `__call__`'s SingleTileScheduler (flash_bwd_sm90.py 519-524; docs/programs.md
@@ -96,6 +105,19 @@ test("FA4 SM90 backward on H100 SXM, 1 x 16 heads x 2048, d 128: worked by hand"
   assert.ok(Math.abs(r.tflops - r.units.flops / (r.time.cycles / 1830 * 1e-6) / 1e12) < 1e-6);
   assert.ok(r.tflops <= 989.42976 && Math.abs(r.peakFraction - r.tflops / 989.42976) < 1e-12);
   assert.equal(r.bottleneck, "tensor-core");
+});
+
+test("FA4 SM90 backward on H200: the dQ reduce-add over the preset's L2 share", (t) => {
+  const st = backward(t);
+  if (st === null) return;
+  const r = KS.simulate(st, { model: "program", gpu: "h200", batch: 1, heads: 16, seqlen: 2048 });
+  assert.equal(r.error, null);
+  // H200: 132 SMs at 1830 MHz, L2 9765.2 GB/s = 40.426 B/clk/SM, HBM 4800 GB/s = 19.871 B/clk/SM.
+  // dQ: 16384 / 128 + 16384 / 40.426 = 128 + 405.3 = 533.3; the tile's dK and dV on their own:
+  // 65536 / 128 + 65536 / 19.871 = 512 + 3298.0 = 3810.
+  assert.equal(r.knobs.storeLatency, 533);
+  assert.match(r.units.derivation.storeLatency, /16384 B \/ 40\.4 B\/clk\/SM L2; .* = 3810 cycles in all$/);
+  assert.equal(r.knobs.mathLatency, 72);
 });
 
 test("FA4 SM90 backward: a causal problem runs half the m-blocks for half the FLOPs", (t) => {
