@@ -140,8 +140,8 @@ class Pipe(Value):
 class PipeCreate(Value):
     """The result of `X.PipelineY.create(...)` before it is bound to a name."""
 
-    def __init__(self, cls, stages, node):
-        self.cls, self.stages, self.node = cls, stages, node
+    def __init__(self, cls, stages, node, groups=None):
+        self.cls, self.stages, self.node, self.groups = cls, stages, node, groups
 
 
 class Participant(Value):
@@ -718,7 +718,7 @@ class Walker:
             elif isinstance(value, Participants):
                 value = value.pipe
             if isinstance(value, Pipe) and value.auto:
-                self.rename_pipe(value, target.id)
+                value = self.rename_pipe(value, target.id, line=stmt.lineno if stmt is not None else None)
             env[target.id] = value
         elif isinstance(target, (ast.Tuple, ast.List)):
             names = target.elts
@@ -746,18 +746,36 @@ class Walker:
                 if isinstance(child, ast.expr):
                     self.eval(child, env, ctx)
 
-    def rename_pipe(self, pipe, name, participants=None):
-        """Give a pipeline created in a helper's `return` the name its caller binds it to."""
+    def rename_pipe(self, pipe, name, participants=None, line=None):
+        """Give a pipeline created in a helper's `return` the name its caller binds it to, and the
+        line of that binding. DSL_PIPELINE_FACTORY: each binding of a factory's result is listed in
+        the object's `creates` (its line, class and groups), and a name bound again (another arm:
+        `pipeline_K = make_pipeline(AsyncUmma, ...)` where the other arm makes a TmaUmma one, FA4
+        MLA 953 / 962) is one object of both classes."""
+        auto = self.pipes.pop(pipe.name, None)
+        self.pipe_values.pop(pipe.name, None)
+        made = None
+        if auto is not None and auto.get("groups") is not None and line is not None:
+            made = {"line": line, "class": auto["class"], "groups": auto.pop("groups")}
         if name in self.pipes:
-            return
-        entry = self.pipes.pop(pipe.name)
-        del self.pipe_values[pipe.name]
+            if auto is not None:
+                for cls in auto["class"] if isinstance(auto["class"], list) else [auto["class"]]:
+                    self.register_pipe(name, PipeCreate(cls, auto["stages"], None), None)
+                if made:
+                    self.pipes[name].setdefault("creates", []).append(made)
+            return self.pipe_values[name]
+        entry = auto
         entry["name"] = entry["alias"] = name
+        if line is not None:
+            entry["line"] = line
+        if made:
+            entry["creates"] = [made]
         if participants:
             entry["participants"] = participants
         pipe.name, pipe.auto = name, False
         self.pipes[name] = entry
         self.pipe_values[name] = pipe
+        return pipe
 
     def register_pipe(self, name, create, node, participants=None, auto=False):
         """Record a created pipeline object; the same name created twice is one object."""
@@ -765,6 +783,8 @@ class Walker:
         if entry is None:
             entry = {"name": name, "alias": name, "class": create.cls, "stages": create.stages,
                      "line": create.node.lineno, "kind": "created", "text": self.src.text(node)}
+            if create.groups:
+                entry["groups"] = create.groups
             if participants:
                 entry["participants"] = participants
             self.pipes[name] = entry
@@ -1174,9 +1194,18 @@ class Walker:
             cls = parts[-2]
             if cls == "PipelineOrder":
                 return OrderBar(None), "op"
+            # DSL_PIPELINE_FACTORY: inside a followed function (`make_pipeline(cls, mbar_ptr,
+            # num_stages, producer, consumer)`, FA4 flash_fwd_mla_sm100.py 926-935, called at
+            # 941-969), a parameter stands for its caller's argument text (`self.num_stages_S`),
+            # and the producer / consumer groups are kept: the caller's statement holds no create call.
+            texts = ctx.get("env_texts") or {}
             stages = kwargs.get("num_stages")
-            stages_text = self.src.text(stages[1]) if stages else None
-            create = PipeCreate(cls, stages_text, node)
+            stages_text = self.arg_text(stages[1], texts) if stages else None
+            groups = None
+            if ctx.get("via"):
+                groups = {side: self.arg_text(kwargs[side + "_group"][1], texts)
+                          for side in ("producer", "consumer") if kwargs.get(side + "_group")}
+            create = PipeCreate(cls, stages_text, node, groups or None)
             if ctx.get("stmt") is not None and isinstance(ctx["stmt"], (ast.Assign, ast.AnnAssign)) \
                     and ctx["stmt"].value is node:
                 return create, "op"
@@ -1495,6 +1524,8 @@ def _model(tree, src, path, display):
                           "stages": entry["stages"] if entry["stages"] is not None else "",
                           "line": entry["line"], "used": bool(used_ops), "operands": operands,
                           "text": entry["text"]})
+        if entry.get("creates"):
+            pipelines[-1]["creates"] = entry["creates"]
         obj = {"name": entry["name"], "alias": entry["name"], "class": entry["class"],
                "stages": entry["stages"], "line": entry["line"], "kind": "created"}
         if entry.get("participants"):

@@ -728,6 +728,14 @@ def _prune(body, local_callables):
             # the names are read only by the next iteration's call of the same let).
             if n["node"] == "let" and (n.get("function") or n.get("functions")):
                 calls.update(n["names"])
+            # A let or set whose initializer calls a local callable needs that callable's let
+            # (`softmax_step_fn = partial(self.softmax_step, ..., pipeline_S, ...)` then `(...) =
+            # softmax_step_fn(...)`, FA4 MLA 2706, 2730; `load_Qv = partial(self.load_inner, ...,
+            # pipeline_Qv)` then `producer_state_Qv = load_Qv(...)`, 2106, 2120): it holds the
+            # partial's bound arguments.
+            e = n.get("expr") if n["node"] in ("let", "set") else None
+            if isinstance(e, list) and e[:1] == ["call"] and e[1] in local_callables:
+                calls.add(e[1])
             # A named-barrier object an op of the function runs on (`epi_barrier =
             # cutlass.pipeline.NamedBarrier(...)` then `epi_barrier.arrive_and_wait()`, FA4
             # bwd_sm90 1672, 1709): the interpreter reads its let for the id and thread count.
@@ -865,6 +873,9 @@ def constructor(src, init, setups=None, kernel=None):
             if isinstance(t, ast.Attribute) and isinstance(t.value, ast.Name) and t.value.id == "self":
                 attrs.setdefault("self." + t.attr, []).append({"expr": ex.expr(node.value), "line": node.lineno})
     out = {"params": params, "attrs": attrs}
+    checks = _ctor_asserts(ex, init.body, [])
+    if checks:
+        out["asserts"] = checks
     if setups and setups[0] is not None:
         _setup_attrs(src, setups[0], attrs, setups[1])
         # `__call__`'s lines: its own assignments are host code before the launch (the interpreter
@@ -875,6 +886,26 @@ def constructor(src, init, setups=None, kernel=None):
             out["kernel_args"] = kargs
     if local_sets:
         out["locals"] = local_sets
+    return out
+
+
+def _ctor_asserts(ex, body, guards):
+    """DSL_CONSTRUCTOR_ASSERTS: the constructor's `assert` statements, in its body and in its
+    `if` / `else` arms (`if is_topk_gather: assert pack_gqa`, FA4 flash_fwd_mla_sm100.py 95-96;
+    105-107), each [{"expr": tree, "line": int}] with its arms' conditions folded in (`not c or
+    test`). The interpreter evaluates them with the constructor's parameters: a settings the
+    constructor itself refuses is no kernel to run."""
+    out = []
+    for node in body:
+        if isinstance(node, ast.Assert):
+            test = ex.expr(node.test)
+            for g in reversed(guards):
+                test = ["bin", "||", ["un", "!", g], test]
+            out.append({"expr": test, "line": node.lineno})
+        elif isinstance(node, ast.If):
+            cond = ex.expr(node.test)
+            out.extend(_ctor_asserts(ex, node.body, guards + [cond]))
+            out.extend(_ctor_asserts(ex, node.orelse, guards + [["un", "!", cond]]))
     return out
 
 

@@ -462,8 +462,9 @@ def test_recognisers():
     m = fixture("recognisers.py")
     check_contract(m)
     objects = {o["name"]: (o["class"], o["stages"], o["line"]) for o in m["pipeline_objects"]}
-    # Created in a helper's `return`: named by the caller's binding; passed as a keyword: kw@line.
-    assert objects == {"acc_pipeline": ("PipelineUmmaAsync", "2", 15),
+    # Created in a helper's `return` (15): named by the caller's binding, at its line (20,
+    # DSL_PIPELINE_FACTORY); passed as a keyword: kw@line.
+    assert objects == {"acc_pipeline": ("PipelineUmmaAsync", "2", 20),
                        "store_pipeline": ("PipelineTmaStore", "4", 21),
                        "pipeline@23": ("PipelineAsync", "3", 23), "other": ("PipelineAsync", "1", 24)}
     load, epi = m["functions"]

@@ -189,13 +189,15 @@ var KernelInterpretDsl = (function (K) {
     if (Object.prototype.hasOwnProperty.call(ctx.constants, name)) return ctx.constants[name];
     // sm90 216-217: num_epilogue_threads = num_mma_threads = num_wg_mma warpgroups.
     if (attr === "num_mma_threads" || attr === "num_epilogue_threads") return ctx.mmaWarpgroups() * WARPGROUP_THREADS;
-    if (Object.prototype.hasOwnProperty.call(DSL_FLAG_DEFAULTS, name)) return dslFlag(ctx, name);
+    // The constructor's own value first (flash_fwd_mla_sm100.py 102: `self.use_tma_KV = not
+    // use_cpasync_load_KV`); DSL_FLAG_DEFAULTS only for an attribute it does not give.
     var ctor = dslConstructor(ctx, name);
     if (ctor !== PASS) {
       if (constexpr && typeof ctor === "number" && !(ctx.knobs.flags && Object.prototype.hasOwnProperty.call(ctx.knobs.flags, name))) ctx.flags[name] = ctor;
       if (constexpr && ctx.knobs.flags && Object.prototype.hasOwnProperty.call(ctx.knobs.flags, name)) return dslFlag(ctx, name);
       return ctor;
     }
+    if (Object.prototype.hasOwnProperty.call(DSL_FLAG_DEFAULTS, name)) return dslFlag(ctx, name);
     if (constexpr) return dslFlag(ctx, name);
     return new Unknown("`" + name + "` is not known");
   }
@@ -232,7 +234,11 @@ var KernelInterpretDsl = (function (K) {
     var ctor = (ctx.roleVars.length && ctx.roleVars[0].constructor) || {}, env = ctx.ctorEnv;
     if (!env) {
       env = ctx.ctorEnv = {};
-      Object.keys(ctor.params || {}).forEach(function (p) { env[p] = { v: evalExpr(ctor.params[p], {}, ctx, true) }; });
+      // A parameter the knobs' flags name takes that value (DSL_CONSTRUCTOR_ASSERTS: the settings a user gives the constructor).
+      var given = ctx.knobs.flags || {};
+      Object.keys(ctor.params || {}).forEach(function (p) {
+        env[p] = { v: Object.prototype.hasOwnProperty.call(given, p) ? given[p] : evalExpr(ctor.params[p], {}, ctx, true) };
+      });
       Object.keys(DSL_CTOR_ARGS).forEach(function (p) { if (!env[p]) { env[p] = { v: DSL_CTOR_ARGS[p] }; ctx.flags[p] = DSL_CTOR_ARGS[p]; } });
       // The constructor's other local assignments, in order (`head_dim_v = head_dim_v if head_dim_v is not None else head_dim`, 175).
       (ctor.locals || []).forEach(function (l) { env[l.name] = { v: evalExpr(l.expr, env, ctx, true) }; });
@@ -431,17 +437,48 @@ var KernelInterpretDsl = (function (K) {
           return;
         }
         var nm = n.node === "let" && n.names && n.names.length === 1 ? n.names[0] : n.node === "set" && n.op === "=" && !n.member ? n.name : null;
-        var m = nm && Array.isArray(n.expr) && n.expr[0] === "call" ? /(?:^|\.)(\w+)\.create$/.exec(n.expr[1]) : null;
-        var p = m && ctx.pipelineAliases[nm];
+        var made = nm ? dslCreation(ctx, nm, n) : null;
+        var p = made && ctx.pipelineAliases[nm];
         if (p && Array.isArray(p["class"])) {
-          var merged = Object.assign({}, p, { "class": m[1] });
+          var merged = Object.assign({}, p, { "class": made.cls });
           ctx.pipelineAliases[nm] = merged;
           ctx.pipelineList[ctx.pipelineList.indexOf(p)] = merged;
         }
-        if (p) (ctx.dslCreate || (ctx.dslCreate = {}))[nm] = n;
+        if (p) (ctx.dslCreate || (ctx.dslCreate = {}))[nm] = made;
         walk(n.then); walk(n["else"]);
       });
     })(ctx.kernel);
+  }
+
+  /**
+   * The creation of the pipeline object `name` by the let or set n, as {cls, kw} (kw: the create
+   * call's keyword arguments, expression trees), else null: `X.PipelineY.create(...)` written
+   * there, or DSL_PIPELINE_FACTORY: n's line is one of the parse's `creates` of the object (a
+   * local factory's `return cls.create(..., producer_group=producer, consumer_group=consumer)`
+   * bound here, FA4 flash_fwd_mla_sm100.py 926-935 and 941-969: the parse followed the factory
+   * with its parameters bound to this call's arguments), with that creation's class and groups.
+   */
+  function dslCreation(ctx, name, n, expr) {
+    var p = ctx.pipelineAliases[name], e = expr || n.expr;
+    // `x = (make_pipeline(...) if const_expr(c) else None)` (FA4 MLA 966-969): the arm c takes.
+    if (p && Array.isArray(e) && e[0] === "?:") {
+      var c = evalExpr(e[1], {}, ctx, true);
+      return isUnknown(c) ? null : dslCreation(ctx, name, n, truthy(c) ? e[2] : e[3]);
+    }
+    if (!p || !Array.isArray(e) || e[0] !== "call") return null;
+    var m = /(?:^|\.)(\w+)\.create$/.exec(e[1]);
+    if (m) {
+      var kw = {};
+      (e[2] || []).forEach(function (a) { if (Array.isArray(a) && a[0] === "kw") kw[a[1]] = a[2]; });
+      return { cls: m[1], kw: kw };
+    }
+    var c = (p.creates || []).filter(function (x) { return x.line === n.line; })[0];
+    if (!c) return null;
+    var groups = {};
+    Object.keys(c.groups || {}).forEach(function (side) {
+      if (/^[A-Za-z_]\w*$/.test(c.groups[side])) groups[side + "_group"] = ["id", c.groups[side]];
+    });
+    return { cls: c["class"], kw: groups };
   }
 
   /** Marks the op nodes under `with cute.arch.elect_one():` (programs_dsl: an `if` on the call): one thread per warp runs them. */
@@ -625,7 +662,7 @@ var KernelInterpretDsl = (function (K) {
     }
     // (Also a set: `pipeline_o_epi = None` then, under `if const_expr(not self.use_correction_warps_for_epi)`,
     // `pipeline_o_epi = PipelineAsync.create(...)`, FA4 sm100 1125-1134.)
-    if (names.length === 1 && this.ctx.pipelineAliases[names[0]] && Array.isArray(e) && e[0] === "call" && /\.create$/.test(e[1])) {
+    if (names.length === 1 && this.ctx.pipelineAliases[names[0]] && dslCreation(this.ctx, names[0], node)) {
       var ring = this.run.pipes[names[0]];
       env[names[0]] = { v: ring ? new Obj("pipe", names[0], ring) : new Unknown("a pipeline of a dry run") };
       return undefined;
@@ -744,7 +781,7 @@ var KernelInterpretDsl = (function (K) {
   K.CopyFn = CopyFn; K.SOFTMAX_CLASSES = SOFTMAX_CLASSES; K.SymId = SymId; K.symbolicSum = symbolicSum;
   K.WARPGROUP_THREADS = WARPGROUP_THREADS; K.WARP_THREADS = WARP_THREADS;
   K.dslBinding = dslBinding; K.dslConsumerCount = dslConsumerCount; K.dslExpr = dslExpr;
-  K.dslPipelines = dslPipelines; K.dslRoles = dslRoles;
+  K.dslPipelines = dslPipelines; K.dslRoles = dslRoles; K.dslCreation = dslCreation;
   K.dslSelf = dslSelf; K.isNoneExpr = isNoneExpr; K.dslCtorEnv = dslCtorEnv;
   return K;
 })(typeof KernelInterpretSettle !== "undefined" ? KernelInterpretSettle : require("./settle.js"));

@@ -18,7 +18,7 @@ var KernelInterpretDslOps = (function (K) {
 
   /** The ring a DSL op runs on: its object, a parameter bound to one (`pipeline_kv`), or a TMA copy fn's. */
   RoleRun.prototype.dslRing = function (node, env) {
-    var names = [node.object, node.receiver].filter(Boolean);
+    var names = [node.object, node.receiver, barrierPointer(node)].filter(Boolean);
     for (var i = 0; i < names.length; i++) {
       var box = env[names[i]] || this.env[names[i]];
       var v = box ? box.v : undefined;
@@ -32,6 +32,18 @@ var KernelInterpretDslOps = (function (K) {
     this.stop(node, "the pipeline of `" + (node.call || node.op) + "` is not known here");
     return null;
   };
+
+  /**
+   * DSL_BARRIER_POINTER: the name a TMA copy's `tma_bar_ptr=` keyword reads (`tma_bar_ptr =
+   * load_pipeline.producer_get_barrier(producer_state)` then `cute.copy(tma_atom, tXgX, tXsX,
+   * tma_bar_ptr=tma_bar_ptr)`, FA4 flash_fwd_mla_sm100.py 2216-2217): DSL_OPS.producer_get_barrier
+   * binds it to its pipeline, so the copy lands on that ring (the stage of its last acquire).
+   */
+  function barrierPointer(node) {
+    if (node.op !== "tma_load") return null;
+    var kw = (node.args || []).filter(function (a) { return Array.isArray(a) && a[0] === "kw" && a[1] === "tma_bar_ptr"; })[0];
+    return kw && Array.isArray(kw[2]) && kw[2][0] === "id" ? kw[2][1] : null;
+  }
 
   /** The state of a DSL pipeline op: the `state` variable, or the `_w_index[_phase]` forms' index and phase. */
   RoleRun.prototype.dslState = function (node, env, ring) {
@@ -134,6 +146,18 @@ var KernelInterpretDslOps = (function (K) {
 
   /** DSL op semantics (execOp's hook): the pipeline ops through dslRing / dslState, MMAs with wg_wait, softmax, named barriers. */
   var DSL_OPS = {
+    // DSL_BARRIER_POINTER: as OP_SEMANTICS' (the stage of a later copy), and its result names the ring.
+    producer_get_barrier: function (rr, node, env) {
+      var r = rr.dslRing(node, env);
+      if (!r || !r.ring) return r ? DRY : undefined;
+      var st = rr.dslState(node, env, r.ring);
+      if (st) { rr.acquired[r.key] = st.index; rr.acquiredGen[r.key] = Math.floor(st.count / st.S); }
+      if (node.result) {
+        var o = new Obj("pipe", r.key, r.ring);
+        if (env[node.result]) env[node.result].v = o; else env[node.result] = { v: o };
+      }
+      return undefined;
+    },
     producer_acquire: function (rr, node, env) {
       var r = rr.dslRing(node, env);
       if (!r || !r.ring) return r ? DRY : undefined;
@@ -322,8 +346,7 @@ var KernelInterpretDslOps = (function (K) {
     ring.dslAgents = agents || null;
     ring.dslCounts = null;
     if (!create || !agents) return;
-    var kw = {};
-    (create.expr[2] || []).forEach(function (a) { if (Array.isArray(a) && a[0] === "kw") kw[a[1]] = a[2]; });
+    var kw = create.kw;   // dsl.js dslCreation: the create call's keywords (a factory's: its groups)
     var sizes = ["producer_group", "consumer_group"].map(function (k) { return dslGroupSize(ctx, kw[k]); });
     if (typeof sizes[0] !== "number" || typeof sizes[1] !== "number") return;
     ring.dslCounts = sizes;
@@ -456,6 +479,36 @@ var KernelInterpretDslOps = (function (K) {
     }
     var has = t.items.indexOf(x) >= 0 ? 1 : 0;
     return e[1] === "in" ? has : 1 - has;
+  };
+
+  /**
+   * DSL_CONSTRUCTOR_ASSERTS (programs_dsl._ctor_asserts): the constructor's `assert` tests,
+   * evaluated with its parameters (their defaults, or the knobs' flags of the same names) and
+   * attributes; the first that is false, as the run's error, else null. A test the run cannot
+   * evaluate is passed over. FA4 flash_fwd_mla_sm100.py's defaults (`is_topk_gather = True`,
+   * `pack_gqa = False`, `use_cpasync_load_KV = False`, 68, 69, 66) fail `assert pack_gqa` (95)
+   * and `assert use_cpasync_load_KV` (107): the constructor refuses them, so there is no kernel to run.
+   */
+  K.dslRefusedSettings = function (ctx) {
+    var ctor = (ctx.roleVars.length && ctx.roleVars[0].constructor) || {}, env = K.dslCtorEnv(ctx);
+    var checks = ctor.asserts || [];
+    for (var i = 0; i < checks.length; i++) {
+      var v = K.evalExpr(checks[i].expr, env, ctx, false);
+      if (typeof v !== "number" || v !== 0) continue;
+      var read = [];
+      (function names(e) {
+        if (!Array.isArray(e)) return;
+        if (e[0] === "id" && env[e[1]] && read.indexOf(e[1]) < 0) read.push(e[1]);
+        e.forEach(names);
+      })(checks[i].expr);
+      var given = ctx.knobs.flags || {};
+      return "the constructor refuses these settings: its assert at line " + checks[i].line + " is false with " +
+        read.map(function (n) {
+          var x = env[n].v;
+          return n + " = " + (typeof x === "number" ? x : "?") + (Object.prototype.hasOwnProperty.call(given, n) ? " (flag)" : " (default)");
+        }).join(", ") + " (set the constructor's parameters with flags of the same names)";
+    }
+    return null;
   };
 
   K.DSL_OPS = DSL_OPS; K.dslRingCounts = dslRingCounts;

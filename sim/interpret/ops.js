@@ -358,6 +358,8 @@ var KernelInterpretOps = (function (K) {
       return { error: "no role of the kernel layer reaches a step" + (ctx.mbarError ? ": " + ctx.mbarError :   // mbar.js mbarContext
         ds ? ": the dry runs stopped first (warp " + ds.warp + " at line " + ds.line + ": " + ds.reason + ")" : "") };
     }
+    var refused = ctx.dsl ? K.dslRefusedSettings(ctx) : null;   // DSL_CONSTRUCTOR_ASSERTS (dsl_ops.js)
+    if (refused) return { error: refused };
     var R = new Run(ctx, roles, options || {});
     return R.go();
   }
