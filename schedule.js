@@ -78,6 +78,7 @@ var KernelSchedule = (function () {
       {"name": "softmaxLatency", "flag": "--softmax"},
       {"name": "mathLatency", "flag": "--math"},
       {"name": "kBlocks", "flag": "--k-blocks"},
+      {"name": "scaleKBlocks", "flag": "--scale-k-blocks"},
       {"name": "gemm1Latency", "flag": "--gemm1"},
       {"name": "epilogueLatency", "flag": "--epilogue"},
       {"name": "consumerWGs", "flag": "--consumers"},

@@ -84,6 +84,13 @@ var KernelModelProgram = (function () {
   PROGRAM_KNOB_RANGES.kBlocks = { min: 1, max: 64, label: "k-blocks per k-tile (B)",
     doc: "MMA k-blocks of one k-tile (size<2> of an MMA fragment: TileShape K / the MMA atom's K); the RS mainloops issue one WGMMA per k-block" };
   PROGRAM_DEFAULT_KNOBS.kBlocks = 4;
+  // The scale-factor k-blocks of one k-tile (sim/interpret/expr.js SCALE_K_BLOCKS: the blockwise-
+  // scaling collective's ScaleKsPerTile = TileShape K / ScaleGranularityK, 137-138, the granularity
+  // a template parameter with no default). Default 1: granularity K = the tile's K, as every scale
+  // config of CUTLASS's examples/81_blackwell_gemm_blockwise (PROGRAM_SCALE_K_ASSUMPTION).
+  PROGRAM_KNOB_RANGES.scaleKBlocks = { min: 1, max: 64, label: "scale k-blocks per k-tile (Sk)",
+    doc: "blockwise scaling's ScaleKsPerTile: TileShape K / ScaleGranularityK, the scale layout's K granularity (a template parameter); each is one accumulator stage the MMA fills and the epilogue scales" };
+  PROGRAM_DEFAULT_KNOBS.scaleKBlocks = 1;
   // The CuTe DSL attention programs' math warpgroups (FA4 sm90 `self.num_wg_mma`, 212: tile_m / 64,
   // 2 at the default tile_m 128; sim/interpret.js DSL_SELF_KNOBS): the attention model's C knob.
   PROGRAM_KNOB_RANGES.consumerWGs = AT.ATTENTION_KNOB_RANGES.consumerWGs;
@@ -564,6 +571,8 @@ var KernelModelProgram = (function () {
     "a register loop (an unrolled loop over a register tensor) is one block of its math class, and its body's steps run once at its end: an order-barrier arrive inside it is drawn at the loop's end",
     "an if constexpr the front end could not read is a flag named by its text, off (listed in the verdict's flags); of two such texts that differ only by == / !=, the one read second is the first's opposite"
   ];
+  /** Stated where the run reads scaleKBlocks (blockwise scaling: its granularity is the instantiation's). */
+  var PROGRAM_SCALE_K_ASSUMPTION = "blockwise scaling's ScaleKsPerTile (TileShape K / ScaleGranularityK, a template parameter the source leaves open) is the scale k-blocks knob (Sk), default 1: one scale block per k-tile, as CUTLASS's examples/81 configure it";
   var PROGRAM_NOT_MODELLED = [
     "the epilogue collective's own program unless given (--epilogue-collective): collective_epilogue.store is one epilogue block of E steps, and a store handed a pipeline stops its role; its C load (is_producer_load_needed) is taken as not needed",
     "TMEM stores (copy to a tmem_store atom) are no op of the parse: writing P or statistics to TMEM costs nothing",
@@ -735,7 +744,10 @@ var KernelModelProgram = (function () {
       adaptSpecs: programSpecs,
       fitReason: "the kernel layer's own role programs, run by sim/interpret.js",
       alongside: true,
-      assumptions: function () { return PROGRAM_ASSUMPTIONS.slice(); },
+      assumptions: function (st) {
+        var reads = programReads(st);
+        return PROGRAM_ASSUMPTIONS.concat(reads !== null && reads.scaleKBlocks ? [PROGRAM_SCALE_K_ASSUMPTION] : []);
+      },
       notModelled: function () { return PROGRAM_NOT_MODELLED.slice(); }
     };
   }

@@ -2,7 +2,8 @@
 package (docs/programs.md "SM100 transform and array GEMMs"): the mixed-input transform GEMM runs
 to its end (its transform warpgroup's own named barrier is no step, NAMED_BARRIER_OWN); the
 blockwise-scaling and SM103 kernels' roles are read from their typed `WarpCategory` declarations
-and their `while (k_tile_count > 0)` loads run once per k-tile until the next stop, named."""
+and their `while (k_tile_count > 0)` loads run once per k-tile until the next stop, named (the
+blockwise-scaling kernel runs complete with its scale k-blocks bound: tests/test_programs_scaled.py)."""
 
 import json
 
@@ -111,10 +112,11 @@ def test_a_lambda_or_ternary_warp_category_is_the_role_variable(parsed):
 def test_the_blockwise_while_loop_loads_once_per_k_tile_up_to_the_next_stops(parsed):
     """`while (k_tile_count > 0)` (collective 852, `--k_tile_count` at 869) is bound: its
     count is the kernel's `k_tile_count - k_tile_prologue` with `min(MainloopABPipeline::Stages,
-    k_tile_count)` (kernel 658) the stages knob. The load role does not stop; it fills every
-    stage (copy at 865) until the MMA, stopped at its loop over scale k-blocks (1047), releases
-    none; the scale-factor load runs (COMMIT_ARRIVE_OPS, below) and the epilogue stops at its loop
-    over `ScaleKsPerTile` (1182)."""
+    k_tile_count)` (kernel 658) the stages knob. Without the scaleKBlocks knob (the program model
+    passes it: tests/test_programs_scaled.py) the load role does not stop; it fills every stage
+    (copy at 865) until the MMA, stopped at its loop over scale k-blocks (1047), releases none;
+    the scale-factor load runs (COMMIT_ARRIVE_OPS, below) and the epilogue stops at its loop over
+    `ScaleKsPerTile` (1182)."""
     out = program_run(parsed(BLOCKWISE), dict(SMALL, stages=3, kTiles=4))
     assert sorted((s["role"], s["line"]) for s in out["stopped"]) == [("Epilogue", 1182), ("MMA", 1047)]
     assert kinds(out, "role:MainloopABLoad") == [("issue", 865)] * 3

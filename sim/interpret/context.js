@@ -730,7 +730,36 @@ var KernelInterpretContext = (function (K) {
     });
   }
 
-  K.COLLECTIVE_TYPES = COLLECTIVE_TYPES; K.Context = Context; K.bindTemplateArgs = bindTemplateArgs; K.composedMembers = composedMembers; K.discoverRoles = discoverRoles; K.enumerateRoles = enumerateRoles;
+  /**
+   * MODE_CONSTANTS (sim/interpret/expr.js): the constant `size<mode>(name)` is, or null. A name is
+   * the structure's across its programs (as MMA_K_BLOCKS' fragments): mma() reads the fragments
+   * mma_init made through its MmaParams (`auto [tiled_mma, tCrA, tCrB] = mma_inputs;`, blockwise
+   * collective 1012). A name two lets give different texts is none.
+   */
+  function modeConstant(ctx, name, mode) {
+    var names = ctx.modeConstantNames;
+    if (!names) {
+      names = ctx.modeConstantNames = {};
+      var clash = {};
+      var walk = function (nodes) {
+        (nodes || []).forEach(function (n) {
+          if (n.node === "let" && (n.names || []).length === 1) {
+            var text = Array.isArray(n.expr) && n.expr[0] === "?" ? n.expr[1] : null;
+            var modes = text !== null && Object.prototype.hasOwnProperty.call(K.MODE_CONSTANTS, text) ? K.MODE_CONSTANTS[text] : null;
+            if (modes === null || (names[n.names[0]] && names[n.names[0]] !== modes)) clash[n.names[0]] = true;
+            else names[n.names[0]] = modes;
+          }
+          walk(n.body); walk(n.then); walk(n["else"]); walk(n.init);
+        });
+      };
+      Object.keys(ctx.functions).forEach(function (k) { walk(ctx.functions[k].body); });
+      Object.keys(clash).forEach(function (k) { delete names[k]; });
+    }
+    var m = Object.prototype.hasOwnProperty.call(names, name) ? names[name] : null;
+    return m !== null && Object.prototype.hasOwnProperty.call(m, String(mode)) ? m[String(mode)] : null;
+  }
+
+  K.COLLECTIVE_TYPES = COLLECTIVE_TYPES; K.Context = Context; K.modeConstant = modeConstant; K.bindTemplateArgs = bindTemplateArgs; K.composedMembers = composedMembers; K.discoverRoles = discoverRoles; K.enumerateRoles = enumerateRoles;
   return K;
 })(typeof KernelInterpretExpr !== "undefined" ? KernelInterpretExpr : require("./expr.js"));
 

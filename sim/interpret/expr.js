@@ -113,7 +113,11 @@ var KernelInterpretExpr = (function () {
     // block-scaled kernel layer 686) and `min(MainloopSFPipeline::Stages/2, k_tile_count)` (SM103 805):
     // rings of the stages knob (blockwise-scaling collective 189-195: DispatchPolicy::Stages; SM103
     // collective 206-215: LoadABPipelineStageCount / LoadSFPipelineStageCount of one StageCount<N>).
-    "MainloopABPipeline::Stages": "stages", "MainloopSFPipeline::Stages": "stages"
+    "MainloopABPipeline::Stages": "stages", "MainloopSFPipeline::Stages": "stages",
+    // SCALE_K_BLOCKS: `ScaleKsPerTile = size<2>(TileShape{}) / ScaleGranularityK` (blockwise-scaling
+    // collective 137-138; the granularity is `size<1, 0>(LayoutSFA{})`, a template parameter with no
+    // default): the scaleKBlocks knob, default 1 (examples/81's scale configs, granularity K = tile K).
+    "ScaleKsPerTile": "scaleKBlocks"
   };
   /** Variables whose initializer is a shape the parse cannot evaluate, bound to the trip-count knob. */
   var TRIP_KNOBS = { "k_tile_count": "kTiles" };
@@ -177,6 +181,18 @@ var KernelInterpretExpr = (function () {
    */
   var FRAGMENT_MAKERS = { partition_fragment_A: "fragment", partition_fragment_B: "fragment", partition_A: "partition", partition_B: "partition" };
   var K_BLOCKS_DEFAULT = 4;
+  /**
+   * MODE_CONSTANTS: `size<m>(X)` of a tensor whose let has one of these initializer texts is the
+   * named constant. The blockwise-scaling collective's MMA fragments (mma_init 762-781):
+   * `flat_divide(tCrA_, mma_tile_shape_A)(_,_,_,_0{},_0{},_0{},_,_)` tiles the k mode of
+   * make_fragment_A's (MMA,MMA_M,MMA_K,PIPE) by `Int<K_BLOCK_MMAS_PER_SCALE_K>{}` (767-770): modes
+   * (MMA,MMA_M,MMA_K_PER_SCALE,MMA_K_REST,PIPE), and MMA_K_REST is (TileShape K / MMA K) /
+   * (ScaleGranularityK / MMA K) = ScaleKsPerTile (137-142), the trip count of mma()'s 1047.
+   */
+  var MODE_CONSTANTS = {
+    "flat_divide(tCrA_, mma_tile_shape_A)(_,_,_,_0{},_0{},_0{},_,_)": { 3: "ScaleKsPerTile" },
+    "flat_divide(tCrB_, mma_tile_shape_B)(_,_,_,_0{},_0{},_0{},_,_)": { 3: "ScaleKsPerTile" }
+  };
   /**
    * Runtime conditions, by their source text, whose value is a documented choice: the problem is
    * not empty (77 FMHA kernel 450, 486, 544, 580, 610: `if (get<1>(logical_problem_shape) == 0)`,
@@ -494,6 +510,8 @@ var KernelInterpretExpr = (function () {
     }
     if (name === "size" && String(e[3]) === "2" && args.length === 1 && Array.isArray(args[0]) && args[0][0] === "id" &&
         mmaFragments(ctx)[args[0][1]] === "fragment") return kBlocks(ctx);
+    var mc = name === "size" && args.length === 1 && Array.isArray(args[0]) && args[0][0] === "id" ? K.modeConstant(ctx, args[0][1], e[3]) : null;
+    if (mc !== null) return evalExpr(["id", mc], env, ctx, constexpr);
     // Every test above depends on the name and the shapes of the arguments only, never on the
     // environment: a let whose initializer reaches this line is inert (RoleRun.execLet).
     return unknownAt(e, function () { return "`" + name + "(...)` is not evaluated"; });
@@ -749,7 +767,7 @@ var KernelInterpretExpr = (function () {
   }
 
   K.COMMIT_ARRIVE_OPS = COMMIT_ARRIVE_OPS; K.DRY_CHECK_MASK = DRY_CHECK_MASK;
-  K.EPILOGUE_CALLS = EPILOGUE_CALLS; K.EnumValue = EnumValue; K.FRAGMENT_MAKERS = FRAGMENT_MAKERS;
+  K.EPILOGUE_CALLS = EPILOGUE_CALLS; K.EnumValue = EnumValue; K.FRAGMENT_MAKERS = FRAGMENT_MAKERS; K.MODE_CONSTANTS = MODE_CONSTANTS;
   K.INTEGRAL_CONSTANTS = INTEGRAL_CONSTANTS; K.IntConst = IntConst;
   K.K_BLOCKS_DEFAULT = K_BLOCKS_DEFAULT; K.MASK_TRIP_COUNTS = MASK_TRIP_COUNTS; K.FUSION_TRIP_COUNTS = FUSION_TRIP_COUNTS;
   K.MAX_STEPS_PER_COMMAND = MAX_STEPS_PER_COMMAND; K.MMA_UNITS = MMA_UNITS;
