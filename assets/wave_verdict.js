@@ -180,7 +180,8 @@ var KVWaveVerdict = (function () {
         var value = spec.field ? v[spec.field] : undefined, text;
         if (spec.format === "percent") text = pct(value);
         else if (spec.format === "template") {
-          text = String(spec.template).replace(/\{(\w+)\}/g, function (_m, name) { return String(v[name]); });
+          // A field the result does not give (a program that could not run) reads "n/a", never "undefined".
+          text = String(spec.template).replace(/\{(\w+)\}/g, function (_m, name) { return v[name] === undefined || v[name] === null ? "n/a" : String(v[name]); });
         } else if (spec.format === "stages") {
           var have = spec.knob ? state.knobs[spec.knob] : undefined;
           // A null figure says why when the model gives a reason (result.notes[field], schedule.js).

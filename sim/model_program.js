@@ -411,7 +411,8 @@ var KernelModelProgram = (function () {
       idle: run.idle || [],
       idleText: run.idle && run.idle.length ? run.idle.join(", ") : "none",
       // TILES_PER_CTA (sim/interpret/expr.js): the tiles one CTA ran and the rule that said so.
-      tilesPerCta: run.tilesPerCta.tiles, tilesPerCtaRule: run.tilesPerCta.rule
+      tilesPerCta: run.tilesPerCta.tiles, tilesPerCtaRule: run.tilesPerCta.rule,
+      tilesPerCtaText: tilesPerCtaText(run.tilesPerCta)
     };
     verdict.mmaWaitText = mmaWaitText(verdict.mmaWaits);
     // Why a null figure is null goes to notes (as the GEMM model's), shown by the page as "n/a: why".
@@ -425,6 +426,14 @@ var KernelModelProgram = (function () {
     return { total: run.total, lanes: run.lanes, columns: run.columns, verdict: verdict, notes: notes,
       deadlock: run.deadlock, barriers: run.barriers, barrierEvents: run.barrierEvents,
       barrierEventsOmitted: run.barrierEventsOmitted === true };
+  }
+
+  /** The verdict's tiles-per-CTA line: the count and the rule that gave it (TILES_PER_CTA, docs/programs.md). */
+  function tilesPerCtaText(t) {
+    var why = t.rule === "outputTiles" ? "the outputTiles knob: a persistent CTA's share of the tiles" :
+      t.rule === "no tile loop" ? "no tile loop: each CTA computes one tile" :
+      t.rule + ": its tile scheduler runs one tile per CTA";
+    return t.tiles + " (" + why + ")";
   }
 
   /**
@@ -512,6 +521,7 @@ var KernelModelProgram = (function () {
       { label: "Hazards (a stage refilled while its MMA reads it)", format: "template", template: "{hazardText}" },
       { label: "Roles not modelled past a step", format: "template", template: "{stoppedText}" },
       { label: "Role bindings that reach no step (no lane)", format: "template", template: "{idleText}" },
+      { label: "Tiles per CTA", format: "template", template: "{tilesPerCtaText}" },
       { label: "Flags (compile time; run-time choices marked)", format: "template", template: "{flagsText}" }
     ];
     view.note = ["", ["o.k"], " = output tile o, k-tile k; the lanes are the roles of the kernel layer's own program; time in abstract steps"];

@@ -34,6 +34,9 @@ def test_program_model_draws_the_kernel_layers_roles(open_page, cutlass, tmp_pat
     assert "Hazards (a stage refilled while its MMA reads it): none" in verdict
     assert "Roles not modelled past a step: none" in verdict
     assert "IsSchedDynamicPersistent off" in verdict
+    # TILES_PER_CTA: the persistent scheduler's share, said with its rule; no field reads "undefined".
+    assert "Tiles per CTA: " in verdict and "(the outputTiles knob: a persistent CTA's share of the tiles)" in verdict
+    assert "undefined" not in verdict
 
 
 def test_a_release_before_the_gemm_gets_the_program_model_and_its_hazard(open_page, cutlass, tmp_path):

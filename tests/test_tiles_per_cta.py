@@ -20,7 +20,7 @@ const st = JSON.parse(require("fs").readFileSync(0, "utf8"));
 const knobs = JSON.parse(process.argv[2]);
 const out = [1, 3].map((t) => {
   const r = S.simulate(st, Object.assign({ model: "program", outputTiles: t }, knobs));
-  return { tiles: r.verdict.tilesPerCta, rule: r.verdict.tilesPerCtaRule, total: r.total, stopped: r.verdict.stopped.length };
+  return { tiles: r.verdict.tilesPerCta, rule: r.verdict.tilesPerCtaRule, text: r.verdict.tilesPerCtaText, total: r.total, stopped: r.verdict.stopped.length };
 });
 process.stdout.write(JSON.stringify(out));
 """
@@ -58,6 +58,7 @@ def test_a_persistent_gemm_runs_the_tile_knob(parsed):
     one, three = tiles(parsed["pingpong"])
     assert (one["tiles"], one["rule"], three["tiles"], three["rule"]) == (1, "outputTiles", 3, "outputTiles")
     assert three["total"] > one["total"] and not one["stopped"] and not three["stopped"]
+    assert three["text"] == "3 (the outputTiles knob: a persistent CTA's share of the tiles)"
 
 
 @pytest.mark.parametrize("kernel, rule", [
@@ -68,6 +69,7 @@ def test_a_persistent_gemm_runs_the_tile_knob(parsed):
 def test_a_one_tile_cta_says_so_whatever_the_tile_knob(parsed, kernel, rule):
     one, three = tiles(parsed[kernel])
     assert one == three and (one["tiles"], one["rule"], one["stopped"]) == (1, rule, 0)
+    assert one["text"].startswith("1 (" + rule)
 
 
 def test_the_units_run_a_one_tile_cta_once_per_wave(parsed):
