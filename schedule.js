@@ -91,6 +91,7 @@ var KernelSchedule = (function () {
       {"name": "ummaLatency", "flag": "--umma"},
       {"name": "tmemLoadLatency", "flag": "--tmem-load"},
       {"name": "storeLatency", "flag": "--store"},
+      {"name": "reduceLatency", "flag": "--reduce"},
       {"name": "clcLatency", "flag": "--clc"},
       {"name": "ctaPair", "flag": "--cta-pair", "onOff": true},
       {"name": "loadC", "flag": "--load-c", "onOff": true},

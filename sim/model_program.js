@@ -79,6 +79,12 @@ var KernelModelProgram = (function () {
   PROGRAM_KNOB_RANGES.mathLatency = { min: 0, max: 10000, label: "register loop latency (R)",
     doc: "steps of one register loop of other arithmetic (row max, row sum, rescale)" };
   PROGRAM_DEFAULT_KNOBS.mathLatency = 1;
+  // A bulk reduce-add's latency (sim/interpret/ops.js OPAQUE_LATENCY `reduce`: the backward's dQ
+  // accumulation, FA4's cpasync_reduce_bulk_add_f32, CUTLASS's SM90_TMA_REDUCE_ADD): its own class,
+  // not a store's (its add lands in L2, sim/perf.js epilogueCycles reduceAdd). Default: the store's.
+  PROGRAM_KNOB_RANGES.reduceLatency = { min: 0, max: 10000, label: "reduce-add latency (Ra)",
+    doc: "steps of one bulk reduce-add into global memory (TMA / cp.reduce.async.bulk .add), complete at its end" };
+  PROGRAM_DEFAULT_KNOBS.reduceLatency = BW_DEFAULT_KNOBS.storeLatency;
   // The k-blocks of one k-tile (sim/interpret.js MMA_K_BLOCKS: `size<2>(tCrA)` of an MMA fragment,
   // the RS mainloops' one WGMMA per k-block): a template shape the parse does not evaluate.
   PROGRAM_KNOB_RANGES.kBlocks = { min: 1, max: 64, label: "k-blocks per k-tile (B)",
@@ -548,6 +554,8 @@ var KernelModelProgram = (function () {
     math: { name: "MATH", doc: "a register loop of other arithmetic (row max, row sum, rescale): one block of the register loop latency", fill: "gemm1" },
     tmem_load: { name: "TMEM LOAD", doc: "a TMEM -> register copy (tmem_load latency)", fill: "transpose" },
     store: { name: "STORE", doc: "a TMA store (store latency), complete at its end", fill: "epilogue" },
+    reduce: { name: "REDUCE-ADD", doc: "a bulk reduce-add into global memory, its add done in L2 (reduce-add latency), complete at its end",
+      fill: "epilogue" },
     epilogue: { name: "EPILOGUE", doc: "the epilogue collective's store, one block (its program is not parsed)", fill: "epilogue" }
   };
 
@@ -646,7 +654,7 @@ var KernelModelProgram = (function () {
 
   /** The program knobs that time a block (the census sets each to 1 so every block has one step). */
   var PROGRAM_LATENCY_KNOBS = ["tmaLatency", "wgmmaLatency", "epilogueLatency", "ummaLatency", "tmemLoadLatency", "storeLatency",
-    "softmaxLatency", "mathLatency"];
+    "reduceLatency", "softmaxLatency", "mathLatency"];
   /** The step counts of the census's two runs (one output tile each): their difference is one step's work. */
   var CENSUS_STEPS = [2, 3];
 
@@ -657,10 +665,11 @@ var KernelModelProgram = (function () {
    * the m-blocks of Q when it reads qBlocks: an attention backward's loop), every latency 1, the
    * other knobs as given. Per step (the second run less the first): MMA jobs (the tensor core's
    * busy steps: it runs one job at a time, and the cooperative WGs' halves are one job), copies
-   * (`filling` blocks) and exp blocks. Per tile (the first run): the most `epilogue` and `store`
-   * blocks any one role draws. A qBlocks census also counts per step the GEMMs (MMA sites, by
-   * their source lines, drawn more often at more steps), the `math` blocks and the `store`
-   * blocks of all roles. Returns {step: knob name, counts} or {error}.
+   * (`filling` blocks), exp blocks and the `reduce` (bulk reduce-add) blocks of all roles. Per
+   * tile (the first run): the most `epilogue`, `store` and `reduce` blocks any one role draws. A
+   * qBlocks census also counts per step the GEMMs (MMA sites, by their source lines, drawn more
+   * often at more steps), the `math` blocks and the `store` blocks of all roles. Returns {step:
+   * knob name, counts} or {error}.
    */
   function programCensus(structure, knobs) {
     var I = interpretModule(), reads = programReads(structure);
@@ -684,7 +693,7 @@ var KernelModelProgram = (function () {
     if (bad.length) return { error: "the census run failed: " + bad[0].error, deadlock: bad[0].deadlock === true };
     var a = runs[0], b = runs[1], per = CENSUS_STEPS[1] - CENSUS_STEPS[0];
     var counts = { mmaJobsPerStep: (b.busy - a.busy) / per, copiesPerStep: (b.filling - a.filling) / per, expPerStep: (b.exp - a.exp) / per,
-      epiloguePerTile: a.epilogue, storePerTile: a.store };
+      epiloguePerTile: a.epilogue, storePerTile: a.store, reducePerStep: (b.reduceAll - a.reduceAll) / per, reducePerTile: a.reduce };
     if (step === "qBlocks") {
       // A GEMM of the step is an MMA site the longer run draws more often (a peeled first or last
       // block's site is no GEMM of the step); its jobs per step may be several (one per WG).
@@ -696,20 +705,21 @@ var KernelModelProgram = (function () {
   }
 
   /**
-   * One census run's counts: busy steps, filling, exp and math blocks, the most epilogue / store
-   * blocks on one lane, the store blocks of all lanes, and the MMA blocks per site (their lines).
+   * One census run's counts: busy steps, filling, exp and math blocks, the most epilogue / store /
+   * reduce blocks on one lane, the store and reduce blocks of all lanes, and the MMA blocks per
+   * site (their lines).
    */
   function censusOf(run) {
-    var c = run.columns, out = { busy: run.busy, filling: 0, exp: 0, math: 0, epilogue: 0, store: 0, storeAll: 0, mmaSites: {} };
-    var perLane = { epilogue: {}, store: {} };
+    var c = run.columns, out = { busy: run.busy, filling: 0, exp: 0, math: 0, epilogue: 0, store: 0, storeAll: 0, reduce: 0, reduceAll: 0, mmaSites: {} };
+    var perLane = { epilogue: {}, store: {}, reduce: {} };
     for (var i = 0; i < c.n; i++) {
       var kind = c.kinds[c.kind[i]];
       if (kind === "filling" || kind === "exp" || kind === "math") out[kind]++;
       else if (kind === "wgmma" || kind === "umma") {
         var site = JSON.stringify(c.linesTable[c.lines[i]] || null);
         out.mmaSites[site] = (out.mmaSites[site] || 0) + 1;
-      } else if (kind === "epilogue" || kind === "store") {
-        if (kind === "store") out.storeAll++;
+      } else if (kind === "epilogue" || kind === "store" || kind === "reduce") {
+        if (kind !== "epilogue") out[kind + "All"]++;
         perLane[kind][c.lane[i]] = (perLane[kind][c.lane[i]] || 0) + 1;
         out[kind] = Math.max(out[kind], perLane[kind][c.lane[i]]);
       }

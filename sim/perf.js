@@ -388,7 +388,8 @@ var KernelPerf = (function () {
       cycles: cyclesKnob(lat + t.transfer, 0),
       transfer: t.transfer,
       text: "tmaCycles: " + (t.latencyKnown ? num(lat) + " latency + " : "") + num(bytes) + " B " + what + " x (1 - reuse " + num(reuse) +
-        ") / " + num(gpu.hbmBytesPerClockPerSm) + " B/clk/SM HBM" + (t.l2Known ? "" : " (L2 hits free: no L2 bandwidth in the preset)") +
+        ") / " + num(gpu.hbmBytesPerClockPerSm) + " B/clk/SM HBM" + (t.l2Known ? " + " + num(bytes) + " B x reuse " + num(reuse) + " / " +
+        num(gpu.l2BytesPerClockPerSm) + " B/clk/SM L2" : " (L2 hits free: no L2 bandwidth in the preset)") +
         (t.latencyKnown ? "" : " (no fixed latency: none in the preset; give memLatency)")
     };
   }
@@ -518,12 +519,12 @@ var KernelPerf = (function () {
    * (model_program.js programCensus; sim/units.js builds the step per shape: GEMM, attention
    * forward or backward). s = c.step = {name, load {bytes, what} (one copy's bytes), mma {m, n, k, what} (one MMA
    * job's FLOPs as an m x n x k MMA; null when the run issues none), exp {rows, cols, what} (null: no exp block per
-   * step), math {rows, cols, expRows?, what} (expRows: an exp pass drawn as math), epilogue / store {m, n, outDtype,
-   * what, reduceAdd?, also?} (one output block; also: other stores the knob times)}; c = {step, dtype, reuse,
-   * memLatency?, reads {knob: true}}. The tensor core runs one job at a time; an exp block is softmaxCycles at the
-   * whole SM's MUFU and FMA rates (as attentionLatencies); a math block registerLoopCycles (+ softmaxCycles of its
-   * expRows); an output block epilogueCycles (roles storing at once share the SM's bandwidth, as gemmLatencies'
-   * cooperative epilogue; a reduce-add's over L2). Only the knobs the run reads get one.
+   * step), math {rows, cols, expRows?, what} (expRows: an exp pass drawn as math), epilogue / store / reduce {m, n,
+   * outDtype, what, reduceAdd?} (one output block; reduce: a bulk reduce-add's, null when no such work is known per
+   * step)}; c = {step, dtype, reuse, memLatency?, reads {knob: true}}. The tensor core runs one job at a time; an exp
+   * block is softmaxCycles at the whole SM's MUFU and FMA rates (as attentionLatencies); a math block
+   * registerLoopCycles (+ softmaxCycles of its expRows); an output block epilogueCycles (roles storing at once share
+   * the SM's bandwidth, as gemmLatencies' cooperative epilogue; a reduceAdd one over L2). Only the knobs the run reads get one.
    */
   function programLatencies(c, gpu) {
     var s = c.step, dt = c.dtype, knobs = {}, derivation = {}, reads = c.reads || {};
@@ -548,15 +549,14 @@ var KernelPerf = (function () {
       derivation.mathLatency = (ex ? softmaxText(num(mr.expRows), mr.cols, gpu) + " + " : "") +
         "registerLoopCycles: " + num(mr.rows) + " x " + mr.cols + " / " + num(gpu.fp32FmaPerClockPerSm) + " FP32 op/clk (" + mr.what + ")";
     }
-    [["epilogueLatency", s.epilogue], ["storeLatency", s.store]].forEach(function (kn) {
+    [["epilogueLatency", s.epilogue], ["storeLatency", s.store], ["reduceLatency", s.reduce]].forEach(function (kn) {
       if (!reads[kn[0]]) return;
-      var o = kn[1], red = !!o.reduceAdd, also = o.also ? epilogueCycles(o.also, gpu) : null;
+      var o = kn[1], red = !!(o && o.reduceAdd);
+      if (!o) fail("the program's run reads " + kn[0] + " but no such work is known per " + s.name + ": it is not priced");
       var epi = epilogueCycles({ m: o.m, n: o.n, outDtype: o.outDtype || (red ? "fp32" : dt) }, gpu, { reduceAdd: red });
       knobs[kn[0]] = cyclesKnob(epi.cycles, 0);
       derivation[kn[0]] = "epilogueCycles of " + num(o.m) + " x " + o.n + (red ? ", a reduce-add" : "") + " (" + o.what + "): " + storeText(epi.outBytes, gpu, !red ? null :
-        epi.l2Known ? num(gpu.l2BytesPerClockPerSm) + " B/clk/SM L2" : num(gpu.hbmBytesPerClockPerSm) + " B/clk/SM HBM (no L2 bandwidth in the preset: the HBM share stands in)") +
-        (also ? "; the run draws " + o.also.what + " at this knob too; on their own they are epilogueCycles of " + num(o.also.m) + " x " + o.also.n + ": " +
-        storeText(also.outBytes, gpu) + " = " + num(Math.round(also.cycles)) + " cycles in all" : "");
+        epi.l2Known ? num(gpu.l2BytesPerClockPerSm) + " B/clk/SM L2" : num(gpu.hbmBytesPerClockPerSm) + " B/clk/SM HBM (no L2 bandwidth in the preset: the HBM share stands in)");
     });
     if (reads.tmemLoadLatency) { knobs.tmemLoadLatency = TMEM_LOAD_CYCLES; derivation.tmemLoadLatency = TMEM_LOAD_TEXT; }
     return { knobs: knobs, derivation: derivation, loadBytes: s.load.bytes, loadTransfer: load.transfer, loadsPerTile: "the run's copies" };

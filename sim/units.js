@@ -178,6 +178,18 @@ var KernelUnits = (function () {
     };
   }
 
+  /**
+   * A GEMM's reduce-add block: the m x n FP32 D (a reduce-add accumulates in FP32) over the reduce
+   * blocks of one role per tile, priced as a store over the HBM share: whether D stays in L2 is
+   * not known, and the read of D the add makes is not charged.
+   */
+  function gemmReduce(P, t, blocks) {
+    var o = tileOutput(P, t.m, t.n, blocks, "reduce-add", t.m + " x " + t.n + " FP32 D");
+    o.outDtype = "fp32";
+    o.what += "; an add into D, over HBM as a store (D's residency in L2 is not known, the read of D not charged)";
+    return o;
+  }
+
   /** One output block of `rows` x cols of the tile's output over `blocks` blocks of one role per tile. */
   function tileOutput(P, rows, cols, blocks, kind, whole) {
     var b = Math.max(1, blocks);
@@ -187,9 +199,10 @@ var KernelUnits = (function () {
   /**
    * The step of each program shape as programLatencies (sim/perf.js) splits it (p: the unit
    * parameters, n: the census counts). GEMM: one k-tile, the A + B k-tile's (m + n) k elements,
-   * 2mnk FLOPs, output m x n. Attention forward: one KV block, the K and V tiles' 2 n d elements,
-   * 4 m n d FLOPs (S = Q K^T and O += P V), m / exp blocks rows of scores per exp or math block,
-   * output m x d.
+   * 2mnk FLOPs, output m x n; its reduce-adds (DeepGEMM's SM90_TMA_REDUCE_ADD into D) the m x n
+   * FP32 D over the reduce blocks of one role per tile, over the HBM share as a store. Attention
+   * forward: one KV block, the K and V tiles' 2 n d elements, 4 m n d FLOPs (S = Q K^T and O += P
+   * V), m / exp blocks rows of scores per exp or math block, output m x d, no reduce-add known.
    */
   var PROGRAM_STEPS = {
     gemm: function (P, p, n) {
@@ -198,7 +211,8 @@ var KernelUnits = (function () {
         mma: jobs > 0 ? { m: t.m / jobs, n: t.n, k: t.k, what: "2 x " + t.m + " x " + t.n + " x " + t.k + " FLOPs per k-tile / " + P.num(jobs) + " MMA jobs" } : null,
         exp: null, math: { rows: t.m, cols: t.n, what: "one op per element of one exp block's rows x " + t.n + "; the loop's own shape is not parsed" },
         epilogue: tileOutput(P, t.m, t.n, n.epiloguePerTile, "epilogue", t.m + " x " + t.n + " output"),
-        store: tileOutput(P, t.m, t.n, n.storePerTile, "store", t.m + " x " + t.n + " output") };
+        store: tileOutput(P, t.m, t.n, n.storePerTile, "store", t.m + " x " + t.n + " output"),
+        reduce: gemmReduce(P, t, n.reducePerTile) };
     },
     attention: function (P, p, n) {
       var t = p.tile, d = p.headdim, copies = Math.max(1, n.copiesPerStep), jobs = n.mmaJobsPerStep, exp = n.expPerStep;
@@ -207,7 +221,7 @@ var KernelUnits = (function () {
         mma: jobs > 0 ? { m: 2 * t.m / jobs, n: t.n, k: d, what: "4 x " + t.m + " x " + t.n + " x " + d + " FLOPs per KV block / " + P.num(jobs) + " MMA jobs" } : null,
         exp: exp > 0 ? { rows: rows, cols: t.n, what: t.m + " score rows / " + P.num(exp) + " exp blocks per step" } : null,
         math: { rows: rows, cols: t.n, what: "one op per element of one exp block's rows x " + t.n + "; the loop's own shape is not parsed" },
-        epilogue: tileOutput(P, t.m, d, n.epiloguePerTile, "epilogue", out), store: tileOutput(P, t.m, d, n.storePerTile, "store", out) };
+        epilogue: tileOutput(P, t.m, d, n.epiloguePerTile, "epilogue", out), store: tileOutput(P, t.m, d, n.storePerTile, "store", out), reduce: null };
     },
     backward: backwardStep
   };
@@ -220,19 +234,20 @@ var KernelUnits = (function () {
    * m x d x n: the same product), over its MMA jobs. The pointwise work, P = exp(S - LSE) and dS =
    * P (dP - dPsum) over the m x n scores (BACKWARD_POINTWISE_PASSES): the exp pass over the exp
    * blocks when the run draws any, else over the math blocks at what exp blocks would cost
-   * (expRows: softmaxCycles), the rest over the math blocks at one FP32 op per element. Stores
-   * drawn per step are the dQ accumulation, a bulk reduce-add into L2 (reduceAdd) of the m-block's
-   * m x d FP32 dQ over them; the tile's dK and dV stores (2 x n x d in the dtype), which the run
-   * draws at the same knob, are named in its text with their own cost (also). Without stores per
-   * step, and for epilogue blocks, the tile's dK and dV over the blocks of one role per tile.
+   * (expRows: softmaxCycles), the rest over the math blocks at one FP32 op per element. The
+   * reduce-add blocks drawn per step (`reduce`: sim/interpret/ops.js OPAQUE_LATENCY) are the dQ
+   * accumulation, a bulk reduce-add into L2 (reduceAdd) of the m-block's m x d FP32 dQ over them
+   * (null without any per step: no other reduce-add is known). Store and epilogue blocks are the
+   * tile's dK and dV (2 x n x d in the dtype) over the blocks of one role per tile; a store block
+   * drawn per m-block is none of those, and stops the units (what it stores is not known).
    */
   function backwardStep(P, p, n) {
     var t = p.tile, d = p.headdim, copies = Math.max(1, n.copiesPerStep), jobs = n.mmaJobsPerStep, exp = n.expPerStep, g = n.gemmsPerStep;
     var bytes = 2 * t.m * d * P.dtypeBytes(p.dtype) + 2 * t.m * P.dtypeBytes("fp32");
     var math = Math.max(1, n.mathPerStep), dkv = "2 x " + t.n + " x " + d + " dK and dV", rest = BACKWARD_POINTWISE_PASSES - 1;
-    var dq = n.storePerStep > 0 ? { m: t.m / n.storePerStep, n: d, outDtype: "fp32", reduceAdd: true,
-      what: "the m-block's " + t.m + " x " + d + " FP32 dQ / " + P.num(n.storePerStep) + " store blocks per step, each a bulk reduce-add into L2",
-      also: { m: 2 * t.n, n: d, outDtype: p.dtype, what: "the tile's " + dkv + " stores (its store blocks drawn once per tile)" } } : null;
+    if (n.storePerStep > 0) unitsFail("program: the run draws store blocks per m-block (qBlocks) that are no reduce-add: what they store is not known");
+    var dq = n.reducePerStep > 0 ? { m: t.m / n.reducePerStep, n: d, outDtype: "fp32", reduceAdd: true,
+      what: "the m-block's " + t.m + " x " + d + " FP32 dQ / " + P.num(n.reducePerStep) + " reduce-add blocks per step" } : null;
     var mathWhat = exp > 0 ? "one op per element: " + rest + " pointwise pass (dS) over the " + t.m + " x " + t.n + " scores / " + P.num(math) + " math blocks per step" :
       "P = exp(S - LSE) drawn as math: " + t.m + " / " + P.num(math) + " rows at an exp block's cost, and one op per element of " + rest +
       " more pointwise pass (dS) over the " + t.m + " x " + t.n + " scores / " + P.num(math) + " math blocks per step";
@@ -240,7 +255,7 @@ var KernelUnits = (function () {
       mma: jobs > 0 ? { m: g * t.m / jobs, n: t.n, k: d, what: P.num(g) + " GEMMs x 2 x " + t.m + " x " + t.n + " x " + d + " FLOPs per m-block / " + P.num(jobs) + " MMA jobs" } : null,
       exp: exp > 0 ? { rows: t.m / exp, cols: t.n, what: t.m + " score rows of P = exp(S - LSE) / " + P.num(exp) + " exp blocks per step" } : null,
       math: { rows: rest * t.m / math, cols: t.n, expRows: exp > 0 ? 0 : t.m / math, what: mathWhat + "; the loops' own shapes are not parsed" },
-      epilogue: tileOutput(P, 2 * t.n, d, n.epiloguePerTile, "epilogue", dkv), store: dq || tileOutput(P, 2 * t.n, d, n.storePerTile, "store", dkv) };
+      epilogue: tileOutput(P, 2 * t.n, d, n.epiloguePerTile, "epilogue", dkv), store: tileOutput(P, 2 * t.n, d, n.storePerTile, "store", dkv), reduce: dq };
   }
 
   /**

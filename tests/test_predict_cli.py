@@ -152,7 +152,9 @@ def test_fa4_sm90_backward_prediction_is_charged_per_m_block():
     """FA4's SM90 backward (the installed flash_bwd_sm90.py) in cycles: the program model's
     attention-backward census (docs/performance.md "The attention backward"): its tile_m x tile_n
     64x128, one CTA tile per K / V n-block (2048 / 128 x 16 heads = 256 tiles on 132 SMs: 2
-    waves), tensor-core bound under the peak; causal halves the m-blocks and the FLOPs."""
+    waves), under the peak, its largest idle share the MMA warpgroups' waits on `PdS` (the tensor
+    core idles 11.5%: WG1's dK / dV stores at their own HBM cost, storeLatency, lengthen the tile's
+    tail; the dQ reduce-adds are reduceLatency's); causal halves the m-blocks and the FLOPs."""
     from test_parser_dsl import fa4_dir
     args = [str(fa4_dir() / "flash_bwd_sm90.py"), "--model", "program", "--gpu", "h100-sxm", "--batch", "1", "--heads", "16",
             "--seqlen", "2048", "--print-prediction"]
@@ -165,7 +167,7 @@ def test_fa4_sm90_backward_prediction_is_charged_per_m_block():
     # 2 tiles x 32 m-blocks x 10 WGMMA jobs x 256 cycles busy: at least 163840 cycles; 10 s^2 d x 16
     # heads = 85.9 GFLOP, so at most 85.9e9 / (163840 / 1830 MHz) = 959.4 TFLOPS.
     assert int(m.group(1)) >= 163840 and float(m.group(2)) <= 959.5
-    assert out.rstrip().endswith("bottleneck tensor-core")
+    assert out.rstrip().endswith("bottleneck PdS")
     code, causal, err = run(*args, "--causal")
     assert code == 0, err
     assert "2048 causal backward (256 tiles" in causal

@@ -222,7 +222,7 @@ def test_the_forward_load_warp_waits_in_its_helpers_acquire(fwd):
 
 
 def test_the_backward_runs_its_reducer_on_its_own_lane(bwd):
-    out = program_run(bwd, dict(KNOBS, outputTiles=1, kvBlocks=1, storeLatency=1))
+    out = program_run(bwd, dict(KNOBS, outputTiles=1, kvBlocks=1, storeLatency=1, reduceLatency=1))
     # The dQ reducer (kernel 325-333, warp Reducer = 0 of the producer warpgroup) is a role with its
     # own lane; NumMmaWarpGroups = 2 (bwd collective 60).
     assert out["roles"] == ["Producer.LoadKV", "Producer.Reducer", "Consumer0", "Consumer1"]
@@ -232,9 +232,9 @@ def test_the_backward_runs_its_reducer_on_its_own_lane(bwd):
         assert [l for l in out["lanes"] if l.startswith(ring + ".stage")] == [f"{ring}.stage{i}" for i in range(n)]
     # `get_inner_tile_count(blk_coord, problem_size)` (386, 534) runs its program (355-357: the
     # fusion's trip count, kvBlocks): the reducer enters its loop (539), waits for the consumers'
-    # dQ at 549 on its own ring and reduces it into dQ (560, BULK_REDUCE_STORE).
+    # dQ at 549 on its own ring and reduces it into dQ (560, BULK_REDUCE_STORE: a `reduce` block).
     assert not out["stopped"] and out["deadlock"] is None and not out["hazards"]
-    assert _ops(out, "Producer.Reducer") == [("wait", 549), ("store", 560)]
+    assert _ops(out, "Producer.Reducer") == [("wait", 549), ("reduce", 560)]
     # The load pattern of 380-382: K0 Q0 V0 K1 DO0 V1, with LSE after Q and sumOdO after dO in their
     # stage (`step<false,true,false>`, 427, and `step<true,true,false>`, 443: no acquire, the pipe advanced), through the
     # kBwdScalar copy (load 129: LoadLSE / LoadODO are of that kind).
@@ -317,7 +317,7 @@ def test_no_ring_is_keyed_by_a_kernel_alias(fwd, bwd):
         assert not any("pipeline class" in s["reason"] for s in out["stopped"])
 
 
-BWD_STORE = dict(BWD_KNOBS, storeLatency=3)
+BWD_STORE = dict(BWD_KNOBS, storeLatency=3, reduceLatency=3)
 
 
 def test_the_backward_consumers_take_their_warpgroup_index_from_the_block_coordinate(bwd, cutlass):
@@ -357,9 +357,9 @@ def test_the_backward_consumers_take_their_warpgroup_index_from_the_block_coordi
                                        ("math", 749), ("wgmma", 759), ("math", 772)] + dq +
                                       [("wait", 407), ("epilogue", 410)])   # its epilogue waits its turn (407, EPILOGUE_OPERATOR)
     # The reducer reduces each KV block's dQ once both consumers have committed it (PRODUCER_WARPGROUPS).
-    assert _ops(out, "Producer.Reducer") == [("wait", 549), ("store", 560)] * 2
+    assert _ops(out, "Producer.Reducer") == [("wait", 549), ("reduce", 560)] * 2
     dq_stores = [b["end"] for b in out["blocks"] if b["lane"] == "role:Consumer1" and b["lines"] == [816]]
-    reduces = [b["start"] for b in out["blocks"] if b["lane"] == "role:Producer.Reducer" and b["kind"] == "store"]
+    reduces = [b["start"] for b in out["blocks"] if b["lane"] == "role:Producer.Reducer" and b["kind"] == "reduce"]
     assert all(r >= d for r, d in zip(reduces, dq_stores))
 
 
@@ -400,7 +400,7 @@ def test_the_reducer_ring_expects_both_consumers_commits(bwd, cutlass):
     assert "pipeline_params_reducer.producer_arv_count = NumMmaWarpGroups * cutlass::NumThreadsPerWarpGroup;" in text[213]
     out = program_run(bwd, BWD_STORE)
     assert out["deadlock"] is None and not out["stopped"]
-    first_reduce = next(b["start"] for b in out["blocks"] if b["lane"] == "role:Producer.Reducer" and b["kind"] == "store")
+    first_reduce = next(b["start"] for b in out["blocks"] if b["lane"] == "role:Producer.Reducer" and b["kind"] == "reduce")
     dq = next(b["end"] for b in out["blocks"] if b["lane"] == "role:Consumer1" and b["lines"] == [816])
     assert first_reduce >= dq
     one = program_run(_mutated(bwd, producers=["id", "cutlass::NumThreadsPerWarpGroup"]), BWD_STORE)

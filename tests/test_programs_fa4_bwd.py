@@ -116,8 +116,10 @@ def test_per_role_op_order_by_source_line(bwd, m):
         assert [lines[0] for kind, _r, lines in by[wg] if kind == "wgmma"] == [1525, 1532, 1592, 1604, 1609] * m
     assert [lines for kind, _r, lines in by["consumer.WG1"] if kind == "store"] == [[1714], [1722]]
     assert not [b for b in by["consumer.WG2"] if b[0] == "store"]
-    # The dQ accumulation: one bulk reduce-add (1903) per warpgroup chunk per m-block, on its own lane.
-    assert [lines for kind, _r, lines in by["producer.warp1"] if kind == "store"] == [[1903]] * 2 * m
+    # The dQ accumulation: one bulk reduce-add (1903, a `reduce` block, DSL_BULK_REDUCE) per
+    # warpgroup chunk per m-block, on its own lane; no store block there.
+    assert [lines for kind, _r, lines in by["producer.warp1"] if kind == "reduce"] == [[1903]] * 2 * m
+    assert not [b for b in by["producer.warp1"] if b[0] == "store"]
     issues = [lines for kind, _r, lines in by["producer.warp0"] if kind == "issue"]
     assert issues == [[963, 964], [967], [976, 977, 978]] + [[984, 985], [992, 993]] * (m - 1)
 
@@ -139,7 +141,7 @@ def test_seeded_sweep_never_deadlocks(bwd):
     """FA4's backward runs on hardware: its own program must finish with no deadlock, stop or
     hazard, for 1-3 MMA warpgroups, 1-4 tiles, 1-7 Q blocks and random latencies."""
     out = program_sweep(bwd, {"outputTiles": [1, 4], "qBlocks": [1, 7], "consumerWGs": [1, 3], "tmaLatency": [0, 9],
-                              "wgmmaLatency": [0, 7], "storeLatency": [0, 6], "mathLatency": [0, 5],
+                              "wgmmaLatency": [0, 7], "storeLatency": [0, 6], "reduceLatency": [0, 6], "mathLatency": [0, 5],
                               "epilogueLatency": [0, 9]}, seed=20, runs=60)
     assert out["runs"] == 60
     assert out["badCount"] == 0, out["bad"]

@@ -268,10 +268,10 @@ def test_fp8_ring_ops_along_the_k_tiles(fp8):
 
 
 def test_fp8_roles_stores_and_named_barriers(fp8):
-    out = program_run(fp8, dict(KNOBS, outputTiles=1))
+    out = program_run(fp8, dict(KNOBS, outputTiles=1, reduceLatency=2))
     assert out["roles"] == ["Consumer.WG0", "Consumer.WG1", "Producer.WG2.warp0"] and out["stopped"] == []
-    # Each math warpgroup's first warp stores D with the reduce-add TMA store: one store block each.
-    assert [b["lines"] for b in lane_blocks(out, "role:Consumer.WG1", "store")] == [[line_of(FP8, "SM90_TMA_REDUCE_ADD_2D::copy")]]
+    # Each math warpgroup's first warp stores D with the reduce-add TMA store: one reduce block each.
+    assert [b["lines"] for b in lane_blocks(out, "role:Consumer.WG1", "reduce")] == [[line_of(FP8, "SM90_TMA_REDUCE_ADD_2D::copy")]]
     assert program_run(fp8, dict(KNOBS, consumerWGs=1))["roles"] == ["Consumer.WG0", "Producer.WG1.warp0"]
 
 
@@ -396,10 +396,10 @@ def test_real_sm90_fp8_gemm_1d1d_runs(real_fp8):
         assert per_role(got["log"], wg)[:6] == [("barrier_wait", 271, 0, 0, None)] + [("mma", 292, None, None, None)] * 4 + \
             [("barrier_arrive", 260, 0, None, 4)]
     assert dict(got["barriers"])["full_barriers.empty[0]"] == 8
-    out = program_run(real_fp8, dict(KNOBS, outputTiles=1))
+    out = program_run(real_fp8, dict(KNOBS, outputTiles=1, reduceLatency=2))
     assert out["roles"] == ["Consumer.WG0", "Consumer.WG1", "Producer.WG2.warp0"]
     # 332-336: the first warp of each math warpgroup stores D (the reduce-add store, 333).
-    assert [b["lines"][:1] for b in lane_blocks(out, "role:Consumer.WG0", "store")] == [[333]]
+    assert [b["lines"][:1] for b in lane_blocks(out, "role:Consumer.WG0", "reduce")] == [[333]]
 
 
 def test_real_sm90_fp8_gemm_1d1d_sweep(real_fp8):

@@ -772,10 +772,11 @@ var KernelInterpretDsl = (function (K) {
    * DSL_BULK_REDUCE: `copy_utils.cpasync_reduce_bulk_add_f32(smem, gmem, bytes)` (flash_attn/cute
    * copy_utils.py 267-288: `cp.reduce.async.bulk.global.shared::cta.bulk_group.add.f32`), the
    * backward's dQ accumulation into global memory (FA4 bwd_sm90 1903, on the dQ warp; the dK / dV
-   * reduce of the GQA epilogue, 1772, 1791) is a `store` block (storeLatency), complete at its end
-   * like a TMA store (its `cp_async_bulk_commit_group` / `_wait_group` are no steps).
+   * reduce of the GQA epilogue, 1772, 1791) is a `reduce` block (reduceLatency, as ops.js
+   * bulk_reduce), complete at its end like a TMA store (its `cp_async_bulk_commit_group` /
+   * `_wait_group` are no steps).
    */
-  var DSL_BULK_REDUCE = { "copy_utils.cpasync_reduce_bulk_add_f32": "store" };
+  var DSL_BULK_REDUCE = { "copy_utils.cpasync_reduce_bulk_add_f32": "reduce" };
   var EPILOGUE_FA4 = [{ node: "op", op: "__fa4_epi_sync" }, { node: "op", op: "__fa4_epi_work" }];
 
   K.CopyFn = CopyFn; K.SOFTMAX_CLASSES = SOFTMAX_CLASSES; K.SymId = SymId; K.symbolicSum = symbolicSum;

@@ -415,8 +415,12 @@ var KernelInterpretMbar = (function (K) {
       return K.OP_SEMANTICS.tma_store(rr, node, env);
     },
     // `cute::SM90_TMA_REDUCE_ADD_2D::copy(&tensor_map_cd, smem_d_0, ...)` (sm90_fp8_gemm_1d1d.cuh
-    // 333-335): a TMA store that adds into D (the FP32 accumulation), drawn as the store above.
-    bulk_reduce: function (rr, node, env) { return MBAR_OPS.tma_store(rr, node, env); }
+    // 333-335): a TMA store that adds into D (the FP32 accumulation): its `reduce` block
+    // (OP_SEMANTICS.bulk_reduce), and the next tma_store_arrive is no step, as after a store.
+    bulk_reduce: function (rr, node, env) {
+      rr.mbarStored = true;
+      return K.OP_SEMANTICS.bulk_reduce(rr, node, env);
+    }
   };
 
   K.MBAR_OPS = MBAR_OPS;

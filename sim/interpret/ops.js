@@ -193,9 +193,10 @@ var KernelInterpretOps = (function (K) {
     tma_store: function (rr, node) { return rr.run.opaque(rr, "store", node); },
     // BULK_REDUCE_STORE: a TMA reduce-add (`copy(params.tma_red_dq, tDQsDQ(...), tDQgDQ(...))`, 88 FMHA
     // backward 560, on `make_tma_copy(SM90_TMA_REDUCE_ADD{}, ...)`, 237, 338) is a TMA store whose
-    // destination adds what it writes: drawn as tma_store (its tma_store_arrive / tma_store_wait,
-    // 561, 551, 568, are no step), as the raw-mbarrier front end draws one (mbar.js).
-    bulk_reduce: function (rr, node) { return rr.run.opaque(rr, "store", node); },
+    // destination adds what it writes: one `reduce` block of reduceLatency, complete at its end like
+    // tma_store (its tma_store_arrive / tma_store_wait, 561, 551, 568, are no step); the raw-mbarrier
+    // front end (mbar.js) and the DSL's cpasync_reduce_bulk_add_f32 (dsl.js DSL_BULK_REDUCE) draw theirs so.
+    bulk_reduce: function (rr, node) { return rr.run.opaque(rr, "reduce", node); },
     // SOFTMAX_88: CUTLASS 88's CollectiveSoftmax (collective/fmha_collective_softmax.hpp; its row
     // reductions are warp shuffles, 116, 239, 281, no block-level barrier): `init` (54) no step,
     // `step` (89, 209) an `exp` block of softmaxLatency, `tail` (268) a `math` block. Any other
@@ -506,9 +507,9 @@ var KernelInterpretOps = (function (K) {
     return false;
   };
 
-  /** The knob of each opaque work class's latency. */
+  /** The knob of each opaque work class's latency (reduce: a bulk reduce-add, OP_SEMANTICS.bulk_reduce). */
   var OPAQUE_LATENCY = { epilogue: "epilogueLatency", tmem_load: "tmemLoadLatency", store: "storeLatency",
-    exp: "softmaxLatency", math: "mathLatency" };
+    reduce: "reduceLatency", exp: "softmaxLatency", math: "mathLatency" };
 
   Run.prototype.opaque = function (rr, cls, node, stage) {
     if (this.dry) return DRY;

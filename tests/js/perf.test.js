@@ -144,25 +144,29 @@ test("epilogueCycles of a reduce-add: a 32x128 FP32 dQ chunk is 16384 B: smem 16
   assert.throws(() => KP.epilogueCycles({ m: 32, n: 128 }, handGpu({ l2BytesPerClockPerSm: null, hbmBytesPerClockPerSm: null }), { reduceAdd: true }), /has no HBM bandwidth/);
 });
 
-test("programLatencies: a reduce-add store over L2 names the stores it also times; an exp pass drawn as math costs an exp block", () => {
+test("programLatencies: a reduce-add over L2 has its own knob beside the stores over HBM; an exp pass drawn as math costs an exp block", () => {
   const step = { name: "m-block", load: { bytes: 1024, what: "x" }, mma: null, exp: null,
     // 8 rows of exp pass + 8 rows of one FP32 op per element, 128 columns: max(1024/16, 1024 x 2/128) + 1024/128 = 64 + 8.
     math: { rows: 8, cols: 128, expRows: 8, what: "m" },
     epilogue: { m: 1, n: 1, what: "e" },
-    store: { m: 32, n: 128, outDtype: "fp32", reduceAdd: true, what: "dQ",
-      // 256 x 128 BF16 = 65536 B: 65536/128 + 65536/16 = 512 + 4096 = 4608 cycles on their own.
-      also: { m: 256, n: 128, outDtype: "bf16", what: "the dK and dV stores" } } };
-  const out = KP.programLatencies({ step: step, dtype: "bf16", reuse: 0, memLatency: 0, reads: { mathLatency: true, storeLatency: true } }, handGpu());
-  assert.deepEqual(out.knobs, { mathLatency: 72, storeLatency: 384 });
-  assert.equal(out.derivation.storeLatency, "epilogueCycles of 32 x 128, a reduce-add (dQ): 16384 B / 128 B/clk smem + 16384 B / 64 B/clk/SM L2; the run draws the dK and dV stores " +
-    "at this knob too; on their own they are epilogueCycles of 256 x 128: 65536 B / 128 B/clk smem + 65536 B / 16 B/clk/SM HBM = 4608 cycles in all");
+    // 128 x 128 BF16 = 32768 B: 32768/128 + 32768/16 = 256 + 2048 = 2304.
+    store: { m: 128, n: 128, outDtype: "bf16", what: "dK or dV" },
+    // 32 x 128 FP32 = 16384 B: 16384/128 + 16384/64 (L2) = 128 + 256 = 384.
+    reduce: { m: 32, n: 128, outDtype: "fp32", reduceAdd: true, what: "dQ" } };
+  const out = KP.programLatencies({ step: step, dtype: "bf16", reuse: 0, memLatency: 0, reads: { mathLatency: true, storeLatency: true, reduceLatency: true } }, handGpu());
+  assert.deepEqual(out.knobs, { mathLatency: 72, storeLatency: 2304, reduceLatency: 384 });
+  assert.equal(out.derivation.reduceLatency, "epilogueCycles of 32 x 128, a reduce-add (dQ): 16384 B / 128 B/clk smem + 16384 B / 64 B/clk/SM L2");
+  assert.equal(out.derivation.storeLatency, "epilogueCycles of 128 x 128 (dK or dV): 32768 B / 128 B/clk smem + 32768 B / 16 B/clk/SM HBM");
+  // A run that reads reduceLatency where the step knows no reduce-add work is not priced.
+  assert.throws(() => KP.programLatencies({ step: Object.assign({}, step, { reduce: null }), dtype: "bf16", reuse: 0, reads: { reduceLatency: true } }, handGpu()),
+    /the program's run reads reduceLatency but no such work is known per m-block: it is not priced/);
   assert.equal(out.derivation.mathLatency, "softmaxCycles: max(8 x 128 / 16 ex2/clk, 8 x 128 x 2 / 128 FMA/clk) + registerLoopCycles: 8 x 128 / 128 FP32 op/clk (m)");
   // Without expRows a math block is registerLoopCycles alone, as before.
   step.math = { rows: 8, cols: 128, what: "m" };
   assert.equal(KP.programLatencies({ step: step, dtype: "bf16", reuse: 0, reads: { mathLatency: true } }, handGpu()).knobs.mathLatency, 8);
-  const noL2 = KP.programLatencies({ step: step, dtype: "bf16", reuse: 0, reads: { storeLatency: true } }, handGpu({ l2BytesPerClockPerSm: null }));
-  assert.equal(noL2.knobs.storeLatency, 1152);
-  assert.match(noL2.derivation.storeLatency, /16384 B \/ 16 B\/clk\/SM HBM \(no L2 bandwidth in the preset: the HBM share stands in\)/);
+  const noL2 = KP.programLatencies({ step: step, dtype: "bf16", reuse: 0, reads: { reduceLatency: true } }, handGpu({ l2BytesPerClockPerSm: null }));
+  assert.equal(noL2.knobs.reduceLatency, 1152);
+  assert.match(noL2.derivation.reduceLatency, /16384 B \/ 16 B\/clk\/SM HBM \(no L2 bandwidth in the preset: the HBM share stands in\)/);
 });
 
 test("problemTime: waves over the SMs, the last one partial", () => {

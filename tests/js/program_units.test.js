@@ -22,15 +22,15 @@ const gpu = (name) => KP.gpuFrom(require(path.join(ROOT, "sim", "gpus.json")), n
 test("the census counts what one tile of each program draws", () => {
   const census = (name) => MP.programCensus(load(name), KS.simulate(load(name), { model: "program" }).knobs);
   // 77: per KV block S0, S1, O0, O1 on the MMA warp, K and V copies, one exp loop per softmax
-  // warpgroup; the epilogue warp stores O0 and O1.
+  // warpgroup; the epilogue warp stores O0 and O1. No program here reduce-adds (no `reduce` block).
   assert.deepEqual(census("sm100_fmha_fwd.json"), { step: "kvBlocks",
-    counts: { mmaJobsPerStep: 4, copiesPerStep: 2, expPerStep: 2, epiloguePerTile: 0, storePerTile: 2 } });
+    counts: { mmaJobsPerStep: 4, copiesPerStep: 2, expPerStep: 2, epiloguePerTile: 0, storePerTile: 2, reducePerStep: 0, reducePerTile: 0 } });
   // FA4 sm90: two MMAs per KV block per math warpgroup, one epilogue each.
-  assert.deepEqual(census("fa4_fwd_sm90.json").counts, { mmaJobsPerStep: 4, copiesPerStep: 2, expPerStep: 2, epiloguePerTile: 1, storePerTile: 0 });
+  assert.deepEqual(census("fa4_fwd_sm90.json").counts, { mmaJobsPerStep: 4, copiesPerStep: 2, expPerStep: 2, epiloguePerTile: 1, storePerTile: 0, reducePerStep: 0, reducePerTile: 0 });
   // Cooperative: the two WGs' halves of a k-tile are one tensor-core job.
   assert.deepEqual(census("sm90_gemm_cooperative.json"), { step: "kTiles",
-    counts: { mmaJobsPerStep: 1, copiesPerStep: 1, expPerStep: 0, epiloguePerTile: 1, storePerTile: 0 } });
-  assert.deepEqual(census("sm100_gemm.json").counts, { mmaJobsPerStep: 1, copiesPerStep: 1, expPerStep: 0, epiloguePerTile: 0, storePerTile: 1 });
+    counts: { mmaJobsPerStep: 1, copiesPerStep: 1, expPerStep: 0, epiloguePerTile: 1, storePerTile: 0, reducePerStep: 0, reducePerTile: 0 } });
+  assert.deepEqual(census("sm100_gemm.json").counts, { mmaJobsPerStep: 1, copiesPerStep: 1, expPerStep: 0, epiloguePerTile: 0, storePerTile: 1, reducePerStep: 0, reducePerTile: 0 });
 });
 
 test("registerLoopCycles is one FP32 op per element at the SM's FMA rate", () => {

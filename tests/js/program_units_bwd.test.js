@@ -1,6 +1,6 @@
 // The program model in cycles for attention backward kernels (docs/performance.md "The attention
 // backward"): a run stepping over the m-blocks of Q (qBlocks) is charged per m-block by the GEMMs,
-// copies, math and store blocks its own run draws. Worked by hand on FA4's SM90 backward
+// copies, math and reduce-add blocks its own run draws, per tile by its store blocks. Worked by hand on FA4's SM90 backward
 // (flash_attn/cute/flash_bwd_sm90.py of the installed flash-attn-4, parsed at run time by the
 // project's Python front end: never a stored copy) with the presets of sim/gpus.json (H100 SXM:
 // 4096 BF16 FLOP/clk/SM, HBM 3350 GB/s / 132 SMs / 1830 MHz = 13.868 B/clk/SM, 128 B/clk smem,
@@ -56,10 +56,10 @@ test("FA4 SM90 backward: the census counts one m-block's five GEMMs per warpgrou
   // Per m-block: S, dP, dV, dQ, dK (mma_one_m_block 1525, 1532, 1592, 1604, 1609) on each of the
   // two MMA warpgroups: 5 sites, 10 jobs; Q + LSE and dO + dPsum copies; two register-loop nests
   // (P = exp(S - LSE) 1546-1551, dS 1566-1569) of two blocks each per warpgroup; the dQ warp's two
-  // reduce-adds (1903, one per warpgroup chunk). Per tile the dQ warp's 4 reduce-adds at 2 steps
-  // are the most store blocks of one lane; WG1's dK / dV stores (1714, 1722) are 2.
-  assert.deepEqual(census, { step: "qBlocks", counts: { mmaJobsPerStep: 10, copiesPerStep: 2, expPerStep: 0, epiloguePerTile: 0, storePerTile: 4,
-    gemmsPerStep: 5, mathPerStep: 8, storePerStep: 2 } });
+  // reduce-adds (1903, one per warpgroup chunk: `reduce` blocks). Per tile (at 2 steps) the dQ
+  // warp's 4 reduce-adds; WG1's dK / dV stores (1714, 1722) are the 2 store blocks, none per step.
+  assert.deepEqual(census, { step: "qBlocks", counts: { mmaJobsPerStep: 10, copiesPerStep: 2, expPerStep: 0, epiloguePerTile: 0, storePerTile: 2,
+    reducePerStep: 2, reducePerTile: 4, gemmsPerStep: 5, mathPerStep: 8, storePerStep: 0 } });
 });
 
 test("FA4 SM90 backward on H100 SXM, 1 x 16 heads x 2048, d 128: worked by hand", (t) => {
@@ -82,16 +82,19 @@ test("FA4 SM90 backward on H100 SXM, 1 x 16 heads x 2048, d 128: worked by hand"
     mathLatency: 72,
     // The dQ reduce-add: 64 x 128 x 4 B FP32 / 2 reduce-adds = 16384 B: 16384 / 128 smem + 16384 /
     // 13.868 (the HBM share: the preset has no L2 bandwidth) = 1309.4.
-    storeLatency: 1309
+    reduceLatency: 1309,
+    // WG1's dK and dV stores: 2 x 128 x 128 BF16 / 2 store blocks = 32768 B: 32768 / 128 + 32768 / 13.868 = 2618.9.
+    storeLatency: 2619
   };
   for (const k of Object.keys(want)) assert.equal(r.knobs[k], want[k], k);
   // Only the knobs the run reads: no softmax or epilogue latency (no exp or epilogue block).
   assert.deepEqual(Object.keys(r.units.derivation).sort(), Object.keys(want).sort());
   assert.match(r.units.derivation.wgmmaLatency, /5 GEMMs x 2 x 64 x 128 x 128 FLOPs per m-block \/ 10 MMA jobs/);
   assert.match(r.units.derivation.mathLatency, /^softmaxCycles: max\(8 x 128 \/ 16 ex2\/clk, 8 x 128 x 2 \/ 128 FMA\/clk\) \+ registerLoopCycles: 8 x 128 \/ 128 FP32 op\/clk \(P = exp\(S - LSE\) drawn as math/);
-  // WG1's dK / dV stores are store blocks too (one knob per run): the text gives their own cost,
-  // 2 x 128 x 128 BF16 = 65536 B: 65536 / 128 + 65536 / 13.868 = 5237.5 for the tile.
-  assert.match(r.units.derivation.storeLatency, /^epilogueCycles of 32 x 128, a reduce-add .*16384 B \/ 13\.9 B\/clk\/SM HBM \(no L2 bandwidth in the preset: the HBM share stands in\); the run draws the tile's 2 x 128 x 128 dK and dV stores .* = 5238 cycles in all$/);
+  assert.equal(r.units.derivation.reduceLatency, "epilogueCycles of 32 x 128, a reduce-add (the m-block's 64 x 128 FP32 dQ / 2 reduce-add blocks per step): " +
+    "16384 B / 128 B/clk smem + 16384 B / 13.9 B/clk/SM HBM (no L2 bandwidth in the preset: the HBM share stands in)");
+  assert.equal(r.units.derivation.storeLatency, "epilogueCycles of 128 x 128 (the tile's 2 x 128 x 128 dK and dV / 2 store blocks of one role per tile): " +
+    "32768 B / 128 B/clk smem + 32768 B / 13.9 B/clk/SM HBM");
   // FLOPs: 5 GEMMs x 2 x 2048^2 x 128 per head x 16 heads = 10 s^2 d x 16 = 85,899,345,920.
   assert.equal(r.units.flops, 10 * 2048 * 2048 * 128 * 16);
   // One tile per CTA: `__call__`'s SingleTileScheduler (flash_bwd_sm90.py 519-524; docs/programs.md
@@ -104,7 +107,9 @@ test("FA4 SM90 backward on H100 SXM, 1 x 16 heads x 2048, d 128: worked by hand"
   assert.ok(r.total >= r.verdict.tensorCoreBusySteps);
   assert.ok(Math.abs(r.tflops - r.units.flops / (r.time.cycles / 1830 * 1e-6) / 1e12) < 1e-6);
   assert.ok(r.tflops <= 989.42976 && Math.abs(r.peakFraction - r.tflops / 989.42976) < 1e-12);
-  assert.equal(r.bottleneck, "tensor-core");
+  // WG1's dK / dV stores at their own 2619 each (not a dQ chunk's 1309) lengthen the tile's tail:
+  // the tensor core idles 11.5%, the largest share the MMA warpgroups' waits on `PdS`.
+  assert.equal(r.bottleneck, "PdS");
 });
 
 test("FA4 SM90 backward on H200: the dQ reduce-add over the preset's L2 share", (t) => {
@@ -113,11 +118,16 @@ test("FA4 SM90 backward on H200: the dQ reduce-add over the preset's L2 share", 
   const r = KS.simulate(st, { model: "program", gpu: "h200", batch: 1, heads: 16, seqlen: 2048 });
   assert.equal(r.error, null);
   // H200: 132 SMs at 1830 MHz, L2 9765.2 GB/s = 40.426 B/clk/SM, HBM 4800 GB/s = 19.871 B/clk/SM.
-  // dQ: 16384 / 128 + 16384 / 40.426 = 128 + 405.3 = 533.3; the tile's dK and dV on their own:
-  // 65536 / 128 + 65536 / 19.871 = 512 + 3298.0 = 3810.
-  assert.equal(r.knobs.storeLatency, 533);
-  assert.match(r.units.derivation.storeLatency, /16384 B \/ 40\.4 B\/clk\/SM L2; .* = 3810 cycles in all$/);
-  assert.equal(r.knobs.mathLatency, 72);
+  // dQ: 16384 / 128 + 16384 / 40.426 = 128 + 405.3 = 533.3; a dK or dV store block over HBM:
+  // 32768 / 128 + 32768 / 19.871 = 256 + 1649.0 = 1905.0.
+  assert.deepEqual([r.knobs.reduceLatency, r.knobs.storeLatency, r.knobs.mathLatency], [533, 1905, 72]);
+  assert.match(r.units.derivation.reduceLatency, /, a reduce-add .*: 16384 B \/ 128 B\/clk smem \+ 16384 B \/ 40\.4 B\/clk\/SM L2$/);
+  assert.match(r.units.derivation.storeLatency, /: 32768 B \/ 128 B\/clk smem \+ 32768 B \/ 19\.9 B\/clk\/SM HBM$/);
+  // The load's L2 term is in its text as in its cycles (no fixed latency in the preset): 16640 x
+  // (1 - 15/16) / 19.871 + 16640 x 15/16 / 40.426 = 52.3 + 385.9 = 438.2.
+  assert.equal(r.knobs.tmaLatency, 438);
+  assert.equal(r.units.derivation.tmaLatency, "tmaCycles: 16640 B (Q and dO tiles with their LSE and dPsum rows / 2 copies per m-block) x (1 - reuse 0.938) / " +
+    "19.9 B/clk/SM HBM + 16640 B x reuse 0.938 / 40.4 B/clk/SM L2 (no fixed latency: none in the preset; give memLatency)");
 });
 
 test("FA4 SM90 backward: a causal problem runs half the m-blocks for half the FLOPs", (t) => {
@@ -132,4 +142,30 @@ test("FA4 SM90 backward: a causal problem runs half the m-blocks for half the FL
   const bare = KS.simulate(st, { model: "program", gpu: "h100-sxm", qBlocks: 4, outputTiles: 1 });
   assert.equal(bare.error, null);
   assert.equal(bare.units.flops, 132 * 4 * 5 * 2 * 64 * 128 * 128);
+});
+
+test("FA4 SM90 backward: the dQ warp's reduce-adds are `reduce` blocks of reduceLatency, not stores", (t) => {
+  const st = backward(t);
+  if (st === null) return;
+  // sim/interpret/dsl.js DSL_BULK_REDUCE: cpasync_reduce_bulk_add_f32 (1903) on the dQ warp
+  // (producer warp 1); WG1's dK / dV TMA stores (1714, 1722) stay `store` blocks.
+  const run = (k) => KS.simulate(st, Object.assign({ model: "program", qBlocks: 3, outputTiles: 1, storeLatency: 4, reduceLatency: 7 }, k));
+  const blocks = (r, kind) => r.blocks.filter((b) => b.kind === kind);
+  const base = run({});
+  assert.equal(base.error, null);
+  const red = blocks(base, "reduce");
+  assert.deepEqual([...new Set(red.map((b) => b.lane))], ["role:producer.warp1"]);
+  const lines = (b) => b.lines.map((l) => l.line);
+  assert.deepEqual(red.map(lines), Array(2 * 3).fill([1903]));
+  assert.ok(red.every((b) => b.end - b.start === 7));
+  assert.deepEqual(blocks(base, "store").map((b) => [b.lane, lines(b), b.end - b.start]), [["role:consumer.WG1", [1714], 4], ["role:consumer.WG1", [1722], 4]]);
+  // The page names the kind: REDUCE-ADD in the view's kinds and legend.
+  assert.equal(base.view.kinds.reduce.name, "REDUCE-ADD");
+  assert.ok(base.view.legend.some((l) => l.kind === "reduce"));
+  // storeLatency times the dK / dV stores only: the reduce-adds do not move with it ...
+  const slow = run({ storeLatency: 40 });
+  assert.deepEqual(blocks(slow, "reduce").map((b) => [b.start, b.end]), red.map((b) => [b.start, b.end]));
+  assert.ok(blocks(slow, "store").every((b) => b.end - b.start === 40));
+  // ... and reduceLatency moves them.
+  assert.ok(blocks(run({ reduceLatency: 30 }), "reduce").every((b) => b.end - b.start === 30));
 });
