@@ -151,7 +151,10 @@ var KernelSimCommon = (function () {
     consumerWGs: { short: "Consumer WGs" }, schedule: { short: "Schedule" }, kPipeMmas: { short: "K_PIPE_MMAS", sliderMax: 8 },
     intraWGOverlap: { short: "Intra-WG overlap" }, interWGPingpong: { short: "Inter-WG pingpong" },
     transposeV: { short: "Transpose_V" }, headDim: { short: "Head dim" }, dtype: { short: "dtype" },
-    epiSubtiles: { short: "Epi subtiles", sliderMax: 16 }
+    epiSubtiles: { short: "Epi subtiles", sliderMax: 16 },
+    // The program model's own knobs (sim/model_program.js PROGRAM_KNOB_RANGES).
+    mathLatency: { short: "Register loop", sliderMax: 64 }, reduceLatency: { short: "Reduce-add", sliderMax: 64 },
+    kBlocks: { short: "k-blocks / k-tile", sliderMax: 16 }, scaleKBlocks: { short: "Scale k-blocks / k-tile", sliderMax: 16 }
   };
 
   /** Add the widget facts (short label, slider end) of KNOB_WIDGETS to a knob spec. */

@@ -170,3 +170,18 @@ def test_simulator_files_and_functions_stay_small():
     assert not long_files, long_files
     long_functions = [(p.name,) + f for p in files for f in _function_lengths(p) if f[2] > 100]
     assert not long_functions, long_functions
+
+
+def test_every_knob_of_the_knob_table_has_its_control_row():
+    """docs/waveform.md's control table names every model knob of schedule.js's KNOB_TABLE with
+    its hash key and flag (a knob added without its row fails here)."""
+    sys.path.insert(0, str(ROOT))
+    import render_waveform
+    page = (DOCS / "waveform.md").read_text(encoding="utf-8")
+    rows = {line for line in page.splitlines() if line.startswith("| ")}
+    missing = []
+    for knob in render_waveform.read_knob_table()["knobs"]:
+        flag = knob["flag"]
+        if not any(f"`{knob['name']}`" in r and f"`{flag[2:]}` / `{flag}" in r for r in rows):
+            missing.append(knob["name"])
+    assert not missing, f"docs/waveform.md has no control row for {missing}"
