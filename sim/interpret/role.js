@@ -341,7 +341,7 @@ var KernelInterpretRole = (function (K) {
     function walk(nodes) {
       (nodes || []).forEach(function (n) {
         if (n.node === "let" && (n.names || []).length === 1 && Array.isArray(n.expr)) {
-          if (n.expr[0] === "mcall" && Object.prototype.hasOwnProperty.call(FRAGMENT_MAKERS, n.expr[2])) names[n.names[0]] = FRAGMENT_MAKERS[n.expr[2]];
+          if (K.fragmentKind(n.expr) !== null) names[n.names[0]] = K.fragmentKind(n.expr);
           else if (n.expr[0] === "?" && /^\s*\[[&=]?\]\s*(\(\s*\))?\s*\{[\s\S]*\}\s*\(\s*\)\s*$/.test(String(n.expr[1]))) lambdas.push(n);
         }
         walk(n.body); walk(n.then); walk(n["else"]); walk(n.init);
