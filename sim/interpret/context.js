@@ -28,6 +28,18 @@ var KernelInterpretContext = (function (K) {
   // ---------------------------------------------------------------------------------------------
   // The run context: the structure's programs, knobs, objects
 
+  /**
+   * FASTF32_BUILDER: the FastF32 (9xBF16) dispatch policy's members, which its only builder sets
+   * (collective/builders/sm100_9xBF16_umma_builder.inl 146 ScalingFactor 8, 202 NumBandsToCompute 5,
+   * 203 AccPromotionInterval 1; dispatch_policy.hpp 1119-1124, 1228-1233 for the array twin): the
+   * emulated collectives read them as `DispatchPolicy::X` and as their own copies (emulated 197-199).
+   * No other CUTLASS source names the first two; `DispatchPolicy::ScalingFactor` only the emulated
+   * collectives' transform (644, 665; the mixed-input builder's own is 1, read by no collective). With them the MMA's band `if constexpr`s run all five bands
+   * (834, 843) and its `for (s = 1; s < AccPromotionInterval)` loops none; StagesPerTile is kBlocks.
+   */
+  var FASTF32_BUILDER = { "DispatchPolicy::NumBandsToCompute": 5, "NumBandsToCompute": 5, "DispatchPolicy::AccPromotionInterval": 1,
+    "AccPromotionInterval": 1, "DispatchPolicy::ScalingFactor": 8 };
+
   function Context(structure, knobs, prims) {
     var kl = structure.kernel_layer || {};
     this.structure = structure;
@@ -45,6 +57,7 @@ var KernelInterpretContext = (function (K) {
     Object.keys(conflicting).forEach(function (n) { delete self.constants[n]; });
     (structure.constants || []).forEach(function (c) { if (typeof c.value === "number" && !SYMBOL_KNOBS[c.name]) self.constants[c.name] = c.value; });
     constantSums(this.constants, (structure.constants || []).map(optionDefault));
+    Object.keys(FASTF32_BUILDER).forEach(function (n) { if (!Object.prototype.hasOwnProperty.call(self.constants, n)) self.constants[n] = FASTF32_BUILDER[n]; });
     this.enums = {};
     this.roleVars = kl.role_vars || [];
     this.roleVarNames = {};
@@ -759,7 +772,7 @@ var KernelInterpretContext = (function (K) {
     return m !== null && Object.prototype.hasOwnProperty.call(m, String(mode)) ? m[String(mode)] : null;
   }
 
-  K.COLLECTIVE_TYPES = COLLECTIVE_TYPES; K.Context = Context; K.modeConstant = modeConstant; K.bindTemplateArgs = bindTemplateArgs; K.composedMembers = composedMembers; K.discoverRoles = discoverRoles; K.enumerateRoles = enumerateRoles;
+  K.COLLECTIVE_TYPES = COLLECTIVE_TYPES; K.FASTF32_BUILDER = FASTF32_BUILDER; K.Context = Context; K.modeConstant = modeConstant; K.bindTemplateArgs = bindTemplateArgs; K.composedMembers = composedMembers; K.discoverRoles = discoverRoles; K.enumerateRoles = enumerateRoles;
   return K;
 })(typeof KernelInterpretExpr !== "undefined" ? KernelInterpretExpr : require("./expr.js"));
 

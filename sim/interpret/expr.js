@@ -117,7 +117,11 @@ var KernelInterpretExpr = (function () {
     // SCALE_K_BLOCKS: `ScaleKsPerTile = size<2>(TileShape{}) / ScaleGranularityK` (blockwise-scaling
     // collective 137-138; the granularity is `size<1, 0>(LayoutSFA{})`, a template parameter with no
     // default): the scaleKBlocks knob, default 1 (examples/81's scale configs, granularity K = tile K).
-    "ScaleKsPerTile": "scaleKBlocks"
+    "ScaleKsPerTile": "scaleKBlocks",
+    // FASTF32_BUILDER: `StagesPerTile = size<2>(CtaShapeA_MK{}) / DispatchPolicy::AccPromotionInterval`
+    // (emulated collective 201; CtaShapeA_MK = partition_shape_A(TiledMma, (tile M, tile K)), modes
+    // (MMA,MMA_M,MMA_K), 147) is the k-blocks knob over the builder's AccPromotionInterval 1.
+    "StagesPerTile": "kBlocks"
   };
   /** Variables whose initializer is a shape the parse cannot evaluate, bound to the trip-count knob. */
   var TRIP_KNOBS = { "k_tile_count": "kTiles" };
@@ -180,6 +184,13 @@ var KernelInterpretExpr = (function () {
    * types (the RS collective asserts more than 2, 576; mixed-input at least 4, 855).
    */
   var FRAGMENT_MAKERS = { partition_fragment_A: "fragment", partition_fragment_B: "fragment", partition_A: "partition", partition_B: "partition" };
+  /** FRAGMENT_CALLS: `Tensor tCrA = get_tCrA();` (emulated mma_init 897-909, mixed-input 1241-1253): both returns make_fragment_A of SmemLayoutACompute, modes (MMA,MMA_M,MMA_K,...). */
+  var FRAGMENT_CALLS = { get_tCrA: "fragment" };
+  /** The fragment kind an initializer makes (a FRAGMENT_MAKERS method, a FRAGMENT_CALLS call of no arguments), else null. */
+  function fragmentKind(e) {
+    var t = e[0] === "mcall" ? FRAGMENT_MAKERS : e[0] === "call" && !(e[2] || []).length ? FRAGMENT_CALLS : null, name = e[0] === "mcall" ? e[2] : e[1];
+    return t !== null && Object.prototype.hasOwnProperty.call(t, name) ? t[name] : null;
+  }
   var K_BLOCKS_DEFAULT = 4;
   /**
    * MODE_CONSTANTS: `size<m>(X)` of a tensor whose let has one of these initializer texts is the
@@ -767,7 +778,7 @@ var KernelInterpretExpr = (function () {
   }
 
   K.COMMIT_ARRIVE_OPS = COMMIT_ARRIVE_OPS; K.DRY_CHECK_MASK = DRY_CHECK_MASK;
-  K.EPILOGUE_CALLS = EPILOGUE_CALLS; K.EnumValue = EnumValue; K.FRAGMENT_MAKERS = FRAGMENT_MAKERS; K.MODE_CONSTANTS = MODE_CONSTANTS;
+  K.EPILOGUE_CALLS = EPILOGUE_CALLS; K.EnumValue = EnumValue; K.FRAGMENT_MAKERS = FRAGMENT_MAKERS; K.FRAGMENT_CALLS = FRAGMENT_CALLS; K.fragmentKind = fragmentKind; K.MODE_CONSTANTS = MODE_CONSTANTS;
   K.INTEGRAL_CONSTANTS = INTEGRAL_CONSTANTS; K.IntConst = IntConst;
   K.K_BLOCKS_DEFAULT = K_BLOCKS_DEFAULT; K.MASK_TRIP_COUNTS = MASK_TRIP_COUNTS; K.FUSION_TRIP_COUNTS = FUSION_TRIP_COUNTS;
   K.MAX_STEPS_PER_COMMAND = MAX_STEPS_PER_COMMAND; K.MMA_UNITS = MMA_UNITS;

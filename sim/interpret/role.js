@@ -12,7 +12,7 @@ var KernelInterpretRole = (function (K) {
 
   var COLLECTIVE_TYPES = K.COLLECTIVE_TYPES, COMMIT_ARRIVE_OPS = K.COMMIT_ARRIVE_OPS,
     DRY_CHECK_MASK = K.DRY_CHECK_MASK, EPILOGUE_CALLS = K.EPILOGUE_CALLS, EnumValue = K.EnumValue,
-    FRAGMENT_MAKERS = K.FRAGMENT_MAKERS, K_BLOCKS_DEFAULT = K.K_BLOCKS_DEFAULT,
+    K_BLOCKS_DEFAULT = K.K_BLOCKS_DEFAULT,
     MAX_STEPS_PER_COMMAND = K.MAX_STEPS_PER_COMMAND, Obj = K.Obj, PASS = K.PASS,
     RUNTIME_CONDITIONS = K.RUNTIME_CONDITIONS, Scheduler = K.Scheduler, State = K.State,
     Struct = K.Struct, TRIP_KNOBS = K.TRIP_KNOBS, Tuple = K.Tuple, Unknown = K.Unknown,
@@ -341,7 +341,7 @@ var KernelInterpretRole = (function (K) {
     function walk(nodes) {
       (nodes || []).forEach(function (n) {
         if (n.node === "let" && (n.names || []).length === 1 && Array.isArray(n.expr)) {
-          if (n.expr[0] === "mcall" && Object.prototype.hasOwnProperty.call(FRAGMENT_MAKERS, n.expr[2])) names[n.names[0]] = FRAGMENT_MAKERS[n.expr[2]];
+          if (K.fragmentKind(n.expr) !== null) names[n.names[0]] = K.fragmentKind(n.expr);
           else if (n.expr[0] === "?" && /^\s*\[[&=]?\]\s*(\(\s*\))?\s*\{[\s\S]*\}\s*\(\s*\)\s*$/.test(String(n.expr[1]))) lambdas.push(n);
         }
         walk(n.body); walk(n.then); walk(n["else"]); walk(n.init);
