@@ -2237,7 +2237,9 @@ RE_ANY_ROLE_ENUM = re.compile(rf"enum\s+class\s+(?P<name>{_IDENT})\s*(?::\s*{_ID
 # sm100_fmha_fwd_kernel_tma_warpspecialized.hpp 63-71 `static constexpr WarpRole
 # warp_idx_to_WarpRole(int warp_idx)`), and a variable it initialises (261 `auto role =
 # warp_idx_to_WarpRole(warp_idx);`).
-RE_ROLE_FUNCTION = re.compile(rf"\bconstexpr\s+(?:typename\s+)?(?:{_IDENT}::)*(?P<enum>{_IDENT})\s+(?P<fn>{_IDENT})\s*\(\s*(?:const\s+)?int\s+{_IDENT}\s*\)")
+# Also a device function (77 `sm100_fmha_bwd_kernel_tma_warpspecialized.hpp` 93-95 `CUTLASS_DEVICE
+# WarpRole warp_idx_to_role(int warp_idx)`, its role read from the nibbles of `kWarpAssignment`).
+RE_ROLE_FUNCTION = re.compile(rf"\b(?:constexpr|CUTLASS_DEVICE|CUTLASS_HOST_DEVICE)\s+(?:typename\s+)?(?:{_IDENT}::)*(?P<enum>{_IDENT})\s+(?P<fn>{_IDENT})\s*\(\s*(?:const\s+)?int\s+{_IDENT}\s*\)")
 
 
 # An integer role variable: the warpgroup index (FA3 hopper/flash_fwd_kernel_sm90.h 208 `int
@@ -2417,11 +2419,27 @@ def _cta_pair(code):
 
 
 def looks_like_kernel_layer(src):
-    """A kernel layer names the WarpGroupRole / WarpCategory enum or calls collective_mainloop.mma/load."""
+    """A kernel layer names the WarpGroupRole / WarpCategory enum, calls collective_mainloop.mma/load,
+    or maps the warp index to a role enum of its own that a variable takes (a whole kernel in one
+    class: 77's `sm100_fmha_bwd_kernel_tma_warpspecialized.hpp` 86-95, `auto role =
+    warp_idx_to_role(warp_idx);` 1515, its roles calling the class's own load / mma / compute)."""
     code = src.code   # each pattern needs its literal: test that first (a cheap substring search)
     return ("Role" in code and bool(RE_ROLE_ENUM.search(code))) or \
         ("WarpCategory" in code and bool(RE_WARP_CATEGORY.search(code))) or \
-        ("mainloop" in code and bool(RE_MAINLOOP_CALL.search(code)))
+        ("mainloop" in code and bool(RE_MAINLOOP_CALL.search(code))) or _own_role_function(src)
+
+
+def _own_role_function(src):
+    """A function of the file from the warp index to an `enum class` of the file (RE_ROLE_FUNCTION)
+    whose result a variable takes."""
+    code = src.code
+    if "enum" not in code or "warp_idx" not in code:
+        return False
+    enums = {m.group("name") for m in RE_ANY_ROLE_ENUM.finditer(code)}
+    for m in RE_ROLE_FUNCTION.finditer(code):
+        if m.group("enum") in enums and re.search(rf"{_IDENT}\s*=\s*{re.escape(m.group('fn'))}\s*\(", code):
+            return True
+    return False
 
 
 # ----------------------------------------------------------------------------------------------
@@ -3086,6 +3104,13 @@ def driver_candidates(path):
     return []
 
 
+def whole_kernel(model):
+    """A kernel layer that is a whole kernel in one file: functions of its own besides operator()
+    hold the ops (77's `sm100_fmha_bwd_kernel_tma_warpspecialized.hpp`: load, mma, compute,
+    reduce), so there is no mainloop header to pass with it (WHOLE_KERNEL, docs/programs.md)."""
+    return any(f["ops"] and f["name"] != "operator()" for f in model.get("functions") or [])
+
+
 KERNEL_LAYER_AS_MAINLOOP = ("is a kernel layer, not a collective mainloop: its ops are the kernel's "
                             "own; pass the mainloop header first and this one as --kernel-layer")
 
@@ -3099,7 +3124,7 @@ def parse_header(path, kernel_layer=None):
     text, warns = read_source(path)
     model = parse_text(text, path, display_path(path), warns, compose=True)
     _check_accepted(path, model, text)
-    if model["kind"] == "kernel_layer":
+    if model["kind"] == "kernel_layer" and not whole_kernel(model):
         model["warnings"].append(f"{display_path(path)}: {KERNEL_LAYER_AS_MAINLOOP}")
     if kernel_layer is not None:
         ktext, kwarns = read_source(kernel_layer)
@@ -3300,7 +3325,7 @@ def scan_model(text, path, display, warns):
         _check_accepted(path, model, text)
     except VizError:
         return None
-    if model["kind"] == "kernel_layer":
+    if model["kind"] == "kernel_layer" and not whole_kernel(model):
         model["warnings"].append(f"{model['source']['path']}: {KERNEL_LAYER_AS_MAINLOOP}")
     return model
 

@@ -13,7 +13,7 @@ BracketIndex.
 import bisect
 import re
 
-from program_expr import names_in, parse_expr
+from program_expr import MAX_EXPR_CHARS, names_in, parse_expr
 
 MAX_NODES = 4000        # nodes per program; past it the program stops (`incomplete`)
 # The longest argument text of an MMA call the reader parses (its operands: RS collective 622 has 71 characters).
@@ -44,8 +44,10 @@ RE_TIE_DECL = re.compile(r"^CUTE_TIE_DECL\s*\((?P<args>.*)\)$", re.S)
 RE_USING = re.compile(rf"\busing\s+(?P<name>{_IDENT})\s*=\s*(?:typename\s+)?(?P<text>[^;{{}}]+);")
 RE_MEMBER_SET = re.compile(rf"^(?P<name>{_IDENT})\s*\.\s*(?P<member>{_IDENT})\s*=(?!=)\s*(?P<expr>.+)$", re.S)
 RE_BINDING = re.compile(rf"^(?:const\s+)?auto\s*&{{0,2}}\s*\[(?P<names>[\w\s,]+)\]\s*=\s*(?P<expr>.+)$")
+# A type may start with `decltype(name)` (77 bwd kernel 1686: `typename
+# decltype(pipeline_load_mma_q)::PipelineState pipeline_load_mma_q_consumer_state;`).
 RE_DECL = re.compile(rf"""^(?P<type>(?:(?:const|constexpr|static|typename|volatile)\s+)*
-    (?:{_IDENT}\s*(?:::\s*(?:template\s+)?{_IDENT}\s*)*)(?:<.*>)?(?:\s*::\s*{_IDENT})*(?:\s+const\b)?[\s&*]*?)
+    (?:(?:{_IDENT}|decltype\s*\(\s*{_IDENT}\s*\))\s*(?:::\s*(?:template\s+)?{_IDENT}\s*)*)(?:<.*>)?(?:\s*::\s*{_IDENT})*(?:\s+const\b)?[\s&*]*?)
     \s(?P<name>{_IDENT})\s*(?:=(?!=)\s*(?P<expr>.+)|\{{(?P<brace>.*)\}}|\((?P<paren>.*)\))?$""", re.VERBOSE | re.S)
 RE_CALL = re.compile(rf"^(?:(?P<recv>{_IDENT}(?:\s*(?:\.|->)\s*{_IDENT})*)\s*(?:\.|->)\s*)?(?:template\s+)?"
                      rf"(?P<name>{_IDENT}(?:\s*::\s*{_IDENT})*)\s*(?:<(?P<targs>[^;{{}}]*)>)?\s*\((?P<args>.*)\)$", re.S)
@@ -662,9 +664,13 @@ def _read_call(text):
         return None
     if m.group("name") in COMPILE_TIME_CALLS and not m.group("recv"):
         return IGNORED
-    args = parse_expr("f(" + m.group("args") + ")")
+    # Each argument read on its own: a long call (77 bwd kernel `load(blk_coord, ..., 17
+    # arguments)`, 1733-1745) is no longer one text past program_expr.MAX_EXPR_CHARS.
+    text_args = m.group("args")
+    args = parse_expr("f(" + text_args + ")") if len(text_args) < MAX_EXPR_CHARS - 3 else \
+        ["call", "f", [parse_expr(a) for a in split_top_level_commas(text_args)] if text_args.strip() else []]
     node = {"node": "call", "name": re.sub(r"\s+", "", m.group("name")),
-            "args": args[2] if args[0] == "call" else [["?", _norm(m.group("args"))]]}
+            "args": args[2] if args[0] == "call" else [["?", _norm(text_args)]]}
     if m.group("recv"):
         node["receiver"] = re.sub(r"\s+", "", m.group("recv"))
     if m.group("targs") is not None:

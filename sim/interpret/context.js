@@ -245,7 +245,7 @@ var KernelInterpretContext = (function (K) {
    * belong to files not parsed here; their states are not followed and their ops are no steps.
    */
   Context.prototype.followsPipeline = function (alias) {
-    var a = String(alias).replace(/^(?:typename\s+)?(?:\w+::)*/, "");
+    var a = K.decltypeAlias(this, String(alias).replace(/^(?:typename\s+)?(?:\w+::)*/, ""));
     return Object.prototype.hasOwnProperty.call(this.pipelineAliases, a);
   };
   /** The same for a state's declared type: `PipelineState` and the mainloop's are followed. */
@@ -257,13 +257,13 @@ var KernelInterpretContext = (function (K) {
   /** The pipeline alias a state's declared type names (`AccumulatorPipelineState`), or "". */
   Context.prototype.pipelineOfStateType = function (type) {
     // `typename CollectiveMainloop::PipelineQ::PipelineState` (77 FMHA kernel 409) names PipelineQ.
-    var t = String(type).replace(/^typename\s+/, "").trim().replace(/::PipelineState$/, "").replace(/^(?:\w+::)*/, "");
+    var t = K.decltypeAlias(this, String(type).replace(/^typename\s+/, "").trim().replace(/::PipelineState$/, "").replace(/^(?:\w+::)*/, ""));
     var a = t.replace(/(Pipeline)State$/, "$1");
     return Object.prototype.hasOwnProperty.call(this.pipelineAliases, a) ? a : "";
   };
   /** The stage count of a pipeline (by alias): the knob its class names (PIPELINE_CLASSES), else `stages`. */
   Context.prototype.stagesOf = function (alias) {
-    var a = String(alias).replace(/^(?:typename\s+)?(?:\w+::)*/, "");
+    var a = K.decltypeAlias(this, String(alias).replace(/^(?:typename\s+)?(?:\w+::)*/, ""));
     if (this.mbar) return K.mbarStages(this, a);   // a raw ring's count, evaluated from the kernel's lets
     var p = this.pipelineAliases[a], rule = p && PIPELINE_CLASSES[String(p["class"])];
     // A stage count the alias writes as a literal or a named integer constant is the code's own
@@ -666,6 +666,14 @@ var KernelInterpretContext = (function (K) {
           Array.isArray(n.expr[1]) && n.expr[1][0] === "id") {
         // `auto [a, b] = collective_epilogue.store(...)`, `state = collective_mainloop.mma(...)`: a call.
         probeNodes([{ node: "call", receiver: n.expr[1][1], name: n.expr[2] }], ctx, probe, depth + 1);
+      } else if (n.node === "call" && !n.receiver && !n.lambda && K.ownKernelFunction(ctx, n.name)) {
+        // WHOLE_KERNEL: a free call of the kernel file's own function (77 bwd kernel `load(...)`, 1733).
+        var own0 = K.ownKernelFunction(ctx, n.name);
+        if (hasOp(own0.body, null, ctx)) {
+          probe.active = true;
+          barrierIds(own0.body, ctx, probe.barriers, 1);
+          if (hasOp(own0.body, "tma_load", ctx)) probe.produces = true;
+        }
       } else if (n.node === "call" && n.receiver) {
         probe.receivers[n.receiver] = true;
         var rkind = receiverKind(probe, n.receiver);
@@ -684,6 +692,16 @@ var KernelInterpretContext = (function (K) {
       }
     }
   }
+
+  /**
+   * WHOLE_KERNEL: a whole kernel in one file (its structure is the kernel layer itself, `kind`
+   * "kernel_layer": 77's `sm100_fmha_bwd_kernel_tma_warpspecialized.hpp`, whose operator() calls
+   * the class's own load / mma / compute / reduce, 1733-1800): a free call of one of its functions
+   * runs that function's program, from the kernel's own program too. Else null.
+   */
+  K.ownKernelFunction = function (ctx, name) {
+    return ctx.structure.kind === "kernel_layer" && Object.prototype.hasOwnProperty.call(ctx.functions, name) ? ctx.functions[name] : null;
+  };
 
   /** The declared types whose object's calls are steps: the collectives the kernel layer instantiates. */
   var COLLECTIVE_TYPES = { CollectiveMainloop: "mainloop", CollectiveEpilogue: "epilogue" };

@@ -123,8 +123,7 @@ var KernelInterpretExpr = (function () {
     // (MMA,MMA_M,MMA_K), 147) is the k-blocks knob over the builder's AccPromotionInterval 1.
     "StagesPerTile": "kBlocks"
   };
-  /** Variables whose initializer is a shape the parse cannot evaluate, bound to the trip-count knob. */
-  var TRIP_KNOBS = { "k_tile_count": "kTiles" };
+  var TRIP_KNOBS = { "k_tile_count": "kTiles", "iter_count": "qBlocks" };   // unevaluable trip-count variables' knobs (77 bwd 1726: m-blocks)
   /** Calls whose value at run time is a documented choice (the page states it). */
   var RUNTIME_CHOICES = {
     "cute::elect_one_sync": 1, "elect_one_sync": 1,     // the elected thread's program is the role's
@@ -223,7 +222,8 @@ var KernelInterpretExpr = (function () {
     // 77's decode Load (sm100_fmha_load_cpasync_warpspecialized.hpp 279, 312): a K / V tile of the
     // KV cache is copied whole; the last, partial one (and the new token's row) by masked cp.async.
     // Either way the tile's copies then commit on the stage: the run takes every tile as a cache tile.
-    "if (k_index < full_tiles_cache)": 1, "if (v_index < full_tiles_cache)": 1 };
+    "if (k_index < full_tiles_cache)": 1, "if (v_index < full_tiles_cache)": 1,   // 77 bwd kernel 1724, 1729 (grid: 1850-1855): the K/V block is inside, with m-blocks
+    "if (get<1>(blk_coord) * TileShapeK{} >= get<1>(problem_shape))": 0, "if (iter_count <= 0)": 0 };
   /**
    * Arrive operations a `producer_commit(state, op)` runs on the stage's full barrier before its
    * own arrival (sm90_pipeline.hpp PipelineAsync 1121-1124), by the op's last name:

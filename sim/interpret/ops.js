@@ -86,6 +86,9 @@ var KernelInterpretOps = (function (K) {
       return OP_SEMANTICS.producer_acquire(rr, node, env);
     },
     producer_try_acquire: function () { return undefined; },   // the token: producer_acquire waits
+    // More bytes on the acquired stage's full barrier (sm100_pipeline.hpp 689-690): they land with
+    // the stage's copies (77 bwd kernel 509: K's bytes on Q's stage, copied through its barrier, 512-516).
+    producer_expect_transaction: function () { return undefined; },
     producer_get_barrier: function (rr, node, env) {
       var st = stateOf(rr, node, env);
       if (st) { rr.acquired[node.object] = st.index; rr.acquiredGen[node.object] = Math.floor(st.count / st.S); }
@@ -402,6 +405,20 @@ var KernelInterpretOps = (function (K) {
     return lanes;
   };
 
+  /**
+   * DECLTYPE_PIPELINES: `decltype(p)` of a pipeline object the kernel program declares is its
+   * alias (77 bwd kernel 1686 `typename decltype(pipeline_load_mma_q)::PipelineState`, 1697
+   * `make_producer_start_state<decltype(pipeline_load_mma_q)>()`, of `PipelineLoadMmaQ
+   * pipeline_load_mma_q(...)`, 1540), so such a state has that ring's stages; any other text is itself.
+   */
+  K.decltypeAlias = function (ctx, text) {
+    var m = /^decltype\(\s*(\w+)\s*\)$/.exec(text);
+    if (!m) return text;
+    var cache = ctx.decltypeCache || (ctx.decltypeCache = {});
+    if (!Object.prototype.hasOwnProperty.call(cache, m[1])) cache[m[1]] = declAlias(ctx, m[1]) || text;
+    return cache[m[1]];
+  };
+
   /** The pipeline alias of a pipeline object the kernel program declares. */
   function declAlias(ctx, name) {
     var found = null;
@@ -518,16 +535,21 @@ var KernelInterpretOps = (function (K) {
       stage === undefined ? null : stage);
   };
 
+  // A barrier the run has no stage for (a state whose stage count is not its ring's) stops the role, named.
+  function noStage(rr, node) { return rr.stop(node, "the op's stage is not one of its ring's stages (the state's stage count is not the ring's)"); }
   Run.prototype.cmdWait = function (rr, bar, parity, reason, node, tile, k, stage) {
     if (this.dry) return DRY;
+    if (!bar) return noStage(rr, node);
     return this.eng.wait(bar, parity, reason, this.linesOf(node), tile, k, stage, node.line);
   };
-  Run.prototype.cmdArrive = function (rr, bar) {
+  Run.prototype.cmdArrive = function (rr, bar, node) {
     if (this.dry) return DRY;
+    if (!bar) return noStage(rr, node || {});
     return this.eng.arriveCmd(bar, 1);
   };
   Run.prototype.cmdCopy = function (rr, ring, s, node, tile, k) {
     if (this.dry) return DRY;
+    if (!ring.full[s]) return noStage(rr, node);
     // hold: copies into one stage after one acquire are one transaction (Engine.copy, flushTx)
     return this.eng.copy(ring.full[s], this.knobs.tmaLatency, this.linesOf(node), this.linesOf(node), tile, k, s, ring.firstLane + s, ring,
       null, true);

@@ -641,7 +641,7 @@ var KernelInterpretRole = (function (K) {
       // A free call of a function of the parse (a collective's own helper, `softmax_step<false>(...)`,
       // 77 FMHA mainloop 739) is inlined like a collective call; other free calls (fences, register
       // allocation, prefetches) are no step.
-      var helper = f && f.fn ? this.ctx.functions[node.name] : null;
+      var helper = f && f.fn ? this.ctx.functions[node.name] : K.ownKernelFunction(this.ctx, node.name);   // WHOLE_KERNEL
       return helper ? this.callFunction(helper, node, env, f, ret) : undefined;
     }
     var obj = this.objectOf(node.receiver, env);
