@@ -352,6 +352,18 @@ var KernelSchedule = (function () {
    * would have had some); the page's background runs, which fetch them with a second run.
    */
   function simulateSteps(structure, knobs, options) {
+    try {
+      return simulateModel(structure, knobs, options);
+    } catch (e) {
+      // A failure of the simulator itself is said as such, never thrown at the page or the CLI.
+      setEventsWanted(true);
+      return failure(isObject(knobs) ? knobs : {}, [], [], "internal error (a bug of the simulator, not of the kernel): " +
+        (e && e.name ? e.name + ": " : "") + (e && e.message ? e.message : String(e)), sourceRefs(structure), {});
+    }
+  }
+
+  /** simulateSteps' run of the fitted or chosen model (it may throw on a simulator bug; simulateSteps catches). */
+  function simulateModel(structure, knobs, options) {
     var fit = fitModel(structure);
     var explicit = isObject(knobs) && knobs.model !== undefined && knobs.model !== null;
     if (!explicit && fit.model === null) return noModel(structure, fit);

@@ -302,3 +302,16 @@ test("a deadlock on barriers nothing ever arrived on, while a role binding reach
   assert.ok(d.deadlock !== null && d.deadlock.afterIdle === undefined, d.deadlock && d.deadlock.message);
   assert.match(d.deadlock.message, /^deadlock: /);
 });
+
+test("a simulator bug is an internal-error result, never an exception (schedule.js simulateSteps)", () => {
+  const st = JSON.parse(require("fs").readFileSync(path.join(__dirname, "..", "..", "examples", "sm90_gemm_pingpong.json"), "utf8"));
+  const run = I.run;
+  I.run = () => { throw new TypeError("injected"); };
+  let r;
+  try { r = S.simulate(st, { model: "program", stages: 3 }); } finally { I.run = run; }
+  assert.equal(r.error, "internal error (a bug of the simulator, not of the kernel): TypeError: injected");
+  assert.equal(r.total, 0);
+  assert.ok(Array.isArray(r.lanes) && Array.isArray(r.blocks));
+  // The next run is the model's own again.
+  assert.equal(S.simulate(st, { model: "program", stages: 3 }).error, null);
+});
