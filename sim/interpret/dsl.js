@@ -462,8 +462,8 @@ var KernelInterpretDsl = (function (K) {
     var p = ctx.pipelineAliases[name], e = expr || n.expr;
     // `x = (make_pipeline(...) if const_expr(c) else None)` (FA4 MLA 966-969): the arm c takes.
     if (p && Array.isArray(e) && e[0] === "?:") {
-      var c = evalExpr(e[1], {}, ctx, true);
-      return isUnknown(c) ? null : dslCreation(ctx, name, n, truthy(c) ? e[2] : e[3]);
+      var arm = evalExpr(e[1], {}, ctx, true);
+      return isUnknown(arm) ? null : dslCreation(ctx, name, n, truthy(arm) ? e[2] : e[3]);
     }
     if (!p || !Array.isArray(e) || e[0] !== "call") return null;
     var m = /(?:^|\.)(\w+)\.create$/.exec(e[1]);
