@@ -639,6 +639,14 @@ var KernelInterpretContext = (function (K) {
     }
   }
 
+  /** A called function with an op makes a role; one whose program copies with TMA a loading role (its lane goes first). */
+  function probeFunction(fn, ctx, probe) {
+    if (!hasOp(fn.body, null, ctx)) return;
+    probe.active = true;
+    barrierIds(fn.body, ctx, probe.barriers, 1);
+    if (hasOp(fn.body, "tma_load", ctx)) probe.produces = true;
+  }
+
   /** Static walk for enumerateRoles: which role variables decide, whether the role does anything. */
   function probeNodes(nodes, ctx, probe, depth) {
     if (!nodes || depth > 8) return;
@@ -667,13 +675,7 @@ var KernelInterpretContext = (function (K) {
         // `auto [a, b] = collective_epilogue.store(...)`, `state = collective_mainloop.mma(...)`: a call.
         probeNodes([{ node: "call", receiver: n.expr[1][1], name: n.expr[2] }], ctx, probe, depth + 1);
       } else if (n.node === "call" && !n.receiver && !n.lambda && K.ownKernelFunction(ctx, n.name)) {
-        // WHOLE_KERNEL: a free call of the kernel file's own function (77 bwd kernel `load(...)`, 1733).
-        var own0 = K.ownKernelFunction(ctx, n.name);
-        if (hasOp(own0.body, null, ctx)) {
-          probe.active = true;
-          barrierIds(own0.body, ctx, probe.barriers, 1);
-          if (hasOp(own0.body, "tma_load", ctx)) probe.produces = true;
-        }
+        probeFunction(K.ownKernelFunction(ctx, n.name), ctx, probe);   // WHOLE_KERNEL: `load(...)`, 77 bwd kernel 1733
       } else if (n.node === "call" && n.receiver) {
         probe.receivers[n.receiver] = true;
         var rkind = receiverKind(probe, n.receiver);
@@ -684,11 +686,7 @@ var KernelInterpretContext = (function (K) {
         var fn = ctx.functions[n.name];
         // A call of a collective function with no op (prefetch_tma_descriptors, load_init) does not make a
         // role; one whose program copies with TMA makes a loading role (its lane goes first).
-        if (rkind === "mainloop" && fn && hasOp(fn.body, null, ctx)) {
-          probe.active = true;
-          barrierIds(fn.body, ctx, probe.barriers, 1);
-          if (hasOp(fn.body, "tma_load", ctx)) probe.produces = true;
-        }
+        if (rkind === "mainloop" && fn) probeFunction(fn, ctx, probe);
       }
     }
   }

@@ -505,7 +505,8 @@ var KernelInterpretDsl = (function (K) {
     var agent = ring.dslAgents[side];
     if (agent === "tma") return undefined;
     if (this.run.dry) return DRY;
-    if (agent === "umma") return this.run.cmdCommit(this, bar);
+    if (agent === "umma") return this.run.cmdCommit(this, bar, node);
+    if (!bar) return this.run.cmdArrive(this, bar, node);   // a stage the ring does not have: a named stop
     var threads = this.role.threads || WARP_THREADS;
     return this.run.eng.arriveCmd(bar, node.elect || ring.dslElect[side] ? Math.max(1, Math.round(threads / WARP_THREADS)) : threads);
   };

@@ -182,7 +182,7 @@ var KernelInterpretDslOps = (function (K) {
       var st = rr.dslState(node, env, r.ring);
       if (!st) return rr.stop(node, "producer_commit on a state the program does not follow");
       if (r.ring.dslAgents) return r.ring.dslCounts ? rr.dslArrive(node, r.ring, r.ring.full[st.index], 0) : rr.stop(node, "the arrival counts of `" + r.key + "` are not known");
-      return rr.run.cmdArrive(rr, r.ring.full[st.index]);
+      return rr.run.cmdArrive(rr, r.ring.full[st.index], node);
     },
     producer_tail: function (rr, node, env) {
       var r = rr.dslRing(node, env);
@@ -210,7 +210,7 @@ var KernelInterpretDslOps = (function (K) {
       var st = rr.dslState(node, env, r.ring);
       if (!st) return rr.stop(node, "consumer_release on a state the program does not follow");
       if (r.ring.dslAgents) return r.ring.dslCounts ? rr.dslArrive(node, r.ring, r.ring.empty[st.index], 1) : rr.stop(node, "the arrival counts of `" + r.key + "` are not known");
-      return rr.run.cmdArrive(rr, r.ring.empty[st.index]);
+      return rr.run.cmdArrive(rr, r.ring.empty[st.index], node);
     },
     /**
      * quack sm90_utils.gemm_zero_init / gemm_w_idx (`mma_qk_fn(B_idx=..., wg_wait=-1)`, sm90 1441,

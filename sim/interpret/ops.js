@@ -125,7 +125,7 @@ var KernelInterpretOps = (function (K) {
       }
       var st = stateOf(rr, node, env);
       if (!st) return rr.stop(node, "producer_commit on a state the program does not follow");
-      return ring.rule.commit === "commit" ? rr.run.cmdCommit(rr, ring.full[st.index]) : rr.run.cmdArrive(rr, ring.full[st.index]);
+      return ring.rule.commit === "commit" ? rr.run.cmdCommit(rr, ring.full[st.index], node) : rr.run.cmdArrive(rr, ring.full[st.index], node);
     },
     // A cp.async copy into the stage of the last acquire (`copy_if(gmem_tiled_copy_a, ...)`,
     // multistage mainloop 271, 281, 305-306): drawn and counted as a TMA copy (issue, filling of
@@ -172,7 +172,7 @@ var KernelInterpretOps = (function (K) {
       var ring = pipeOf(rr, node, env), st = stateOf(rr, node, env);
       if (!ring) return undefined;
       if (!st) return rr.stop(node, "consumer_release on a state the program does not follow");
-      return ring.rule.release === "commit" ? rr.run.cmdCommit(rr, ring.empty[st.index]) : rr.run.cmdArrive(rr, ring.empty[st.index]);
+      return ring.rule.release === "commit" ? rr.run.cmdCommit(rr, ring.empty[st.index], node) : rr.run.cmdArrive(rr, ring.empty[st.index], node);
     },
     mma: function (rr, node, env) {
       var s = rr.waited[node.object], gen = rr.waitedGen[node.object], named = operandStage(rr, node, env);
@@ -216,7 +216,7 @@ var KernelInterpretOps = (function (K) {
       return rr.run.cmdWait(rr, e.ring.full[e.st.index], e.st.phase, "mma", e.node, rr.currentTile(), null, e.st.index);
     },
     __epi_tmem_load: function (rr, node, env) { return rr.run.opaque(rr, "tmem_load", env.__epi.v.node, env.__epi.v.st.index); },
-    __epi_acc_release: function (rr, node, env) { var e = env.__epi.v; return rr.run.cmdArrive(rr, e.ring.empty[e.st.index]); },
+    __epi_acc_release: function (rr, node, env) { var e = env.__epi.v; return rr.run.cmdArrive(rr, e.ring.empty[e.st.index], node); },
     __epi_store: function (rr, node, env) { return rr.run.opaque(rr, "store", env.__epi.v.node, null); },
     // ORDER_OPS: an order barrier's `wait()` / `arrive()` the parse lists as an op inside a
     // collective's function (`math_wg_order_barrier.wait()`, 88 FMHA collective 400, 408, on the
@@ -544,7 +544,7 @@ var KernelInterpretOps = (function (K) {
   };
   Run.prototype.cmdArrive = function (rr, bar, node) {
     if (this.dry) return DRY;
-    if (!bar) return noStage(rr, node || {});
+    if (!bar) return noStage(rr, node);
     return this.eng.arriveCmd(bar, 1);
   };
   Run.prototype.cmdCopy = function (rr, ring, s, node, tile, k) {
@@ -565,8 +565,9 @@ var KernelInterpretOps = (function (K) {
     return this.eng.mma(this.tc, this.knobs.wgmmaLatency, "wgmma", this.linesOf(node), tile, k, stage, parts,
       parts > 1 ? tile * TILE_KEY + k : null);
   };
-  Run.prototype.cmdCommit = function (rr, bar) {
+  Run.prototype.cmdCommit = function (rr, bar, node) {
     if (this.dry) return DRY;
+    if (!bar) return noStage(rr, node);
     return this.eng.commit(bar);
   };
   Run.prototype.cmdMmaWait = function (rr, n) {
