@@ -2587,6 +2587,8 @@ def parse_text(text, path="<text>", display=None, read_warnings=(), compose=Fals
         "programs": {"functions": programs},
         "warnings": _dedupe(src.warnings),
     }
+    if model["kernel_layer"] is not None and whole_kernel(model):
+        model["kernel_layer"]["whole_kernel"] = True
     # tile, cluster, dtypes, stages (parse_tile.py; docs/json.md "Kernel parameters").
     model.update(parse_tile.kernel_params(src))
     if compose:
@@ -3124,7 +3126,7 @@ def parse_header(path, kernel_layer=None):
     text, warns = read_source(path)
     model = parse_text(text, path, display_path(path), warns, compose=True)
     _check_accepted(path, model, text)
-    if model["kind"] == "kernel_layer" and not whole_kernel(model):
+    if model["kind"] == "kernel_layer" and not model["kernel_layer"].get("whole_kernel"):
         model["warnings"].append(f"{display_path(path)}: {KERNEL_LAYER_AS_MAINLOOP}")
     if kernel_layer is not None:
         ktext, kwarns = read_source(kernel_layer)
@@ -3325,7 +3327,7 @@ def scan_model(text, path, display, warns):
         _check_accepted(path, model, text)
     except VizError:
         return None
-    if model["kind"] == "kernel_layer" and not whole_kernel(model):
+    if model["kind"] == "kernel_layer" and not model["kernel_layer"].get("whole_kernel"):
         model["warnings"].append(f"{model['source']['path']}: {KERNEL_LAYER_AS_MAINLOOP}")
     return model
 

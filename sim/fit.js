@@ -414,7 +414,8 @@ var KernelFit = (function () {
     }
     var st = structure;
     var ops = allOps(st);
-    if (st.kind === "kernel_layer") {
+    // A whole kernel in one file (its own functions hold the ops: parse_cutlass whole_kernel) is fitted as a mainloop is.
+    if (st.kind === "kernel_layer" && !(isObject(st.kernel_layer) && st.kernel_layer.whole_kernel === true)) {
       return noFit("only a kernel layer was parsed (no collective's pipeline ops): parse it together with its collective mainloop");
     }
     if (st.kind === "epilogue") return noFit(noMmaReason(st, [{ op: "tma_store" }]));

@@ -116,6 +116,7 @@ NEAR_MATCH_SAMPLES = {
     # schema v3: the role programs (programs_cpp, program_expr) and the kernel layer's facts for them
     "RE_ANY_ROLE_ENUM": "enum class ProducerWarpRole { Mainloop = 0, Warp1 = 1 };",
     "RE_INT_CONSTEXPR": "static constexpr uint32_t StagesPerMathWarpGroup = 2;",
+    "RE_PERSISTENT_LITERAL": "static constexpr bool kIsPersistent = false;",
     "RE_ROLE_VAR": "auto warp_group_role = WarpGroupRole(canonical_warp_group_idx());",
     "RE_ROLE_FUNCTION": "static constexpr WarpRole warp_idx_to_WarpRole(int warp_idx) {",
     "RE_WARP_GROUP_VAR": "int warp_group_idx = cutlass::canonical_warp_group_idx();",

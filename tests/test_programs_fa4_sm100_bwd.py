@@ -261,7 +261,7 @@ def test_past_the_tmem_partition_one_tile_runs_to_its_end(bwd, tmp_path):
     by = r["by"]
     assert by["mma.warp12"] == ["wait@2945"] + ["umma@%d" % n for n in (2950, 2959, 2966, 2997, 3015, 3020, 3028,
                                                                        3035, 3068, 3074)] + ["wait@1819"]
-    assert by["reduce.warp0"] == ["wait@4209"] + ["store@4260"] * 8
+    assert by["reduce.warp0"] == ["wait@4209"] + ["reduce@4260"] * 8   # the dQ reduce-adds (DSL_BULK_REDUCE)
     assert by["reduce.warp2"] == ["wait@4209"] + ["wait@4270"] * 8
     assert by["load.warp13"] == ["issue@2324+2327", "issue@2333", "issue@2349+2354", "issue@2362",
                                  "issue@2387", "issue@2393", "issue@2409", "issue@2417"]
