@@ -2,8 +2,8 @@
  * sim/model_program.js: the program model (model "program", docs/programs.md): the code's own
  * role programs (schema 3), run by sim/interpret.js on the engine. This file is the glue: its
  * knobs (the GEMM and Blackwell models' latencies, less what the code decides), why it cannot run
- * a structure, the verdict, the view, and register(), which adds it to schedule.js's MODELS. Not
- * chosen by fitModel yet: asked for with knobs.model = "program", and offered beside the fit.
+ * a structure, the verdict, the view, and register(), which adds it to schedule.js's MODELS
+ * (sim/fit.js defaultFit says where it is the default).
  *
  * Pure and DOM-free, plain ES2017, ASCII only, no module syntax: the page inlines it after
  * sim/model_blackwell.js as a classic script, which makes KernelModelProgram a global; Node gets
@@ -30,9 +30,8 @@ var KernelModelProgram = (function () {
     if (typeof require === "function" && typeof module !== "undefined") return require("./model_blackwell.js");
     throw new Error("sim/model_program.js: model_blackwell.js is not loaded (the page runs it before this file)");
   })();
-  var Timeline = C.Timeline, ENGINE_PRIMITIVES = C.ENGINE_PRIMITIVES, recordEvents = C.recordEvents,
-    normalizeNumber = C.normalizeNumber, knobObject = C.knobObject, reportUnknownKnobs = C.reportUnknownKnobs,
-    isObject = C.isObject;
+  var Timeline = C.Timeline, ENGINE_PRIMITIVES = C.ENGINE_PRIMITIVES, recordEvents = C.recordEvents, normalizeNumber = C.normalizeNumber,
+    knobObject = C.knobObject, reportUnknownKnobs = C.reportUnknownKnobs, isObject = C.isObject;
   var GEMM_KNOB_RANGES = GM.GEMM_KNOB_RANGES, GEMM_DEFAULT_KNOBS = GM.GEMM_DEFAULT_KNOBS,
     WAIT_REASON_PRIORITY = GM.WAIT_REASON_PRIORITY, BLOCK_KINDS = GM.BLOCK_KINDS,
     gemmSourceKnobs = GM.gemmSourceKnobs, gemmView = GM.gemmView;
@@ -59,10 +58,7 @@ var KernelModelProgram = (function () {
   var PROGRAM_DEFAULT_KNOBS = { model: "program" };
   Object.keys(PROGRAM_KNOB_RANGES).forEach(function (k) { PROGRAM_DEFAULT_KNOBS[k] = GEMM_DEFAULT_KNOBS[k]; });
   // The SM100 programs' knobs (the Blackwell model's: accumulator stages, UMMA, TMEM load, store).
-  ["accStages", "ummaLatency", "tmemLoadLatency", "storeLatency"].forEach(function (k) {
-    PROGRAM_KNOB_RANGES[k] = BW_KNOB_RANGES[k];
-    PROGRAM_DEFAULT_KNOBS[k] = BW_DEFAULT_KNOBS[k];
-  });
+  ["accStages", "ummaLatency", "tmemLoadLatency", "storeLatency"].forEach(function (k) { PROGRAM_KNOB_RANGES[k] = BW_KNOB_RANGES[k]; PROGRAM_DEFAULT_KNOBS[k] = BW_DEFAULT_KNOBS[k]; });
   // The attention programs' knobs: KV blocks (the mask's trip counts, sim/interpret.js
   // MASK_TRIP_COUNTS) and the register loops' latencies (docs/programs.md "Register loops").
   PROGRAM_KNOB_RANGES.kvBlocks = AT.ATTENTION_KNOB_RANGES.kvBlocks;
@@ -372,8 +368,7 @@ var KernelModelProgram = (function () {
 
   /** The program model's simulate: sim/interpret.js's run of the structure's programs, as result fields. */
   function simulateProgram(knobs, refs, structure) {
-    var I = interpretModule();
-    var estimate = estimateProgramBlocks(knobs);
+    var I = interpretModule(), estimate = estimateProgramBlocks(knobs);
     // The run records its late load waits (no other effect) for the load-hiding search below.
     // The watching engine costs every wait and copy a little (about 1.4x on a large GEMM run): only
     // a run the search may use is watched; a larger one is answered by its step bound unwatched.
@@ -412,13 +407,10 @@ var KernelModelProgram = (function () {
       flags: run.flags, summary: "",
       hazardText: run.hazards.length ? run.hazards.length + (run.hazards.length >= 20 ? "+" : "") + " (first: " + run.hazards[0].message + ")" : "none",
       stoppedText: run.stopped.length ? run.stopped.map(function (x) { return x.role + " at line " + x.line + ": " + x.reason; }).join("; ") : "none",
-      flagsText: flagsText(run.flags),
-      mmaWaits: mmaWaits(run),
-      idle: run.idle || [],
-      idleText: run.idle && run.idle.length ? run.idle.join(", ") : "none",
+      flagsText: flagsText(run.flags), mmaWaits: mmaWaits(run),
+      idle: run.idle || [], idleText: run.idle && run.idle.length ? run.idle.join(", ") : "none",
       // TILES_PER_CTA (sim/interpret/expr.js): the tiles one CTA ran and the rule that said so.
-      tilesPerCta: run.tilesPerCta.tiles, tilesPerCtaRule: run.tilesPerCta.rule,
-      tilesPerCtaText: tilesPerCtaText(run.tilesPerCta)
+      tilesPerCta: run.tilesPerCta.tiles, tilesPerCtaRule: run.tilesPerCta.rule, tilesPerCtaText: tilesPerCtaText(run.tilesPerCta)
     };
     verdict.mmaWaitText = mmaWaitText(verdict.mmaWaits);
     // Why a null figure is null goes to notes (as the GEMM model's), shown by the page as "n/a: why".
@@ -695,13 +687,36 @@ var KernelModelProgram = (function () {
     var counts = { mmaJobsPerStep: (b.busy - a.busy) / per, copiesPerStep: (b.filling - a.filling) / per, expPerStep: (b.exp - a.exp) / per,
       epiloguePerTile: a.epilogue, storePerTile: a.store, reducePerStep: (b.reduceAll - a.reduceAll) / per, reducePerTile: a.reduce };
     if (step === "qBlocks") {
-      // A GEMM of the step is an MMA site the longer run draws more often (a peeled first or last
-      // block's site is no GEMM of the step); its jobs per step may be several (one per WG).
-      counts.gemmsPerStep = Object.keys(b.mmaSites).filter(function (key) { return b.mmaSites[key] > (a.mmaSites[key] || 0); }).length;
+      // The MMA sites the longer run draws more often (a peeled first or last block's is no GEMM of the step).
+      counts.gemmsPerStep = stepGemms(structure, Object.keys(b.mmaSites).filter(function (key) { return b.mmaSites[key] > (a.mmaSites[key] || 0); }));
       counts.mathPerStep = (b.math - a.math) / per;
       counts.storePerStep = (b.storeAll - a.storeAll) / per;
     }
     return { step: step, counts: counts };
+  }
+
+  /**
+   * STEP_GEMMS: the GEMMs of a step are its MMA sites grouped by the accumulator they write: the
+   * last argument of a C++ CuTe gemm of four (`cute::gemm(mma, A, B, C)`, cute/algorithm/gemm.hpp;
+   * CUTLASS 88's `gemm_zero_acc(atom, tA, tB, tC)`, collective/fmha_common.hpp 63). 88's backward
+   * issues dQ = dS K as two calls into `acc_DQ` over the two halves of N (789-790) and dK from two
+   * branches into `acc_DK` (795, 828): 7 sites, 5 GEMMs. A site whose accumulator is not read (a
+   * CuTe DSL MMA) is its own GEMM; the jobs of one GEMM may be several (one per WG).
+   */
+  function stepGemms(structure, sites) {
+    var acc = {}, gemms = {};
+    (function walk(x) {
+      if (Array.isArray(x)) return x.forEach(walk);
+      if (!x || typeof x !== "object") return;
+      var last = x.node === "op" && x.op === "mma" && Array.isArray(x.args) && x.args.length === 4 ? x.args[3] : null;
+      if (structure.language === "cpp" && Array.isArray(last) && last[0] === "id") acc[x.line] = last[1];
+      Object.keys(x).forEach(function (k) { if (k !== "args") walk(x[k]); });
+    })(structure.programs || null);
+    sites.forEach(function (key) {
+      var named = (JSON.parse(key) || []).filter(function (l) { return Object.prototype.hasOwnProperty.call(acc, l); });
+      gemms[named.length ? "acc " + acc[named[0]] : key] = true;
+    });
+    return Object.keys(gemms).length;
   }
 
   /**

@@ -222,7 +222,7 @@ def test_the_forward_load_warp_waits_in_its_helpers_acquire(fwd):
 
 
 def test_the_backward_runs_its_reducer_on_its_own_lane(bwd):
-    out = program_run(bwd, dict(KNOBS, outputTiles=1, kvBlocks=1, storeLatency=1, reduceLatency=1))
+    out = program_run(bwd, dict(KNOBS, outputTiles=1, qBlocks=1, storeLatency=1, reduceLatency=1))
     # The dQ reducer (kernel 325-333, warp Reducer = 0 of the producer warpgroup) is a role with its
     # own lane; NumMmaWarpGroups = 2 (bwd collective 60).
     assert out["roles"] == ["Producer.LoadKV", "Producer.Reducer", "Consumer0", "Consumer1"]
@@ -231,7 +231,7 @@ def test_the_backward_runs_its_reducer_on_its_own_lane(bwd):
     for ring, n in (("MainloopPipeline", 4), ("MainloopPipelineQ", 4), ("MainloopPipelineReducer", 2)):
         assert [l for l in out["lanes"] if l.startswith(ring + ".stage")] == [f"{ring}.stage{i}" for i in range(n)]
     # `get_inner_tile_count(blk_coord, problem_size)` (386, 534) runs its program (355-357: the
-    # fusion's trip count, kvBlocks): the reducer enters its loop (539), waits for the consumers'
+    # FusionBwdAdapter's trip count, qBlocks: FUSION_ADAPTERS): the reducer enters its loop (539), waits for the consumers'
     # dQ at 549 on its own ring and reduces it into dQ (560, BULK_REDUCE_STORE: a `reduce` block).
     assert not out["stopped"] and out["deadlock"] is None and not out["hazards"]
     assert _ops(out, "Producer.Reducer") == [("wait", 549), ("reduce", 560)]
@@ -244,7 +244,7 @@ def test_the_backward_runs_its_reducer_on_its_own_lane(bwd):
     assert [b["lines"] for b in out["blocks"] if b["lane"] == "role:Consumer0" and b["kind"] == "wgmma"] == [[699], [709], [759], [828]]
 
 
-BWD_KNOBS = dict(KNOBS, outputTiles=1, kvBlocks=1, mathLatency=1, softmaxLatency=2)
+BWD_KNOBS = dict(KNOBS, outputTiles=1, qBlocks=1, mathLatency=1, softmaxLatency=2)
 
 
 def _reg_lse(model):
@@ -340,12 +340,12 @@ def test_the_backward_consumers_take_their_warpgroup_index_from_the_block_coordi
     # The let of wg_dim is kept: `get<wg_dim>(...)` reads it through its template argument.
     let = next(n for n in program_steps(bwd["kernel_layer"]["program"]["body"]) if n.get("names") == ["wg_dim"])
     assert let["line"] == 363 and let["expr"][1] == ["is_constant", 0, ["call", "get", [["id", "wg_coord"]], "1"]]
-    out = program_run(bwd, dict(BWD_STORE, kvBlocks=2))
+    out = program_run(bwd, dict(BWD_STORE, qBlocks=2))
     assert not out["stopped"] and out["deadlock"] is None and not out["hazards"]
     head = [("wait", 597), ("wait", 600)]
     first = [("wgmma", 699), ("wait", 702), ("wgmma", 709), ("math", 713), ("exp", 732), ("math", 738), ("math", 749), ("wait", 759),
              ("math", 772), ("wgmma", 759)]
-    # One KV block of Consumer0: S and dP (699, 709), the register loops, dV (759), dS to smem (772), dK (828).
+    # One m-block of Consumer0: S and dP (699, 709), the register loops, dV (759), dS to smem (772), dK (828).
     assert _ops(out, "Consumer0") == head + first + [("wgmma", 828)] + [("math", 713), ("wgmma", 699), ("wgmma", 709), ("exp", 732),
                                                                          ("math", 738), ("math", 749), ("wait", 759), ("math", 772),
                                                                          ("wgmma", 759), ("wgmma", 828), ("epilogue", 410)]
@@ -356,7 +356,7 @@ def test_the_backward_consumers_take_their_warpgroup_index_from_the_block_coordi
                                       [("math", 713), ("wait", 699), ("wgmma", 699), ("wgmma", 709), ("exp", 732), ("math", 738),
                                        ("math", 749), ("wgmma", 759), ("math", 772)] + dq +
                                       [("wait", 407), ("epilogue", 410)])   # its epilogue waits its turn (407, EPILOGUE_OPERATOR)
-    # The reducer reduces each KV block's dQ once both consumers have committed it (PRODUCER_WARPGROUPS).
+    # The reducer reduces each m-block's dQ once both consumers have committed it (PRODUCER_WARPGROUPS).
     assert _ops(out, "Producer.Reducer") == [("wait", 549), ("reduce", 560)] * 2
     dq_stores = [b["end"] for b in out["blocks"] if b["lane"] == "role:Consumer1" and b["lines"] == [816]]
     reduces = [b["start"] for b in out["blocks"] if b["lane"] == "role:Producer.Reducer" and b["kind"] == "reduce"]
@@ -417,3 +417,50 @@ def test_the_backward_runs_one_tile(bwd, cutlass):
     one, four = (program_run(bwd, dict(BWD_STORE, outputTiles=t)) for t in (1, 4))
     assert not four["stopped"] and four["deadlock"] is None and one["blocks"] == four["blocks"]
     assert "outputTiles" not in node_util.node_script(KNOBS_FOR, bwd)
+
+
+PREDICT = r"""
+const S = require(process.argv[1] + "/schedule.js");
+const MP = require(process.argv[1] + "/sim/model_program.js");
+const st = JSON.parse(require("fs").readFileSync(0, "utf8"));
+const base = S.simulate(st, { model: "program" });
+const r = S.simulate(st, { model: "program", gpu: "h100-sxm", batch: 1, heads: 16, seqlen: 2048 });
+process.stdout.write(JSON.stringify({ reads: MP.programReads(st), census: MP.programCensus(st, base.knobs), error: r.error,
+  flops: r.units && r.units.flops, problem: r.units && r.units.inputs.problem, qBlocks: r.knobs.qBlocks,
+  wgmma: r.knobs.wgmmaLatency, derivation: r.units && r.units.derivation.wgmmaLatency }));
+"""
+
+
+def test_the_backward_fusion_adapter_counts_m_blocks(bwd, cutlass):
+    """FUSION_ADAPTERS: the backward mainloop is instantiated with `FusionBwdAdapter<Fusion>` (device
+    bwd 94-96), whose get_trip_count asks the base with Q and K swapped (fusion 194-203): the
+    m-blocks of Q one K/V block steps over, the qBlocks knob (before: kvBlocks, and the units
+    read the backward as a forward and refused it)."""
+    dev = cutlass(EX + "device/fmha_device_bwd.hpp").read_text().splitlines()
+    assert "cutlass::fmha::collective::FusionBwdAdapter<Fusion>, Options...>;" in dev[95]
+    fusion = cutlass(EX + "collective/fmha_fusion.hpp").read_text().splitlines()
+    assert "struct FusionBwdAdapter {" in fusion[194]
+    assert "return Base{}.get_trip_count(select<1,0,2>(blk_coord), select<1,0,2>(tile_shape), select<0,1,3,2,4>(problem_size));" in fusion[202]
+    out = node_util.node_script(PREDICT, bwd)
+    assert out["reads"].get("qBlocks") and not out["reads"].get("kvBlocks"), out["reads"]
+    # The forward's Fusion{} is still DefaultFusion's KV blocks.
+    fwd_reads = node_util.node_script(PREDICT, parse_cutlass.parse_header(cutlass(FWD), cutlass(KERNEL)))["reads"]
+    assert fwd_reads.get("kvBlocks") and not fwd_reads.get("qBlocks"), fwd_reads
+    # Twice the m-blocks: the loads, the reducer's waits and reduce-adds per tile double.
+    one, two = (program_run(bwd, dict(BWD_STORE, qBlocks=q)) for q in (1, 2))
+    assert [_ops(r, "Producer.Reducer").count(("reduce", 560)) for r in (one, two)] == [1, 2]
+
+
+def test_the_backward_step_has_five_gemms_over_seven_mma_sites(bwd):
+    """STEP_GEMMS: per m-block each consumer issues S (699), dP (709), dV (759) and dK (WG1 795, WG0
+    828, both into acc_DK); WG1 also dQ = dS K as two calls into acc_DQ over the halves of N (789,
+    790). Seven sites, five GEMMs by accumulator, ten MMA jobs; the problem's FLOPs are five
+    GEMMs of 2 s^2 d per head (before: seven, 40% too many)."""
+    out = node_util.node_script(PREDICT, bwd)
+    assert out["error"] is None
+    c = out["census"]["counts"]
+    assert (out["census"]["step"], c["gemmsPerStep"], c["mmaJobsPerStep"]) == ("qBlocks", 5, 10)
+    assert out["problem"] == "1 x 16 heads x 2048 backward" and out["qBlocks"] == 2048 // 128
+    assert out["flops"] == 5 * 2 * 2048 * 2048 * 128 * 16
+    # Each job is 5 x 2 x 128 x 128 x 128 / 10 FLOPs at 4096 BF16 FLOP/clk/SM: 512 cycles.
+    assert out["wgmma"] == 512 and out["derivation"].startswith("mmaCycles:") and "5 GEMMs" in out["derivation"]

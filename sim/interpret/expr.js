@@ -557,10 +557,7 @@ var KernelInterpretExpr = (function () {
       var mv = MASK_TRIP_COUNTS[e[2]];
       return typeof mv === "string" ? ctx.knobs[mv] : mv;
     }
-    if (Array.isArray(e[1]) && e[1][0] === "call" && e[1][1] === "Fusion" && Object.prototype.hasOwnProperty.call(FUSION_TRIP_COUNTS, e[2])) {
-      var fv = FUSION_TRIP_COUNTS[e[2]];
-      return typeof fv === "string" ? ctx.knobs[fv] : fv;
-    }
+    if (Array.isArray(e[1]) && e[1][0] === "call" && e[1][1] === "Fusion") { var fv = K.fusionValue(ctx, e[2]); if (fv !== PASS) return fv; }
     var obj = evalExpr(e[1], env, ctx, constexpr), name = e[2];
     if (obj instanceof State) {
       if (name === "index") return obj.index;

@@ -531,6 +531,30 @@ var KernelInterpretWg = (function (K) {
     "88_hopper_fmha/collective/fmha_collective_tma_warpspecialized.hpp": ["b", 0, ["b", "b"]],
     "88_hopper_fmha/collective/fmha_collective_bwd_tma_warpspecialized.hpp": [0, "b", ["b", "b"]]
   };
+  /**
+   * FUSION_ADAPTERS: the collective whose `Fusion` template argument is an adapter, by its file (as
+   * FMHA_BLOCK_COORDS): CUTLASS 88's backward mainloop is instantiated only with
+   * `FusionBwdAdapter<Fusion>` (device/fmha_device_bwd.hpp 94-96), whose get_trip_count swaps the
+   * Q and K modes of the block, the tile and the problem before it asks the base
+   * (collective/fmha_fusion.hpp 194-204): DefaultFusion's ceil_div(get<3>, get<1>) of the swapped
+   * shapes is the Q length over the tile's Q rows, the m-blocks one CTA's K/V block steps over (the
+   * backward's `inner_tile_count`, 386, 534): the `qBlocks` knob. Its is_contributing is true
+   * (232-237); it defines no other trip count, so another is not known. Any other collective's
+   * `Fusion{}` is DefaultFusion (FUSION_TRIP_COUNTS).
+   */
+  var FUSION_ADAPTERS = {
+    "88_hopper_fmha/collective/fmha_collective_bwd_tma_warpspecialized.hpp": { get_trip_count: "qBlocks", is_contributing: 1 }
+  };
+  /** `Fusion{}.name(...)`: the value of its trip count or test (a knob's value, a constant), else PASS. */
+  function fusionValue(ctx, name) {
+    var path = ctx.structure.source && ctx.structure.source.path;
+    var table = Object.prototype.hasOwnProperty.call(FUSION_ADAPTERS, path) ? FUSION_ADAPTERS[path] : K.FUSION_TRIP_COUNTS;
+    if (!Object.prototype.hasOwnProperty.call(table, name)) {
+      return table === K.FUSION_TRIP_COUNTS ? PASS : new K.Unknown("`Fusion{}." + name + "` of FusionBwdAdapter is not known");
+    }
+    var v = table[name];
+    return typeof v === "string" ? ctx.knobs[v] : v;
+  }
   function makeCoord(modes) {
     return new K.Coord(modes.map(function (m) { return Array.isArray(m) ? makeCoord(m) : m === "b" ? 0 : new K.IntConst(m); }),
       modes.map(function (m) { return !Array.isArray(m) && m !== "b"; }));
@@ -616,6 +640,7 @@ var KernelInterpretWg = (function (K) {
   K.wgStaticExpr = wgStaticExpr;
   K.FMHA_BLOCK_COORDS = FMHA_BLOCK_COORDS; K.blockCoord = blockCoord; K.coordCall = coordCall; K.coordMode = coordMode;
   K.coordBox = coordBox;
+  K.FUSION_ADAPTERS = FUSION_ADAPTERS; K.fusionValue = fusionValue;
   K.isConstant = isConstant;
   return K;
 })(typeof KernelInterpretDslOps !== "undefined" ? KernelInterpretDslOps : require("./dsl_ops.js"));
