@@ -61,7 +61,7 @@ WAVEFORM_JS_ASSET = "assets/waveform.js"
 WAVE_MODULE_ASSETS = (
     "assets/wave_const.js", "assets/wave_kinds.js", "assets/wave_index.js", "assets/wave_view.js",
     "assets/wave_result.js", "assets/wave_stats.js",
-    "assets/wave_knobs.js", "assets/wave_worker.js", "assets/wave_layout.js", "assets/wave_verdict.js",
+    "assets/wave_knobs.js", "assets/wave_flags.js", "assets/wave_worker.js", "assets/wave_layout.js", "assets/wave_verdict.js",
     "assets/wave_draw.js", "assets/wave_input.js", "assets/wave_panels.js", "assets/wave_exports.js",
     "assets/wave_svg.js", "assets/wave_url.js", "assets/wave_reading.js", "assets/wave_keys.js",
 )
@@ -113,6 +113,10 @@ def initial_knobs(parsed, overrides=None):
     overrides = overrides or {}
     knobs = {}
     for name, value in overrides.items():
+        if name == "flags":
+            # The program model's compile-time flags ({NAME: VALUE}: viz.py --flag), read by the simulator.
+            knobs[name] = dict(sorted(value.items()))
+            continue
         if name not in KNOB_NAMES and name not in UNIT_NAMES:
             raise ValueError(f"unknown knob {name!r}; expected one of {sorted(KNOB_NAMES | UNIT_NAMES)}")
         if value is not None:

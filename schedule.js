@@ -149,6 +149,24 @@ var KernelSchedule = (function () {
   }
 
   /**
+   * Whether a model takes compile-time flags by name (knobs.flags: the program model, whose run
+   * reads the source's own flags and lists them in its verdict); the page offers them then.
+   */
+  function modelTakesFlags(name) {
+    return typeof name === "string" && Object.prototype.hasOwnProperty.call(MODELS, name) && MODELS[name].compileFlags === true;
+  }
+
+  /**
+   * The model a page starts in and `node schedule.js predict` runs without a model knob: the
+   * default fit's (defaultModel), else, where no hand-written model fits, the first model that
+   * runs the code's own programs (offeredModels(structure, true): the program model), else null.
+   */
+  function pageModel(structure) {
+    var fit = defaultModel(structure), alongside = fit === null ? offeredModels(structure, true) : [];
+    return fit !== null ? fit : alongside.length ? alongside[0] : null;
+  }
+
+  /**
    * The fit a page starts in (sim/fit.js defaultFit over MODELS; docs/fit.md "Default model"): the
    * hand-written model that fits, or the program model where that one diverges from the code and
    * the code's own programs run complete (then `handFit` is the hand-written fit).
@@ -685,6 +703,8 @@ var KernelSchedule = (function () {
     MODELS: MODELS,
     MODEL_NAMES: Object.keys(MODELS),
     offeredModels: offeredModels,
+    pageModel: pageModel,
+    modelTakesFlags: modelTakesFlags,
     defaultModel: defaultModel,
     fitModel: fitModel,
     knobsFor: knobsFor,

@@ -45,6 +45,10 @@ class OutputError(VizError):
     """The output path cannot be written (or would overwrite an input)."""
 
 
+class FlagError(VizError):
+    """A --flag that is not NAME=VALUE."""
+
+
 class PredictError(VizError):
     """--print-prediction / --sweep cannot run (no node, a bad GPU or unit knob)."""
 
@@ -83,6 +87,9 @@ def build_arg_parser():
             knobs.add_argument(flag, dest=name, choices=choices)
         else:
             knobs.add_argument(flag, dest=name, type=int, metavar="N")
+    knobs.add_argument("--flag", metavar="NAME=VALUE", action="append", dest="flags",
+                       help="a compile-time flag or setting of the program model, by its name in the verdict's "
+                            "flags (on, off or an integer: --flag self.q_stage=1 --flag is_topk_gather=off); repeated")
     units = ap.add_argument_group("cycles, microseconds and TFLOPs (docs/performance.md); "
                                   "--dtype and --headdim above are read too")
     for flag, name, kind in render_waveform.UNIT_FLAGS:
@@ -152,9 +159,24 @@ def render(model, args, files=None):
 
 
 def knob_overrides(args):
-    """The knob and unit flags given on the command line, by knob name."""
+    """The knob and unit flags given on the command line, by knob name; --flag NAME=VALUE as flags: {NAME: VALUE}."""
     names = [name for _flag, name in render_waveform.KNOB_FLAGS] + [name for _f, name, _k in render_waveform.UNIT_FLAGS]
-    return {name: getattr(args, name) for name in names if getattr(args, name, None) is not None}
+    out = {name: getattr(args, name) for name in names if getattr(args, name, None) is not None}
+    if getattr(args, "flags", None):
+        out["flags"] = compile_flags(args.flags)
+    return out
+
+
+def compile_flags(items):
+    """--flag NAME=VALUE items as {NAME: VALUE}: the text after the last `=` is the value (a name may hold `==`);
+    the simulator reads the value (sim/common.js normalizeFlagValues)."""
+    flags = {}
+    for item in items:
+        name, sep, value = item.rpartition("=")
+        if not sep or not name.strip() or not value.strip():
+            raise FlagError("--flag", f"expects NAME=VALUE (on, off or an integer), got {item!r}")
+        flags[name.strip()] = value.strip()
+    return flags
 
 
 def gpu_table(args):
@@ -185,7 +207,10 @@ def run_predict(model, args, sweep=None):
         if args.gpu_file:
             cmd += ["--gpu-file", str(Path(args.gpu_file).resolve())]
         for name, value in sorted(knob_overrides(args).items()):
-            cmd += ["--knob", f"{name}={'true' if value is True else value}"]
+            if name == "flags":
+                cmd += [arg for flag in sorted(value.items()) for arg in ("--flag", "=".join(flag))]
+            else:
+                cmd += ["--knob", f"{name}={'true' if value is True else value}"]
         for axis in sweep or ():
             cmd += ["--sweep", axis]
         if sweep and args.jobs is not None:
@@ -209,7 +234,8 @@ def prediction_line(p):
     if inputs.get("problem"):
         head += f", problem {inputs['problem']} ({inputs.get('tiles')} tiles, {inputs.get('waves')} waves)"
     if p.get("time") is None:
-        return f"{head}: no prediction: {p.get('deadlock') or 'the run did not finish'}"
+        why = p.get("deadlock") or p.get("error") or (p.get("verdict") or {}).get("summary") or "the run did not finish"
+        return f"{head}: no prediction: {why}"
     t = p["time"]
     return (f"{head}: {t['us']:.1f} us ({round(t['cycles'])} cycles at {u.get('clockMHz'):g} MHz), "
             f"{p['tflops']:.1f} TFLOPS, {100 * p['peakFraction']:.1f}% of peak {u.get('peakTflops'):.1f}, "

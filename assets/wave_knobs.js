@@ -18,6 +18,8 @@ var KVWaveKnobs = (function () {
     /** What the hash and the controls accept for a knob of a model: {min, max}, {options}, {flag}, or null. */
     function rangeOf(name, modelName) {
       if (name === "model") return {options: modelNames.slice()};
+      // knobs.flags: the compile-time flags by name, on a model that takes them (assets/wave_flags.js).
+      if (name === "flags") return KS.modelTakesFlags(modelName || state.knobs.model) ? {compileFlags: true} : null;
       var unit = UNIT_SPECS[name];
       if (unit) return name === "gpu" ? {options: Object.keys(gpuTable.gpus)} : unit.text ? {text: true} : unit.onOff ? {flag: true} : {min: 0, max: MAX_HASH_NUMBER};
       var specs = KS.knobsFor(modelName || state.knobs.model, parsed);
@@ -37,14 +39,12 @@ var KVWaveKnobs = (function () {
     var initial = model.initialKnobs || {};
     P.startMessages = [];
     var startFit = KS.fitModel(parsed);
-    var noFit = startFit.model === null;
-    P.pageModel = startFit.model;
     // No hand-written model fits: only a model that runs the code's own programs is offered
-    // (KS.offeredModels(parsed, true): the program model where the kernel layer's program was read).
-    if (noFit) {
-      modelNames = KS.offeredModels(parsed, true);
-      if (modelNames.length) { P.pageModel = modelNames[0]; noFit = false; }
-    }
+    // (KS.offeredModels(parsed, true): the program model where the kernel layer's program was
+    // read), and the page starts in it (KS.pageModel, as `node schedule.js predict`).
+    if (startFit.model === null) modelNames = KS.offeredModels(parsed, true);
+    P.pageModel = KS.pageModel(parsed);
+    var noFit = P.pageModel === null;
     if (initial.model !== undefined) {
       if (modelNames.indexOf(initial.model) >= 0) P.pageModel = initial.model;
       else if (noFit) P.startMessages.push("initial model " + String(initial.model).slice(0, 40) + " ignored: no schedule model fits this kernel.");

@@ -41,6 +41,20 @@ var KVWaveView = (function (KVWaveConst, KVWaveIndex) {
   var HASH_FLAG_WORDS = {on: true, off: false, "true": true, "false": false, "1": true, "0": false, yes: true, no: false};
 
   /**
+   * The program model's compile-time flags in the hash: one key per flag the user set,
+   * `flag.NAME=on|off|N` (NAME URI-encoded; knobs.flags, sim/common.js normalizeFlagValues).
+   */
+  var FLAG_KEY_PREFIX = "flag.";
+  /** A flag's hash text: on / off for 1 / 0 (or booleans), else the integer. */
+  function flagText(v) { return v === 1 || v === true ? "on" : v === 0 || v === false ? "off" : encodeURIComponent(String(v)); }
+  /** A flag's value from its hash text: on/off words are 1 / 0, digits an integer; null for anything else. */
+  function flagValue(text) {
+    var word = String(text).toLowerCase();
+    if (Object.prototype.hasOwnProperty.call(HASH_FLAG_WORDS, word)) return HASH_FLAG_WORDS[word] ? 1 : 0;
+    return /^-?\d{1,9}$/.test(word) ? Number(word) : null;
+  }
+
+  /**
    * Parse "#k=v&..." into the model, knob values, view, cursor, markers and messages for refused or
    * clamped values. hashKeys: [[hashKey, knobName], ...]; the hash's own model key (else
    * currentModel) decides which knobs apply. ranges(knobName, model) -> {min, max}, {options},
@@ -80,7 +94,12 @@ var KVWaveView = (function (KVWaveConst, KVWaveIndex) {
     entries.forEach(function (e) {
       var key = e.key, value = e.value;
       var shown = key + "=" + value.slice(0, 40);
-      if (Object.prototype.hasOwnProperty.call(knobOf, key)) {
+      if (key.indexOf(FLAG_KEY_PREFIX) === 0 && key.length > FLAG_KEY_PREFIX.length) {
+        var fv = flagValue(value);
+        if (!ranges("flags", model)) out.messages.push("URL hash: ignored " + shown.slice(0, 60) + " (the " + model + " model takes no compile-time flags).");
+        else if (fv === null) out.messages.push("URL hash: ignored " + shown.slice(0, 60) + " (expected on, off or an integer).");
+        else { out.knobs.flags = out.knobs.flags || {}; out.knobs.flags[key.slice(FLAG_KEY_PREFIX.length)] = fv; }
+      } else if (Object.prototype.hasOwnProperty.call(knobOf, key)) {
         var name = knobOf[key];
         if (name === "model") return;
         var range = ranges(name, model);
@@ -163,6 +182,8 @@ var KVWaveView = (function (KVWaveConst, KVWaveIndex) {
     hashKeys.forEach(function (pair) {
       if (s.knobs[pair[1]] !== undefined) parts.push(pair[0] + "=" + hashValue(s.knobs[pair[1]]));
     });
+    var flags = s.knobs.flags || {};
+    Object.keys(flags).sort().forEach(function (f) { parts.push(FLAG_KEY_PREFIX + encodeURIComponent(f) + "=" + flagText(flags[f])); });
     if (s.view) parts.push("t0=" + hashNumber(s.view.t0Step), "t1=" + hashNumber(s.view.t1Step));
     if (s.cursor !== null && s.cursor !== undefined) parts.push("cursor=" + hashNumber(s.cursor));
     if (s.markerA !== null && s.markerA !== undefined) parts.push("a=" + hashNumber(s.markerA));
@@ -180,6 +201,8 @@ var KVWaveView = (function (KVWaveConst, KVWaveIndex) {
    * The pinned run's knobs as the URL hash's pin= value: "model:<m>" then key:value for every
    * knob (hash key, value as in the hash) that differs from defaults (the pinned model's
    * starting knobs), comma-separated: `pin=model:gemm,stages:6`. Derived knobs are never passed in.
+   * Each compile-time flag is `flag.NAME:on|off|N`, NAME URI-encoded twice: the hash decodes the
+   * pin once, and the name (`tuple_element_t<0, Shape>`) may hold the pin's `,` and `:`.
    */
   function formatPin(knobs, defaults, hashKeys) {
     var parts = ["model:" + hashValue(knobs.model)];
@@ -188,6 +211,8 @@ var KVWaveView = (function (KVWaveConst, KVWaveIndex) {
       if (name === "model" || v === undefined || (defaults && defaults[name] === v)) return;
       parts.push(pair[0] + ":" + hashValue(v));
     });
+    var flags = knobs.flags || {};
+    Object.keys(flags).sort().forEach(function (f) { parts.push(FLAG_KEY_PREFIX + encodeURIComponent(encodeURIComponent(f)) + ":" + flagText(flags[f])); });
     return parts.join(",");
   }
 
@@ -201,16 +226,17 @@ var KVWaveView = (function (KVWaveConst, KVWaveIndex) {
     hashKeys.forEach(function (pair) { knobKeys[pair[0]] = true; });
     String(text || "").split(",").forEach(function (item) {
       if (!item) return;
-      var colon = item.indexOf(":"), key = colon < 0 ? item : item.slice(0, colon);
-      if (colon < 0 || !knobKeys[key]) { messages.push("URL hash pin: ignored " + item.slice(0, 40) + " (expected knob:value)."); return; }
-      pairs.push(encodeURIComponent(key) + "=" + encodeURIComponent(item.slice(colon + 1)));
+      var colon = item.indexOf(":"), key = colon < 0 ? item : item.slice(0, colon), isFlag = key.indexOf(FLAG_KEY_PREFIX) === 0;
+      if (colon < 0 || !(knobKeys[key] || isFlag)) { messages.push("URL hash pin: ignored " + item.slice(0, 40) + " (expected knob:value)."); return; }
+      // A flag's name is still URI-encoded once (formatPin): parseHash decodes it.
+      pairs.push((isFlag ? key : encodeURIComponent(key)) + "=" + encodeURIComponent(item.slice(colon + 1)));
     });
     var p = parseHash(pairs.join("&"), hashKeys, ranges, currentModel);
     return {model: p.model || currentModel, knobs: p.knobs,
             messages: messages.concat(p.messages.map(function (m) { return String(m).replace(/^URL hash:/, "URL hash pin:"); }))};
   }
 
-  return {TimeScale: TimeScale, niceTickStep: niceTickStep, hashNumber: hashNumber, RE_NUMBER: RE_NUMBER, RE_FOLLOW: RE_FOLLOW, HASH_FLAG_WORDS: HASH_FLAG_WORDS, parseHash: parseHash, hashValue: hashValue, formatHash: formatHash, formatPin: formatPin, parsePin: parsePin};
+  return {TimeScale: TimeScale, niceTickStep: niceTickStep, hashNumber: hashNumber, RE_NUMBER: RE_NUMBER, RE_FOLLOW: RE_FOLLOW, HASH_FLAG_WORDS: HASH_FLAG_WORDS, parseHash: parseHash, hashValue: hashValue, formatHash: formatHash, formatPin: formatPin, parsePin: parsePin, FLAG_KEY_PREFIX: FLAG_KEY_PREFIX, flagValue: flagValue, flagText: flagText};
 })(typeof KVWaveConst !== "undefined" ? KVWaveConst : require("./wave_const.js"),
    typeof KVWaveIndex !== "undefined" ? KVWaveIndex : require("./wave_index.js"));
 if (typeof module !== "undefined" && module.exports) module.exports = KVWaveView;

@@ -241,6 +241,7 @@ var KVWaveWorker = (function () {
       P.applyFollow();
       P.syncControls();
       P.renderLegend();
+      P.renderFlags();
       P.renderNotices();
       P.renderVerdict();
       P.renderStructure();

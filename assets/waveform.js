@@ -174,7 +174,7 @@ var KVWave = (function () {
     P.overviewCtx = overviewCtx;
     P.state = state;
     // The page's parts (assets/wave_*.js; docs/waveform.md "Module layout"), in install order.
-    [KVWaveKnobs, KVWaveWorker, KVWaveLayout, KVWaveVerdict, KVWaveDraw, KVWaveInput, KVWavePanels, KVWaveExports, KVWaveSvg, KVWaveUrl, KVWaveReading, KVWaveKeys].forEach(function (part) { part.install(P); });
+    [KVWaveKnobs, KVWaveFlags, KVWaveWorker, KVWaveLayout, KVWaveVerdict, KVWaveDraw, KVWaveInput, KVWavePanels, KVWaveExports, KVWaveSvg, KVWaveUrl, KVWaveReading, KVWaveKeys].forEach(function (part) { part.install(P); });
 
     // -- start: the page model's defaults < embedded initial knobs < hash
     state.knobs = P.baseKnobs(P.pageModel);

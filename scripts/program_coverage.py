@@ -134,7 +134,7 @@ def status(run):
     if run["deadlock"]:
         return "deadlock", run["deadlock"].split(":")[0]
     if run["roles"] == 0:
-        return "no program", (run["summary"] or "no roles").split(":")[-1].strip()
+        return "no program", (run["summary"] or "no roles").split(":", 1)[-1].strip()
     return "complete", ""
 
 

@@ -140,6 +140,29 @@ var KernelSimCommon = (function () {
     return fallback;
   }
 
+  /** At most this many compile-time flags in one knob set, each name at most FLAG_NAME_MAX characters. */
+  var FLAGS_MAX = 256, FLAG_NAME_MAX = 200;
+  /**
+   * Validate the program model's compile-time flags and settings (knobs.flags: the verdict's
+   * flags, set by name from the CLI's --flag, the hash's flag.NAME and simulate()): a boolean or
+   * an on/off word (FLAG_WORDS) is 1 / 0, an integer (or its digits) is kept (FA4's `q_stage`),
+   * anything else is left out with a message. Returns {NAME: value} in name order.
+   */
+  function normalizeFlagValues(raw, messages) {
+    var out = {}, names = Object.keys(raw).sort();
+    if (names.length > FLAGS_MAX) { messages.push("flags: more than " + FLAGS_MAX + " given; only the first " + FLAGS_MAX + " (by name) kept"); names = names.slice(0, FLAGS_MAX); }
+    names.forEach(function (f) {
+      var v = raw[f], key = typeof v === "string" ? v.trim().toLowerCase() : null;
+      if (f.length > FLAG_NAME_MAX) messages.push("flags: a name longer than " + FLAG_NAME_MAX + " characters ignored");
+      else if (typeof v === "boolean") out[f] = v ? 1 : 0;
+      else if (typeof v === "number" && Number.isInteger(v)) out[f] = v;
+      else if (key !== null && /^-?\d{1,9}$/.test(key)) out[f] = Number(key);
+      else if (key !== null && Object.prototype.hasOwnProperty.call(FLAG_WORDS, key)) out[f] = FLAG_WORDS[key] ? 1 : 0;
+      else messages.push("flags: " + showValue(f) + " = " + showValue(v) + " is not on/off or an integer; ignored");
+    });
+    return out;
+  }
+
   /** Widget facts of the knobs (short labels, comfortable slider ends); ranges stay in the model. */
   var KNOB_WIDGETS = {
     stages: { short: "Stages", sliderMax: 16 }, outputTiles: { short: "Output tiles", sliderMax: 128 },
@@ -432,6 +455,7 @@ var KernelSimCommon = (function () {
     reportUnknownKnobs: reportUnknownKnobs,
     FLAG_WORDS: FLAG_WORDS,
     normalizeFlag: normalizeFlag,
+    normalizeFlagValues: normalizeFlagValues,
     KNOB_WIDGETS: KNOB_WIDGETS,
     widget: widget,
     isObject: isObject,

@@ -12,36 +12,22 @@
 var KernelModelProgram = (function () {
   "use strict";
 
-  /** sim/common.js: the page's global, or require()d next to this file. */
-  var C = (function () {
-    if (typeof KernelSimCommon !== "undefined") return KernelSimCommon;
-    if (typeof require === "function" && typeof module !== "undefined") return require("./common.js");
-    throw new Error("sim/model_program.js: common.js is not loaded (the page runs it before this file)");
-  })();
-  /** sim/model_gemm.js: the page's global, or require()d next to this file. */
-  var GM = (function () {
-    if (typeof KernelModelGemm !== "undefined") return KernelModelGemm;
-    if (typeof require === "function" && typeof module !== "undefined") return require("./model_gemm.js");
-    throw new Error("sim/model_program.js: model_gemm.js is not loaded (the page runs it before this file)");
-  })();
-  /** sim/model_blackwell.js: the page's global, or require()d next to this file. */
-  var BW = (function () {
-    if (typeof KernelModelBlackwell !== "undefined") return KernelModelBlackwell;
-    if (typeof require === "function" && typeof module !== "undefined") return require("./model_blackwell.js");
-    throw new Error("sim/model_program.js: model_blackwell.js is not loaded (the page runs it before this file)");
-  })();
+  /** A sibling sim/ module: the page's global (global: its value, undefined in Node), or require()d next to this file. */
+  function sibling(global, file) {
+    if (global !== undefined) return global;
+    if (typeof require === "function" && typeof module !== "undefined") return require("./" + file);
+    throw new Error("sim/model_program.js: " + file + " is not loaded (the page runs it before this file)");
+  }
+  var C = sibling(typeof KernelSimCommon !== "undefined" ? KernelSimCommon : undefined, "common.js");
+  var GM = sibling(typeof KernelModelGemm !== "undefined" ? KernelModelGemm : undefined, "model_gemm.js");
+  var BW = sibling(typeof KernelModelBlackwell !== "undefined" ? KernelModelBlackwell : undefined, "model_blackwell.js");
   var Timeline = C.Timeline, ENGINE_PRIMITIVES = C.ENGINE_PRIMITIVES, recordEvents = C.recordEvents, normalizeNumber = C.normalizeNumber,
     knobObject = C.knobObject, reportUnknownKnobs = C.reportUnknownKnobs, isObject = C.isObject;
   var GEMM_KNOB_RANGES = GM.GEMM_KNOB_RANGES, GEMM_DEFAULT_KNOBS = GM.GEMM_DEFAULT_KNOBS,
     WAIT_REASON_PRIORITY = GM.WAIT_REASON_PRIORITY, BLOCK_KINDS = GM.BLOCK_KINDS,
     gemmSourceKnobs = GM.gemmSourceKnobs, gemmView = GM.gemmView;
   var BW_KNOB_RANGES = BW.BW_KNOB_RANGES, BW_DEFAULT_KNOBS = BW.BW_DEFAULT_KNOBS, blackwellView = BW.blackwellView;
-  /** sim/model_attention.js: the page's global, or require()d next to this file. */
-  var AT = (function () {
-    if (typeof KernelModelAttention !== "undefined") return KernelModelAttention;
-    if (typeof require === "function" && typeof module !== "undefined") return require("./model_attention.js");
-    throw new Error("sim/model_program.js: model_attention.js is not loaded (the page runs it before this file)");
-  })();
+  var AT = sibling(typeof KernelModelAttention !== "undefined" ? KernelModelAttention : undefined, "model_attention.js");
 
   /** sim/interpret.js: the page's global, or require()d next to this file. */
   function interpretModule() {
@@ -109,12 +95,10 @@ var KernelModelProgram = (function () {
       var fallback = Math.min(r.max, Math.max(r.min, src[name] ? src[name].value : PROGRAM_DEFAULT_KNOBS[name]));
       knobs[name] = normalizeNumber(name, raw[name], r, fallback, messages);
     }
-    // Compile-time flags the run reads (sim/interpret.js Context.flag, dslFlag): {name: on}, passed through as 0 / 1.
+    // Compile-time flags and settings the run reads (Context.flag, dslFlag): {name: value} (common.js normalizeFlagValues).
     if (raw.flags !== undefined) {
-      if (isObject(raw.flags)) {
-        knobs.flags = {};
-        Object.keys(raw.flags).sort().forEach(function (f) { knobs.flags[f] = raw.flags[f] ? 1 : 0; });
-      } else messages.push("flags: not an object of flag names, ignored");
+      if (isObject(raw.flags)) knobs.flags = C.normalizeFlagValues(raw.flags, messages);
+      else messages.push("flags: not an object of flag names, ignored");
     }
     reportUnknownKnobs(raw, knobs, messages);
     return { knobs: knobs, messages: messages };
@@ -280,7 +264,7 @@ var KernelModelProgram = (function () {
    * (run, watch) answers for its own S. Returns {stages} or {stages: null, why}.
    */
   function minStagesToHideLoad(structure, knobs, run, watch) {
-    var I = interpretModule(), reads = programReads(structure) || {};
+    var I = interpretModule(), reads = programReads(structure, knobs.flags) || {};
     if (run.deadlock !== null) return { stages: null, why: "the run deadlocks" };
     if (run.stopped.length) return { stages: null, why: "a role stopped (" + run.stopped[0].role + " at line " + run.stopped[0].line + "): the run is not the whole kernel" };
     // A copy draws its issue (1 step) whatever its latency, and its filling when the latency is > 0.
@@ -372,7 +356,7 @@ var KernelModelProgram = (function () {
     // The run records its late load waits (no other effect) for the load-hiding search below.
     // The watching engine costs every wait and copy a little (about 1.4x on a large GEMM run): only
     // a run the search may use is watched; a larger one is answered by its step bound unwatched.
-    var searchable = searchSteps(programReads(structure) || {}, knobs) <= MIN_STAGES_SEARCH_STEPS;
+    var searchable = searchSteps(programReads(structure, knobs.flags) || {}, knobs) <= MIN_STAGES_SEARCH_STEPS;
     var watch = searchable ? newWatch(null, null, false) : null;
     var run = I.run(structure, knobs, watch !== null ? watchingPrims(watch) : ENGINE_PRIMITIVES,
       { events: recordEvents(estimate), capacity: estimate });
@@ -472,12 +456,18 @@ var KernelModelProgram = (function () {
     }).join("; ");
   }
 
-  /** The verdict's flags, by name: "NAME on|off", a run-time choice (interpret.js RUNTIME_FLAGS) marked "(run time)". */
+  /**
+   * The verdict's flags, by name: "NAME on|off" (1 / 0), "NAME = V" for a setting of another value (FA4's
+   * `self.q_stage = 2`), a run-time choice (interpret.js RUNTIME_FLAGS) marked "(run time)".
+   */
   function flagsText(flags) {
     var I = interpretModule(), rt = I && I.RUNTIME_FLAGS ? I.RUNTIME_FLAGS : {};
     var names = Object.keys(flags).sort();
     if (!names.length) return "none";
-    return names.map(function (f) { return f + (rt[f] ? " (run time)" : "") + " " + (flags[f] ? "on" : "off"); }).join(", ");
+    return names.map(function (f) {
+      var v = flags[f];
+      return f + (rt[f] ? " (run time)" : "") + (v === 0 || v === 1 ? " " + (v ? "on" : "off") : " = " + v);
+    }).join(", ");
   }
 
   /** The program verdict's one line: a deadlock, roles that stopped, hazards, else the figures. */
@@ -610,24 +600,26 @@ var KernelModelProgram = (function () {
   }
 
   /**
-   * The program knobs a structure's run reads: one run at the default knobs whose knob object
-   * records each read (cached per structure). Null when the run cannot be made.
+   * The program knobs a structure's run reads: one run at the default knobs (and the given
+   * compile-time flags, knobs.flags) whose knob object records each read (cached per structure
+   * and flags). Null when the run cannot be made.
    */
   var readsCache = typeof WeakMap === "function" ? new WeakMap() : null;
-  function programReads(structure) {
+  function programReads(structure, flags) {
     if (!isObject(structure)) return null;
-    if (readsCache && readsCache.has(structure)) return readsCache.get(structure);
+    var key = flags ? JSON.stringify(flags) : "", byFlags = readsCache && readsCache.get(structure);
+    if (byFlags && Object.prototype.hasOwnProperty.call(byFlags, key)) return byFlags[key];
     var I = interpretModule(), reads = null;
     if (I !== null && programCovers(structure) === null) {
       reads = {};
-      var knobs = {};
+      var knobs = flags ? { flags: flags } : {};
       Object.keys(PROGRAM_KNOB_RANGES).forEach(function (name) {
         Object.defineProperty(knobs, name, { enumerable: true, get: function () { reads[name] = true; return PROGRAM_DEFAULT_KNOBS[name]; } });
       });
       var run = I.run(structure, knobs, ENGINE_PRIMITIVES, { events: false });
       if (run.error) reads = null;
     }
-    if (readsCache) readsCache.set(structure, reads);
+    if (readsCache) { if (!byFlags) readsCache.set(structure, byFlags = {}); byFlags[key] = reads; }
     return reads;
   }
 
@@ -664,8 +656,11 @@ var KernelModelProgram = (function () {
    * knob name, counts} or {error}.
    */
   function programCensus(structure, knobs) {
-    var I = interpretModule(), reads = programReads(structure);
-    if (I === null || reads === null) return { error: "the program cannot be run (" + (programCovers(structure) || "sim/interpret.js failed") + ")" };
+    var I = interpretModule(), reads = programReads(structure, knobs.flags);
+    if (I === null || reads === null) {
+      var why = programCovers(structure) || (I !== null && I.run(structure, Object.assign({}, PROGRAM_DEFAULT_KNOBS, { flags: knobs.flags }), ENGINE_PRIMITIVES, { events: false }).error);
+      return { error: "the program cannot be run (" + (why || "sim/interpret.js failed") + ")" };
+    }
     var step = reads.kvBlocks ? "kvBlocks" : reads.kTiles ? "kTiles" : reads.qBlocks ? "qBlocks" : null;
     if (step === null) return { error: "the run reads none of kTiles, kvBlocks or qBlocks: its work per tile is not known" };
     var runs = CENSUS_STEPS.map(function (steps) {
@@ -771,6 +766,7 @@ var KernelModelProgram = (function () {
       refs: function (st) { return { producer: null, consumer: null, copy: "TMA", units: programUnits(st) }; },
       view: programView,
       flags: {},
+      compileFlags: true,   // knobs.flags: the source's compile-time flags by name (schedule.js modelTakesFlags)
       waitReasons: WAIT_REASON_PRIORITY,
       blockKinds: BLOCK_KINDS,
       emptyVerdict: { hazards: [], stopped: [], minStagesToHideTma: null },

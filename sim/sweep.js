@@ -11,7 +11,7 @@ const { Worker, isMainThread, parentPort, workerData } = require("worker_threads
 const KS = require(path.join(__dirname, "..", "schedule.js"));
 
 const USAGE = "usage: node schedule.js predict --structure parsed.json --knob gpu=NAME [--gpu-file gpus.json] " +
-  "[--knob name=value ...] [--sweep name=a..b|name=v1,v2,... ...] [--jobs N]";
+  "[--knob name=value ...] [--flag NAME=on|off|N ...] [--sweep name=a..b|name=v1,v2,... ...] [--jobs N]";
 
 /** Settings in one grid at most (the product of every --sweep's values). */
 const MAX_SETTINGS = 10000;
@@ -221,7 +221,7 @@ function cli(argv, io) {
     const arg = argv[i], eq = arg.indexOf("=");
     const name = arg.slice(0, 2) === "--" && eq > 0 ? arg.slice(0, eq) : arg;
     if (name === "-h" || name === "--help") { io.write(USAGE + "\n"); return Promise.resolve(0); }
-    if (["--structure", "--gpu-file", "--knob", "--sweep", "--jobs"].indexOf(name) < 0) return bad("unknown argument " + JSON.stringify(arg) + "; " + USAGE);
+    if (["--structure", "--gpu-file", "--knob", "--flag", "--sweep", "--jobs"].indexOf(name) < 0) return bad("unknown argument " + JSON.stringify(arg) + "; " + USAGE);
     const value = name !== arg ? arg.slice(eq + 1) : argv[++i];
     if (value === undefined) return bad(name + " needs a value");
     if (name === "--structure") structure = value;
@@ -229,6 +229,12 @@ function cli(argv, io) {
     else if (name === "--jobs") {
       if (!/^\d+$/.test(value) || Number(value) < 1) return bad("--jobs expects a positive integer, got " + JSON.stringify(value));
       jobs = Math.min(Number(value), MAX_JOBS);
+    } else if (name === "--flag") {
+      // A compile-time flag or setting of the program model, by its name in the verdict's flags (knobs.flags).
+      const at = value.lastIndexOf("=");
+      if (at <= 0) return bad("--flag expects NAME=on|off|N, got " + JSON.stringify(value));
+      knobs.flags = knobs.flags || {};
+      knobs.flags[value.slice(0, at)] = value.slice(at + 1);
     } else if (name === "--knob") {
       const at = value.indexOf("=");
       if (at <= 0) return bad("--knob expects name=value, got " + JSON.stringify(value));
@@ -259,6 +265,8 @@ function cli(argv, io) {
     const unknown = wanted.filter(function (g) { return !Object.prototype.hasOwnProperty.call(gpus, g); })[0];
     if (unknown !== undefined) return bad(gpuFile + ": unknown GPU " + JSON.stringify(unknown) + " (one of " + Object.keys(gpus).join(", ") + ")");
   }
+  // No model knob: the page's starting model (KS.pageModel: the program model where no hand-written one fits).
+  if (knobs.model === undefined && swept.indexOf("model") < 0) { const start = KS.pageModel(parsed); if (start !== null) knobs.model = start; }
   const job = { structure: parsed, base: knobs, axes: swept, settings: gridSettings(axes), gpus: gpus };
   return runGrid(job, jobs).then(function (out) {
     if (out.error) { io.error("schedule.js predict: " + out.error); return 2; }

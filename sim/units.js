@@ -277,7 +277,7 @@ var KernelUnits = (function () {
       var e = new Error("program: " + census.error); e.unitsError = true; e.stepsOnly = true; throw e;
     }
     if (census.error) unitsFail("program: " + census.error);
-    var reads = MP.programReads(structure) || {}, counts = census.counts, bwd = census.step === "qBlocks", att = bwd || counts.expPerStep > 0;
+    var reads = MP.programReads(structure, base.flags) || {}, counts = census.counts, bwd = census.step === "qBlocks", att = bwd || counts.expPerStep > 0;
     if (att && census.step === "kTiles") unitsFail("program: the run draws exp blocks per k-tile, not per KV block: no attention problem fits it");
     if (bwd && !(counts.gemmsPerStep > 0)) unitsFail("program: the run draws no GEMM per m-block (qBlocks): no attention-backward problem fits it");
     var kind = bwd ? "backward" : att ? "attention" : "gemm", shape = att ? UNITS.attention : UNITS.gemm;

@@ -67,10 +67,10 @@ var KernelInterpretDsl = (function (K) {
     update_row_max: "math", update_row_max_precomputed: "math", scale_subtract_rowmax: "math",
     apply_exp2_convert: "exp", update_row_sum: "math" };
 
-  /** A compile-time flag of a DSL kernel: knobs.flags, else DSL_FLAG_DEFAULTS, else off; recorded in ctx.flags. */
+  /** A compile-time flag or setting of a DSL kernel: knobs.flags (an integer kept), else DSL_FLAG_DEFAULTS, else off; recorded in ctx.flags. */
   function dslFlag(ctx, name) {
     var v;
-    if (ctx.knobs.flags && Object.prototype.hasOwnProperty.call(ctx.knobs.flags, name)) v = ctx.knobs.flags[name] ? 1 : 0;
+    if (ctx.knobs.flags && Object.prototype.hasOwnProperty.call(ctx.knobs.flags, name)) v = typeof ctx.knobs.flags[name] === "number" ? ctx.knobs.flags[name] : ctx.knobs.flags[name] ? 1 : 0;
     else if (DSL_FLAG_DEFAULTS[name] === "schedulerBarrier") v = ctx.mmaWarpgroups() >= 2 ? 1 : 0;
     else v = DSL_FLAG_DEFAULTS[name] || 0;
     ctx.flags[name] = v;

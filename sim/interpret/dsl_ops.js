@@ -506,7 +506,7 @@ var KernelInterpretDslOps = (function (K) {
         read.map(function (n) {
           var x = env[n].v;
           return n + " = " + (typeof x === "number" ? x : "?") + (Object.prototype.hasOwnProperty.call(given, n) ? " (flag)" : " (default)");
-        }).join(", ") + " (a parameter is set through simulate()'s knobs.flags, by its name; the page and the CLI set no flags yet)";
+        }).join(", ") + " (set a parameter by its name: viz.py --flag NAME=VALUE, the page's URL hash flag.NAME=VALUE, or simulate()'s knobs.flags)";
     }
     return null;
   };
