@@ -79,6 +79,13 @@ var KernelModelProgram = (function () {
   PROGRAM_KNOB_RANGES.scaleKBlocks = { min: 1, max: 64, label: "scale k-blocks per k-tile (Sk)",
     doc: "blockwise scaling's ScaleKsPerTile: TileShape K / ScaleGranularityK, the scale layout's K granularity (a template parameter); each is one accumulator stage the MMA fills and the epilogue scales" };
   PROGRAM_DEFAULT_KNOBS.scaleKBlocks = 1;
+  // The head dim of CUTLASS 77's backward tile (sim/interpret/tmem.js TMEM_TILE_SHAPES: TileShapeDQK =
+  // get<2>(TileShape{}), a template parameter, 67). Default 128: examples/77_blackwell_fmha/
+  // 77_blackwell_fmha_bwd.cu's default `int d = 128;` (119) runs run_bwd_128 (1007-1008), whose
+  // TileShape is Shape<_128, _128, HeadDim, HeadDim> with HeadDim _128 (906-908) (PROGRAM_TILE_DQK_ASSUMPTION).
+  PROGRAM_KNOB_RANGES.tileDQK = { min: 32, max: 256, label: "tile head dim (D)",
+    doc: "the attention backward's TileShapeDQK (get<2> of its TileShape template parameter): the reduce stores dQ in D / 32 chunks of a 32-column TMEM load" };
+  PROGRAM_DEFAULT_KNOBS.tileDQK = 128;
   // The CuTe DSL attention programs' math warpgroups (FA4 sm90 `self.num_wg_mma`, 212: tile_m / 64,
   // 2 at the default tile_m 128; sim/interpret.js DSL_SELF_KNOBS): the attention model's C knob.
   PROGRAM_KNOB_RANGES.consumerWGs = AT.ATTENTION_KNOB_RANGES.consumerWGs;
@@ -573,6 +580,8 @@ var KernelModelProgram = (function () {
   ];
   /** Stated where the run reads scaleKBlocks (blockwise scaling: its granularity is the instantiation's). */
   var PROGRAM_SCALE_K_ASSUMPTION = "blockwise scaling's ScaleKsPerTile (TileShape K / ScaleGranularityK, a template parameter the source leaves open) is the scale k-blocks knob (Sk), default 1: one scale block per k-tile, as CUTLASS's examples/81 configure it";
+  /** Stated where the run reads tileDQK (77's backward: its TileShape is the instantiation's). */
+  var PROGRAM_TILE_DQK_ASSUMPTION = "the attention backward's TileShapeDQK (get<2> of the TileShape template parameter) is the tile head dim knob (D), default 128: examples/77's default d = 128 runs TileShape (128, 128, 128, 128)";
   var PROGRAM_NOT_MODELLED = [
     "the epilogue collective's own program unless given (--epilogue-collective): collective_epilogue.store is one epilogue block of E steps, and a store handed a pipeline stops its role; its C load (is_producer_load_needed) is taken as not needed",
     "TMEM stores (copy to a tmem_store atom) are no op of the parse: writing P or statistics to TMEM costs nothing",
@@ -777,7 +786,8 @@ var KernelModelProgram = (function () {
       alongside: true,
       assumptions: function (st) {
         var reads = programReads(st);
-        return PROGRAM_ASSUMPTIONS.concat(reads !== null && reads.scaleKBlocks ? [PROGRAM_SCALE_K_ASSUMPTION] : []);
+        return PROGRAM_ASSUMPTIONS.concat(reads !== null && reads.scaleKBlocks ? [PROGRAM_SCALE_K_ASSUMPTION] : [],
+          reads !== null && reads.tileDQK ? [PROGRAM_TILE_DQK_ASSUMPTION] : []);
       },
       notModelled: function () { return PROGRAM_NOT_MODELLED.slice(); }
     };

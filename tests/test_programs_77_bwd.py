@@ -51,25 +51,34 @@ def test_the_file_is_a_whole_kernel_with_its_own_roles(bwd, source):
     assert calls and len(calls[0]["args"]) == 17 and calls[0]["args"][9] == ["id", "pipeline_load_mma_q"]
 
 
-def test_load_mma_and_compute_run_and_the_reduce_stops_named(bwd, source):
-    """The roles run their own programs over the file's rings; Reduce stops at its dQ chunk loop
-    (1473), Compute, after its m-blocks, at the warp test before its TMEM free (1812); a deadlock
-    that follows is said to come from a stop."""
+def test_every_role_runs_to_its_end(bwd, source):
+    """The roles run their own programs over the file's rings to their ends, no stop, no deadlock.
+    Reduce's dQ chunk loop (1473) runs size<2>(tTR_cDQ) = TileShapeDQK / 32 times
+    (TMEM_LOAD_PARTITIONS: a `SM100_TMEM_LOAD_32dp32b32x` copy of 32 columns, 1430; the tileDQK
+    knob, default 128: 4 chunks), each a TMA reduce-add (1493) on `pipeline_reduce_tma_store`, a
+    PipelineTmaStore whose ops are no step (TMA_STORE_PIPELINES), by the thread `lane_predicate`
+    elects (1457, 1474); Compute passes its warp test around the TMEM free (1812, INERT_RECEIVERS).
+    Per m-block the Mma issues 5 GEMMs (S, dP, dV, dK, dQ) and the Reduce 4 reduce-adds."""
     assert "for (int i = 0; i < size<2>(tTR_cDQ); i++) {" in source[1472]
+    assert "auto load_op = SM100_TMEM_LOAD_32dp32b32x{};" in source[1429]
+    assert "using TileShapeDQK = decltype(get<2>(TileShape{}));" in source[66]
     assert "if (warp_idx % kNumComputeWarps == 0) {" in source[1811]
+    assert "int lane_predicate = (threadIdx.x % (kNumReduceWarps * NumThreadsPerWarp)) == 0;" in source[1456]
     out = run(bwd, qBlocks=2)
     assert out["error"] is None and out["roles"] == ["Load", "Mma", "Compute", "Reduce"]
-    assert [(r, line) for r, line, _ in out["stopped"]] == [("Compute", 1812), ("Reduce", 1473)]
-    assert "is not bound" in out["stopped"][1][2]
-    assert out["deadlock"] is None   # the others ran to their ends
-    more = run(bwd, qBlocks=4)
-    # With more m-blocks the dQ ring fills and the Mma waits for the stopped Reduce, said as such.
-    assert [(r, line) for r, line, _ in more["stopped"]] == [("Reduce", 1473)]
-    assert more["deadlock"].startswith("after Reduce stopped at line 1473 (not modelled)")
+    assert out["stopped"] == [] and out["deadlock"] is None
     k = out["kinds"]
-    assert k.get("Load:issue", 0) > 0 and k.get("Mma:umma", 0) > 0
+    assert k["Mma:umma"] == 10 and k["Reduce:reduce"] == 8 and k["Reduce:tmem_load"] == 2
+    more = run(bwd, qBlocks=4)
+    assert more["stopped"] == [] and more["deadlock"] is None
+    assert more["kinds"]["Mma:umma"] == 20 and more["kinds"]["Reduce:reduce"] == 16
     # iter_count (1726) is the qBlocks knob (TRIP_KNOBS): more m-blocks, more loads.
     assert more["kinds"]["Load:issue"] > k["Load:issue"]
+    # A head dim of 64 is 2 chunks of 32 columns per m-block.
+    assert run(bwd, qBlocks=2, tileDQK=64)["kinds"]["Reduce:reduce"] == 4
+    # A knob that is no multiple of the atom's 32 columns leaves the chunk loop unbound, named.
+    odd = run(bwd, qBlocks=2, tileDQK=48)
+    assert [(r, line) for r, line, _ in odd["stopped"]] == [("Reduce", 1473)]
 
 
 def test_a_state_of_another_rings_stage_count_stops_named(cutlass, tmp_path, source):

@@ -90,7 +90,8 @@ def test_cluster_of_one_cta_and_the_leader_block(bwd):
     its participant (`pipeline_Q.make_consumer()`, 2677) waits Q at 2945, issues S (2950) and dP
     (2959) and waits `pipeline_S_P.empty` at 2965 (the dV GEMM's), which the compute releases;
     DSL_TMA_ASYNC_SIGNAL and the bulk LSE copy (`mbar_ptr=`, 2333) let the compute pass
-    `pipeline_LSE` (3566), where it waited before. The compute stops next, at 3638."""
+    `pipeline_LSE` (3566), where it waited before. DSL_TMEM_COPIES then binds the compute's stage
+    loop (3638), so at the default knobs every role runs to its end: no stop, no deadlock."""
     attrs = bwd["kernel_layer"]["role_vars"][0]["constructor"]["attrs"]
     assert [a["line"] for a in attrs["self.num_mcast_ctas_b"]] == [772]
     launch = bwd["kernel_layer"]["role_vars"][0]["constructor"]["launch"]
@@ -98,10 +99,7 @@ def test_cluster_of_one_cta_and_the_leader_block(bwd):
     r = run(bwd)
     st = stops(r)
     assert 2328 not in {line for line, _ in st.values()} and 2934 not in {line for line, _ in st.values()}
-    assert st == {"compute.warp4": (3638, "the trip count of `for stage in cutlass.range_constexpr(num_stages)` is not bound")}
-    assert "mma.warp12 waits on pipeline_S_P.empty[0] (phase 0) at line 2965" in r["deadlock"]
-    assert "load.warp13 waits on pipeline_dO.empty[0] (phase 0) at line 2403" in r["deadlock"]
-    assert "pipeline_LSE" not in r["deadlock"]
+    assert st == {} and r["deadlock"] is None and r["error"] is None
 
 
 # Blocks of a run per lane, in order: (lane label, kind) (the MMA's first m-block up to the stop).
@@ -116,15 +114,19 @@ process.stdout.write(JSON.stringify(out));
 
 
 def test_mma_issues_s_then_dp_and_the_load_fills_q_twice(bwd):
-    """At the defaults the MMA lane has two `umma` blocks (S = K Q^T at 2950, then dP = V dO^T at
-    2959, each after its raw `sync_object_empty.wait`, DSL_RAW_BARRIER_OPS) and the Q ring's two
-    stages fill (the prologue's K + Q, 2321-2328, and the loop's Q of m-block 1, 2380-2382), the
-    LSE ring's two stages too (the bulk copies of 2333 and 2388)."""
+    """The MMA lane begins with two `umma` blocks (S = K Q^T at 2950, then dP = V dO^T at 2959, each
+    after its raw `sync_object_empty.wait`, DSL_RAW_BARRIER_OPS); at the default knobs (4 m-blocks,
+    one tile: SingleTileScheduler) it issues 5 GEMMs per m-block (S, dP, dV, dK, dQ: 20), the reduce
+    warp 4 reduce-adds per m-block (16), and the Q and LSE rings' two stages fill twice each (the
+    prologue's K + Q, 2321-2328, and the loop's Q of each further m-block, 2380-2382; the bulk LSE
+    copies of 2333 and 2388)."""
     blocks = node_script(BLOCKS, bwd)
-    assert [k for lane, k, _ in blocks if lane == "mma.warp12"] == ["wait", "umma", "umma"]
+    mma = [k for lane, k, _ in blocks if lane == "mma.warp12"]
+    assert mma[:3] == ["wait", "umma", "umma"] and mma.count("umma") == 20
+    assert sum(1 for lane, k, _ in blocks if lane == "reduce.warp0" and k == "reduce") == 16
     fills = sorted(lane for lane, k, _ in blocks if k == "filling")
-    assert fills == ["pipeline_LSE stage 0", "pipeline_LSE stage 1", "pipeline_Q stage 0", "pipeline_Q stage 1",
-                     "pipeline_dO stage 0", "pipeline_dPsum stage 0"]
+    assert fills == ["pipeline_LSE stage 0"] * 2 + ["pipeline_LSE stage 1"] * 2 + ["pipeline_Q stage 0"] * 2 + \
+        ["pipeline_Q stage 1"] * 2 + ["pipeline_dO stage 0"] * 4 + ["pipeline_dPsum stage 0"] * 4
 
 
 def test_a_two_cta_cluster_layout_is_not_guessed(bwd, tmp_path):
@@ -215,9 +217,9 @@ process.stdout.write(JSON.stringify({ by, stopped: r.verdict.stopped, deadlock: 
 """
 
 # The compute's `num_stages = cute.size(tScS_t2r, mode=[1])` (3630): the mode-1 size of a TMEM load
-# partition (copy_utils.make_tmem_copy over thr_mma_S.partition_C, 3332-3357), which the run does not
-# model (the stop above). A mutated copy writes the value the source's comment gives, ((32, 1), 2, 1, 1)
-# (3357), so the tests below reach the rules past it; the real file still stops at 3638.
+# partition (copy_utils.make_tmem_copy over thr_mma_S.partition_C, 3332-3357), 2 by DSL_TMEM_COPIES.
+# Some tests below still write that value in (the source's comment, ((32, 1), 2, 1, 1), 3357) so that
+# their other mutations are what they test.
 NUM_STAGES = "num_stages = cute.size(tScS_t2r, mode=[1])"
 
 
@@ -248,15 +250,16 @@ def test_setup_if_tree_gives_the_dq_reduce_columns(bwd):
 
 
 def test_past_the_tmem_partition_one_tile_runs_to_its_end(bwd, tmp_path):
-    """With num_stages written in (NUM_STAGES), one tile of 2 m-blocks runs to its end, no stop, no
-    deadlock: DSL_SELF_BARRIERS reads `self.compute_sync_barrier` (252-255) at 3678 / 3692 / 3723
+    """DSL_TMEM_COPIES binds `num_stages = cute.size(tScS_t2r, mode=[1])` (3630) to 2, the source's
+    comment `((32, 1), 2, 1, 1)` (3357): tile_m 128 over a copy of Repetition(32) x num_wg 2 columns.
+    One tile of 2 m-blocks of the installed file runs to its end, no stop, no deadlock: DSL_SELF_BARRIERS reads `self.compute_sync_barrier` (252-255) at 3678 / 3692 / 3723
     (before: "the named barrier's id is not known"), and DSL_TENSOR_SHAPES binds the reduce's
     stage loop (4229) to `cute.size(tdQrdQ, mode=[1])` = tile_hdim / dQ_reduce_ncol = 128 / 32 = 4.
     Each role's blocks, by line: the MMA's GEMMs in the code's order (S 2950, dP 2959, dV 2966; the
     loop's S 2997, dK 3015, dQ 3020, dP 3028, dV 3035; the tail's dK 3068, dQ 3074), the reduce's 4
     reduce-adds per m-block (4260) on the TMA warp, its other warps on the reduce barrier (4270)."""
-    st = mutated(tmp_path, (NUM_STAGES, "num_stages = 2"))
-    r = node_script(ORDER, st, {"outputTiles": 1, "qBlocks": 2})
+    assert bwd["programs"] and NUM_STAGES in (fa4_dir() / "flash_bwd_sm100.py").read_text()
+    r = node_script(ORDER, bwd, {"outputTiles": 1, "qBlocks": 2})
     assert r["stopped"] == [] and r["deadlock"] is None
     by = r["by"]
     assert by["mma.warp12"] == ["wait@2945"] + ["umma@%d" % n for n in (2950, 2959, 2966, 2997, 3015, 3020, 3028,
@@ -300,3 +303,18 @@ def test_an_unknown_self_barrier_or_reduce_width_still_stops(tmp_path):
                                                             "self.tile_hdim // self.cta_group_size // self.pick_ncol(),"))
     st_ = stops(run(st, outputTiles=1))
     assert st_["reduce.warp0"][0] == 4229 and "is not bound" in st_["reduce.warp0"][1]
+
+
+def test_the_tmem_copy_width_sets_the_compute_stages(tmp_path):
+    """DSL_TMEM_COPIES follows the source: a copy atom of Repetition(64) (a mutated copy) covers
+    tile_m 128 in one copy of 64 x 2 columns, so each m-block has one exp stage (3647) and one dS
+    stage (3732); an atom the rule does not read (Repetition(n) of a name) leaves the loop unbound,
+    stopped at 3638."""
+    old = "tcgen05.copy.Ld32x32bOp(tcgen05.copy.Repetition(32)), Float32\n            )\n            tmem_store_atom = cute.make_copy_atom(\n                tcgen05.copy.St32x32bOp(tcgen05.copy.Repetition(16))"
+    st = mutated(tmp_path, (old, old.replace("Repetition(32)", "Repetition(64)", 1)))
+    r = node_script(ORDER, st, {"outputTiles": 1, "qBlocks": 2})
+    assert r["stopped"] == [] and r["deadlock"] is None
+    assert [b for b in r["by"]["compute.warp4"] if b.startswith("math")] == ["math@3647", "math@3732"] * 2
+    st = mutated(tmp_path, (old, old.replace("Repetition(32)", "Repetition(self.unknown_rep)", 1)))
+    r = node_script(ORDER, st, {"outputTiles": 1, "qBlocks": 2})
+    assert [(s["role"], s["line"]) for s in r["stopped"]] == [("compute.warp4", 3638)]

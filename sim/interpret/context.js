@@ -100,7 +100,7 @@ var KernelInterpretContext = (function (K) {
     });
     this.rings = pipelineRings(this);
     this.controls = prepared.controls ||
-      (prepared.controls = controlNames([this.kernel || []].concat(Object.keys(this.functions).map(function (k) { return self.functions[k].body; }))));
+      (prepared.controls = K.markInertReceivers([this.kernel || []], controlNames([this.kernel || []].concat(Object.keys(this.functions).map(function (k) { return self.functions[k].body; })))));
     this.unknownNames = Object.create(null);   // lookup's Unknown per name, made once
     this.idle = [];                             // role bindings that reach no step (enumerateRoles)
     this.shapes = {};
@@ -766,6 +766,8 @@ var KernelInterpretContext = (function (K) {
    * collective 1012). A name two lets give different texts is none.
    */
   function modeConstant(ctx, name, mode) {
+    var tmem = K.tmemCopyMode(ctx, name, Number(mode));   // TMEM_LOAD_PARTITIONS (tmem.js): a number
+    if (tmem !== null) return tmem;
     var names = ctx.modeConstantNames;
     if (!names) {
       names = ctx.modeConstantNames = {};

@@ -395,6 +395,8 @@ var KernelInterpretDsl = (function (K) {
     // DSL_PARTICIPANTS (dsl_ops.js).
     var part = K.dslParticipantCall(obj, name);
     if (part !== PASS) return part;
+    var tm = K.dslTmemMethod(e, obj, env, ctx);   // DSL_TMEM_COPIES (tmem.js)
+    if (tm !== PASS) return tm;
     if (obj instanceof State && name === "clone") return obj.clone();
     if (obj instanceof Scheduler && (name === "initial_work_tile_info" || name === "get_current_work")) return new Work(obj.tile);
     // DSL_SCHEDULER_ADVANCE: `work_tile = tile_scheduler.advance_to_next_work()` (FA4 sm100 1734, 2083,

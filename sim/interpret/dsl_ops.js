@@ -415,6 +415,8 @@ var KernelInterpretDslOps = (function (K) {
     var name = e[1], args = e[2] || [];
     if (name === "cute.arch.block_idx" && !args.length) return new K.Tuple([0, 0, 0]);
     if (name === "cute.make_tensor") return dslMakeTensor(args, env, ctx);
+    var tm = K.dslTmemCall(e, env, ctx);   // DSL_TMEM_COPIES (tmem.js)
+    if (tm !== PASS) return tm;
     if (name !== "cute.make_layout" && name !== "cute.tiled_divide" && name !== "cute.size") return PASS;
     // The argument is read as a value, not a compile-time test: an unknown name in it is no flag.
     var a = args.length ? K.evalExpr(args[0], env, ctx, false) : null;

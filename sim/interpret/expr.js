@@ -522,7 +522,7 @@ var KernelInterpretExpr = (function () {
     if (name === "size" && String(e[3]) === "2" && args.length === 1 && Array.isArray(args[0]) && args[0][0] === "id" &&
         mmaFragments(ctx)[args[0][1]] === "fragment") return kBlocks(ctx);
     var mc = name === "size" && args.length === 1 && Array.isArray(args[0]) && args[0][0] === "id" ? K.modeConstant(ctx, args[0][1], e[3]) : null;
-    if (mc !== null) return evalExpr(["id", mc], env, ctx, constexpr);
+    if (mc !== null) return typeof mc === "number" ? mc : evalExpr(["id", mc], env, ctx, constexpr);
     // Every test above depends on the name and the shapes of the arguments only, never on the
     // environment: a let whose initializer reaches this line is inert (RoleRun.execLet).
     return unknownAt(e, function () { return "`" + name + "(...)` is not evaluated"; });
@@ -701,7 +701,7 @@ var KernelInterpretExpr = (function () {
     for (var i = 0; i < nodes.length; i++) {
       var n = nodes[i];
       if (n.node === "set" && controls && !controls[n.name]) continue;
-      if (n.node === "op" || n.node === "set" || (n.node === "call" && n.receiver) || n.node === "return") return true;
+      if (n.node === "op" || n.node === "set" || (n.node === "call" && n.receiver && !(controls && controls[K.INERT_RECEIVER + n.receiver])) || n.node === "return") return true;
       if ((n.body && hasEffect(n.body, controls)) || (n.then && hasEffect(n.then, controls)) || (n["else"] && hasEffect(n["else"], controls))) return true;
     }
     return false;

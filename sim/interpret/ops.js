@@ -41,6 +41,7 @@ var KernelInterpretOps = (function (K) {
     }
     if (!(obj instanceof Obj) || obj.kind !== "pipe") return null;
     if (!obj.data.modelled && epiloguePipeline(rr.ctx, obj.data.cls)) return null;   // EPILOGUE_PIPELINES
+    if (!obj.data.modelled && K.TMA_STORE_PIPELINES[obj.data.cls]) return null;   // TMA_STORE_PIPELINES (tmem.js): the role's own store waits
     if (!obj.data.modelled) { rr.stop(node, "the pipeline class " + obj.data.cls + " is not modelled yet (PIPELINE_CLASSES: " + Object.keys(PIPELINE_CLASSES).join(", ") + ")"); return null; }
     return obj.data;
   }
