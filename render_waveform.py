@@ -72,7 +72,7 @@ PERF_JS_ASSET = "sim/perf.js"
 # The role-program interpreter: its parts in load order (each binds the ones before it; docs/programs.md
 # "Layout"), then sim/interpret.js, the entry that exports them.
 INTERPRET_JS_ASSETS = (
-    "sim/interpret/expr.js", "sim/interpret/context.js", "sim/interpret/role.js", "sim/interpret/ops.js",
+    "sim/interpret/constants.js", "sim/interpret/expr.js", "sim/interpret/context.js", "sim/interpret/role.js", "sim/interpret/ops.js",
     "sim/interpret/settle.js", "sim/interpret/dsl.js", "sim/interpret/dsl_ops.js", "sim/interpret/wg.js",
     "sim/interpret/wg_ops.js", "sim/interpret/mbar.js", "sim/interpret/dsl_sched.js", "sim/interpret.js",
 )

@@ -79,6 +79,7 @@ var KernelSchedule = (function () {
       {"name": "mathLatency", "flag": "--math"},
       {"name": "kBlocks", "flag": "--k-blocks"},
       {"name": "scaleKBlocks", "flag": "--scale-k-blocks"},
+      {"name": "sfVecSize", "flag": "--sf-vec-size"},
       {"name": "gemm1Latency", "flag": "--gemm1"},
       {"name": "epilogueLatency", "flag": "--epilogue"},
       {"name": "consumerWGs", "flag": "--consumers"},

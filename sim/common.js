@@ -154,7 +154,8 @@ var KernelSimCommon = (function () {
     epiSubtiles: { short: "Epi subtiles", sliderMax: 16 },
     // The program model's own knobs (sim/model_program.js PROGRAM_KNOB_RANGES).
     mathLatency: { short: "Register loop", sliderMax: 64 }, reduceLatency: { short: "Reduce-add", sliderMax: 64 },
-    kBlocks: { short: "k-blocks / k-tile", sliderMax: 16 }, scaleKBlocks: { short: "Scale k-blocks / k-tile", sliderMax: 16 }
+    kBlocks: { short: "k-blocks / k-tile", sliderMax: 16 }, scaleKBlocks: { short: "Scale k-blocks / k-tile", sliderMax: 16 },
+    sfVecSize: { short: "SF vector size" }
   };
 
   /** Add the widget facts (short label, slider end) of KNOB_WIDGETS to a knob spec. */

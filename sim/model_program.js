@@ -90,13 +90,20 @@ var KernelModelProgram = (function () {
   PROGRAM_KNOB_RANGES.kBlocks = { min: 1, max: 64, label: "k-blocks per k-tile (B)",
     doc: "MMA k-blocks of one k-tile (size<2> of an MMA fragment: TileShape K / the MMA atom's K); the RS mainloops issue one WGMMA per k-block" };
   PROGRAM_DEFAULT_KNOBS.kBlocks = 4;
-  // The scale-factor k-blocks of one k-tile (sim/interpret/expr.js SCALE_K_BLOCKS: the blockwise-
+  // The scale-factor k-blocks of one k-tile (sim/interpret/constants.js SCALE_K_BLOCKS: the blockwise-
   // scaling collective's ScaleKsPerTile = TileShape K / ScaleGranularityK, 137-138, the granularity
   // a template parameter with no default). Default 1: granularity K = the tile's K, as every scale
   // config of CUTLASS's examples/81_blackwell_gemm_blockwise (PROGRAM_SCALE_K_ASSUMPTION).
   PROGRAM_KNOB_RANGES.scaleKBlocks = { min: 1, max: 64, label: "scale k-blocks per k-tile (Sk)",
     doc: "blockwise scaling's ScaleKsPerTile: TileShape K / ScaleGranularityK, the scale layout's K granularity (a template parameter); each is one accumulator stage the MMA fills and the epilogue scales" };
   PROGRAM_DEFAULT_KNOBS.scaleKBlocks = 1;
+  // The SM103 block-scaled MMA's scale-factor vector size (sim/interpret/constants.js SYMBOL_KNOBS,
+  // CONSTANT_EXPRS: `TiledMma::SFVecSize`, which the builder picks from the schedule tag, Vs16 or
+  // Vs32). Default 16: CUTLASS's examples/89_sm103_fp4_ultra_gemm (PROGRAM_SF_VEC_ASSUMPTION).
+  // Only 16 and 32 are built (find_vector_size; can_implement, sm103 collective 525-527).
+  PROGRAM_KNOB_RANGES.sfVecSize = { min: 16, max: 32, values: [16, 32], label: "scale-factor vector size (Vs)",
+    doc: "SM103 block scaling's SFVecSize (16 or 32 elements per scale factor, from the kernel schedule tag): 16 gives 4 scale-factor stages per k-tile, 32 gives 2 (SF_BUFFERS_PER_TILE_K)" };
+  PROGRAM_DEFAULT_KNOBS.sfVecSize = 16;
   // The CuTe DSL attention programs' math warpgroups (FA4 sm90 `self.num_wg_mma`, 212: tile_m / 64,
   // 2 at the default tile_m 128; sim/interpret.js DSL_SELF_KNOBS): the attention model's C knob.
   PROGRAM_KNOB_RANGES.consumerWGs = AT.ATTENTION_KNOB_RANGES.consumerWGs;
@@ -112,6 +119,11 @@ var KernelModelProgram = (function () {
       var r = PROGRAM_KNOB_RANGES[name];
       var fallback = Math.min(r.max, Math.max(r.min, src[name] ? src[name].value : PROGRAM_DEFAULT_KNOBS[name]));
       knobs[name] = normalizeNumber(name, raw[name], r, fallback, messages);
+      // A knob of a few values (sfVecSize): any other is its default, said.
+      if (r.values && r.values.indexOf(knobs[name]) < 0) {
+        messages.push(name + ": " + knobs[name] + " is not one of " + r.values.join(", ") + "; using " + fallback);
+        knobs[name] = fallback;
+      }
     }
     // Compile-time flags the run reads (sim/interpret.js Context.flag, dslFlag): {name: on}, passed through as 0 / 1.
     if (raw.flags !== undefined) {
@@ -591,6 +603,8 @@ var KernelModelProgram = (function () {
   ];
   /** Stated where the run reads scaleKBlocks (blockwise scaling: its granularity is the instantiation's). */
   var PROGRAM_SCALE_K_ASSUMPTION = "blockwise scaling's ScaleKsPerTile (TileShape K / ScaleGranularityK, a template parameter the source leaves open) is the scale k-blocks knob (Sk), default 1: one scale block per k-tile, as CUTLASS's examples/81 configure it";
+  /** Stated where the run reads sfVecSize (SM103 block scaling: the vector size is the instantiation's). */
+  var PROGRAM_SF_VEC_ASSUMPTION = "SM103 block scaling's SFVecSize (TiledMma::SFVecSize, which the builder picks from the kernel schedule tag) is the scale-factor vector size knob (Vs), default 16: four scale-factor stages per k-tile, as CUTLASS's examples/89 builds it";
   var PROGRAM_NOT_MODELLED = [
     "the epilogue collective's own program unless given (--epilogue-collective): collective_epilogue.store is one epilogue block of E steps, and a store handed a pipeline stops its role; its C load (is_producer_load_needed) is taken as not needed",
     "TMEM stores (copy to a tmem_store atom) are no op of the parse: writing P or statistics to TMEM costs nothing",
@@ -766,7 +780,8 @@ var KernelModelProgram = (function () {
       alongside: true,
       assumptions: function (st) {
         var reads = programReads(st);
-        return PROGRAM_ASSUMPTIONS.concat(reads !== null && reads.scaleKBlocks ? [PROGRAM_SCALE_K_ASSUMPTION] : []);
+        return PROGRAM_ASSUMPTIONS.concat(reads !== null && reads.scaleKBlocks ? [PROGRAM_SCALE_K_ASSUMPTION] : [],
+          reads !== null && reads.sfVecSize ? [PROGRAM_SF_VEC_ASSUMPTION] : []);
       },
       notModelled: function () { return PROGRAM_NOT_MODELLED.slice(); }
     };
