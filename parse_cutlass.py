@@ -2580,7 +2580,7 @@ def parse_text(text, path="<text>", display=None, read_warnings=(), compose=Fals
         "pipeline_objects": sorted(objects.entries() + ring_objects, key=lambda e: (e["line"], e["name"])),
         "buffers": buffers,
         "functions": functions,
-        "constants": find_constants(src),
+        "constants": find_constants(src, programs),
         "shapes": find_shapes(src),
         "order_barriers": find_order_barriers(src),
         "kernel_layer": parse_kernel_layer(src, fns) if is_kernel_layer else None,
@@ -2976,10 +2976,58 @@ RE_OPTION_CONSTANT = re.compile(r"""
 """, re.VERBOSE)
 
 
-def find_constants(src):
+# `static int constexpr SF_BUFFERS_PER_TILE_K = SFVecSize == 16 ? 4 : 2;` and `static constexpr int
+# SFVecSize = TiledMma::SFVecSize;` (sm103_blockscaled_mma_warpspecialized.hpp 151, 129): an int
+# constant of any name, kept (with its expression tree) only when a program reads it (CONSTANT_EXPRS).
+RE_INT_CONSTANT_EXPR = re.compile(rf"\bstatic\s+(?:constexpr\s+int|int\s+constexpr)\s+(?P<name>{_IDENT})\s*=(?!=)\s*(?P<value>[^;{{}}]{{1,200}});")
+
+
+def _read_names(tree, out):
+    """The names an expression or program tree reads (["id", name] anywhere in it), into out."""
+    stack = [tree]
+    while stack:
+        x = stack.pop()
+        if isinstance(x, dict):
+            stack.extend(x.values())
+        elif isinstance(x, list):
+            if len(x) == 2 and x[0] == "id" and isinstance(x[1], str):
+                out.add(x[1])
+            else:
+                stack.extend(x)
+    return out
+
+
+def _read_int_constants(src, programs, seen):
+    """CONSTANT_EXPRS: the file's `static constexpr int` constants (RE_INT_CONSTANT_EXPR) that its
+    programs read, or that such a constant's expression reads, each with its expression tree
+    (`expr`), in source order; names already in seen are skipped."""
+    found = [m for m in RE_INT_CONSTANT_EXPR.finditer(src.code) if m.group("name") not in seen]
+    if not found:
+        return []
+    exprs = {}
+    for m in found:
+        exprs.setdefault(m.group("name"), (m, programs_cpp.parse_expr(" ".join(m.group("value").split()))))
+    read, todo = set(), list(_read_names(programs, set()) & set(exprs))
+    while todo:
+        name = todo.pop()
+        if name not in read:
+            read.add(name)
+            todo.extend(_read_names(exprs[name][1], set()) & set(exprs))
+    out = []
+    for name in sorted(read, key=lambda n: exprs[n][0].start()):
+        m, tree = exprs[name]
+        value = " ".join(m.group("value").split())
+        im = RE_INT_LITERAL.match(value)
+        out.append({"name": name, "value": int(im.group("value")) if im else value[:MAX_TEXT_CHARS],
+                    "line": src.line(m.start("name")), "expr": tree})
+    return out
+
+
+def find_constants(src, programs=None):
     """Literal (and, as text, other) constexpr values named K_PIPE_*, *Stages*, *StageCount*, or
     FA3_BUILD_FLAGS; 88 FMHA's `kOuterLoads` (RE_OUTER_LOADS), its option flags (RE_OPTION_CONSTANT) and
-    the backward's literal `kIsPersistent` (RE_PERSISTENT_LITERAL)."""
+    the backward's literal `kIsPersistent` (RE_PERSISTENT_LITERAL); with programs, the int
+    constants they read (CONSTANT_EXPRS, _read_int_constants)."""
     out = []
     seen = set()
     for m in RE_OUTER_LOADS.finditer(src.code):
@@ -3007,6 +3055,8 @@ def find_constants(src):
                 seen.add(m.group("name"))
                 out.append({"name": m.group("name"), "value": " ".join(m.group("value").split())[:MAX_TEXT_CHARS],
                             "line": src.line(m.start("name"))})
+    if programs is not None:
+        out.extend(_read_int_constants(src, programs, seen))
     return out
 
 

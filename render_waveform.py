@@ -72,7 +72,7 @@ PERF_JS_ASSET = "sim/perf.js"
 # The role-program interpreter: its parts in load order (each binds the ones before it; docs/programs.md
 # "Layout"), then sim/interpret.js, the entry that exports them.
 INTERPRET_JS_ASSETS = (
-    "sim/interpret/expr.js", "sim/interpret/context.js", "sim/interpret/role.js", "sim/interpret/ops.js",
+    "sim/interpret/constants.js", "sim/interpret/expr.js", "sim/interpret/context.js", "sim/interpret/role.js", "sim/interpret/ops.js",
     "sim/interpret/settle.js", "sim/interpret/dsl.js", "sim/interpret/dsl_ops.js", "sim/interpret/wg.js",
     "sim/interpret/wg_ops.js", "sim/interpret/mbar.js", "sim/interpret/dsl_sched.js", "sim/interpret/tmem.js",
     "sim/interpret.js",
@@ -84,7 +84,7 @@ ENGINE_JS_ASSET = "sim/engine.js"
 # the order they bind each other: packed with schedule.js (which binds them all) as one script.
 SIM_MODULE_ASSETS = (
     "sim/common.js", "sim/fit.js", "sim/model_gemm.js", "sim/attention_roles.js", "sim/model_attention.js",
-    "sim/blackwell_roles.js", "sim/model_blackwell.js", "sim/model_program.js", "sim/units.js",
+    "sim/blackwell_roles.js", "sim/model_blackwell.js", "sim/program_knobs.js", "sim/model_program.js", "sim/units.js",
 )
 GPUS_JSON_ASSET = "sim/gpus.json"
 BOOT_JS_ASSET = "assets/boot.js"

@@ -80,6 +80,7 @@ var KernelSchedule = (function () {
       {"name": "kBlocks", "flag": "--k-blocks"},
       {"name": "scaleKBlocks", "flag": "--scale-k-blocks"},
       {"name": "tileDQK", "flag": "--tile-dqk"},
+      {"name": "sfVecSize", "flag": "--sf-vec-size"},
       {"name": "gemm1Latency", "flag": "--gemm1"},
       {"name": "epilogueLatency", "flag": "--epilogue"},
       {"name": "consumerWGs", "flag": "--consumers"},

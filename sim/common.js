@@ -178,7 +178,8 @@ var KernelSimCommon = (function () {
     // The program model's own knobs (sim/model_program.js PROGRAM_KNOB_RANGES).
     mathLatency: { short: "Register loop", sliderMax: 64 }, reduceLatency: { short: "Reduce-add", sliderMax: 64 },
     kBlocks: { short: "k-blocks / k-tile", sliderMax: 16 }, scaleKBlocks: { short: "Scale k-blocks / k-tile", sliderMax: 16 },
-    tileDQK: { short: "Tile head dim" }
+    tileDQK: { short: "Tile head dim" },
+    sfVecSize: { short: "SF vector size" }
   };
 
   /** Add the widget facts (short label, slider end) of KNOB_WIDGETS to a knob spec. */

@@ -16,7 +16,7 @@
 var KernelInterpret = (function (K) {
   "use strict";
   // The parts, in load order (render_waveform.py INTERPRET_JS_ASSETS packs them before this file).
-  // interpret/expr.js, interpret/context.js, interpret/role.js, interpret/ops.js, interpret/settle.js, interpret/dsl.js, interpret/dsl_ops.js, interpret/wg.js, interpret/wg_ops.js, interpret/mbar.js, interpret/dsl_sched.js, interpret/tmem.js.
+  // interpret/constants.js, interpret/expr.js, interpret/context.js, interpret/role.js, interpret/ops.js, interpret/settle.js, interpret/dsl.js, interpret/dsl_ops.js, interpret/wg.js, interpret/wg_ops.js, interpret/mbar.js, interpret/dsl_sched.js, interpret/tmem.js.
   return {
     run: K.run, Run: K.Run,
     Unknown: K.Unknown, State: K.State, evalExpr: K.evalExpr, fuse: K.fuse, Context: K.Context,

@@ -23,11 +23,9 @@ var KernelModelProgram = (function () {
   var BW = sibling(typeof KernelModelBlackwell !== "undefined" ? KernelModelBlackwell : undefined, "model_blackwell.js");
   var Timeline = C.Timeline, ENGINE_PRIMITIVES = C.ENGINE_PRIMITIVES, recordEvents = C.recordEvents, normalizeNumber = C.normalizeNumber,
     knobObject = C.knobObject, reportUnknownKnobs = C.reportUnknownKnobs, isObject = C.isObject;
-  var GEMM_KNOB_RANGES = GM.GEMM_KNOB_RANGES, GEMM_DEFAULT_KNOBS = GM.GEMM_DEFAULT_KNOBS,
-    WAIT_REASON_PRIORITY = GM.WAIT_REASON_PRIORITY, BLOCK_KINDS = GM.BLOCK_KINDS,
+  var WAIT_REASON_PRIORITY = GM.WAIT_REASON_PRIORITY, BLOCK_KINDS = GM.BLOCK_KINDS,
     gemmSourceKnobs = GM.gemmSourceKnobs, gemmView = GM.gemmView;
-  var BW_KNOB_RANGES = BW.BW_KNOB_RANGES, BW_DEFAULT_KNOBS = BW.BW_DEFAULT_KNOBS, blackwellView = BW.blackwellView;
-  var AT = sibling(typeof KernelModelAttention !== "undefined" ? KernelModelAttention : undefined, "model_attention.js");
+  var blackwellView = BW.blackwellView;
 
   /** sim/interpret.js: the page's global, or require()d next to this file. */
   function interpretModule() {
@@ -36,60 +34,10 @@ var KernelModelProgram = (function () {
     return null;
   }
 
-  /** The program model's numeric knobs: the GEMM model's, less what the code decides (WGs, schedule). */
-  var PROGRAM_KNOB_RANGES = {};
-  ["stages", "outputTiles", "kTiles", "tmaLatency", "wgmmaLatency", "epilogueLatency", "kPipeMmas"].forEach(function (k) {
-    PROGRAM_KNOB_RANGES[k] = GEMM_KNOB_RANGES[k];
-  });
-  var PROGRAM_DEFAULT_KNOBS = { model: "program" };
-  Object.keys(PROGRAM_KNOB_RANGES).forEach(function (k) { PROGRAM_DEFAULT_KNOBS[k] = GEMM_DEFAULT_KNOBS[k]; });
-  // The SM100 programs' knobs (the Blackwell model's: accumulator stages, UMMA, TMEM load, store).
-  ["accStages", "ummaLatency", "tmemLoadLatency", "storeLatency"].forEach(function (k) { PROGRAM_KNOB_RANGES[k] = BW_KNOB_RANGES[k]; PROGRAM_DEFAULT_KNOBS[k] = BW_DEFAULT_KNOBS[k]; });
-  // The attention programs' knobs: KV blocks (the mask's trip counts, sim/interpret.js
-  // MASK_TRIP_COUNTS) and the register loops' latencies (docs/programs.md "Register loops").
-  PROGRAM_KNOB_RANGES.kvBlocks = AT.ATTENTION_KNOB_RANGES.kvBlocks;
-  PROGRAM_DEFAULT_KNOBS.kvBlocks = AT.ATTENTION_DEFAULT_KNOBS.kvBlocks;
-  // The attention backward's Q blocks of one KV block's tile (its m-block loop: FA4 bwd_sm90
-  // `get_m_block_min_max`, block_info.py 83-96, ceil(seqlen_q / tile_m) without causal or local
-  // masking; sim/interpret/dsl.js DSL_Q_BLOCKS). Default 4, as kvBlocks.
-  PROGRAM_KNOB_RANGES.qBlocks = { min: 1, max: 4096, label: "Q blocks per KV tile (M)",
-    doc: "backward m-block iterations (Q / dO blocks) per KV block's tile" };
-  PROGRAM_DEFAULT_KNOBS.qBlocks = 4;
-  PROGRAM_KNOB_RANGES.softmaxLatency = { min: 0, max: 10000, label: "exp loop latency (X)",
-    doc: "steps of one register loop with exponentials (the softmax's MUFU work)" };
-  PROGRAM_DEFAULT_KNOBS.softmaxLatency = AT.ATTENTION_DEFAULT_KNOBS.softmaxLatency;
-  PROGRAM_KNOB_RANGES.mathLatency = { min: 0, max: 10000, label: "register loop latency (R)",
-    doc: "steps of one register loop of other arithmetic (row max, row sum, rescale)" };
-  PROGRAM_DEFAULT_KNOBS.mathLatency = 1;
-  // A bulk reduce-add's latency (sim/interpret/ops.js OPAQUE_LATENCY `reduce`: the backward's dQ
-  // accumulation, FA4's cpasync_reduce_bulk_add_f32, CUTLASS's SM90_TMA_REDUCE_ADD): its own class,
-  // not a store's (its add lands in L2, sim/perf.js epilogueCycles reduceAdd). Default: the store's.
-  PROGRAM_KNOB_RANGES.reduceLatency = { min: 0, max: 10000, label: "reduce-add latency (Ra)",
-    doc: "steps of one bulk reduce-add into global memory (TMA / cp.reduce.async.bulk .add), complete at its end" };
-  PROGRAM_DEFAULT_KNOBS.reduceLatency = BW_DEFAULT_KNOBS.storeLatency;
-  // The k-blocks of one k-tile (sim/interpret.js MMA_K_BLOCKS: `size<2>(tCrA)` of an MMA fragment,
-  // the RS mainloops' one WGMMA per k-block): a template shape the parse does not evaluate.
-  PROGRAM_KNOB_RANGES.kBlocks = { min: 1, max: 64, label: "k-blocks per k-tile (B)",
-    doc: "MMA k-blocks of one k-tile (size<2> of an MMA fragment: TileShape K / the MMA atom's K); the RS mainloops issue one WGMMA per k-block" };
-  PROGRAM_DEFAULT_KNOBS.kBlocks = 4;
-  // The scale-factor k-blocks of one k-tile (sim/interpret/expr.js SCALE_K_BLOCKS: the blockwise-
-  // scaling collective's ScaleKsPerTile = TileShape K / ScaleGranularityK, 137-138, the granularity
-  // a template parameter with no default). Default 1: granularity K = the tile's K, as every scale
-  // config of CUTLASS's examples/81_blackwell_gemm_blockwise (PROGRAM_SCALE_K_ASSUMPTION).
-  PROGRAM_KNOB_RANGES.scaleKBlocks = { min: 1, max: 64, label: "scale k-blocks per k-tile (Sk)",
-    doc: "blockwise scaling's ScaleKsPerTile: TileShape K / ScaleGranularityK, the scale layout's K granularity (a template parameter); each is one accumulator stage the MMA fills and the epilogue scales" };
-  PROGRAM_DEFAULT_KNOBS.scaleKBlocks = 1;
-  // The head dim of CUTLASS 77's backward tile (sim/interpret/tmem.js TMEM_TILE_SHAPES: TileShapeDQK =
-  // get<2>(TileShape{}), a template parameter, 67). Default 128: examples/77_blackwell_fmha/
-  // 77_blackwell_fmha_bwd.cu's default `int d = 128;` (119) runs run_bwd_128 (1007-1008), whose
-  // TileShape is Shape<_128, _128, HeadDim, HeadDim> with HeadDim _128 (906-908) (PROGRAM_TILE_DQK_ASSUMPTION).
-  PROGRAM_KNOB_RANGES.tileDQK = { min: 32, max: 256, label: "tile head dim (D)",
-    doc: "the attention backward's TileShapeDQK (get<2> of its TileShape template parameter): the reduce stores dQ in D / 32 chunks of a 32-column TMEM load" };
-  PROGRAM_DEFAULT_KNOBS.tileDQK = 128;
-  // The CuTe DSL attention programs' math warpgroups (FA4 sm90 `self.num_wg_mma`, 212: tile_m / 64,
-  // 2 at the default tile_m 128; sim/interpret.js DSL_SELF_KNOBS): the attention model's C knob.
-  PROGRAM_KNOB_RANGES.consumerWGs = AT.ATTENTION_KNOB_RANGES.consumerWGs;
-  PROGRAM_DEFAULT_KNOBS.consumerWGs = 2;
+  /** The program model's knobs and the assumptions of those the source leaves open (sim/program_knobs.js). */
+  var PK = sibling(typeof KernelProgramKnobs !== "undefined" ? KernelProgramKnobs : undefined, "program_knobs.js");
+  var PROGRAM_KNOB_RANGES = PK.PROGRAM_KNOB_RANGES, PROGRAM_DEFAULT_KNOBS = PK.PROGRAM_DEFAULT_KNOBS,
+    SOURCE_KNOB_ASSUMPTIONS = PK.SOURCE_KNOB_ASSUMPTIONS;
 
   /** Validate a knob set for the program model: {knobs, messages}; never throws. */
   function normalizeProgramKnobs(input, sourceKnobs) {
@@ -101,6 +49,11 @@ var KernelModelProgram = (function () {
       var r = PROGRAM_KNOB_RANGES[name];
       var fallback = Math.min(r.max, Math.max(r.min, src[name] ? src[name].value : PROGRAM_DEFAULT_KNOBS[name]));
       knobs[name] = normalizeNumber(name, raw[name], r, fallback, messages);
+      // A knob of a few values (sfVecSize): any other is its default, said.
+      if (r.values && r.values.indexOf(knobs[name]) < 0) {
+        messages.push(name + ": " + knobs[name] + " is not one of " + r.values.join(", ") + "; using " + fallback);
+        knobs[name] = fallback;
+      }
     }
     // Compile-time flags and settings the run reads (Context.flag, dslFlag): {name: value} (common.js normalizeFlagValues).
     if (raw.flags !== undefined) {
@@ -578,10 +531,6 @@ var KernelModelProgram = (function () {
     "a register loop (an unrolled loop over a register tensor) is one block of its math class, and its body's steps run once at its end: an order-barrier arrive inside it is drawn at the loop's end",
     "an if constexpr the front end could not read is a flag named by its text, off (listed in the verdict's flags); of two such texts that differ only by == / !=, the one read second is the first's opposite"
   ];
-  /** Stated where the run reads scaleKBlocks (blockwise scaling: its granularity is the instantiation's). */
-  var PROGRAM_SCALE_K_ASSUMPTION = "blockwise scaling's ScaleKsPerTile (TileShape K / ScaleGranularityK, a template parameter the source leaves open) is the scale k-blocks knob (Sk), default 1: one scale block per k-tile, as CUTLASS's examples/81 configure it";
-  /** Stated where the run reads tileDQK (77's backward: its TileShape is the instantiation's). */
-  var PROGRAM_TILE_DQK_ASSUMPTION = "the attention backward's TileShapeDQK (get<2> of the TileShape template parameter) is the tile head dim knob (D), default 128: examples/77's default d = 128 runs TileShape (128, 128, 128, 128)";
   var PROGRAM_NOT_MODELLED = [
     "the epilogue collective's own program unless given (--epilogue-collective): collective_epilogue.store is one epilogue block of E steps, and a store handed a pipeline stops its role; its C load (is_producer_load_needed) is taken as not needed",
     "TMEM stores (copy to a tmem_store atom) are no op of the parse: writing P or statistics to TMEM costs nothing",
@@ -786,8 +735,8 @@ var KernelModelProgram = (function () {
       alongside: true,
       assumptions: function (st) {
         var reads = programReads(st);
-        return PROGRAM_ASSUMPTIONS.concat(reads !== null && reads.scaleKBlocks ? [PROGRAM_SCALE_K_ASSUMPTION] : [],
-          reads !== null && reads.tileDQK ? [PROGRAM_TILE_DQK_ASSUMPTION] : []);
+        return PROGRAM_ASSUMPTIONS.concat(Object.keys(SOURCE_KNOB_ASSUMPTIONS).filter(function (k) { return reads !== null && reads[k]; })
+          .map(function (k) { return SOURCE_KNOB_ASSUMPTIONS[k]; }));
       },
       notModelled: function () { return PROGRAM_NOT_MODELLED.slice(); }
     };

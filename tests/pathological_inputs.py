@@ -117,6 +117,7 @@ NEAR_MATCH_SAMPLES = {
     "RE_ANY_ROLE_ENUM": "enum class ProducerWarpRole { Mainloop = 0, Warp1 = 1 };",
     "RE_INT_CONSTEXPR": "static constexpr uint32_t StagesPerMathWarpGroup = 2;",
     "RE_PERSISTENT_LITERAL": "static constexpr bool kIsPersistent = false;",
+    "RE_INT_CONSTANT_EXPR": "static int constexpr SF_BUFFERS_PER_TILE_K = SFVecSize == 16 ? 4 : 2;",
     "RE_ROLE_VAR": "auto warp_group_role = WarpGroupRole(canonical_warp_group_idx());",
     "RE_ROLE_FUNCTION": "static constexpr WarpRole warp_idx_to_WarpRole(int warp_idx) {",
     "RE_WARP_GROUP_VAR": "int warp_group_idx = cutlass::canonical_warp_group_idx();",

@@ -28,36 +28,13 @@ var KernelInterpretContext = (function (K) {
   // ---------------------------------------------------------------------------------------------
   // The run context: the structure's programs, knobs, objects
 
-  /**
-   * FASTF32_BUILDER: the FastF32 (9xBF16) dispatch policy's members, which its only builder sets
-   * (collective/builders/sm100_9xBF16_umma_builder.inl 146 ScalingFactor 8, 202 NumBandsToCompute 5,
-   * 203 AccPromotionInterval 1; dispatch_policy.hpp 1119-1124, 1228-1233 for the array twin): the
-   * emulated collectives read them as `DispatchPolicy::X` and as their own copies (emulated 197-199).
-   * No other CUTLASS source names the first two; `DispatchPolicy::ScalingFactor` only the emulated
-   * collectives' transform (644, 665; the mixed-input builder's own is 1, read by no collective). With them the MMA's band `if constexpr`s run all five bands
-   * (834, 843) and its `for (s = 1; s < AccPromotionInterval)` loops none; StagesPerTile is kBlocks.
-   */
-  var FASTF32_BUILDER = { "DispatchPolicy::NumBandsToCompute": 5, "NumBandsToCompute": 5, "DispatchPolicy::AccPromotionInterval": 1,
-    "AccPromotionInterval": 1, "DispatchPolicy::ScalingFactor": 8 };
-
   function Context(structure, knobs, prims) {
     var kl = structure.kernel_layer || {};
     this.structure = structure;
     this.knobs = knobs;
     this.prims = prims;
-    this.constants = {};
+    this.constants = K.runConstants(structure, knobs);
     var self = this;
-    // A name two constants give different values (two schedule structs of one file) is no constant.
-    var conflicting = {};
-    (kl.constants || []).forEach(function (c) {
-      if (typeof c.value !== "number") return;
-      if (Object.prototype.hasOwnProperty.call(self.constants, c.name) && self.constants[c.name] !== c.value) conflicting[c.name] = true;
-      self.constants[c.name] = c.value;
-    });
-    Object.keys(conflicting).forEach(function (n) { delete self.constants[n]; });
-    (structure.constants || []).forEach(function (c) { if (typeof c.value === "number" && !SYMBOL_KNOBS[c.name]) self.constants[c.name] = c.value; });
-    constantSums(this.constants, (structure.constants || []).map(optionDefault));
-    Object.keys(FASTF32_BUILDER).forEach(function (n) { if (!Object.prototype.hasOwnProperty.call(self.constants, n)) self.constants[n] = FASTF32_BUILDER[n]; });
     this.enums = {};
     this.roleVars = kl.role_vars || [];
     this.roleVarNames = {};
@@ -283,45 +260,6 @@ var KernelInterpretContext = (function (K) {
     // (77 MLA: StageCountKV = 2) does not offer it (model_program.js programReads).
     return typeof n === "number" ? n : this.knobs.stages;
   };
-  /**
-   * Constants the parse keeps as text that is a sum of integer constants and literals
-   * (`static constexpr int StageCountKV = StageCountK + StageCountV;`, 77 MLA mainloop 77-79: 2):
-   * their value, in source order, into `constants`. Any other text stays no constant.
-   */
-  function constantSums(constants, list) {
-    function factor(t) {
-      if (/^[0-9]+$/.test(t)) return Number(t);
-      return Object.prototype.hasOwnProperty.call(constants, t) && typeof constants[t] === "number" ? constants[t] : null;
-    }
-    list.forEach(function (c) {
-      if (typeof c.value !== "string" || SYMBOL_KNOBS[c.name] || Object.prototype.hasOwnProperty.call(constants, c.name)) return;
-      // A term may be a product (`StageCountQ = 2 /*K, V*/ * NumMmaWarpGroups;`, 88 FMHA bwd collective 61).
-      var terms = c.value.split("+"), sum = 0;
-      for (var i = 0; i < terms.length; i++) {
-        var fs = terms[i].split("*"), prod = 1;
-        for (var j = 0; j < fs.length; j++) { var f = factor(fs[j].trim()); if (f === null) return; prod *= f; }
-        sum += prod;
-      }
-      constants[c.name] = sum;
-    });
-  }
-
-  /**
-   * FIND_OPTION_DEFAULTS: a constant written `find_option_t<Tag::kX, D, Options...>::value` (88 FMHA
-   * collective 69-75, kernel 54-55) is its default D (fmha_options.hpp 41-44: find_option of no
-   * matching option is Default): the kernel the example's builder makes for the cooperative
-   * schedule passes no Options (kernel/fmha_kernel_builder.hpp 109-120). D is `Int<N>` (N a literal
-   * or a constant), `true_type` or `false_type`; the list entry comes back with D as its value text.
-   */
-  var RE_FIND_OPTION = /^\s*(?:cutlass::fmha::kernel::)?find_option_t\s*<\s*Tag::\w+\s*,\s*(.+?)\s*,\s*Options\s*\.\.\.\s*>\s*::\s*value\s*$/;
-  function optionDefault(c) {
-    var m = typeof c.value === "string" ? RE_FIND_OPTION.exec(c.value) : null;
-    if (m === null) return c;
-    var d = m[1], int = /^(?:cute::)?Int\s*<\s*(\w+)\s*>$/.exec(d);
-    var text = int ? int[1] : /^(?:cute::|std::)?true_type$/.test(d) ? "1" : /^(?:cute::|std::)?false_type$/.test(d) ? "0" : null;
-    return text === null ? c : Object.assign({}, c, { value: text });
-  }
-
   /**
    * The stage count and whether the run follows a state of a declared type, made once per type
    * text: a kernel's loops declare the same states on every tile, and both answers depend only on
@@ -790,7 +728,7 @@ var KernelInterpretContext = (function (K) {
     return m !== null && Object.prototype.hasOwnProperty.call(m, String(mode)) ? m[String(mode)] : null;
   }
 
-  K.COLLECTIVE_TYPES = COLLECTIVE_TYPES; K.FASTF32_BUILDER = FASTF32_BUILDER; K.Context = Context; K.modeConstant = modeConstant; K.bindTemplateArgs = bindTemplateArgs; K.composedMembers = composedMembers; K.discoverRoles = discoverRoles; K.enumerateRoles = enumerateRoles;
+  K.COLLECTIVE_TYPES = COLLECTIVE_TYPES; K.Context = Context; K.modeConstant = modeConstant; K.bindTemplateArgs = bindTemplateArgs; K.composedMembers = composedMembers; K.discoverRoles = discoverRoles; K.enumerateRoles = enumerateRoles;
   return K;
 })(typeof KernelInterpretExpr !== "undefined" ? KernelInterpretExpr : require("./expr.js"));
 

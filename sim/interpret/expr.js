@@ -1,16 +1,17 @@
 /*
  * sim/interpret/expr.js: part of the role-program interpreter (sim/interpret.js, docs/programs.md).
  *
- * Values (unknowns, pipeline states, tuples, objects), the rule tables (docs/programs.md "Rules"),
+ * Values (unknowns, pipeline states, tuples, objects), the rule tables (docs/programs.md "Rules"; the
+ * knob symbols are constants.js's),
  * expressions, and the program preparation (consecutive TMA copies of one stage are one transaction).
  *
  * The parts share one namespace (K): each takes what an earlier part defines by name at load
  * time and calls what a later part defines through K (late bound), so the parts load in the
  * order of render_waveform.py INTERPRET_JS_ASSETS and none holds state of its own.
  */
-var KernelInterpretExpr = (function () {
+var KernelInterpretExpr = (function (K) {
   "use strict";
-  var K = {};
+  var SYMBOL_KNOBS = K.SYMBOL_KNOBS, TRIP_KNOBS = K.TRIP_KNOBS;
 
   // Defined in a later part: called through K at run time.
   function declKind(type) { return K.declKind(type); }
@@ -102,28 +103,6 @@ var KernelInterpretExpr = (function () {
   // ---------------------------------------------------------------------------------------------
   // Tables (docs/programs.md "Rules", each with the source lines it comes from)
 
-  /** Source names that are knobs: a symbol the source leaves to its instantiation. */
-  var SYMBOL_KNOBS = {
-    "K_PIPE_MMAS": "kPipeMmas", "DispatchPolicy::Stages": "stages", "Stages": "stages", "K_PIPE_MAX": "stages",
-    "MainloopPipeline::Stages": "stages",
-    // `min(Load2TransformPipeline::Stages, k_tile_count)` (SM100 mixed-input kernel layer 687): the
-    // load-to-transform ring's DispatchPolicy::Load2TransformPipelineStageCount (mixed-input collective 244-246).
-    "Load2TransformPipeline::Stages": "stages",
-    // `min(MainloopABPipeline::Stages, k_tile_count)` (SM100 MMA-transform kernel layer 658, SM103
-    // block-scaled kernel layer 686) and `min(MainloopSFPipeline::Stages/2, k_tile_count)` (SM103 805):
-    // rings of the stages knob (blockwise-scaling collective 189-195: DispatchPolicy::Stages; SM103
-    // collective 206-215: LoadABPipelineStageCount / LoadSFPipelineStageCount of one StageCount<N>).
-    "MainloopABPipeline::Stages": "stages", "MainloopSFPipeline::Stages": "stages",
-    // SCALE_K_BLOCKS: `ScaleKsPerTile = size<2>(TileShape{}) / ScaleGranularityK` (blockwise-scaling
-    // collective 137-138; the granularity is `size<1, 0>(LayoutSFA{})`, a template parameter with no
-    // default): the scaleKBlocks knob, default 1 (examples/81's scale configs, granularity K = tile K).
-    "ScaleKsPerTile": "scaleKBlocks",
-    // FASTF32_BUILDER: `StagesPerTile = size<2>(CtaShapeA_MK{}) / DispatchPolicy::AccPromotionInterval`
-    // (emulated collective 201; CtaShapeA_MK = partition_shape_A(TiledMma, (tile M, tile K)), modes
-    // (MMA,MMA_M,MMA_K), 147) is the k-blocks knob over the builder's AccPromotionInterval 1.
-    "StagesPerTile": "kBlocks"
-  };
-  var TRIP_KNOBS = { "k_tile_count": "kTiles", "iter_count": "qBlocks" };   // unevaluable trip-count variables' knobs (77 bwd 1726: m-blocks)
   /** Calls whose value at run time is a documented choice (the page states it). */
   var RUNTIME_CHOICES = {
     "cute::elect_one_sync": 1, "elect_one_sync": 1,     // the elected thread's program is the role's
@@ -493,6 +472,14 @@ var KernelInterpretExpr = (function () {
     if (name === "cute::make_tuple" || name === "make_tuple") {
       return new Tuple(args.map(function (a) { return clone(evalExpr(a, env, ctx, constexpr)); }));
     }
+    // TUPLE_GET: `get<I>(t)` of a tuple value (a by-value parameter bound to `cute::make_tuple(...)`:
+    // SM103 collective mma() 1080-1085 of kernel 902-904) is its part I (cute/container/tuple.hpp).
+    if ((name === "get" || name === "cute::get") && args.length === 1 && args[0][0] === "id" && /^[0-9]+$/.test(String(e[3]))) {
+      var tup = evalExpr(args[0], env, ctx, constexpr), ti = Number(e[3]);
+      if (tup instanceof Tuple && ti < tup.items.length) return clone(tup.items[ti]);
+      if (tup instanceof Tuple || !isUnknown(tup)) return new Unknown("`get<" + ti + ">(" + args[0][1] + ")` of no tuple part");
+      return new Unknown(tup.why);   // fresh, never the node's own: a let of it is not inert (its first run may be a dry run's)
+    }
     // `get<1>(ThreadShape{})` of a shape the source writes as literals (parse `shapes`: 77 FMHA
     // mainloop 61 `class ThreadShape = Shape<_2, _1, _1>`, read at 340, 346, 354, 477).
     if (name === "get" && args.length === 1 && /^[0-9]$/.test(String(e[3])) && Array.isArray(args[0]) && args[0][0] === "call" &&
@@ -782,8 +769,8 @@ var KernelInterpretExpr = (function () {
   K.MODELLED_PIPELINES = MODELLED_PIPELINES; K.NONE = NONE; K.Obj = Obj; K.PASS = PASS;
   K.PIPELINE_CLASSES = PIPELINE_CLASSES; K.RUNTIME_CHOICES = RUNTIME_CHOICES;
   K.RUNTIME_CONDITIONS = RUNTIME_CONDITIONS; K.RUNTIME_FLAGS = RUNTIME_FLAGS;
-  K.SCHEDULER_STATIC = SCHEDULER_STATIC; K.SYMBOL_KNOBS = SYMBOL_KNOBS; K.Scheduler = Scheduler;
-  K.State = State; K.Struct = Struct; K.TILE_KEY = TILE_KEY; K.TILE_COUNT_RULES = TILE_COUNT_RULES; K.tileValid = tileValid; K.TRIP_KNOBS = TRIP_KNOBS;
+  K.SCHEDULER_STATIC = SCHEDULER_STATIC; K.Scheduler = Scheduler;
+  K.State = State; K.Struct = Struct; K.TILE_KEY = TILE_KEY; K.TILE_COUNT_RULES = TILE_COUNT_RULES; K.tileValid = tileValid;
   K.Tuple = Tuple; K.Unknown = Unknown; K.WG_TRACE_OPS = WG_TRACE_OPS; K.Work = Work;
   K.Coord = Coord;
   K.clone = clone; K.controlNames = controlNames; K.evalCall = evalCall; K.evalExpr = evalExpr;
@@ -791,6 +778,6 @@ var KernelInterpretExpr = (function () {
   K.fuse = fuse; K.hasEffect = hasEffect; K.hasOp = hasOp; K.isUnknown = isUnknown; K.lambdaNamed = lambdaNamed;
   K.markNeverCompleted = markNeverCompleted; K.truthy = truthy; K.unknownAt = unknownAt;
   return K;
-})();
+})(typeof KernelInterpretConstants !== "undefined" ? KernelInterpretConstants : require("./constants.js"));
 
 if (typeof module !== "undefined" && module.exports) module.exports = KernelInterpretExpr;

@@ -608,10 +608,10 @@ var KernelInterpretRole = (function (K) {
 
   /** The object a receiver names in this frame (a variable, or a kernel object). */
   var lastNames = new Map();
-  /** The last name of a receiver (`a.b->c` gives c), cached: receivers repeat on every iteration. */
+  /** The last name of a receiver (`a.b->c` gives c; OBJECT_ALIAS_SUFFIX: `x@Alias` x), cached: receivers repeat on every iteration. */
   function lastName(name) {
     var got = lastNames.get(name);
-    if (got === undefined) { got = String(name).split(/\.|->/).pop(); lastNames.set(name, got); }
+    if (got === undefined) { got = String(name).split(/\.|->/).pop().replace(/@\w+$/, ""); lastNames.set(name, got); }
     return got;
   }
 

@@ -676,7 +676,7 @@ test("fallbacks: producer without loads, 'both' roles, missing or partial struct
 
 // The simulator's files in the order the page runs them (render_waveform.py's packing list).
 const SIM_PATHS = ["timeline.js", "barrier.js", "engine.js", "common.js", "fit.js", "model_gemm.js", "attention_roles.js",
-  "model_attention.js", "blackwell_roles.js", "model_blackwell.js", "model_program.js", "units.js"]
+  "model_attention.js", "blackwell_roles.js", "model_blackwell.js", "program_knobs.js", "model_program.js", "units.js"]
   .map((f) => path.join(__dirname, "..", "..", "sim", f))
   .concat([SCHEDULE_PATH]);
 
