@@ -921,6 +921,7 @@ def _setup_attrs(src, fn, attrs, methods=None):
     # A class the method defines (`class SharedStorage:`, FA4 sm100 ~800, then `self.shared_storage =
     # SharedStorage`, 822) is one of its locals too.
     own = (_local_names(fn) | {n.name for n in ast.walk(fn) if isinstance(n, ast.ClassDef)}) - {"self"}
+    params = {a.arg for a in fn.args.posonlyargs + fn.args.args + fn.args.kwonlyargs} - {"self"}
     ex = ExprReader(src, _local_names(fn))
     # An attribute the method also assigns under a statement of its body (`self.ex2_emu_freq = 0`,
     # FA4 sm100 550, then `if const_expr(self.enable_ex2_emu): self.ex2_emu_freq = ...`, 552-553) has
@@ -939,7 +940,7 @@ def _setup_attrs(src, fn, attrs, methods=None):
             for tname, tree in sorted((_attr_tree(ex, [node]) or {}).items()):
                 attrs.setdefault(tname, []).append({"expr": tree, "line": node.lineno})
         name = _self_assign(node)
-        if name and name not in nested and not _reads_any(node.value, own):
+        if name and name not in nested and not _reads_own(node.value, own, params):
             attrs.setdefault(name, []).append({"expr": ex.expr(node.value), "line": node.lineno})
         # `__call__`'s `self.tile_scheduler_cls = TileScheduler` (FA4 sm100 768, after `TileScheduler =
         # self.TileScheduler`, 730; bwd_sm100 959 after the `if` chain 922-927): an attribute set to a
@@ -962,6 +963,28 @@ def _self_call(stmt):
 def _reads_any(node, names):
     """Whether the tree under node reads one of names (a plain Name load)."""
     return any(isinstance(n, ast.Name) and n.id in names for n in ast.walk(node) if isinstance(getattr(n, "ctx", None), ast.Load))
+
+
+def _none_tests(node, params):
+    """CALL_NONE_TESTS: the `p is None` / `p is not None` tests of params under node (the ids of
+    their Name nodes). A `__call__` parameter's None-ness is the interpreter's flag `p is not None`
+    (off unless set, sim/interpret/dsl.js noneTest), as it is wherever the kernel tests it, so an
+    assignment that reads the parameter only through such tests is read (`self.use_tma_store =
+    not (self.qhead_per_kvhead == 1 and mCuSeqlensK is not None)`, FA4 bwd_sm100 701)."""
+    out = set()
+    for n in ast.walk(node):
+        if (isinstance(n, ast.Compare) and len(n.ops) == 1 and isinstance(n.ops[0], (ast.Is, ast.IsNot))
+                and isinstance(n.left, ast.Name) and n.left.id in params
+                and isinstance(n.comparators[0], ast.Constant) and n.comparators[0].value is None):
+            out.add(id(n.left))
+    return out
+
+
+def _reads_own(node, own, params):
+    """Whether node reads one of own (a method's locals) other than through a None test of params."""
+    tests = _none_tests(node, params)
+    return any(isinstance(n, ast.Name) and n.id in own and id(n) not in tests
+               for n in ast.walk(node) if isinstance(getattr(n, "ctx", None), ast.Load))
 
 
 def setup_methods(index, cname):

@@ -149,7 +149,8 @@ def test_the_rescale_vote_is_a_marked_run_time_choice(fa4):
     verdict marks it "(run time)"; every block rescales by default, and 0 skips the rescales."""
     on = run(fa4)
     assert "vote_ballot_sync (run time) on" in on["flagsText"]
-    assert "self.q_stage on" in on["flagsText"] and "self.q_stage (run time)" not in on["flagsText"]
+    # A setting is said with its value (`self.q_stage = q_stage`, 2), a compile-time one, not a run-time choice.
+    assert "self.q_stage = 2" in on["flagsText"] and "self.q_stage (run time)" not in on["flagsText"]
     off = run(fa4, flags={"vote_ballot_sync": 0})
     assert "vote_ballot_sync (run time) off" in off["flagsText"]
     assert off["stopped"] == [] and off["deadlock"] is None and off["total"] <= on["total"]

@@ -679,12 +679,17 @@ var KernelInterpretDsl = (function (K) {
       if (sched instanceof Scheduler) { env[names[0]] = { v: sched }; return undefined; }
       if (isUnknown(sched) && (e[0] !== "mcall" || isSchedulerCreate(exprText(["member", e[1], e[2]])))) return this.stop(node, sched.why);
     }
+    // DSL_SELF_CALL_SETS: `state = self.helper(...)` (FA4 bwd_sm100 3878, 3898) runs the method's program (the parse's `function`).
+    var own = Array.isArray(e) && e[0] === "mcall" && Array.isArray(e[1]) && e[1][1] === "self" && this.ctx.functions[node["function"]];
+    if (own) { this.dslUnknownNames(names, env, node["function"]); return this.dslInvoke({ fn: own, partial: null }, e[3], env, { names: names, env: env }); }
     if (!Array.isArray(e) || e[0] !== "call") return PASS;
     var callee = this.dslCallee(node, e, env);
     if (!callee) return this.dslUnfollowed(node, e[1], e[2], env, true);
-    names.forEach(function (n) { if (!env[n]) env[n] = { v: new Unknown("returned by `" + callee.fn.name + "`") }; });
+    this.dslUnknownNames(names, env, callee.fn.name);
     return this.dslInvoke(callee, e[2], env, { names: names, env: env });
   };
+  /** Names a call's return binds start unknown (its return sets them). */
+  RoleRun.prototype.dslUnknownNames = function (names, env, fn) { names.forEach(function (n) { if (!env[n]) env[n] = { v: new Unknown("returned by `" + fn + "`") }; }); };
 
   /**
    * execCall hook: a call of a DSL program (`self.load(...)`, `load_K(block=...)` through its
