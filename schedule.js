@@ -584,7 +584,7 @@ var KernelSchedule = (function () {
       inputs: { tile: td.join("x"), dtype: p.dtype, outDtype: p.outDtype, headdim: name === "attention" || u.headdim ? p.headdim : null, cluster: p.cluster,
         problem: prob ? prob.text : null, tiles: prob ? prob.tiles : null, ctas: ct ? ct.ctas : null, waves: ct ? ct.waves : null,
         lastWaveTiles: ct ? ct.lastWaveTiles : null, l2Reuse: p.reuse, memLatency: p.memLatency === undefined ? null : p.memLatency },
-      hbmFloorCycles: null, bottleneckWhy: null, peakTflops: P.peakTflops(gpu, p.dtype)
+      hbmFloorCycles: null, bottleneckWhy: null, peakTflops: P.peakTflops(gpu, p.dtype), unpriced: u.unpriced || []
     };
     result.time = null; result.tflops = null; result.peakFraction = null; result.bottleneck = null; result.criticalPath = null;
     // A run that is not the whole kernel (the program model: a role stopped) claims no time.

@@ -239,7 +239,7 @@ def prediction_line(p):
     t = p["time"]
     return (f"{head}: {t['us']:.1f} us ({round(t['cycles'])} cycles at {u.get('clockMHz'):g} MHz), "
             f"{p['tflops']:.1f} TFLOPS, {100 * p['peakFraction']:.1f}% of peak {u.get('peakTflops'):.1f}, "
-            f"bottleneck {p['bottleneck']}")
+            f"bottleneck {p['bottleneck']}" + "".join(f"; not priced: {x}" for x in u.get("unpriced") or ()))
 
 
 def sweep_table(rows):

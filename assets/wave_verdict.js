@@ -121,6 +121,7 @@ var KVWaveVerdict = (function () {
       w.line("Throughput: " + r.tflops.toFixed(1) + " TFLOPS, " + pct(r.peakFraction) + " of the " + u.peakTflops.toFixed(1) + " TFLOPS " + inp.dtype + " peak" +
         (inp.problem ? " (problem " + inp.problem + ": " + inp.tiles + " tiles on " + inp.ctas + " CTAs, " + inp.waves + " waves)" : " (no problem size: this CTA's tiles on every SM, L2 reuse 0)"));
       w.line("Bottleneck: " + r.bottleneck + " (" + u.bottleneckWhy + ")", "kv-units-bottleneck");
+      if (u.unpriced && u.unpriced.length) w.line("Not priced: " + u.unpriced.join("; "), "kv-danger kv-units-unpriced");
       renderCriticalPath(w, r.criticalPath);
       w.list(Object.keys(u.derivation).map(function (k) {
         return k + " = " + r.knobs[k] + " (" + u.sources[k] + (u.sources[k] === "gpu" ? ": " + u.derivation[k] : "") + ")";

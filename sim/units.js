@@ -292,6 +292,9 @@ var KernelUnits = (function () {
       tileFlops: bwd ? function (p, k) { return counts.gemmsPerStep * 2 * p.tile.m * p.tile.n * p.headdim * k.qBlocks; } : shape.tileFlops,
       candidates: programCandidates,
       incomplete: programIncomplete,
+      // Work the kernel must do that the run draws no block for: not priced, said (units.unpriced).
+      unpriced: bwd && !(counts.epiloguePerTile > 0) && !(counts.storePerTile > 0) ?
+        ["the tile's dK and dV (2 x n x d): the run draws no epilogue or store block for them, so their write-out is not priced"] : [],
       census: census
     };
   }

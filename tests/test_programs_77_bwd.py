@@ -92,3 +92,23 @@ def test_a_state_of_another_rings_stage_count_stops_named(cutlass, tmp_path, sou
     out = run(parse_cutlass.parse_header(path), qBlocks=3)
     assert out["error"] is None
     assert any("the op's stage is not one of its ring's stages" in why for _r, _l, why in out["stopped"])
+
+
+UNITS = r"""
+const S = require(process.argv[1] + "/schedule.js");
+const st = JSON.parse(require("fs").readFileSync(0, "utf8"));
+const r = S.simulate(st, { model: "program", gpu: "b200", batch: 1, heads: 16, seqlen: 4096 });
+process.stdout.write(JSON.stringify({ error: r.error, unpriced: r.units && r.units.unpriced, tflops: r.tflops,
+  problem: r.units && r.units.inputs.problem }));
+"""
+
+
+def test_in_cycles_the_unpriced_dk_dv_write_is_said(bwd):
+    """The backward in cycles (B200, 1 x 16 heads x 4096): a backward census (qBlocks), and the run
+    draws no epilogue or store block for the tile's dK / dV, so their write-out is not priced:
+    `units.unpriced` says so (the page's "Not priced" line, viz.py's prediction line), rather
+    than a figure that looks complete."""
+    out = node_util.node_script(UNITS, bwd)
+    assert out["error"] is None and out["problem"] == "1 x 16 heads x 4096 backward" and out["tflops"] > 0
+    assert out["unpriced"] == ["the tile's dK and dV (2 x n x d): the run draws no epilogue or store block for them, "
+                               "so their write-out is not priced"]
