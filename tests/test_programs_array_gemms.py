@@ -183,3 +183,36 @@ def test_a_lambda_of_two_types_is_no_scheduler(cutlass, tmp_path):
     out = program_run(s, KNOBS)
     assert [(x["role"], x["line"]) for x in out["stopped"]] == [(r, 586) for r in ROLES]
     assert all(re.search(r"`\.is_valid\(\)` is not evaluated", x["reason"]) for x in out["stopped"])
+
+
+SIMULATE = r"""
+const S = require(process.argv[1] + "/schedule.js");
+const st = JSON.parse(require("fs").readFileSync(0, "utf8"));
+process.stdout.write(JSON.stringify([1, 3].map((t) => {
+  const r = S.simulate(st, { model: "program", outputTiles: t });
+  return { tiles: r.verdict.tilesPerCta, rule: r.verdict.tilesPerCtaRule, stopped: r.verdict.stopped.length,
+    deadlock: r.deadlock !== null, total: r.total };
+})));
+"""
+
+
+@pytest.mark.parametrize("layer", ["coop", "ping"])
+def test_tiles_per_cta_is_the_persistent_schedulers(request, layer):
+    """TILES_PER_CTA: the ptr-array scheduler (PersistentTileSchedulerSm90, the static persistent
+    one) runs the outputTiles knob's tiles per CTA, by the hook's last rule; the program model's
+    own run (schedule.js simulate, default knobs) has no stop or deadlock."""
+    from node_util import node_script
+    got = node_script(SIMULATE, request.getfixturevalue(layer))
+    assert [g["tiles"] for g in got] == [1, 3]
+    assert all(g["stopped"] == 0 and not g["deadlock"] and g["total"] > 0 for g in got)
+    assert got[0]["rule"] == got[1]["rule"] and "outputTiles" in got[0]["rule"]
+
+
+@pytest.mark.parametrize("layer", ["coop", "ping"])
+def test_seeded_settings_run_clean(request, layer):
+    """30 seeded settings (stages 2-8, tiles 1-6, k-tiles 1-8, latencies 0-6): no error, deadlock,
+    stop or hazard, and something drawn."""
+    from node_util import program_sweep
+    got = program_sweep(request.getfixturevalue(layer), {"stages": [2, 8], "outputTiles": [1, 6], "kTiles": [1, 8],
+                        "tmaLatency": [0, 6], "wgmmaLatency": [0, 6], "epilogueLatency": [0, 6]}, seed=19, runs=30)
+    assert got["runs"] == 30 and got["badCount"] == 0, got["bad"]
