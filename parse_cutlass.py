@@ -2295,21 +2295,42 @@ def _returned_members(src, fn, enum, members):
     return [x for x in members if x in returned] if returned else members
 
 
+def _enum_values(body):
+    """The values of an enum's members in order, as C++ gives them (the first 0, each next one
+    more than the last, an initializer a decimal literal), or None when an initializer is no
+    literal: `MMA = 0, Sched = 1, ...` (sm100_gemm_array_tma_warpspecialized.hpp 251-257)."""
+    out, last = [], -1
+    for part in body.split(","):
+        name, _, init = part.partition("=")
+        if not re.fullmatch(_IDENT, name.strip()):
+            continue
+        init = init.strip()
+        if init and not init.isdigit():
+            return None
+        last = int(init) if init else last + 1
+        out.append(last)
+    return out
+
+
 def _kernel_program(src, fns, out):
     """out["program"]: the program of the kernel layer's device `operator()` (programs_cpp), and
     out["role_vars"]: each variable its role branches compare, with the enum's members in order
     (`auto warp_group_role = WarpGroupRole(canonical_warp_group_idx());`)."""
     code = src.code
     enums = {}
+    values = {}
     for m in RE_ANY_ROLE_ENUM.finditer(code):
         members = [part.split("=")[0].strip() for part in m.group("body").split(",")]
         enums.setdefault(m.group("name"), ([x for x in members if re.fullmatch(_IDENT, x)], src.line(m.start())))
+        values.setdefault(m.group("name"), _enum_values(m.group("body")))
     role_vars = []
     for m in sorted([*RE_ROLE_VAR.finditer(code), *RE_ROLE_VAR_TYPED.finditer(code)], key=lambda m: m.start()):
         enum = m.group("enum")
         if enum in enums and all(v["name"] != m.group("name") for v in role_vars):
             role_vars.append({"name": m.group("name"), "enum": enum, "members": enums[enum][0],
                               "line": src.line(m.start()), "enum_line": enums[enum][1]})
+            if values[enum] is not None:
+                role_vars[-1]["values"] = values[enum]
     role_fns = {}
     for m in RE_ROLE_FUNCTION.finditer(code):
         if m.group("enum") in enums:

@@ -25,6 +25,8 @@ _IDENT = r"[A-Za-z_]\w*"
 RE_WORD = re.compile(rf"{_IDENT}")
 RE_PLAIN_NAME = re.compile(_IDENT)
 RE_ATTRIBUTE = re.compile(r"^(?:\[\[[^\[\];]*\]\]\s*)+")
+# `if (c) [[unlikely]] { ... }` (array pingpong kernel 610): the attribute before a branch's body.
+RE_BRANCH_ATTRIBUTE = re.compile(r"\s*(?:\[\[[^\[\];]*\]\]\s*)+")
 RE_PRAGMA = re.compile(r"(?:CUTLASS_PRAGMA_(?P<cu>NO_UNROLL|UNROLL)|CUTE_(?P<ce>NO_UNROLL|UNROLL))\b")
 RE_KEYWORD = re.compile(r"(?P<kw>for|while|if|else|do|return|switch|break|continue)\b")
 RE_IF_CONSTEXPR = re.compile(r"\s*constexpr\b")
@@ -43,6 +45,13 @@ RE_TIE_DECL = re.compile(r"^CUTE_TIE_DECL\s*\((?P<args>.*)\)$", re.S)
 # `using WGMMA = typename mma::sm90::FP8MMASelector<BLOCK_N>::type;` in a kernel's body (its `aliases`).
 RE_USING = re.compile(rf"\busing\s+(?P<name>{_IDENT})\s*=\s*(?:typename\s+)?(?P<text>[^;{{}}]+);")
 RE_MEMBER_SET = re.compile(rf"^(?P<name>{_IDENT})\s*\.\s*(?P<member>{_IDENT})\s*=(?!=)\s*(?P<expr>.+)$", re.S)
+# IIFE_TYPE: `auto x = [&] () { ... return T{...}; ... } ();` (an immediately invoked lambda; the
+# grouped GEMMs' scheduler, sm90_gemm_array_tma_warpspecialized_cooperative.hpp 456-464): the head
+# up to the body's brace, and each `return` that constructs a named type.
+RE_IIFE_HEAD = re.compile(r"^\[[&=\w\s,]*\]\s*\(\s*\)\s*(?:[A-Z_]+\s+)?\{")
+RE_IIFE_TAIL = re.compile(r"\}\s*\(\s*\)$")
+RE_RETURN_WORD = re.compile(r"\breturn\b")
+RE_RETURN_CONSTRUCT = re.compile(rf"\breturn\s+(?:typename\s+)?(?P<type>{_IDENT}(?:\s*::\s*{_IDENT})*)\s*[{{(]")
 RE_BINDING = re.compile(rf"^(?:const\s+)?auto\s*&{{0,2}}\s*\[(?P<names>[\w\s,]+)\]\s*=\s*(?P<expr>.+)$")
 # A type may start with `decltype(name)` (77 bwd kernel 1686: `typename
 # decltype(pipeline_load_mma_q)::PipelineState pipeline_load_mma_q_consumer_state;`).
@@ -488,6 +497,13 @@ def _read_while(r, m, pos, hi, nodes, depth):
     return end
 
 
+def _past_attribute(r, pos, hi):
+    """The position after a `[[likely]]` / `[[unlikely]]` attribute at pos (C++20: it marks the
+    branch, the body follows it), else pos."""
+    am = RE_BRANCH_ATTRIBUTE.match(r.code, pos, hi)
+    return am.end() if am else pos
+
+
 def _read_if(r, m, pos, hi, nodes, depth):
     after = m.end()
     cm = RE_IF_CONSTEXPR.match(r.code, after)
@@ -499,12 +515,12 @@ def _read_if(r, m, pos, hi, nodes, depth):
         r.stop(pos, "an if without its condition")
         return hi
     op, close = par
-    then, end = r.body_of(close + 1, hi, depth)
+    then, end = r.body_of(_past_attribute(r, close + 1, hi), hi, depth)
     els = []
     nxt = r.skip_space(end, hi)
     em = RE_KEYWORD.match(r.code, nxt) if nxt < hi else None
     if em and em.group("kw") == "else":
-        els, end = r.body_of(em.end(), hi, depth)
+        els, end = r.body_of(_past_attribute(r, em.end(), hi), hi, depth)
     line, end_line = r.lines(pos, end)
     r.add(nodes, {"node": "if", "constexpr": constexpr, "cond": parse_expr(r.code[op + 1:close]),
                   "then": then, "else": els, "line": line, "end_line": end_line,
@@ -705,6 +721,11 @@ def _read_decl(text):
         return None
     expr = m.group("expr") if m.group("expr") is not None else m.group("brace") if m.group("brace") is not None \
         else m.group("paren")
+    if typ == "auto" and expr is not None:
+        built = _iife_type(expr.strip())
+        if built:   # IIFE_TYPE: the type every return of the invoked lambda constructs
+            return {"node": "let", "names": [m.group("name")], "type": built, "expr": None, "construct": True,
+                    "iife": True}
     node = {"node": "let", "names": [m.group("name")], "type": typ,
             "expr": parse_expr(expr) if expr is not None and expr.strip() else None}
     if m.group("brace") is not None or m.group("paren") is not None:
@@ -713,6 +734,21 @@ def _read_decl(text):
         if call and call[0] == "call":
             node["args"] = call[2]   # its arguments (an order barrier's Params, 77 FMHA kernel 396-397)
     return node
+
+
+def _iife_type(text):
+    """IIFE_TYPE: the type T of `[&] () { ... } ()` when every `return` in its body constructs T
+    (`return TileScheduler{params.scheduler};`, array cooperative kernel 456-464), else None: a
+    lambda that returns anything else (another lambda, a value) keeps its unread text."""
+    head = RE_IIFE_HEAD.match(text)
+    tail = RE_IIFE_TAIL.search(text)
+    if not head or not tail or tail.start() < head.end():
+        return None
+    body = text[head.end():tail.start()]
+    built = {re.sub(r"\s+", "", r.group("type")) for r in RE_RETURN_CONSTRUCT.finditer(body)}
+    if len(built) != 1 or len(RE_RETURN_WORD.findall(body)) != len(RE_RETURN_CONSTRUCT.findall(body)):
+        return None
+    return built.pop()
 
 
 STATEMENT_PATTERNS = (

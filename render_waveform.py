@@ -75,7 +75,7 @@ INTERPRET_JS_ASSETS = (
     "sim/interpret/constants.js", "sim/interpret/expr.js", "sim/interpret/context.js", "sim/interpret/role.js", "sim/interpret/ops.js",
     "sim/interpret/settle.js", "sim/interpret/dsl.js", "sim/interpret/dsl_ops.js", "sim/interpret/wg.js",
     "sim/interpret/wg_ops.js", "sim/interpret/mbar.js", "sim/interpret/dsl_sched.js", "sim/interpret/tmem.js",
-    "sim/interpret.js",
+    "sim/interpret/warps.js", "sim/interpret.js",
 )
 TIMELINE_JS_ASSET = "sim/timeline.js"
 BARRIER_JS_ASSET = "sim/barrier.js"

@@ -16,7 +16,7 @@
 var KernelInterpret = (function (K) {
   "use strict";
   // The parts, in load order (render_waveform.py INTERPRET_JS_ASSETS packs them before this file).
-  // interpret/constants.js, interpret/expr.js, interpret/context.js, interpret/role.js, interpret/ops.js, interpret/settle.js, interpret/dsl.js, interpret/dsl_ops.js, interpret/wg.js, interpret/wg_ops.js, interpret/mbar.js, interpret/dsl_sched.js, interpret/tmem.js.
+  // interpret/constants.js, interpret/expr.js, interpret/context.js, interpret/role.js, interpret/ops.js, interpret/settle.js, interpret/dsl.js, interpret/dsl_ops.js, interpret/wg.js, interpret/wg_ops.js, interpret/mbar.js, interpret/dsl_sched.js, interpret/tmem.js, interpret/warps.js.
   return {
     run: K.run, Run: K.Run,
     Unknown: K.Unknown, State: K.State, evalExpr: K.evalExpr, fuse: K.fuse, Context: K.Context,
@@ -27,6 +27,6 @@ var KernelInterpret = (function (K) {
     MBAR_OPS: K.MBAR_OPS, MBAR_TEMPLATE: K.MBAR_TEMPLATE, mbarCovers: K.mbarCovers,
     OPAQUE_LATENCY: K.OPAQUE_LATENCY, REGISTER_LOOP_OPS: K.REGISTER_LOOP_OPS, FRAGMENT_MAKERS: K.FRAGMENT_MAKERS, FRAGMENT_STAGED: K.FRAGMENT_STAGED
   };
-})(typeof KernelInterpretTmem !== "undefined" ? KernelInterpretTmem : require("./interpret/tmem.js"));
+})(typeof KernelInterpretWarps !== "undefined" ? KernelInterpretWarps : require("./interpret/warps.js"));
 
 if (typeof module !== "undefined" && module.exports) module.exports = KernelInterpret;

@@ -330,6 +330,7 @@ var KernelInterpretExpr = (function (K) {
       case "member": {
         var o = evalExpr(e[1], env, ctx, constexpr);
         if (o instanceof Struct && Object.prototype.hasOwnProperty.call(o.fields, e[2])) return o.fields[e[2]];
+        if (o instanceof Work && K.workMember(ctx, o, e[2]) !== PASS) return K.workMember(ctx, o, e[2]);   // WORK_BATCH (warps.js)
         return isUnknown(o) ? o : unknownAt(e, function () { return "the member `" + e[2] + "` is not evaluated"; });
       }
       case "mcall": { var bc = K.blockCoord(e, env, ctx); return bc !== PASS ? bc : evalMethod(e, env, ctx, constexpr); }
@@ -401,6 +402,7 @@ var KernelInterpretExpr = (function (K) {
     if (en && en !== name.slice(0, sep) && ctx.enums[en]) return new EnumValue(en + name.slice(sep));
     // `CollectiveMainloop::kOuterLoads` (88 FMHA kernel 348) is the collective's constant (collective 77).
     if (name.slice(0, 20) === "CollectiveMainloop::" && Object.prototype.hasOwnProperty.call(ctx.constants, name.slice(20))) return ctx.constants[name.slice(20)];
+    if (Object.prototype.hasOwnProperty.call(K.CUTLASS_CONSTANTS, name)) return K.CUTLASS_CONSTANTS[name];   // warps.js
     if (constexpr) return ctx.flag(name);
     // COMPILE_TIME_NAMES: outside FA3 and the DSL, a name an `if constexpr` of the programs tests is
     // that compile-time flag wherever it is read (`bool do_barrier = kLoadsQSeparately;` and `else if
@@ -493,7 +495,10 @@ var KernelInterpretExpr = (function (K) {
         Object.prototype.hasOwnProperty.call(MMA_CTA_MODES, args[0][1])) return MMA_CTA_MODES[args[0][1]];
     if (Object.prototype.hasOwnProperty.call(RUNTIME_CHOICES, name)) return RUNTIME_CHOICES[name];
     if (ctx.enums[name] && args.length === 1) return new Unknown("the role of this thread");
-    if ((name === "int" || name === "static_cast" || name === "uint32_t") && args.length === 1) return evalExpr(args[0], env, ctx, constexpr);
+    // ROLE_WARP, the idx2crd of a batch index (warps.js).
+    if (/^(?:cutlass::)?canonical_warp_idx_sync$/.test(name) && !args.length) { var rw = K.roleWarp(ctx); if (rw !== PASS) return rw; }
+    if (name === "idx2crd" || name === "cute::idx2crd") { var bc = K.batchCoord(e, env, ctx, constexpr); if (bc !== PASS) return bc; }
+    if ((name === "int" || name === "static_cast" || name === "uint32_t") && args.length === 1) return K.enumAsInt(ctx, evalExpr(args[0], env, ctx, constexpr), name, e[3]);
     // `cute::conditional_return<C>(a, b)` (cute/util/type_traits.hpp: a if the compile-time C,
     // else b; FA3 mainloop 763: `pipeline_v_load = cute::conditional_return<!Transpose_V>(pipeline_v,
     // pipeline_vt)`) with C a flag or its negation.

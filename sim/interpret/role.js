@@ -508,7 +508,7 @@ var KernelInterpretRole = (function (K) {
     var kind = declKind(type);
     if (kind.state && node.expr === null) return new State(ctx.stateStages(type), 0, 0, 0, ctx.stateFollowed(type));
     if (kind.state && ctx.wg && node.construct && (node.args || []).length === 3) return this.wgState(node, env);
-    if (kind.scheduler) return (this.scheduler = new Scheduler());
+    if (kind.scheduler) return K.newScheduler(this, node);   // warps.js GROUP_SCHEDULER
     var base = ctx.samePipeline[kind.base] || kind.base;
     if (ctx.pipelineAliases[base]) {
       var key = node.names && ctx.rings.byDecl[node.names[0]] || base;
