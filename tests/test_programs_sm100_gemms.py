@@ -290,3 +290,53 @@ def test_the_cpasync_seeded_settings_run_without_deadlock_stop_or_hazard(cpasync
     """30 seeded settings: the real kernel's own program must not stop."""
     out = program_sweep(cpasync, SWEEP, seed=100, runs=30)
     assert (out["runs"], out["badCount"]) == (30, 0), out["bad"][:3]
+
+
+MIXED = (C + "sm100_mma_mixed_tma_cpasync_warpspecialized.hpp", K + "sm100_gemm_mixed_tma_cpasync_warpspecialized.hpp")
+
+
+@pytest.fixture(scope="module")
+def mixed(cutlass):
+    return parse_cutlass.parse_header(cutlass(MIXED[0]), cutlass(MIXED[1]))
+
+
+def test_the_mixed_gemm_states_are_its_collective_aliases(mixed):
+    """The kernel layer's `using MainloopPipelineTMAState = typename CollectiveMainloop::
+    MainloopPipelineTMAState;` (195, 197) of the collective's `using MainloopPipelineTMAState =
+    typename MainloopPipelineTMA::PipelineState;` (158, 161) are state aliases of those pipelines;
+    the SM100 GEMM's `MainloopPipelineState`, which its name already reads, is not listed."""
+    assert mixed["kernel_layer"]["state_aliases"] == [
+        {"alias": "MainloopPipelineTMAState", "pipeline": "MainloopPipelineTMA", "line": 195},
+        {"alias": "MainloopPipelineCpAsyncState", "pipeline": "MainloopPipelineCpAsync", "line": 197}]
+
+
+def test_the_sm100_gemm_parse_lists_no_state_alias(cutlass):
+    """The name rule's aliases stay out of the parse (the bundled examples' parses are unchanged)."""
+    dense = parse_cutlass.parse_header(cutlass(C + "sm100_mma_warpspecialized.hpp"), cutlass(K + "sm100_gemm_tma_warpspecialized.hpp"))
+    assert "state_aliases" not in dense["kernel_layer"]
+
+
+def test_the_mixed_gemm_runs_every_role_but_its_scheduler(mixed):
+    """Two tiles of three k-tiles: the TMA load copies A (540) and the cp.async load B (631) every
+    k-tile (its `if (k_residue != 0)`, 620, false: RUNTIME_CONDITIONS), the MMA waits on both rings
+    (722, 723) and issues one UMMA per k-tile (732), the epilogue loads and stores each tile (969);
+    only Sched stops, at 815 (the tile-handing scheduler of `IsSchedDynamicPersistent` off), with no
+    deadlock or hazard."""
+    out = program_run(mixed, KNOBS)
+    assert [(s["role"], s["line"]) for s in out["stopped"]] == [("Sched", 815)]
+    assert out["deadlock"] is None and out["hazards"] == []
+    tiles, k = KNOBS["outputTiles"], KNOBS["kTiles"]
+    assert lines(out, "role:MainloopLoadTMA", "issue") == [540] * (k * tiles)
+    assert lines(out, "role:MainloopLoadCpAsync", "issue") == [631] * (k * tiles)
+    assert lines(out, "role:MMA", "umma") == [732] * (k * tiles)
+    assert lines(out, "role:Epilogue", "tmem_load") == [969] * tiles and lines(out, "role:Epilogue", "store") == [969] * tiles
+
+
+def test_the_mixed_gemm_mma_stops_without_the_alias(cutlass, tmp_path):
+    """A copy whose collective does not write the TMA state as its pipeline's PipelineState leaves
+    the kernel's `MainloopPipelineTMAState mainloop_pipe_tma_consumer_state;` (627) no state: the MMA
+    stops at its first wait (722), named, as before the rule."""
+    out = program_run(mutated(cutlass, tmp_path, MIXED, "using MainloopPipelineTMAState = typename MainloopPipelineTMA::PipelineState;",
+                              "using MainloopPipelineTMAState = typename MainloopPipelineTMA::PipelineStateX;"), KNOBS)
+    stops = {s["role"]: s for s in out["stopped"]}
+    assert stops["MMA"]["line"] == 722 and "consumer_wait on a state the program does not follow" in stops["MMA"]["reason"]
