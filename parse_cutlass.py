@@ -778,6 +778,36 @@ RE_STATE_ALIAS = re.compile(rf"""
 """, re.VERBOSE)
 
 
+# `using MainloopPipelineTMAState = typename MainloopPipelineTMA::PipelineState;` (SM100 mixed
+# TMA / cp.async collective 158, 161): a collective's state type of one of its pipelines; and the
+# kernel layer's `using MainloopPipelineTMAState = typename CollectiveMainloop::MainloopPipelineTMAState;`
+# (kernel 195, 197) that takes it (_collective_state_aliases).
+RE_PIPELINE_STATE_USING = re.compile(rf"""
+    \busing \s+ (?P<alias>{_IDENT}) \s* = \s* (?:typename \s+)?   # using MainloopPipelineTMAState = typename
+    (?P<pipeline>{_IDENT}) \s* :: \s* PipelineState \s* ;        # MainloopPipelineTMA::PipelineState;
+""", re.VERBOSE)
+RE_COLLECTIVE_STATE_USING = re.compile(rf"""
+    \busing \s+ (?P<alias>{_IDENT}) \s* = \s* (?:typename \s+)?   # using MainloopPipelineTMAState = typename
+    CollectiveMainloop \s* :: \s* (?P<name>{_IDENT}) \s* ;         # CollectiveMainloop::MainloopPipelineTMAState;
+""", re.VERBOSE)
+
+
+def _collective_state_aliases(csrc, ksrc, kernel_layer):
+    """Add to kernel_layer["state_aliases"] each kernel-layer state type taken from the collective
+    (`using A = typename CollectiveMainloop::B;` with the collective's `using B = typename
+    P::PipelineState;`): {alias A, pipeline P, line}. An alias whose name already gives its
+    pipeline (`MainloopPipelineState` of `MainloopPipeline`: the interpreter's name rule,
+    `pipelineOfStateType`) is left to that rule, so those parses stay as they were."""
+    states = {m.group("alias"): m.group("pipeline") for m in RE_PIPELINE_STATE_USING.finditer(csrc.code)}
+    have = {a["alias"] for a in kernel_layer.get("state_aliases", [])}
+    for m in RE_COLLECTIVE_STATE_USING.finditer(ksrc.code):
+        alias, pipeline = m.group("alias"), states.get(m.group("name"))
+        if pipeline is None or alias in have or re.sub(r"(Pipeline)State$", r"\1", alias) == pipeline:
+            continue
+        kernel_layer.setdefault("state_aliases", []).append({"alias": alias, "pipeline": pipeline, "line": ksrc.line(m.start())})
+        have.add(alias)
+
+
 RE_CONDITIONAL_T = re.compile(r"^\s*(?:typename\s+)?(?:std::)?conditional_t\s*<")
 RE_LAST_CLASS = re.compile(rf"({_IDENT})\s*(?:<|$)")
 
@@ -3206,6 +3236,7 @@ def parse_header(path, kernel_layer=None):
             raise ParseError(kernel_layer, "not a CUTLASS kernel layer (no WarpGroupRole / WarpCategory "
                              "enum or collective_mainloop calls)")
         model["kernel_layer"] = parse_kernel_layer(ksrc)
+        _collective_state_aliases(Source(text, path, display_path(path)), ksrc, model["kernel_layer"])
         model["warnings"].extend(kwarns)
     return model
 

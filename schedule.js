@@ -81,6 +81,7 @@ var KernelSchedule = (function () {
       {"name": "scaleKBlocks", "flag": "--scale-k-blocks"},
       {"name": "tileDQK", "flag": "--tile-dqk"},
       {"name": "sfVecSize", "flag": "--sf-vec-size"},
+      {"name": "utccpReuse", "flag": "--utccp-reuse"},
       {"name": "gemm1Latency", "flag": "--gemm1"},
       {"name": "epilogueLatency", "flag": "--epilogue"},
       {"name": "consumerWGs", "flag": "--consumers"},

@@ -179,7 +179,7 @@ var KernelSimCommon = (function () {
     mathLatency: { short: "Register loop", sliderMax: 64 }, reduceLatency: { short: "Reduce-add", sliderMax: 64 },
     kBlocks: { short: "k-blocks / k-tile", sliderMax: 16 }, scaleKBlocks: { short: "Scale k-blocks / k-tile", sliderMax: 16 },
     tileDQK: { short: "Tile head dim" },
-    sfVecSize: { short: "SF vector size" }
+    sfVecSize: { short: "SF vector size" }, utccpReuse: { short: "E reuse (k-tiles)" }
   };
 
   /** Add the widget facts (short label, slider end) of KNOB_WIDGETS to a knob spec. */

@@ -80,6 +80,12 @@ var KernelProgramKnobs = (function () {
   PROGRAM_KNOB_RANGES.sfVecSize = { min: 16, max: 32, values: [16, 32], label: "scale-factor vector size (Vs)",
     doc: "SM103 block scaling's SFVecSize (16 or 32 elements per scale factor, from the kernel schedule tag): 16 gives 4 scale-factor stages per k-tile, 32 gives 2 (SF_BUFFERS_PER_TILE_K)" };
   PROGRAM_DEFAULT_KNOBS.sfVecSize = 16;
+  // The SM100 sparse MMA's metadata reuse (sim/interpret/constants.js SYMBOL_KNOBS UTCCP_REUSE:
+  // `UtccpReuseCnt`, 1 or 2 from the tile's K and the metadata atom's K, sparse collective 186-188).
+  // Default 2: CUTLASS's examples/83_blackwell_sparse_gemm (half_t, tile K 64) (SOURCE_KNOB_ASSUMPTIONS).
+  PROGRAM_KNOB_RANGES.utccpReuse = { min: 1, max: 2, values: [1, 2], label: "metadata k-tiles per E copy (Ue)",
+    doc: "SM100 sparse GEMM's UtccpReuseCnt (1 or 2): the k-tiles one metadata (E) stage serves; at 2 the load copies E and the MMA copies it to TMEM every second k-tile" };
+  PROGRAM_DEFAULT_KNOBS.utccpReuse = 2;
   // The CuTe DSL attention programs' math warpgroups (FA4 sm90 `self.num_wg_mma`, 212: tile_m / 64,
   // 2 at the default tile_m 128; sim/interpret.js DSL_SELF_KNOBS): the attention model's C knob.
   PROGRAM_KNOB_RANGES.consumerWGs = AT.ATTENTION_KNOB_RANGES.consumerWGs;
@@ -92,7 +98,8 @@ var KernelProgramKnobs = (function () {
   var SOURCE_KNOB_ASSUMPTIONS = {
     scaleKBlocks: "blockwise scaling's ScaleKsPerTile (TileShape K / ScaleGranularityK, a template parameter the source leaves open) is the scale k-blocks knob (Sk), default 1: one scale block per k-tile, as CUTLASS's examples/81 configure it",
     tileDQK: "the attention backward's TileShapeDQK (get<2> of the TileShape template parameter) is the tile head dim knob (D), default 128: examples/77's default d = 128 runs TileShape (128, 128, 128, 128)",
-    sfVecSize: "SM103 block scaling's SFVecSize (TiledMma::SFVecSize, which the builder picks from the kernel schedule tag) is the scale-factor vector size knob (Vs), default 16: four scale-factor stages per k-tile, as CUTLASS's examples/89 builds it"
+    sfVecSize: "SM103 block scaling's SFVecSize (TiledMma::SFVecSize, which the builder picks from the kernel schedule tag) is the scale-factor vector size knob (Vs), default 16: four scale-factor stages per k-tile, as CUTLASS's examples/89 builds it",
+    utccpReuse: "SM100 sparse GEMM's UtccpReuseCnt (the metadata atom's K over the tile's K when the tile's K is smaller, else 1; both template choices) is the metadata reuse knob (Ue), default 2: one E copy per two k-tiles, as CUTLASS's examples/83 builds it (half_t, tile K 64)"
   };
 
   return { PROGRAM_KNOB_RANGES: PROGRAM_KNOB_RANGES, PROGRAM_DEFAULT_KNOBS: PROGRAM_DEFAULT_KNOBS, SOURCE_KNOB_ASSUMPTIONS: SOURCE_KNOB_ASSUMPTIONS };

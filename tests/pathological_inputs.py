@@ -151,6 +151,8 @@ NEAR_MATCH_SAMPLES = {
     "RE_ROLE_VAR_TYPED": "WarpCategory warp_category = f();",
     "RE_STAGE_COUNT_ALIAS": "using StagesQ = cutlass::gemm::collective::StageCount<StageCountQ>;",
     "RE_STATE_ALIAS": "using PipelineStateOuter = typename cutlass::PipelineState<MainloopPipelineOuter::Stages>;",
+    "RE_PIPELINE_STATE_USING": "using MainloopPipelineTMAState = typename MainloopPipelineTMA::PipelineState;",
+    "RE_COLLECTIVE_STATE_USING": "using MainloopPipelineTMAState = typename CollectiveMainloop::MainloopPipelineTMAState;",
     "programs_cpp.RE_KEYWORD": "while (work_tile_info.is_valid())",
     "programs_cpp.RE_IF_CONSTEXPR": " constexpr",
     "programs_cpp.RE_INC": "++smem_pipe_read",

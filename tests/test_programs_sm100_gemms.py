@@ -3,7 +3,11 @@ installed package (docs/programs.md "SM103 block-scaled GEMM"). The SM103 block-
 scale-factor buffers per k-tile, `SF_BUFFERS_PER_TILE_K = SFVecSize == 16 ? 4 : 2`, is read from
 the collective (`CONSTANT_EXPRS`) with `TiledMma::SFVecSize` the `sfVecSize` knob (default 16, as
 CUTLASS's examples/89 builds it: `SF_VEC_SIZE`); its MMA takes its three pipelines as a tuple
-(`TUPLE_GET`) and its two loads share the parameter name `pipeline` (`OBJECT_ALIAS_SUFFIX`)."""
+(`TUPLE_GET`) and its two loads share the parameter name `pipeline` (`OBJECT_ALIAS_SUFFIX`).
+The SM100 sparse GEMM (docs/programs.md "SM100 sparse and cp.async GEMMs"): its ring's class
+`PipelineTmaSparseUmmaAsync` runs by `PipelineTmaUmmaAsync`'s rule (`PIPELINE_CLASSES`) and its
+`UtccpReuseCnt` is the `utccpReuse` knob (`UTCCP_REUSE`); the SM100 cp.async GEMM: its k residue
+is 0 (`RUNTIME_CONDITIONS`)."""
 
 import json
 
@@ -119,3 +123,230 @@ def test_seeded_settings_run_without_deadlock_stop_or_hazard(sm103):
                                     "tmaLatency": [0, 9], "ummaLatency": [0, 7], "tmemLoadLatency": [0, 5]},
                             seed=103 + vs, runs=30, fixed={"sfVecSize": vs})
         assert (out["runs"], out["badCount"]) == (30, 0), out["bad"][:3]
+
+
+# The SM100 sparse GEMM (docs/programs.md "SM100 sparse and cp.async GEMMs"): its mainloop ring is a
+# PipelineTmaSparseUmmaAsync (PIPELINE_CLASSES: PipelineTmaUmmaAsync's rule), and its metadata reuse
+# `UtccpReuseCnt` is the utccpReuse knob (UTCCP_REUSE, default 2 as CUTLASS's examples/83 builds it).
+SPARSE = (C + "sm100_sparse_mma_warpspecialized.hpp", K + "sm100_sparse_gemm_tma_warpspecialized.hpp")
+CPASYNC = (C + "sm100_mma_cpasync_warpspecialized.hpp", K + "sm100_gemm_cpasync_warpspecialized.hpp")
+SWEEP = {"stages": [2, 6], "outputTiles": [1, 3], "kTiles": [1, 5], "accStages": [1, 3],
+         "tmaLatency": [0, 9], "ummaLatency": [0, 7], "tmemLoadLatency": [0, 5]}
+
+
+@pytest.fixture(scope="module")
+def sparse(cutlass):
+    return parse_cutlass.parse_header(cutlass(SPARSE[0]), cutlass(SPARSE[1]))
+
+
+@pytest.fixture(scope="module")
+def cpasync(cutlass):
+    return parse_cutlass.parse_header(cutlass(CPASYNC[0]), cutlass(CPASYNC[1]))
+
+
+def mutated(cutlass, tmp_path, pair, old, new):
+    """The pair parsed with one text of its collective replaced (a copy in tmp_path, never committed)."""
+    text = cutlass(pair[0]).read_text()
+    assert text.count(old) == 1, old
+    copy = tmp_path / pair[0].rsplit("/", 1)[1]
+    copy.write_text(text.replace(old, new))
+    return parse_cutlass.parse_header(copy, cutlass(pair[1]))
+
+
+def test_the_sparse_pipeline_forwards_to_the_tma_umma_pipeline(cutlass):
+    """The facts PIPELINE_CLASSES.PipelineTmaSparseUmmaAsync reads (sm100_pipeline.hpp): it wraps a
+    PipelineTmaUmmaAsync (1190) and forwards the ops the kernel and collective call (1260-1302); its
+    own producer_acquire waits the empty barrier and has the leader expect the A/B bytes, plus the
+    metadata's with load_e (1312-1322); it has no producer_commit. The collective copies E on the
+    acquired stage's barrier exactly when load_e (784, 803-807)."""
+    text = cutlass("include/cutlass/pipeline/sm100_pipeline.hpp").read_text().splitlines()
+    assert text[1184].strip() == "class PipelineTmaSparseUmmaAsync {"
+    assert text[1189].strip() == "using Impl = PipelineTmaUmmaAsync<Stages, ClusterShape, AtomThrShape_MNK>;"
+    body = "\n".join(text[1184:1324])
+    for call in ("impl_.producer_try_acquire(state, skip_wait)", "impl_.producer_tail(state)", "impl_.producer_get_barrier(state)",
+                 "impl_.consumer_try_wait(state, skip_wait)", "impl_.consumer_wait(state, barrier_token)", "impl_.consumer_release(state)"):
+        assert body.count(call) == 1, call
+    assert "producer_commit" not in body
+    assert text[1314].strip() == "empty_barrier_ptr_[stage].wait(phase);"
+    assert "load_e ? params_metadata_.transaction_bytes + params_metadata_.metadata_transaction_bytes" in text[1316]
+    assert text[1319].strip() == "full_barrier_ptr_[stage].arrive_and_expect_tx(bytes_now);"
+    coll = cutlass(SPARSE[0]).read_text().splitlines()
+    assert coll[783].strip() == "bool load_e = iter % UtccpReuseCnt == 0;"
+    assert coll[802].strip() == "if (load_e) {" and "observed_tma_load_e_->with(*tma_barrier" in coll[804]
+
+
+def test_the_source_leaves_the_metadata_reuse_to_its_instantiation(cutlass):
+    """UTCCP_REUSE's facts: `UtccpReuseCnt` is 1 or 2 from the tile's K and the metadata atom's K
+    (collective 186-188); the F16 atom's K is (16, 2, 4) = 128 (sm1xx_sparse_config.inl 122, 134);
+    examples/83 builds half_t A (91) with tile K 64 (118): 128 / 64 = 2."""
+    coll = cutlass(SPARSE[0]).read_text().splitlines()
+    assert "static constexpr int UtccpReuseCnt = ((size<2>(TileShape{}) / typename SparseConfig::TensorEAtomK{}) == 0) ?" in coll[185]
+    assert "typename SparseConfig::TensorEAtomK{} / size<2>(TileShape{}) : 1;" in coll[186]
+    config = cutlass("include/cutlass/gemm/collective/builders/sm1xx_sparse_config.inl").read_text().splitlines()
+    assert "using TensorEAtom_MMA_F16 =  Layout<Shape <Shape <  _8, _2,   _8>, Shape <_16,   _2, _4>>," in config[121]
+    assert "using TensorEAtomK = Int<size<1>(TensorEAtom{})>;" in config[133]
+    example = cutlass("examples/83_blackwell_sparse_gemm/83_blackwell_sparse_gemm.cu").read_text().splitlines()
+    assert "ElementA    = half_t;" in example[90] and "using MmaTileShape_MNK = Shape<_256,_128,_64>;" in example[117]
+
+
+@pytest.mark.parametrize("reuse", [1, 2])
+def test_the_sparse_gemm_follows_the_source_per_k_tile(sparse, reuse):
+    """Two tiles of three k-tiles, no stop, deadlock or hazard: the load copies A and B every k-tile
+    (799-800, one issue) and E on the same stage when `iter % UtccpReuseCnt == 0` (805: k-tiles 0, 1, 2
+    at reuse 1, 0 and 2 at 2, per tile: `iter` restarts in each load call, 775); the MMA issues one
+    UMMA per k-tile (914, its k-block loop one issue) after waiting for the stage (877), and the
+    epilogue loads and stores each tile (951). E lands in the stage's transaction: no UMMA starts
+    before its stage's E copy has landed."""
+    out = program_run(sparse, dict(KNOBS, utccpReuse=reuse))
+    assert out["stopped"] == [] and out["deadlock"] is None and out["hazards"] == []
+    assert out["roles"] == ["MMA", "MainloopLoad", "Epilogue"]
+    tiles, k = KNOBS["outputTiles"], KNOBS["kTiles"]
+    loads = sorted(lane_blocks(out, "role:MainloopLoad", "issue"), key=lambda b: b["start"])
+    assert [b["lines"] for b in loads if b["lines"] == [799, 800]] == [[799, 800]] * (k * tiles)
+    e_copies = [(b["tile"], b["k"]) for b in loads if b["lines"] == [805]]
+    assert e_copies == [(t, i) for t in range(tiles) for i in range(k) if i % reuse == 0]
+    assert lines(out, "role:MMA", "umma") == [914] * (k * tiles)
+    assert lines(out, "role:Epilogue", "tmem_load") == [951] * tiles and lines(out, "role:Epilogue", "store") == [951] * tiles
+    landed = {}
+    for b in out["blocks"]:
+        if b["kind"] == "filling" and b["lines"] == [805]:
+            landed[(b["tile"], b["k"])] = b["end"]
+    for b in lane_blocks(out, "role:MMA", "umma"):
+        if (b["tile"], b["k"]) in landed:
+            assert b["start"] >= landed[(b["tile"], b["k"])], b
+
+
+def test_the_sparse_ring_is_its_class_rule(cutlass, tmp_path):
+    """PIPELINE_CLASSES: a copy whose mainloop ring is of another (unmodelled) class stops the load
+    at its acquire (787) and the MMA at its wait (877), naming the class, as before the rule."""
+    out = program_run(mutated(cutlass, tmp_path, SPARSE, "using MainloopPipeline = cutlass::PipelineTmaSparseUmmaAsync<",
+                              "using MainloopPipeline = cutlass::PipelineTmaSparseUmmaAsyncX<"), dict(KNOBS, utccpReuse=2))
+    stops = {s["role"]: s for s in out["stopped"]}
+    assert stops["MainloopLoad"]["line"] == 787 and stops["MMA"]["line"] == 877
+    assert all("PipelineTmaSparseUmmaAsyncX is not modelled" in s["reason"] for s in stops.values())
+
+
+def test_the_sparse_default_run_is_complete_and_states_its_assumption(sparse):
+    """At the program model's defaults the kernel runs complete; the page offers utccpReuse and
+    states its default; a value above 2 is clamped, said. Without the knob
+    (KernelInterpret.run alone) the load stops at its E test, not silently."""
+    out = program_sweep(sparse, {}, seed=1, runs=1)
+    assert (out["runs"], out["badCount"]) == (1, 0), out["bad"]
+    script = r"""
+const S = require(process.argv[1] + "/schedule.js");
+const input = JSON.parse(require("fs").readFileSync(0, "utf8"));
+const r = S.simulate(input, { model: "program" }, { events: false });
+const odd = S.simulate(input, { model: "program", utccpReuse: 3 }, { events: false });
+const specs = S.knobsFor("program", input).map((k) => k.name);
+process.stdout.write(JSON.stringify({ knob: r.knobs.utccpReuse, offered: specs.includes("utccpReuse"),
+  assumption: r.fit.assumptions.filter((a) => /UtccpReuseCnt/.test(a)), odd: odd.knobs.utccpReuse, messages: odd.messages }));
+"""
+    got = node_script(script, sparse)
+    assert got["knob"] == 2 and got["offered"] and got["odd"] == 2
+    assert got["messages"] == ["utccpReuse: 3 is above the maximum; clamped to 2"]
+    assert len(got["assumption"]) == 1 and "default 2" in got["assumption"][0]
+    stops = program_run(sparse, KNOBS)["stopped"]
+    assert [(s["role"], s["line"]) for s in stops] == [("MainloopLoad", 803)]
+    assert "`UtccpReuseCnt` is the utccpReuse knob" in stops[0]["reason"]
+
+
+def test_the_sparse_seeded_settings_run_without_deadlock_stop_or_hazard(sparse):
+    """60 seeded settings at both reuse counts: the real kernel's own program must not stop."""
+    for reuse in (1, 2):
+        out = program_sweep(sparse, SWEEP, seed=83 + reuse, runs=30, fixed={"utccpReuse": reuse})
+        assert (out["runs"], out["badCount"]) == (30, 0), out["bad"][:3]
+
+
+def test_the_cpasync_gemm_follows_the_source_per_k_tile(cpasync):
+    """The SM100 cp.async GEMM: with K a multiple of BLK_K (RUNTIME_CONDITIONS, as the SM90
+    multistage mainloop's residue tests) `k_residue` (423) is 0, so the predicated first k-tile
+    (468-498) is skipped and every k-tile is the main loop's: acquire (509), the A and B cp.async
+    copies (513-514, one issue) and a commit that lands with them (516, cpasync_barrier_arrive).
+    The MMA issues one UMMA per k-tile (570), the epilogue loads and stores each tile (752)."""
+    out = program_run(cpasync, KNOBS)
+    assert out["stopped"] == [] and out["deadlock"] is None and out["hazards"] == []
+    assert out["roles"] == ["MMA", "Epilogue", "MainloopLoad"]
+    tiles, k = KNOBS["outputTiles"], KNOBS["kTiles"]
+    issues = lane_blocks(out, "role:MainloopLoad", "issue")
+    assert [b["lines"] for b in issues] == [[513, 514]] * (k * tiles)
+    assert lines(out, "role:MMA", "umma") == [570] * (k * tiles)
+    assert lines(out, "role:Epilogue", "tmem_load") == [752] * tiles and lines(out, "role:Epilogue", "store") == [752] * tiles
+
+
+def test_the_cpasync_residue_test_is_read_by_its_text(cutlass, tmp_path, cpasync):
+    """The rule is the residue test as the source writes it (468): a copy that writes it otherwise
+    stops the load there, naming the unknown problem K (the structured binding of 413)."""
+    text = cutlass(CPASYNC[0]).read_text().splitlines()
+    assert text[412].strip() == "auto [M,N,K,L] = problem_shape_MNKL;"
+    assert text[422].strip() == "auto k_residue    = K - size<1>(gB_in) * size<2>(gA_in);"
+    assert text[467].strip() == "if (k_residue != 0 && k_tile_count > 0)  {"
+    out = program_run(mutated(cutlass, tmp_path, CPASYNC, "if (k_residue != 0 && k_tile_count > 0)",
+                              "if (k_residue != 0 && 0 < k_tile_count)"), KNOBS)
+    assert [(s["role"], s["line"]) for s in out["stopped"]] == [("MainloopLoad", 468)]
+    assert "part of a structured binding" in out["stopped"][0]["reason"]
+
+
+def test_the_cpasync_seeded_settings_run_without_deadlock_stop_or_hazard(cpasync):
+    """30 seeded settings: the real kernel's own program must not stop."""
+    out = program_sweep(cpasync, SWEEP, seed=100, runs=30)
+    assert (out["runs"], out["badCount"]) == (30, 0), out["bad"][:3]
+
+
+MIXED = (C + "sm100_mma_mixed_tma_cpasync_warpspecialized.hpp", K + "sm100_gemm_mixed_tma_cpasync_warpspecialized.hpp")
+
+
+@pytest.fixture(scope="module")
+def mixed(cutlass):
+    return parse_cutlass.parse_header(cutlass(MIXED[0]), cutlass(MIXED[1]))
+
+
+def test_the_mixed_gemm_states_are_its_collective_aliases(mixed):
+    """The kernel layer's `using MainloopPipelineTMAState = typename CollectiveMainloop::
+    MainloopPipelineTMAState;` (195, 197) of the collective's `using MainloopPipelineTMAState =
+    typename MainloopPipelineTMA::PipelineState;` (158, 161) are state aliases of those pipelines;
+    the SM100 GEMM's `MainloopPipelineState`, which its name already reads, is not listed."""
+    assert mixed["kernel_layer"]["state_aliases"] == [
+        {"alias": "MainloopPipelineTMAState", "pipeline": "MainloopPipelineTMA", "line": 195},
+        {"alias": "MainloopPipelineCpAsyncState", "pipeline": "MainloopPipelineCpAsync", "line": 197}]
+
+
+def test_the_sm100_gemm_parse_lists_no_state_alias(cutlass):
+    """The name rule's aliases stay out of the parse (the bundled examples' parses are unchanged)."""
+    dense = parse_cutlass.parse_header(cutlass(C + "sm100_mma_warpspecialized.hpp"), cutlass(K + "sm100_gemm_tma_warpspecialized.hpp"))
+    assert "state_aliases" not in dense["kernel_layer"]
+
+
+# The mixed kernel's scheduler: with IsSchedDynamicPersistent off (the run's default) it is the one
+# that hands its tiles through a pipeline (GROUP_SCHEDULER, docs/programs.md "Array (ptr-array and
+# grouped) GEMMs"), and every role stops there (650); with it on, the CLC scheduler, and only Sched
+# stops, at its CLC pipeline's class (806), as the plain SM100 GEMM's would: the other roles run.
+DYNAMIC = dict(KNOBS, flags={"IsSchedDynamicPersistent": 1})
+
+
+def test_the_mixed_gemm_runs_every_role_but_its_scheduler(mixed):
+    """Two tiles of three k-tiles (the CLC scheduler, DYNAMIC): the TMA load copies A (540) and the
+    cp.async load B (631) every k-tile (its `if (k_residue != 0)`, 620, false: RUNTIME_CONDITIONS),
+    the MMA waits on both rings (722, 723) and issues one UMMA per k-tile (732), the epilogue loads
+    and stores each tile (969); only Sched stops, at its CLC pipeline (806), with no deadlock or
+    hazard. At the default flags every role stops at the tile-handing scheduler (650)."""
+    default = program_run(mixed, KNOBS)
+    assert {(s["role"], s["line"]) for s in default["stopped"]} == {(r, 650) for r in
+                                                                    ("MMA", "Sched", "MainloopLoadTMA", "Epilogue", "MainloopLoadCpAsync")}
+    out = program_run(mixed, DYNAMIC)
+    assert [(s["role"], s["line"]) for s in out["stopped"]] == [("Sched", 806)]
+    assert out["deadlock"] is None and out["hazards"] == []
+    tiles, k = KNOBS["outputTiles"], KNOBS["kTiles"]
+    assert lines(out, "role:MainloopLoadTMA", "issue") == [540] * (k * tiles)
+    assert lines(out, "role:MainloopLoadCpAsync", "issue") == [631] * (k * tiles)
+    assert lines(out, "role:MMA", "umma") == [732] * (k * tiles)
+    assert lines(out, "role:Epilogue", "tmem_load") == [969] * tiles and lines(out, "role:Epilogue", "store") == [969] * tiles
+
+
+def test_the_mixed_gemm_mma_stops_without_the_alias(cutlass, tmp_path):
+    """A copy whose collective does not write the TMA state as its pipeline's PipelineState leaves
+    the kernel's `MainloopPipelineTMAState mainloop_pipe_tma_consumer_state;` (627) no state: the MMA
+    stops at its first wait (722), named, as before the rule."""
+    out = program_run(mutated(cutlass, tmp_path, MIXED, "using MainloopPipelineTMAState = typename MainloopPipelineTMA::PipelineState;",
+                              "using MainloopPipelineTMAState = typename MainloopPipelineTMA::PipelineStateX;"), DYNAMIC)
+    stops = {s["role"]: s for s in out["stopped"]}
+    assert stops["MMA"]["line"] == 722 and "consumer_wait on a state the program does not follow" in stops["MMA"]["reason"]

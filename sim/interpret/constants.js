@@ -42,7 +42,13 @@ var KernelInterpretConstants = (function () {
     // the builder picks from the kernel schedule tag (builders/sm1xx_common.inl find_vector_size,
     // 137-183: the `...Vs16Sm103` tags 16, others 32): the sfVecSize knob, default 16 (CUTLASS's
     // examples/89_sm103_fp4_ultra_gemm builds `KernelTmaWarpSpecialized1SmBlockScaledMxNvf4UltraVs16Sm103`, 134).
-    "TiledMma::SFVecSize": "sfVecSize"
+    "TiledMma::SFVecSize": "sfVecSize",
+    // UTCCP_REUSE: the SM100 sparse collective's `UtccpReuseCnt = ((size<2>(TileShape{}) /
+    // SparseConfig::TensorEAtomK{}) == 0) ? TensorEAtomK{} / size<2>(TileShape{}) : 1` (sparse
+    // collective 186-188: 1 or 2, from the tile's K and the metadata atom's K, which the element
+    // type picks, builders/sm1xx_sparse_config.inl 122-134): the utccpReuse knob, default 2 (CUTLASS's
+    // examples/83 builds half_t A, 91, with tile K 64, 118: the F16 atom's K is 16 x 2 x 4 = 128).
+    "UtccpReuseCnt": "utccpReuse"
   };
   var TRIP_KNOBS = { "k_tile_count": "kTiles", "iter_count": "qBlocks" };   // unevaluable trip-count variables' knobs (77 bwd 1726: m-blocks)
 

@@ -198,6 +198,10 @@ var KernelInterpretExpr = (function (K) {
     // warpspecialized.hpp 270, 280: copy the k-block, else clear it): the run takes K a multiple
     // of BLK_K (residue_k = 0, line 388-389 of the kernel layers), so every k-block is copied.
     "if (get<1>(tAcA(0,0,k)) >= -get<2>(residue_mnk))": 1, "if (get<1>(tBcB(0,0,k)) >= -get<2>(residue_mnk))": 1,
+    // SM100 cp.async mainloops: `k_residue = K - size<1>(gB_in) * size<2>(gA_in)` (K less BLK_K x the
+    // k-tiles) is 0 as above: no predicated first k-tile (sm100_mma_cpasync_warpspecialized.hpp
+    // 423, 468-498), no last k-tile kept back (sm100_mma_mixed_tma_cpasync_warpspecialized.hpp 619-622).
+    "if (k_residue != 0 && k_tile_count > 0)": 0, "if (k_residue != 0)": 0,
     // 77's decode Load (sm100_fmha_load_cpasync_warpspecialized.hpp 279, 312): a K / V tile of the
     // KV cache is copied whole; the last, partial one (and the new token's row) by masked cp.async.
     // Either way the tile's copies then commit on the stage: the run takes every tile as a cache tile.
@@ -272,7 +276,15 @@ var KernelInterpretExpr = (function (K) {
     // the full one, which expects Params::producer_arv_count arrivals: every thread of the
     // producing role) and whose consumer is the MMA warp: consumer_release (867-869, 888-897) is a
     // tcgen05 commit (umma_arrive, 895, one-CTA MMA).
-    "PipelineUmmaConsumerAsync": { stages: "stages", commit: "arrive", release: "commit", acquireReason: null, waitReason: null }
+    "PipelineUmmaConsumerAsync": { stages: "stages", commit: "arrive", release: "commit", acquireReason: null, waitReason: null },
+    // sm100_pipeline.hpp PipelineTmaSparseUmmaAsync (1185): a PipelineTmaUmmaAsync (Impl, 1190)
+    // with its barriers (init_barriers 1209-1210, constructor 1223-1238) whose producer_try_acquire,
+    // producer_tail, producer_get_barrier, consumer_try_wait, consumer_wait and consumer_release
+    // forward to it (1260-1302). Its own producer_acquire(state, load_e, token) (1266-1274,
+    // 1312-1322) waits the stage's empty barrier at the state's phase and has the leader expect the
+    // A/B bytes plus the metadata's when load_e: the copies that follow on that barrier (sparse
+    // collective 798-807: E's only when load_e) land as one transaction. No producer_commit.
+    "PipelineTmaSparseUmmaAsync": { stages: "stages", commit: "none", release: "commit", acquireReason: null, waitReason: "tma" }
   };
   var MODELLED_PIPELINES = {};
   Object.keys(PIPELINE_CLASSES).forEach(function (k) { MODELLED_PIPELINES[k] = true; });
@@ -403,6 +415,7 @@ var KernelInterpretExpr = (function (K) {
     // `CollectiveMainloop::kOuterLoads` (88 FMHA kernel 348) is the collective's constant (collective 77).
     if (name.slice(0, 20) === "CollectiveMainloop::" && Object.prototype.hasOwnProperty.call(ctx.constants, name.slice(20))) return ctx.constants[name.slice(20)];
     if (Object.prototype.hasOwnProperty.call(K.CUTLASS_CONSTANTS, name)) return K.CUTLASS_CONSTANTS[name];   // warps.js
+    if (sym) return new Unknown("`" + name + "` is the " + sym + " knob, which the run was not given");   // a knob's symbol is no flag
     if (constexpr) return ctx.flag(name);
     // COMPILE_TIME_NAMES: outside FA3 and the DSL, a name an `if constexpr` of the programs tests is
     // that compile-time flag wherever it is read (`bool do_barrier = kLoadsQSeparately;` and `else if
@@ -776,11 +789,9 @@ var KernelInterpretExpr = (function (K) {
   K.RUNTIME_CONDITIONS = RUNTIME_CONDITIONS; K.RUNTIME_FLAGS = RUNTIME_FLAGS;
   K.SCHEDULER_STATIC = SCHEDULER_STATIC; K.Scheduler = Scheduler;
   K.State = State; K.Struct = Struct; K.TILE_KEY = TILE_KEY; K.TILE_COUNT_RULES = TILE_COUNT_RULES; K.tileValid = tileValid;
-  K.Tuple = Tuple; K.Unknown = Unknown; K.WG_TRACE_OPS = WG_TRACE_OPS; K.Work = Work;
-  K.Coord = Coord;
+  K.Tuple = Tuple; K.Unknown = Unknown; K.WG_TRACE_OPS = WG_TRACE_OPS; K.Work = Work; K.Coord = Coord;
   K.clone = clone; K.controlNames = controlNames; K.evalCall = evalCall; K.evalExpr = evalExpr;
-  K.REGISTER_FRAGMENTS = REGISTER_FRAGMENTS; K.fragmentLoop = fragmentLoop;
-  K.fuse = fuse; K.hasEffect = hasEffect; K.hasOp = hasOp; K.isUnknown = isUnknown; K.lambdaNamed = lambdaNamed;
+  K.REGISTER_FRAGMENTS = REGISTER_FRAGMENTS; K.fragmentLoop = fragmentLoop; K.fuse = fuse; K.hasEffect = hasEffect; K.hasOp = hasOp; K.isUnknown = isUnknown; K.lambdaNamed = lambdaNamed;
   K.markNeverCompleted = markNeverCompleted; K.truthy = truthy; K.unknownAt = unknownAt;
   return K;
 })(typeof KernelInterpretConstants !== "undefined" ? KernelInterpretConstants : require("./constants.js"));
