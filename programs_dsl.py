@@ -940,7 +940,7 @@ def _setup_attrs(src, fn, attrs, methods=None):
             for tname, tree in sorted((_attr_tree(ex, [node]) or {}).items()):
                 attrs.setdefault(tname, []).append({"expr": tree, "line": node.lineno})
         name = _self_assign(node)
-        if name and name not in nested and not _reads_own(node.value, own, params):
+        if name and name not in nested and not _reads_any(node.value, own, params):
             attrs.setdefault(name, []).append({"expr": ex.expr(node.value), "line": node.lineno})
         # `__call__`'s `self.tile_scheduler_cls = TileScheduler` (FA4 sm100 768, after `TileScheduler =
         # self.TileScheduler`, 730; bwd_sm100 959 after the `if` chain 922-927): an attribute set to a
@@ -960,9 +960,12 @@ def _self_call(stmt):
     return None
 
 
-def _reads_any(node, names):
-    """Whether the tree under node reads one of names (a plain Name load)."""
-    return any(isinstance(n, ast.Name) and n.id in names for n in ast.walk(node) if isinstance(getattr(n, "ctx", None), ast.Load))
+def _reads_any(node, names, params=()):
+    """Whether the tree under node reads one of names (a plain Name load), other than through a
+    None test of params (CALL_NONE_TESTS, _none_tests)."""
+    tests = _none_tests(node, params) if params else ()
+    return any(isinstance(n, ast.Name) and n.id in names and id(n) not in tests
+               for n in ast.walk(node) if isinstance(getattr(n, "ctx", None), ast.Load))
 
 
 def _none_tests(node, params):
@@ -979,12 +982,6 @@ def _none_tests(node, params):
             out.add(id(n.left))
     return out
 
-
-def _reads_own(node, own, params):
-    """Whether node reads one of own (a method's locals) other than through a None test of params."""
-    tests = _none_tests(node, params)
-    return any(isinstance(n, ast.Name) and n.id in own and id(n) not in tests
-               for n in ast.walk(node) if isinstance(getattr(n, "ctx", None), ast.Load))
 
 
 def setup_methods(index, cname):

@@ -37,7 +37,7 @@ var KVWaveFlags = (function () {
       var el = document.createElement("input"), text = document.createElement("span");
       var onOff = value === 0 || value === 1;
       el.type = onOff ? "checkbox" : "number";
-      if (onOff) el.checked = value === 1; else { el.value = String(value); el.step = "1"; el.size = 5; }
+      if (onOff) el.checked = value === 1; else { el.value = String(value); el.step = "1"; }
       el.setAttribute("data-flag", name);
       text.textContent = name + (given ? " (set)" : "");
       label.title = name + ": " + (given ? "set on this page" : "the source's value or the default the verdict names") +

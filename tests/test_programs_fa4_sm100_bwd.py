@@ -83,6 +83,11 @@ def test_constructor_chain_and_setup_attributes(bwd):
     tree = chain[0]["expr"]
     assert tree[0] == "?:" and tree[2] == ["id", "CtaSchedule.ONE_CTA"] and tree[3][0] == "?:"
     assert [a["line"] for a in attrs["self.Q_stage"]] == [429]
+    # CALL_NONE_TESTS: `__call__`'s `self.use_tma_store = not (self.qhead_per_kvhead == 1 and mCuSeqlensK
+    # is not None)` (701) reads its parameter only through a None test: read. An assignment that reads
+    # a local otherwise stays out (`self.dk_dtype = mdK.element_type`, 695).
+    assert [a["line"] for a in attrs["self.use_tma_store"]] == [701]
+    assert "self.dk_dtype" not in attrs
 
 
 def test_backward_roles_enter_their_tile_loops(bwd):

@@ -69,6 +69,9 @@ test("FA4 SM90 backward on H100 SXM, 1 x 16 heads x 2048, d 128: worked by hand"
   assert.equal(r.error, null);
   // The tile is the constructor's tile_m = 64, tile_n = 128 (flash_bwd_sm90.py 58-59).
   assert.deepEqual([r.units.inputs.tile, r.units.inputs.headdim, r.units.inputs.problem], ["64x128", 128, "1 x 16 heads x 2048 backward"]);
+  // WG1's dK / dV stores are drawn (2 store blocks per tile), so nothing is left unpriced
+  // (units.unpriced: CUTLASS 77's backward, which draws none, says so: tests/test_programs_77_bwd.py).
+  assert.deepEqual(r.units.unpriced, []);
   // CTA tiles: 2048 / 128 = 16 n-blocks x 16 heads = 256 on 132 CTAs: 2 each (the last wave 124);
   // 2048 / 64 = 32 m-blocks per tile. L2 reuse of Q / dO: 1 - 1 / min(16, 132) = 15/16.
   assert.deepEqual([r.units.inputs.tiles, r.knobs.outputTiles, r.units.inputs.waves, r.units.inputs.lastWaveTiles, r.knobs.qBlocks], [256, 2, 2, 124, 32]);
