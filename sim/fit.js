@@ -399,6 +399,31 @@ var KernelFit = (function () {
       "helper functions in other files are not followed): every model needs the MMA consumer's ops";
   }
 
+  /** The stage ops a hand-written model runs on a ring: each must name the ring it is on. */
+  var STAGE_OPS = kindSet(["producer_acquire", "producer_try_acquire", "producer_commit", "consumer_wait", "consumer_try_wait",
+    "consumer_release", "consumer_release_from_umma"]);
+
+  /**
+   * UNRESOLVED_STAGE_OP (docs/fit.md step 9): the reason no hand-written model fits when a stage
+   * op's receiver is no pipeline the parse resolved (no `pipeline` alias, no `object`: a pipeline
+   * handed through a container the parse does not follow, parse_dsl's "receiver ... not resolved"
+   * warning), else null. A model would have to guess which ring such a wait or release is on.
+   */
+  function unresolvedStageOp(st) {
+    var objects = pipeObjects(st), dsl = st.language === "cute-dsl", kl = isObject(st.kernel_layer) ? st.kernel_layer : null;
+    var fns = (Array.isArray(st.functions) ? st.functions : []).concat(kl && Array.isArray(kl.functions) ? kl.functions : []).filter(isObject);
+    for (var i = 0; i < fns.length; i++) {
+      var ops = opsOf(fns[i]);
+      for (var j = 0; j < ops.length; j++) {
+        if (STAGE_OPS[ops[j].op] !== true || pipeIdentity(ops[j], objects, dsl) !== null) continue;
+        var recv = typeof ops[j].receiver === "string" && ops[j].receiver !== "" ? " on `" + ops[j].receiver + "`" : "";
+        return fns[i].name + "()'s " + ops[j].op + atLine(ops[j]) + recv + " is on no pipeline the parse resolved (see its " +
+          "warnings): a hand-written model would have to guess which ring it waits on or releases";
+      }
+    }
+    return null;
+  }
+
   /**
    * Which hand-written model fits a structure: {model: name | null, reason, assumptions: [text],
    * notModelled: [text], divergences: [{text, lines}]} (notModelledOf). Candidate by architecture
@@ -432,6 +457,8 @@ var KernelFit = (function () {
     var model = models[name];
     var reason = model.covers(st, inv);
     if (reason !== null) return noFit(reason);
+    var unresolved = unresolvedStageOp(st);
+    if (unresolved !== null) return noFit(unresolved);
     var left = notModelledOf(model.notModelled(st, inv));
     return { model: name, reason: model.fitReason, assumptions: model.assumptions(st), notModelled: left.notModelled,
       divergences: left.divergences };

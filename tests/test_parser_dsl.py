@@ -340,6 +340,32 @@ def test_attention_facts_for_the_models():
     assert node_util.fit_model(fixture("hopper_gemm_classic.py")) == "gemm"
 
 
+def test_stage_ops_on_an_unresolved_pipeline_fit_no_hand_model(tmp_path):
+    """docs/fit.md step 7 (UNRESOLVED_STAGE_OP): a pipeline handed through a dict leaves the
+    consumer's waits and releases on no resolved pipeline (FlashInfer's moe_hopper_fp8 kernel
+    does this, docs/breadth.md); the GEMM model fitted such a file and drew a ring it guessed. Now
+    no hand-written model fits, with the op and line named, and the page starts in the program
+    model, whose roles stop where they are not modelled."""
+    src = (FIXTURES / "hopper_gemm_classic.py").read_text()
+    arm = "        else:\n            read_state"
+    assert arm in src
+    path = tmp_path / "dict_pipe.py"
+    path.write_text(src.replace(arm, "        else:\n            self.consume(dict(pipe=mainloop_pipeline))\n\n"
+                                "    @cute.jit\n    def consume(self, pipes):\n        mainloop_pipeline = pipes[\"pipe\"]\n"
+                                "        if True:\n            read_state"))
+    m = parse_dsl.parse_file(path)
+    assert any("consumer_wait: receiver 'mainloop_pipeline' not resolved" in w for w in m["warnings"])
+    fit = node_util.fits([m])[0]["fit"]
+    assert fit["model"] is None
+    assert "consumer_try_wait (line 57) on `mainloop_pipeline` is on no pipeline the parse resolved" in fit["reason"]
+    page = node_util.node_script("const S = require(process.argv[1] + '/schedule.js'); "
+                                 "const st = JSON.parse(require('fs').readFileSync(0, 'utf8')); "
+                                 "process.stdout.write(JSON.stringify(S.pageModel(st)));", m)
+    assert page == "program"
+    # The fixture as written (the pipeline in scope) still fits the GEMM model.
+    assert node_util.fit_model(fixture("hopper_gemm_classic.py")) == "gemm"
+
+
 # ----------------------------------------------------------------------------------------------
 # Refusals and hostile Python
 # ----------------------------------------------------------------------------------------------

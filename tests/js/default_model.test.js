@@ -10,7 +10,7 @@ const path = require("path");
 const FIT = require(path.join(__dirname, "..", "..", "sim", "fit.js"));
 
 // An SM90 structure with a pipeline op and an MMA: fitModel's candidate is gemm.
-const ST = { arch: "sm90", language: "cpp", functions: [{ name: "mma", ops: [{ op: "consumer_wait", line: 3 }, { op: "mma", line: 4 }] }] };
+const ST = { arch: "sm90", language: "cpp", functions: [{ name: "mma", ops: [{ op: "consumer_wait", line: 3, pipeline: "MainloopPipeline" }, { op: "mma", line: 4 }] }] };
 const DIVERGES = { text: "mma() waits on its WGMMAs 2 times (lines 5, 7)", diverges: true, lines: [5, 7] };
 
 /** Stand-in MODELS: gemm fits with notModelled `left`; program (alongside) covers when `covers`. */

@@ -102,8 +102,11 @@ test("fitModel: no pipeline op, no loads, no MMA, several pipelines, one non-spe
     [mainloop({ functions: [mainloop().functions[1]] }), /no producer function loads/],
     [mainloop({ functions: [mainloop().functions[0], { name: "store", role: "consumer", ops: [op("consumer_wait", 30)] }] }), /no MMA was parsed/],
     // MMAs in a helper no consumer role is seen to call: said, with the helper's name and line.
-    [mainloop({ functions: [mainloop().functions[0], { name: "store", role: "consumer", ops: [op("consumer_wait", 30)] },
+    [mainloop({ functions: [mainloop().functions[0], { name: "store", role: "consumer", ops: [op("consumer_wait", 30, { pipeline: "MainloopPipeline" })] },
       { name: "gemm_helper", role: "other", line: 40, ops: [op("mma", 41)] }] }), /no consumer-role function issues an MMA \(MMAs were parsed in gemm_helper\(\) at line 40/],
+    // A wait on a receiver the parse did not resolve (docs/fit.md step 7, UNRESOLVED_STAGE_OP).
+    [mainloop({ functions: [mainloop().functions[0], { name: "mma", role: "consumer", ops: [op("consumer_wait", 30, { receiver: "pipes" }), op("mma", 31)] }] }),
+      /mma\(\)'s consumer_wait \(line 30\) on `pipes` is on no pipeline the parse resolved/],
     // TMA stores and no load: an epilogue collective; stores beside a loading producer are not one
     // (FA4's flash_fwd_mla_sm100.py, whose MMAs the front end does not see).
     [mainloop({ functions: [{ name: "store", role: "consumer", ops: [op("consumer_wait", 29), op("tma_store", 30)] }] }), /an epilogue collective \(TMA stores, no MMA\)/],
