@@ -144,6 +144,14 @@ class PipeCreate(Value):
         self.cls, self.stages, self.node, self.groups = cls, stages, node, groups
 
 
+class Factory(Value):
+    """A method of a base class in a sibling module that returns a created pipeline
+    (DSL_SIBLING_FACTORY): the classes its `create` may make, its num_stages text, where it is."""
+
+    def __init__(self, classes, stages, where):
+        self.classes, self.stages, self.where = classes, stages, where
+
+
 class Participant(Value):
     """A PipelineProducer / PipelineConsumer of a pipeline."""
 
@@ -345,8 +353,10 @@ def _decorator_last(node):
 class ModuleIndex:
     """Classes and their methods, module functions, buffers and literal self attributes."""
 
-    def __init__(self, tree, src):
-        self.src = src
+    def __init__(self, tree, src, path=None):
+        self.src, self.tree, self.path = src, tree, path
+        self.pipeline_aliases = _pipeline_aliases(tree)   # DSL_IMPORT_ALIASES: local name -> (class, module, line)
+        self.factories = {}        # (class, method) -> Factory or None (DSL_SIBLING_FACTORY, read once)
         self.classes = {}          # class name -> {"node", "methods": {name: FunctionDef}, "bases"}
         self.functions = {}        # module-level function name -> FunctionDef
         self.kernels = []          # (class name or None, FunctionDef) decorated @*.kernel
@@ -380,6 +390,32 @@ class ModuleIndex:
                           if b.rsplit(".", 1)[-1] in self.classes), None)
         return None
 
+    def sibling_factory(self, cname, name):
+        """DSL_SIBLING_FACTORY: `self.name(...)` where name is no method of cname or of a base in this
+        file, but of a base class imported from a sibling module (`_sibling_class`) whose body returns
+        `X.create(...)` with X a pipeline class: a Factory, else None. One level: the sibling
+        class's own bases are not read."""
+        key = (cname, name)
+        if key not in self.factories:
+            self.factories[key] = self._sibling_factory(cname, name)
+        return self.factories[key]
+
+    def _sibling_factory(self, cname, name):
+        seen = set()
+        while cname in self.classes and cname not in seen and self.path is not None:
+            seen.add(cname)
+            for base in (b.rsplit(".", 1)[-1] for b in self.classes[cname]["bases"] if b):
+                if base in self.classes:
+                    continue
+                found = _sibling_class(self.tree, self.path, base)
+                method = None if found is None else next(
+                    (n for n in found[0].body if isinstance(n, ast.FunctionDef) and n.name == name), None)
+                if method is not None:
+                    return _factory_of(method, found[2], found[1])
+            cname = next((b.rsplit(".", 1)[-1] for b in self.classes[cname]["bases"]
+                          if b.rsplit(".", 1)[-1] in self.classes), None)
+        return None
+
     def _self_attributes(self, info):
         """Literal `self.x = 3` / `self.x = (4, 5)` and `self.x = NamedBarrier(...)` of a class.
 
@@ -405,6 +441,52 @@ class ModuleIndex:
                     if callee.rsplit(".", 1)[-1] == "NamedBarrier":
                         values[target.attr] = _named_barrier(self.src, value_node)
         return {k: v for k, v in consts.items() if k not in varying}, values
+
+
+def _pipeline_aliases(tree):
+    """DSL_IMPORT_ALIASES: {local name: (class, module, line)} of `from M import PipelineX as Y`
+    at module level (quack gemm_sm90.py 33: `from quack.pipeline import PipelineAsync as
+    QuackPipelineAsync`): `Y.create(...)` creates a PipelineX, taken by its name."""
+    out = {}
+    for node in tree.body:
+        if isinstance(node, ast.ImportFrom) and node.module:
+            for alias in node.names:
+                if alias.asname and alias.asname != alias.name and RE_PIPELINE_CLASS.match(alias.name):
+                    out[alias.asname] = (alias.name, node.module, node.lineno)
+    return out
+
+
+def _factory_of(fn, text, display):
+    """The Factory of a sibling module's method, or None: every `return` of its body is
+    `X.create(...)` where X is a pipeline class (dotted), or a local bound once to such a class or
+    to `A if c else B` of two (quack gemm_base.py 1239-1240: `pipeline_cls =
+    pipeline.PipelineTmaAsync if not self.gather_A else PipelineTmaCpAsync`; `return
+    pipeline_cls.create(...)`); its num_stages keyword's text from that module."""
+    locals_ = {}
+    for node in ast.walk(fn):
+        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+            names = [node.value.body, node.value.orelse] if isinstance(node.value, ast.IfExp) else [node.value]
+            classes = [(dotted_name(n) or "").rsplit(".", 1)[-1] for n in names]
+            name = node.targets[0].id
+            locals_[name] = None if name in locals_ or not all(RE_PIPELINE_CLASS.match(c) for c in classes) else classes
+    returns = [n for n in ast.walk(fn) if isinstance(n, ast.Return)]
+    classes, stages = [], None
+    for ret in returns:
+        call = ret.value
+        if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute) and call.func.attr == "create"):
+            return None
+        recv = dotted_name(call.func.value) or ""
+        made = locals_.get(recv) if recv in locals_ else ([recv.rsplit(".", 1)[-1]] if RE_PIPELINE_CLASS.match(
+            recv.rsplit(".", 1)[-1]) else None)
+        if not made:
+            return None
+        classes += [c for c in made if c not in classes]
+        kw = next((k.value for k in call.keywords if k.arg == "num_stages"), None)
+        if kw is not None:
+            stages = ast.get_source_segment(text, kw)
+    if not classes:
+        return None
+    return Factory(classes, stages, {"file": display, "line": fn.lineno, "method": fn.name})
 
 
 def _self_targets(node):
@@ -787,8 +869,12 @@ class Walker:
                 entry["groups"] = create.groups
             if participants:
                 entry["participants"] = participants
+            if getattr(create, "factory", None):
+                entry["factory"] = create.factory
             self.pipes[name] = entry
             self.pipe_values[name] = Pipe(name, [create.cls], auto)
+            for cls in getattr(create, "more", ()):
+                self.register_pipe(name, PipeCreate(cls, create.stages, create.node), node)
         else:
             classes = entry["class"] if isinstance(entry["class"], list) else [entry["class"]]
             if create.cls not in classes:
@@ -1039,6 +1125,9 @@ class Walker:
             values = self.index.self_values.get(cname, {})
             if attr in values:
                 return values[attr]
+            factory = self.index.sibling_factory(cname, attr) if cname else None
+            if factory is not None:
+                return factory
             return External(f"self.{attr}")
         if isinstance(base, Pipe) and attr in ("sync_object_full", "sync_object_empty"):
             return SyncObject(base, attr.rsplit("_", 1)[-1])
@@ -1139,6 +1228,14 @@ class Walker:
         if isinstance(recv, SelfRef) and method in ORDER_HELPERS:
             self.emit(ctx, ORDER_HELPERS[method], node, f"self.{method}", None)
             return UNKNOWN, "op"
+        # DSL_SIBLING_FACTORY: the call creates the factory's pipeline at this line.
+        if isinstance(callee, Factory):
+            create = PipeCreate(callee.classes[0], callee.stages, node)
+            create.more, create.factory = callee.classes[1:], callee.where
+            if ctx.get("stmt") is not None and isinstance(ctx["stmt"], (ast.Assign, ast.AnnAssign)) \
+                    and ctx["stmt"].value is node:
+                return create, "op"
+            return self.anonymous_pipe(node, create, ctx), "op"
         # 2. Names of this file and bound values: follow them.
         if isinstance(callee, (Callable, Partial, Alts, TmaFn)):
             return self.call_value(node, callee, args, kwargs, ctx, name=self.src.text(node.func))
@@ -1189,7 +1286,13 @@ class Walker:
         parts = dotted.split(".")
         last = parts[-1]
         pair = tuple(parts[-2:]) if len(parts) >= 2 else None
-        # Pipeline creation: X.PipelineY.create(...)
+        # Pipeline creation: X.PipelineY.create(...), or an imported alias's (DSL_IMPORT_ALIASES).
+        if last == "create" and len(parts) == 2 and parts[0] in self.index.pipeline_aliases:
+            cls, module, line = self.index.pipeline_aliases[parts[0]]
+            if module != "cutlass.pipeline":
+                self.src.warn(node.lineno, f"{parts[0]} ({module}.{cls}, imported at line {line}) is taken as the "
+                              f"CUTLASS {cls} by its name: the module's own class is not read")
+            parts = [cls, "create"]
         if last == "create" and len(parts) >= 2 and RE_PIPELINE_CLASS.match(parts[-2]):
             cls = parts[-2]
             if cls == "PipelineOrder":
@@ -1493,7 +1596,7 @@ def parse_text(text, path="<text>", display=None, read_warnings=()):
 
 def _model(tree, src, path, display):
     """The JSON model of a parsed tree."""
-    index = ModuleIndex(tree, src)
+    index = ModuleIndex(tree, src, path)
     facts = TreeFacts(tree)
     buffers = find_buffers(facts, src)
     arch = arch_of(facts.names, path)
@@ -1526,6 +1629,8 @@ def _model(tree, src, path, display):
                           "text": entry["text"]})
         if entry.get("creates"):
             pipelines[-1]["creates"] = entry["creates"]
+        if entry.get("factory"):
+            pipelines[-1]["factory"] = entry["factory"]
         obj = {"name": entry["name"], "alias": entry["name"], "class": entry["class"],
                "stages": entry["stages"], "line": entry["line"], "kind": "created"}
         if entry.get("participants"):
@@ -1606,7 +1711,7 @@ def _init_defaults(cls):
 
 
 def _sibling_class(tree, path, name):
-    """(ClassDef, display path) of a base class imported from a module next to this file
+    """(ClassDef, display path, text) of a base class imported from a module next to this file
     (`from flash_attn.cute.flash_fwd import FlashAttentionForwardBase` in flash_attn/cute/),
     read with ast; None when it is not one."""
     here = Path(str(path))
@@ -1625,7 +1730,7 @@ def _sibling_class(tree, path, name):
                 return None
             for cls in ast.parse(text).body:
                 if isinstance(cls, ast.ClassDef) and cls.name == name:
-                    return cls, parse_core.display_path(other)
+                    return cls, parse_core.display_path(other), text
         except (parse_core.VizError, SyntaxError, ValueError, RecursionError, MemoryError):
             return None
     return None
@@ -1660,7 +1765,7 @@ def kernel_params(tree, index, path):
         if found is None:
             defaults = None
             break
-        cls, where = found
+        cls, where = found[0], found[1]
     owner = f"{cls.name}.__init__"
     for pm, pn in DSL_TILE_PARAMS:
         if defaults and pm in defaults and pn in defaults:

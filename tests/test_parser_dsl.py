@@ -366,6 +366,93 @@ def test_stage_ops_on_an_unresolved_pipeline_fit_no_hand_model(tmp_path):
     assert node_util.fit_model(fixture("hopper_gemm_classic.py")) == "gemm"
 
 
+SIBLING_BASE = """\
+import cutlass.pipeline as pipeline
+from mykernels.pipes import PipelineTmaCpAsync
+
+
+class GemmBase:
+    def make_ab_pipeline(self, tiled_mma):
+        group = pipeline.CooperativeGroup(pipeline.Agent.Thread)
+        pipeline_cls = pipeline.PipelineTmaAsync if not self.gather_A else PipelineTmaCpAsync
+        return pipeline_cls.create(num_stages=self.ab_stage, producer_group=group, consumer_group=group)
+
+    def make_flag(self):
+        return self.ab_stage > 2
+"""
+
+SIBLING_KERNEL = """\
+import cutlass.cute as cute
+import cutlass.pipeline as pipeline
+from mykernels.gemm_base import GemmBase
+from mykernels.pipes import PipelineAsync as MyPipelineAsync
+
+
+class Gemm(GemmBase):
+    def __init__(self):
+        self.ab_stage = 4
+        self.sched_stage = 2
+        self.gather_A = False
+
+    @cute.kernel
+    def kernel(self, tiled_mma, k_tiles):
+        warp_idx = cute.arch.warp_idx()
+        ab_pipeline = self.make_ab_pipeline(tiled_mma)
+        sched_pipeline = MyPipelineAsync.create(num_stages=self.sched_stage)
+        flag = self.make_flag()
+        if warp_idx == 0:
+            state = pipeline.make_pipeline_state(pipeline.PipelineUserType.Producer, self.ab_stage)
+            for k in cutlass.range(k_tiles):
+                ab_pipeline.producer_acquire(state)
+                ab_pipeline.producer_commit(state)
+                sched_pipeline.producer_acquire(state)
+        else:
+            state = pipeline.make_pipeline_state(pipeline.PipelineUserType.Consumer, self.ab_stage)
+            for k in cutlass.range(k_tiles):
+                ab_pipeline.consumer_wait(state)
+                cute.gemm(tiled_mma, None, None, None, None)
+                ab_pipeline.consumer_release(state)
+"""
+
+
+def test_pipelines_from_a_sibling_base_class_factory_and_an_import_alias(tmp_path):
+    """docs/dsl.md DSL_SIBLING_FACTORY and DSL_IMPORT_ALIASES (quack's style, our own files written
+    here): `self.make_ab_pipeline(...)` of a base class in the sibling module creates the pipeline
+    at the caller's line, of both classes its `A if c else B` may create, with the factory's
+    stages text and where it is; `MyPipelineAsync.create` of an aliased import is a PipelineAsync,
+    with a warning that the module's class is taken by its name. Without the sibling module the
+    call is unknown, as before."""
+    pkg = tmp_path / "mykernels"
+    pkg.mkdir()
+    (pkg / "gemm_base.py").write_text(SIBLING_BASE)
+    (pkg / "gemm.py").write_text(SIBLING_KERNEL)
+    m = parse_dsl.parse_file(pkg / "gemm.py")
+    pipes = {p["alias"]: p for p in m["pipelines"]}
+    ab = pipes["ab_pipeline"]
+    assert ab["class"] == ["PipelineTmaAsync", "PipelineTmaCpAsync"]
+    assert (ab["stages"], ab["line"]) == ("self.ab_stage", 16)
+    assert ab["factory"]["line"] == 6 and ab["factory"]["method"] == "make_ab_pipeline"
+    assert ab["factory"]["file"].endswith("gemm_base.py")
+    assert pipes["sched_pipeline"]["class"] == "PipelineAsync" and "factory" not in pipes["sched_pipeline"]
+    assert any("gemm.py:17: MyPipelineAsync (mykernels.pipes.PipelineAsync, imported at line 4) is taken as the "
+               "CUTLASS PipelineAsync by its name" in w for w in m["warnings"])
+    ops = {(o["op"], o["line"]): o.get("object") for f in m["functions"] for o in f["ops"]}
+    assert ops[("consumer_wait", 28)] == "ab_pipeline" and ops[("producer_acquire", 24)] == "sched_pipeline"
+    # A method of the base that returns no create is no factory (make_flag): no pipeline made.
+    assert set(pipes) == {"ab_pipeline", "sched_pipeline"}
+    # An alias of CUTLASS's own class is that class, with no warning.
+    (pkg / "cutlass_alias.py").write_text(SIBLING_KERNEL.replace("from mykernels.pipes import PipelineAsync",
+                                                                 "from cutlass.pipeline import PipelineAsync"))
+    m3 = parse_dsl.parse_file(pkg / "cutlass_alias.py")
+    assert {p["alias"]: p["class"] for p in m3["pipelines"]}["sched_pipeline"] == "PipelineAsync"
+    assert not any("taken as the CUTLASS" in w for w in m3["warnings"])
+    # Without the sibling module the factory is unknown: the ops on ab_pipeline are unresolved.
+    (pkg / "gemm_base.py").unlink()
+    m2 = parse_dsl.parse_file(pkg / "gemm.py")
+    assert {p["alias"] for p in m2["pipelines"]} == {"sched_pipeline"}
+    assert any("consumer_wait: receiver 'ab_pipeline' not resolved" in w for w in m2["warnings"])
+
+
 # ----------------------------------------------------------------------------------------------
 # Refusals and hostile Python
 # ----------------------------------------------------------------------------------------------
