@@ -716,7 +716,7 @@ def _prune(body, local_callables):
     """programs_cpp.prune, keeping also the lets of local callables a call node names
     (`load_K = partial(self.load_KV, ...)` ... `load_K(block=n_block, ...)`): prune reads a
     node's `expr`, so each such call carries its name there while it runs."""
-    marked, calls, receivers, barriers = [], set(), set(), set()
+    marked, calls, receivers, barriers, objects = [], set(), set(), set(), set()
 
     def mark(nodes):
         for n in nodes:
@@ -741,6 +741,10 @@ def _prune(body, local_callables):
             # bwd_sm90 1672, 1709): the interpreter reads its let for the id and thread count.
             if n["node"] == "op" and isinstance(n.get("receiver"), str):
                 receivers.add(n["receiver"])
+            # DSL_OP_OBJECTS: the pipeline an op runs on (`pipe.consumer_wait(state)` in the kernel's
+            # own body, as CUTLASS's CuTe DSL dense GEMMs write them): its creation's let is the ring.
+            if n["node"] == "op" and isinstance(n.get("object"), str):
+                objects.add(n["object"])
             if n["node"] == "let" and len(n["names"]) == 1 and isinstance(n.get("expr"), list) and \
                     n["expr"][:1] == ["call"] and str(n["expr"][1]).split(".")[-1] == "NamedBarrier":
                 barriers.add(n["names"][0])
@@ -752,7 +756,7 @@ def _prune(body, local_callables):
             for key in ("init", "body", "step", "then", "else"):
                 mark(n.get(key) or ())
     mark(body)
-    out = prune(body, extra=calls | (receivers & barriers))
+    out = prune(body, extra=calls | (receivers & barriers) | objects)
     for n in marked:
         del n["expr"]
     return out
@@ -1162,7 +1166,76 @@ def enum_members(index):
     return out
 
 
-def role_vars(src, kernel, warp_roles, is_warp_index, init=None, enums=None, setups=None):
+WARP_SIZE_NAMES = {"cute.arch.WARP_SIZE": 32, "cutlass.cute.arch.WARP_SIZE": 32}
+FOLD_DEPTH = 8
+
+
+def _fold(node, attrs, depth=0):
+    """LAUNCH_WARPS' integer folding: an int literal, `self.x` (its constructor value, `attrs`),
+    `cute.arch.WARP_SIZE` (32), `len(...)` of a tuple or list of literals and starred `self.x`
+    tuples, and + - * // of those; None for anything else."""
+    if depth > FOLD_DEPTH:
+        return None
+    if isinstance(node, ast.Constant) and isinstance(node.value, int) and not isinstance(node.value, bool):
+        return node.value
+    name = dotted(node)[0] if isinstance(node, (ast.Attribute, ast.Name)) else None
+    if name in WARP_SIZE_NAMES:
+        return WARP_SIZE_NAMES[name]
+    if name is not None and name.startswith("self.") and name in attrs:
+        return _fold(attrs[name], attrs, depth + 1)
+    if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Add, ast.Sub, ast.Mult, ast.FloorDiv)):
+        a, b = _fold(node.left, attrs, depth + 1), _fold(node.right, attrs, depth + 1)
+        if a is None or b is None or (isinstance(node.op, ast.FloorDiv) and b == 0):
+            return None
+        return {ast.Add: a + b, ast.Sub: a - b, ast.Mult: a * b}.get(type(node.op), a // b if b else None)
+    if isinstance(node, ast.Call) and dotted(node.func)[0] == "len" and len(node.args) == 1:
+        return _items(node.args[0], attrs, depth + 1)
+    return None
+
+
+def _items(node, attrs, depth):
+    """The length of a literal tuple or list whose starred items are `self.x` tuples, else None."""
+    if isinstance(node, (ast.Attribute, ast.Name)) and (dotted(node)[0] or "") in attrs and depth <= FOLD_DEPTH:
+        return _items(attrs[dotted(node)[0]], attrs, depth + 1)
+    if not isinstance(node, (ast.Tuple, ast.List)):
+        return None
+    n = 0
+    for e in node.elts:
+        if isinstance(e, ast.Starred):
+            k = _items(e.value, attrs, depth + 1)
+            if k is None:
+                return None
+            n += k
+        else:
+            n += 1
+    return n
+
+
+def launch_warps(init, call):
+    """LAUNCH_WARPS: the warps of the kernel's launch, `self.kernel(...).launch(..., block=[E, 1, 1])`
+    in `__call__` (sm100_hd256_2cta_fmha_backward_dkdvkernel.py 783-785, `block=[self.threads_per_cta,
+    1, 1]`; `self.threads_per_cta = self.threads_per_warp * (self.num_compute_warps + 4)`, 164-165:
+    12 warps, one more than the warp-id attributes name), E folded over the constructor's own
+    unconditional `self.x = ...` assignments (`_fold`); None when there is no such launch or E does
+    not fold to a multiple of 32."""
+    if init is None or call is None:
+        return None
+    attrs = {}
+    for node in init.body:
+        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Attribute) \
+                and isinstance(node.targets[0].value, ast.Name) and node.targets[0].value.id == "self":
+            attrs["self." + node.targets[0].attr] = node.value
+    for n in ast.walk(call):
+        if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr == "launch":
+            block = next((k.value for k in n.keywords if k.arg == "block"), None)
+            if isinstance(block, (ast.List, ast.Tuple)) and block.elts:
+                threads = _fold(block.elts[0], attrs)
+                if threads and threads > 0 and threads % 32 == 0:
+                    return threads // 32
+    return None
+
+
+def role_vars(src, kernel, warp_roles, is_warp_index, init=None, enums=None, setups=None, call=None):
     """kernel_layer.role_vars of a DSL kernel: each warp-index variable its role branches compare
     (`warp_idx = cute.arch.make_warp_uniform(cute.arch.warp_idx())`), with the branches (line,
     test, the warps they select) and `members`, the representative warp indices the interpreter
@@ -1209,6 +1282,9 @@ def role_vars(src, kernel, warp_roles, is_warp_index, init=None, enums=None, set
         if ids:
             var["warp_ids"] = ids
             var["warps"] = max(w for d in ids.values() for w in d["warps"]) + 1
+            launched = launch_warps(init, call)
+            if launched is not None and launched > var["warps"]:
+                var["warps"] = launched
         if name in first:
             var["expr"] = ex.expr(first[name].value)
         out.append(var)
@@ -1236,7 +1312,9 @@ def read(src, index, frames, kernel, warp_roles, is_warp_index):
     if kernel is not None and class_of.get(id(kernel)):
         init = index.method(class_of[id(kernel)], "__init__")
     setups = setup_methods(index, class_of[id(kernel)]) if init is not None else None
-    roles = role_vars(src, kernel, warp_roles, is_warp_index, init, enum_members(index), setups) if kernel is not None else []
+    call = index.method(class_of[id(kernel)], "__call__") if init is not None else None
+    roles = role_vars(src, kernel, warp_roles, is_warp_index, init, enum_members(index), setups,
+                      call) if kernel is not None else []
     for frame in frames:
         for op in frame.ops:
             for key in ("_call", "_fn", "_via"):

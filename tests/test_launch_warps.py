@@ -1,0 +1,87 @@
+"""A CuTe DSL kernel's warps are its launch's (programs_dsl LAUNCH_WARPS), and a pipeline an op of
+the kernel's own body runs on keeps its creation (DSL_OP_OBJECTS), docs/programs.md "CuTe DSL
+front end". On our fixture (tests/fixtures/dsl/launch_warps.py) and, where flash-attn-4 is
+installed, on FA4's hd256 2-CTA backward dK/dV kernel, whose page said the kernel deadlocks at its
+CTA-wide barrier: the warp its warp-id attributes leave out (warp 11) was never run, so the
+barrier's 384 threads never arrived. Changed copies go to temporary folders only."""
+
+import pytest
+
+import node_util
+import parse_dsl
+from test_parser_dsl import FIXTURES, fa4_dir
+
+RUN = r"""
+const S = require(process.argv[1] + "/schedule.js");
+const st = JSON.parse(require("fs").readFileSync(0, "utf8"));
+const r = S.simulate(st, { model: "program" }, { events: false });
+process.stdout.write(JSON.stringify({ error: r.error, deadlock: r.deadlock && r.deadlock.message,
+  stopped: r.verdict.stopped.map((s) => [s.role, s.line]), roles: (r.verdict.roles || []).map((x) => x.name || x),
+  waits: r.deadlock ? r.deadlock.waiting.map((w) => w.line) : [] }));
+"""
+
+
+def run(structure):
+    return node_util.node_script(RUN, structure)
+
+
+def test_the_launch_gives_the_kernel_its_warps_and_the_barrier_completes():
+    m = parse_dsl.parse_file(FIXTURES / "launch_warps.py")
+    var = m["kernel_layer"]["role_vars"][0]
+    # The warp-id attributes name warps 0-2; block=[self.threads_per_cta, 1, 1] (21) folds to 128 threads (15).
+    assert var["warp_ids"]["self.load_warp_id"]["warps"] == [2]
+    assert var["warps"] == 4
+    got = run(m)
+    assert got["error"] is None and got["deadlock"] is None and got["stopped"] == []
+    assert "compute.warp0" in got["roles"] and "load.warp2" in got["roles"]
+
+
+def test_a_launch_of_fewer_threads_than_the_barrier_counts_deadlocks_there(tmp_path):
+    """block=[96, 1, 1]: three warps, the barrier of line 40 counts 128 threads: the kernel as
+    written would hang there, and the page says so."""
+    path = tmp_path / "launch_96.py"
+    text = (FIXTURES / "launch_warps.py").read_text()
+    assert "block=[self.threads_per_cta, 1, 1]" in text
+    path.write_text(text.replace("block=[self.threads_per_cta, 1, 1]", "block=[96, 1, 1]"))
+    m = parse_dsl.parse_file(path)
+    assert m["kernel_layer"]["role_vars"][0]["warps"] == 3
+    got = run(m)
+    assert got["deadlock"] and set(got["waits"]) == {40}
+
+
+def test_an_unfoldable_launch_leaves_the_warp_ids_count(tmp_path):
+    path = tmp_path / "launch_dynamic.py"
+    text = (FIXTURES / "launch_warps.py").read_text()
+    path.write_text(text.replace("block=[self.threads_per_cta, 1, 1]", "block=[self.threads(), 1, 1]"))
+    assert parse_dsl.parse_file(path)["kernel_layer"]["role_vars"][0]["warps"] == 3
+
+
+def test_ops_on_the_kernels_own_pipeline_keep_its_creation():
+    """DSL_OP_OBJECTS: `pipe.producer_acquire(state)` (44) in the kernel's body: the let of `pipe =
+    pipeline.PipelineAsync.create(...)` (34) stays in the program, so the ops find their ring
+    (before, it was pruned and every op stopped: "the pipeline of `producer_acquire` is not known")."""
+    m = parse_dsl.parse_file(FIXTURES / "launch_warps.py")
+    lets = [n for n in m["kernel_layer"]["program"]["body"] if n["node"] == "let"]
+    assert any(n["names"] == ["pipe"] and n["line"] == 34 for n in lets)
+
+
+def test_fa4_hd256_backward_dkdv_kernel_runs_its_twelfth_warp():
+    try:
+        path = fa4_dir() / "sm100_hd256_2cta_fmha_backward_dkdvkernel.py"
+    except Exception as exc:   # flash-attn-4 not installed
+        pytest.skip(str(exc))
+    if not path.is_file():
+        pytest.skip("this flash-attn-4 has no sm100_hd256_2cta_fmha_backward_dkdvkernel.py")
+    src = path.read_text().splitlines()
+    # flash-attn-4 4.0.0b36: warp ids 0-10 (157-160), 12 warps launched (167, 817), the CTA barrier (1020).
+    assert src[156].strip() == "self.compute_warp_id = (0, 1, 2, 3, 4, 5, 6, 7)"
+    assert src[159].strip() == "self.empty_warp_id = 10"
+    assert src[166].strip() == "self.threads_per_cta = self.threads_per_warp * (self.num_compute_warps + 4)"
+    assert "block=[self.threads_per_cta, 1, 1]" in src[816]
+    assert src[1019].strip().startswith("cute.arch.barrier(barrier_id=self.cta_sync_bar_id")
+    m = parse_dsl.parse_file(path)
+    assert m["kernel_layer"]["role_vars"][0]["warps"] == 12
+    got = run(m)
+    # No role waits at the CTA barrier any more (1020): the run goes on to where it is not modelled.
+    assert 1020 not in got["waits"]
+    assert got["stopped"] and all(line != 1020 for _, line in got["stopped"])
