@@ -783,7 +783,7 @@ def function_program(src, fn, ops, helpers=frozenset(), lambdas=(), kernel=False
             _called_lambdas(lp["body"], called)
             progs.append(lp)
     # A let a lambda reads through its captures (`warp_group_idx` in fwd_step, FA3 mainloop 1175) stays.
-    body = prune(raw, captured, objects=not kernel)
+    body = prune(raw, captured, objects=not kernel, object_types=kernel_pipeline_aliases(src) if kernel else ())
     prog = {"name": fn["name"], "line": fn["line"], "end_line": fn["end_line"],
             "params": function_params(src, fn), "body": body, "skipped": r.skipped}
     if r.stopped is not None:
@@ -914,7 +914,19 @@ def _called_lambdas(nodes, out):
 SUBTREES = ("init", "body", "step", "then", "else")
 
 
-def prune(body, extra=(), needed_out=None, objects=False):
+# KERNEL_OWN_PIPELINES: a kernel layer's own pipeline alias, `using CLCThrottlePipeline =
+# cutlass::PipelineAsync<SchedulerPipelineStageCount>;` (sm100_gemm_tma_warpspecialized.hpp 175; the
+# array kernel's `cute::conditional_t<IsSchedDynamicPersistent, cutlass::PipelineAsync<...>,
+# cutlass::PipelineEmpty>`, 182-184): a class of cutlass, not the collective's or the epilogue's.
+RE_OWN_PIPELINE_CLASS = re.compile(r"\bcutlass::Pipeline\w*\s*<")
+
+
+def kernel_pipeline_aliases(src):
+    """The names of the file's own pipeline aliases (KERNEL_OWN_PIPELINES)."""
+    return frozenset(m.group("name") for m in RE_USING.finditer(src.code) if RE_OWN_PIPELINE_CLASS.search(m.group("text")))
+
+
+def prune(body, extra=(), needed_out=None, objects=False, object_types=()):
     """The tree without what nothing reads: a `let` survives when a step needs one of its names
     (a condition, an op's state, a call's argument, an assignment, a return, a surviving let's
     initializer, to a fixpoint, or a call of a default-constructed object by its name); `text`
@@ -923,8 +935,11 @@ def prune(body, extra=(), needed_out=None, objects=False):
     objects: an op's pipeline object is needed too (a collective function's or a lambda's: FA3's
     `auto pipeline_v_load = cute::conditional_return<!Transpose_V>(pipeline_v, pipeline_vt);`,
     mainloop 763, which load_V's ops use); a kernel layer's is not (its scheduler and epilogue
-    pipelines are other files', and their ops stay no step: docs/programs.md)."""
-    needed, lets, called = set(extra), [], set()
+    pipelines are other files', and their ops stay no step: docs/programs.md), except an object
+    whose let's type is one of object_types, the kernel layer's own pipeline aliases
+    (KERNEL_OWN_PIPELINES: the CLC throttle, `clc_throttle_pipeline.producer_acquire(...)`, SM100
+    kernel layer 632, of `CLCThrottlePipeline clc_throttle_pipeline(...)`, 549)."""
+    needed, lets, called, op_objects = set(extra), [], set(), set()
 
     def visit(nodes):
         for n in nodes:
@@ -945,6 +960,8 @@ def prune(body, extra=(), needed_out=None, objects=False):
                         needed.add(n[key])
                 if objects and n["node"] == "op" and n.get("object"):
                     needed.add(n["object"])
+                elif n["node"] == "op" and n.get("object"):
+                    op_objects.add(n["object"])
                 if n["node"] == "op" and isinstance(n.get("count"), str):
                     needed.add(n["count"])
                 if n["node"] == "call" and n.get("receiver"):
@@ -958,6 +975,8 @@ def prune(body, extra=(), needed_out=None, objects=False):
     # name (its operator(), 88 FMHA kernel 409-413) needs its declaration (EPILOGUE_OPERATOR,
     # docs/programs.md); a tensor indexed as `t(i)` is initialized, and its let is not kept for that.
     needed.update(x for n in lets if n.get("expr") is None and not n.get("args") for x in n["names"] if x in called)
+    needed.update(x for n in lets if re.sub(r"^(?:typename\s+)?(?:\w+::)*", "", n.get("type") or "") in object_types
+                  for x in n["names"] if x in op_objects)
     changed = True
     while changed:
         changed = False

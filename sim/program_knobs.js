@@ -86,6 +86,17 @@ var KernelProgramKnobs = (function () {
   PROGRAM_KNOB_RANGES.utccpReuse = { min: 1, max: 2, values: [1, 2], label: "metadata k-tiles per E copy (Ue)",
     doc: "SM100 sparse GEMM's UtccpReuseCnt (1 or 2): the k-tiles one metadata (E) stage serves; at 2 the load copies E and the MMA copies it to TMEM every second k-tile" };
   PROGRAM_DEFAULT_KNOBS.utccpReuse = 2;
+  // The CLC query's latency (sim/interpret/warps.js CLC_QUERY): the Blackwell model's knob.
+  PROGRAM_KNOB_RANGES.clcLatency = BW_KNOB_RANGES.clcLatency;
+  PROGRAM_DEFAULT_KNOBS.clcLatency = BW_DEFAULT_KNOBS.clcLatency;
+  // The stages of the ring a tile scheduler hands its work through (sim/interpret/warps.js
+  // SCHEDULER_PIPELINE: `PipelineAsync<SchedulerPipelineStageCount>`, the dispatch policy's
+  // parameter, which the builder sets). Default 2: sm100_umma_builder.inl 272's
+  // `conditional_return<IsGroupGemm>(8, 2)` for a GEMM that is not grouped, and the mixed TMA /
+  // cp.async builder's AccumulatorPipelineStageCount + 1 (125) at one accumulator stage (SOURCE_KNOB_ASSUMPTIONS).
+  PROGRAM_KNOB_RANGES.schedStages = { min: 1, max: 16, label: "scheduler pipeline stages (Ss)",
+    doc: "SchedulerPipelineStageCount: the stages of the tile scheduler's response ring; the Sched warp writes at most this many tiles ahead of the slowest role's read" };
+  PROGRAM_DEFAULT_KNOBS.schedStages = 2;
   // The CuTe DSL attention programs' math warpgroups (FA4 sm90 `self.num_wg_mma`, 212: tile_m / 64,
   // 2 at the default tile_m 128; sim/interpret.js DSL_SELF_KNOBS): the attention model's C knob.
   PROGRAM_KNOB_RANGES.consumerWGs = AT.ATTENTION_KNOB_RANGES.consumerWGs;
@@ -99,6 +110,7 @@ var KernelProgramKnobs = (function () {
     scaleKBlocks: "blockwise scaling's ScaleKsPerTile (TileShape K / ScaleGranularityK, a template parameter the source leaves open) is the scale k-blocks knob (Sk), default 1: one scale block per k-tile, as CUTLASS's examples/81 configure it",
     tileDQK: "the attention backward's TileShapeDQK (get<2> of the TileShape template parameter) is the tile head dim knob (D), default 128: examples/77's default d = 128 runs TileShape (128, 128, 128, 128)",
     sfVecSize: "SM103 block scaling's SFVecSize (TiledMma::SFVecSize, which the builder picks from the kernel schedule tag) is the scale-factor vector size knob (Vs), default 16: four scale-factor stages per k-tile, as CUTLASS's examples/89 builds it",
+    schedStages: "the tile scheduler's response ring has SchedulerPipelineStageCount stages (a dispatch-policy parameter the builder sets: 8 for a grouped GEMM and 2 otherwise in sm100_umma_builder.inl 272, AccumulatorPipelineStageCount + 1 in the mixed TMA / cp.async builder, 125), the scheduler stages knob (Ss), default 2",
     utccpReuse: "SM100 sparse GEMM's UtccpReuseCnt (the metadata atom's K over the tile's K when the tile's K is smaller, else 1; both template choices) is the metadata reuse knob (Ue), default 2: one E copy per two k-tiles, as CUTLASS's examples/83 builds it (half_t, tile K 64)"
   };
 

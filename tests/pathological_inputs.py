@@ -129,6 +129,7 @@ NEAR_MATCH_SAMPLES = {
     "RE_QUOTED_INCLUDE": '#include "collective/sm100_fmha_load_tma_warpspecialized.hpp"',
     "programs_cpp.RE_MEMBER_SET": "params_order_s01.group_id = role == WarpRole::Softmax1 ? 1 : 0",
     "programs_cpp.RE_WORD": "typename",
+    "programs_cpp.RE_OWN_PIPELINE_CLASS": "cutlass::PipelineAsync<SchedulerPipelineStageCount>",
     "programs_cpp.RE_PRAGMA": "CUTLASS_PRAGMA_NO_UNROLL",
     "programs_cpp.RE_DECLARATOR": "phase = 0",
     "programs_cpp.RE_GLOBAL": "__global__",

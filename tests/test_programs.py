@@ -260,12 +260,15 @@ def test_sm100_interpreter_equals_the_blackwell_model(sm100, tmp_path):
     assert out["stopped"] == []
 
 
-def test_sm100_clc_scheduler_stops_named(sm100):
+def test_sm100_clc_scheduler_runs_complete(sm100):
     """With IsSchedDynamicPersistent on (the CLC scheduler of the default build), the Sched role
-    reaches the CLC pipeline, whose class is not modelled: it stops there, named."""
-    out = interpret(sm100, **dict(SM100_KNOBS, flags={"IsSchedDynamicPersistent": 1}))
-    assert "Sched" in out["roles"]
-    assert any(s["role"] == "Sched" and "PipelineCLCFetchAsync" in s["reason"] for s in out["stopped"]), out["stopped"]
+    queries through the CLC pipeline (SCHEDULER_PIPELINE, CLC_QUERY; tests/test_programs_sm100_gemms.py
+    has the protocol): every role, Sched included, runs to its end. A run without the scheduler
+    stages knob makes no ring, and Sched stops at the CLC pipeline's class as before, named."""
+    out = interpret(sm100, **dict(SM100_KNOBS, flags={"IsSchedDynamicPersistent": 1}, schedStages=2, clcLatency=2))
+    assert "Sched" in out["roles"] and out["stopped"] == [] and out["deadlock"] is None
+    bare = interpret(sm100, **dict(SM100_KNOBS, flags={"IsSchedDynamicPersistent": 1}))
+    assert any(s["role"] == "Sched" and "PipelineCLCFetchAsync" in s["reason"] for s in bare["stopped"]), bare["stopped"]
 
 
 BLOCKWISE = "include/cutlass/gemm/collective/sm90_mma_tma_gmma_ss_warpspecialized_fp8_blockwise_scaling.hpp"

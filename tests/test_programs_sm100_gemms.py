@@ -316,30 +316,106 @@ def test_the_sm100_gemm_parse_lists_no_state_alias(cutlass):
     assert "state_aliases" not in dense["kernel_layer"]
 
 
-# The mixed kernel's scheduler: with IsSchedDynamicPersistent off (the run's default) it is the one
-# that hands its tiles through a pipeline (GROUP_SCHEDULER, docs/programs.md "Array (ptr-array and
-# grouped) GEMMs"), and every role stops there (650); with it on, the CLC scheduler, and only Sched
-# stops, at its CLC pipeline's class (806), as the plain SM100 GEMM's would: the other roles run.
-DYNAMIC = dict(KNOBS, flags={"IsSchedDynamicPersistent": 1})
+# The mixed kernel's scheduler: with IsSchedDynamicPersistent off (the run's default) the group
+# scheduler, on the CLC scheduler; both hand their tiles through its CLCPipeline, a ring of the run
+# (SCHEDULER_PIPELINE, docs/programs.md "Tile schedulers that hand work through a pipeline").
+SCHED_KNOBS = dict(KNOBS, schedStages=2, clcLatency=3)
+DYNAMIC = dict(SCHED_KNOBS, flags={"IsSchedDynamicPersistent": 1})
+MIXED_ROLES = ["MMA", "Sched", "MainloopLoadTMA", "Epilogue", "MainloopLoadCpAsync"]
+# Each reader's `auto [next_work_tile_info, increment_pipe] = scheduler.fetch_next_work(...)`.
+MIXED_FETCH = {"MainloopLoadTMA": 707, "MainloopLoadCpAsync": 753, "MMA": 842, "Epilogue": 943}
 
 
-def test_the_mixed_gemm_runs_every_role_but_its_scheduler(mixed):
-    """Two tiles of three k-tiles (the CLC scheduler, DYNAMIC): the TMA load copies A (540) and the
-    cp.async load B (631) every k-tile (its `if (k_residue != 0)`, 620, false: RUNTIME_CONDITIONS),
-    the MMA waits on both rings (722, 723) and issues one UMMA per k-tile (732), the epilogue loads
-    and stores each tile (969); only Sched stops, at its CLC pipeline (806), with no deadlock or
-    hazard. At the default flags every role stops at the tile-handing scheduler (650)."""
-    default = program_run(mixed, KNOBS)
-    assert {(s["role"], s["line"]) for s in default["stopped"]} == {(r, 650) for r in
-                                                                    ("MMA", "Sched", "MainloopLoadTMA", "Epilogue", "MainloopLoadCpAsync")}
-    out = program_run(mixed, DYNAMIC)
-    assert [(s["role"], s["line"]) for s in out["stopped"]] == [("Sched", 806)]
-    assert out["deadlock"] is None and out["hazards"] == []
+def sched_blocks(out, lane, kind):
+    """(first line, tile) of each block of one kind on a lane, in start order."""
+    return [(b["lines"][0], b["tile"]) for b in sorted(lane_blocks(out, lane, kind), key=lambda b: (b["start"], b["end"]))]
+
+
+@pytest.mark.parametrize("knobs", [SCHED_KNOBS, DYNAMIC], ids=["group", "clc"])
+def test_the_mixed_gemm_runs_every_role(mixed, knobs):
+    """Two tiles of three k-tiles, both schedulers: the TMA load copies A (540) and the cp.async
+    load B (631) every k-tile (its `if (k_residue != 0)`, 620, false: RUNTIME_CONDITIONS), the MMA
+    waits on both rings (722, 723) and issues one UMMA per k-tile (732), the epilogue loads and
+    stores each tile (969); every role, Sched included, runs to its end with no stop, deadlock or
+    hazard, each reader's scheduler waits at its own fetch."""
+    out = program_run(mixed, knobs)
+    assert out["stopped"] == [] and out["deadlock"] is None and out["hazards"] == []
+    assert out["roles"] == MIXED_ROLES
     tiles, k = KNOBS["outputTiles"], KNOBS["kTiles"]
     assert lines(out, "role:MainloopLoadTMA", "issue") == [540] * (k * tiles)
     assert lines(out, "role:MainloopLoadCpAsync", "issue") == [631] * (k * tiles)
     assert lines(out, "role:MMA", "umma") == [732] * (k * tiles)
     assert lines(out, "role:Epilogue", "tmem_load") == [969] * tiles and lines(out, "role:Epilogue", "store") == [969] * tiles
+    for role, line in MIXED_FETCH.items():
+        assert {b["lines"][0] for b in lane_blocks(out, "role:" + role, "wait") if b["reason"] in ("clc", "CLCPipeline")} <= {line}
+
+
+def test_the_mixed_gemm_clc_scheduler_queries_each_tile(cutlass, mixed):
+    """The CLC arm (782): one query per tile, a `clc` block of clcLatency, tiles 1..T (the last
+    the invalid tile that ends every loop); the kernel has no throttle pipeline (so no throttle
+    wait), and the MMA and epilogue, which fetch at the top of their loops, wait for the first
+    response (`clc`, 842 and 943). The group arm (813, the default flags) writes its tiles with no
+    latency: the Sched's only blocks are its acquires."""
+    assert "throttle" not in cutlass(MIXED[1]).read_text()
+    out = program_run(mixed, dict(DYNAMIC, outputTiles=4, clcLatency=4))
+    assert [(line, t) for line, t in sched_blocks(out, "role:Sched", "clc")] == [(782, t) for t in range(1, 5)]
+    assert all(b["end"] - b["start"] == 4 for b in lane_blocks(out, "role:Sched", "clc"))
+    for role in ("MMA", "Epilogue"):
+        assert (MIXED_FETCH[role], 0) in [(b["lines"][0], b["tile"]) for b in lane_blocks(out, "role:" + role, "wait") if b["reason"] == "clc"]
+    group = program_run(mixed, dict(SCHED_KNOBS, outputTiles=4, schedStages=1))
+    assert group["stopped"] == [] and {b["kind"] for b in lane_blocks(group, "role:Sched")} == {"wait"}
+    assert {b["lines"][0] for b in lane_blocks(group, "role:Sched")} == {813}
+
+
+@pytest.mark.parametrize("flags", [{}, {"IsSchedDynamicPersistent": 1}], ids=["group", "clc"])
+def test_the_mixed_gemm_seeded_settings_run_clean(mixed, flags):
+    """30 seeded settings per scheduler (scheduler stages 1-8, CLC latency 0-9): no error,
+    deadlock, stop or hazard."""
+    out = program_sweep(mixed, dict(SWEEP, schedStages=[1, 8], clcLatency=[0, 9]), seed=31, runs=30, fixed={"flags": flags})
+    assert (out["runs"], out["badCount"]) == (30, 0), out["bad"][:3]
+
+
+SM100_GEMM = (C + "sm100_mma_warpspecialized.hpp", K + "sm100_gemm_tma_warpspecialized.hpp")
+# The SM100 GEMM's readers' fetches, its Sched's throttle wait and query (kernel layer 664-877).
+GEMM_FETCH = {"MainloopLoad": 664, "MMA": 741, "Epilogue": 877}
+
+
+@pytest.fixture(scope="module")
+def gemm(cutlass):
+    return parse_cutlass.parse_header(cutlass(SM100_GEMM[0]), cutlass(SM100_GEMM[1]))
+
+
+def test_the_sm100_gemm_clc_scheduler_runs_complete(cutlass, gemm):
+    """The SM100 GEMM's CLC scheduler (IsSchedDynamicPersistent on; `using CLCPipeline =
+    cutlass::PipelineCLCFetchAsync<...>`, 172): no stop, deadlock or hazard. Per tile the Sched
+    role waits on the throttle (692) for the load's commit (632-633), queries (697: a `clc` block of
+    clcLatency, tiles 1..T) and reads its own response (701); the CLC ring and the throttle have
+    schedStages stages each (lanes); every reader's response wait is `clc` at its fetch. At the
+    default flags (the static scheduler) no ring is made: its lanes are the throttle's alone, as
+    before (tests/test_programs.py pins its equivalence with the Blackwell model)."""
+    text = cutlass(SM100_GEMM[1]).read_text().splitlines()
+    assert "using CLCPipeline = cutlass::PipelineCLCFetchAsync<SchedulerPipelineStageCount, ClusterShape>;" in text[171]
+    assert "using CLCThrottlePipeline = cutlass::PipelineAsync<SchedulerPipelineStageCount>;" in text[174]
+    out = program_run(gemm, dict(DYNAMIC, outputTiles=4, schedStages=3, clcLatency=5))
+    assert out["stopped"] == [] and out["deadlock"] is None and out["hazards"] == []
+    assert out["roles"] == ["MMA", "Sched", "MainloopLoad", "Epilogue"]
+    assert [l for l in out["lanes"] if l.startswith("CLC")] == ["CLCThrottlePipeline.stage%d" % i for i in range(3)] + \
+        ["CLCPipeline.stage%d" % i for i in range(3)]
+    assert sched_blocks(out, "role:Sched", "clc") == [(697, t) for t in range(1, 5)]
+    assert {b["lines"][0] for b in lane_blocks(out, "role:Sched", "wait") if b["reason"] == "CLCThrottlePipeline"} <= {692}
+    for role, line in GEMM_FETCH.items():
+        assert {b["lines"][0] for b in lane_blocks(out, "role:" + role, "wait") if b["reason"] == "clc"} <= {line}
+    assert len(lane_blocks(out, "role:MMA", "umma")) == 4 * KNOBS["kTiles"]
+    static = program_run(gemm, SCHED_KNOBS)
+    assert static["stopped"] == [] and "role:Sched" not in static["lanes"]
+    assert [l for l in static["lanes"] if l.startswith("CLC")] == ["CLCThrottlePipeline.stage%d" % i for i in range(KNOBS["stages"])]
+
+
+def test_the_sm100_gemm_clc_seeded_settings_run_clean(gemm):
+    """30 seeded settings of the CLC scheduler: no error, deadlock, stop or hazard."""
+    out = program_sweep(gemm, dict(SWEEP, schedStages=[1, 8], clcLatency=[0, 9]), seed=37, runs=30,
+                        fixed={"flags": {"IsSchedDynamicPersistent": 1}})
+    assert (out["runs"], out["badCount"]) == (30, 0), out["bad"][:3]
 
 
 def test_the_mixed_gemm_mma_stops_without_the_alias(cutlass, tmp_path):

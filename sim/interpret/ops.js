@@ -365,6 +365,7 @@ var KernelInterpretOps = (function (K) {
     }
     var refused = ctx.dsl ? K.dslRefusedSettings(ctx) : null;   // DSL_CONSTRUCTOR_ASSERTS (dsl_ops.js)
     if (refused) return { error: refused };
+    K.schedulerPipelines(ctx);   // SCHEDULER_PIPELINE (warps.js): the ring a tile scheduler hands its work through
     var R = new Run(ctx, roles, options || {});
     return R.go();
   }
@@ -440,6 +441,7 @@ var KernelInterpretOps = (function (K) {
    * always "tma"; a class with no reason (PipelineAsync) names the ring.
    */
   Run.prototype.nameWaitReasons = function () {
+    K.schedulerRings(this);   // SCHED_CLC_RULE (warps.js): the CLC scheduler's ring
     var pipes = this.pipes, perClass = {};
     Object.keys(pipes).forEach(function (k) { perClass[pipes[k].cls] = (perClass[pipes[k].cls] || 0) + 1; });
     Object.keys(pipes).forEach(function (k) {

@@ -12,8 +12,7 @@ var KernelInterpretRole = (function (K) {
 
   var COLLECTIVE_TYPES = K.COLLECTIVE_TYPES, COMMIT_ARRIVE_OPS = K.COMMIT_ARRIVE_OPS,
     DRY_CHECK_MASK = K.DRY_CHECK_MASK, EPILOGUE_CALLS = K.EPILOGUE_CALLS, EnumValue = K.EnumValue,
-    K_BLOCKS_DEFAULT = K.K_BLOCKS_DEFAULT,
-    MAX_STEPS_PER_COMMAND = K.MAX_STEPS_PER_COMMAND, Obj = K.Obj, PASS = K.PASS,
+    K_BLOCKS_DEFAULT = K.K_BLOCKS_DEFAULT, MAX_STEPS_PER_COMMAND = K.MAX_STEPS_PER_COMMAND, Obj = K.Obj, PASS = K.PASS,
     RUNTIME_CONDITIONS = K.RUNTIME_CONDITIONS, Scheduler = K.Scheduler, State = K.State,
     Struct = K.Struct, TRIP_KNOBS = K.TRIP_KNOBS, Tuple = K.Tuple, Unknown = K.Unknown,
     WG_TRACE_OPS = K.WG_TRACE_OPS, Work = K.Work, clone = K.clone, evalExpr = K.evalExpr,
@@ -553,6 +552,7 @@ var KernelInterpretRole = (function (K) {
     if (f && f.fn && !this.ctx.dsl && Array.isArray(e) && e[0] === "call" && this.ctx.functions[e[1]]) return { node: "call", name: e[1], args: e[2] || [], line: at.line, end_line: at.end_line };
     if (!Array.isArray(e) || e[0] !== "mcall" || !Array.isArray(e[1]) || e[1][0] !== "id") return null;
     var obj = this.objectOf(e[1][1], env);
+    if (obj instanceof Scheduler) return K.schedulerStep(this, e, env, at);   // warps.js SCHEDULER_PIPELINE
     if (!(obj instanceof Obj) || (obj.kind !== "epilogue" && obj.kind !== "mainloop")) return null;
     if (obj.kind === "epilogue" && !EPILOGUE_CALLS[e[2]]) return null;
     if (obj.kind === "mainloop" && !this.ctx.functions[e[2]]) return null;
@@ -646,6 +646,7 @@ var KernelInterpretRole = (function (K) {
     }
     var obj = this.objectOf(node.receiver, env);
     if (obj instanceof Scheduler) {
+      if (node.handsWork) return K.schedulerCall(this, obj, node, env, ret);   // warps.js SCHEDULER_PIPELINE
       if (node.name === "advance_to_next_work") {
         var n = node.args && node.args.length ? this.eval(node.args[0], env, false) : 1;
         if (typeof n !== "number") return this.stop(node, "advance_to_next_work by an unknown count");
@@ -791,8 +792,7 @@ var KernelInterpretRole = (function (K) {
   K.FRAGMENT_STAGED = FRAGMENT_STAGED; K.REGISTER_LOOP_OPS = REGISTER_LOOP_OPS;
   K.RoleRun = RoleRun; K.cpAsyncCommits = cpAsyncCommits; K.declKind = declKind;
   K.kBlocks = kBlocks; K.lastName = lastName; K.mmaFragments = mmaFragments;
-  K.onlyCopies = onlyCopies; K.operandStage = operandStage; K.operandStages = operandStages;
-  K.registerLoopClass = registerLoopClass;
+  K.onlyCopies = onlyCopies; K.operandStage = operandStage; K.operandStages = operandStages; K.registerLoopClass = registerLoopClass;
   return K;
 })(typeof KernelInterpretContext !== "undefined" ? KernelInterpretContext : require("./context.js"));
 
