@@ -1554,11 +1554,18 @@ def pair_mmas_with_waits(ops):
         op.pop("_names", None)
 
 
-def arch_of(tree_names, path):
-    """sm90 / sm100 / ... from the file name, else from the instruction modules it imports."""
+def arch_of(tree_names, path, kernel_classes=()):
+    """sm90 / sm100 / ... from the file name, else from the name of a class holding a @cute.kernel
+    (DSL_ARCH_CLASS: CUTLASS's `class Sm120GemmKernel` in examples/python/CuTeDSL/cute/
+    blackwell_geforce/kernel/dense_gemm/dense_gemm.py, a warp-level MMA kernel that has no
+    tcgen05), else from the instruction modules it imports."""
     m = parse_core.RE_ARCH_NAME.search(Path(str(path)).name)
     if m:
         return f"sm{m.group('num')}"
+    for cname in kernel_classes:
+        m = parse_core.RE_ARCH_NAME.match(cname)
+        if m:
+            return f"sm{m.group('num')}"
     if "tcgen05" in tree_names:
         return "sm100"
     if "warpgroup" in tree_names:
@@ -1599,7 +1606,7 @@ def _model(tree, src, path, display):
     index = ModuleIndex(tree, src, path)
     facts = TreeFacts(tree)
     buffers = find_buffers(facts, src)
-    arch = arch_of(facts.names, path)
+    arch = arch_of(facts.names, path, sorted({c for c, _ in index.kernels if c}))
     walker = Walker(src, index, buffers, arch, facts.count)
     walker.run()
     kernel = min(index.kernels, key=lambda k: k[1].lineno)[1] if index.kernels else None

@@ -85,3 +85,26 @@ def test_fa4_hd256_backward_dkdv_kernel_runs_its_twelfth_warp():
     # No role waits at the CTA barrier any more (1020): the run goes on to where it is not modelled.
     assert 1020 not in got["waits"]
     assert got["stopped"] and all(line != 1020 for _, line in got["stopped"])
+
+
+def test_the_kernel_class_names_the_arch_and_a_warp_level_mma_stops_named(tmp_path):
+    """DSL_ARCH_CLASS (docs/dsl.md): no arch in the file name and no tcgen05 / warpgroup names,
+    the kernel's class `Sm120...` gives sm120 (CUTLASS main's GeForce dense_gemm.py writes
+    `class Sm120GemmKernel`): no hand-written model fits (docs/fit.md step 4), and the program
+    model stops at its first MMA (WARP_MMA, docs/programs.md), a warp-level `mma.sync` it does not
+    draw as WGMMA or UMMA. The fixture as written (class LaunchWarps) keeps an unknown arch."""
+    text = (FIXTURES / "launch_warps.py").read_text()
+    assert "class LaunchWarps:" in text
+    path = tmp_path / "gemm.py"
+    path.write_text(text.replace("class LaunchWarps:", "class Sm120LaunchWarps:"))
+    m = parse_dsl.parse_file(path)
+    assert m["arch"] == "sm120"
+    assert {o["unit"] for f in m["functions"] for o in f["ops"] if o["op"] == "mma"} == {"mma"}
+    fit = node_util.fits([m])[0]["fit"]
+    assert fit["model"] is None and fit["reason"].startswith("an sm120 structure")
+    got = run(m)
+    assert ["compute.warp0", 51] in got["stopped"]
+    assert parse_dsl.parse_file(FIXTURES / "launch_warps.py")["arch"] == "unknown"
+    stops = node_util.node_script(RUN.replace("stopped: r.verdict.stopped.map((s) => [s.role, s.line])",
+                                              "stopped: r.verdict.stopped.map((s) => s.reason)"), m)["stopped"]
+    assert "a warp-level MMA (mma.sync on sm120, not WGMMA or UMMA) is not modelled yet" in stops

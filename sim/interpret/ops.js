@@ -557,10 +557,17 @@ var KernelInterpretOps = (function (K) {
     return this.eng.copy(ring.full[s], this.knobs.tmaLatency, this.linesOf(node), this.linesOf(node), tile, k, s, ring.firstLane + s, ring,
       null, true);
   };
+  var WARP_MMA_ARCH = /^sm_?(?!90|1[01]\d)\d{2,3}/i;
   Run.prototype.cmdMma = function (rr, node, tile, k, stage) {
     if (this.dry) {
       if (rr.firstMma === null) rr.firstMma = { tile: tile, line: node.line, rows: rr.firstMmaRows || "" };
       return DRY;
+    }
+    // WARP_MMA: an MMA of a structure whose arch is neither SM90 nor SM100-110 (sm80, sm120: `mma.sync`
+    // atoms, the parse's unit `mma`) is synchronous in its warp, not the async tensor-core issue
+    // WGMMA / UMMA are: the run does not draw it as one. (An unknown arch keeps the WGMMA reading.)
+    if (node.unit === "mma" && WARP_MMA_ARCH.test(String(rr.ctx.structure.arch || ""))) {
+      return rr.stop(node, "a warp-level MMA (mma.sync on " + rr.ctx.structure.arch + ", not WGMMA or UMMA) is not modelled yet");
     }
     var parts = this.groups ? this.groups[rr.role.name] || 1 : 1;
     var unit = MMA_UNITS[node.unit];
