@@ -450,3 +450,16 @@ def test_string_literals_compare_by_text():
                           timeout=120, check=True)
     out = json.loads(proc.stdout)
     assert out[:3] == [1, 0, 1] and all(str(v).startswith("unknown") for v in out[3:])
+
+
+def test_the_complete_run_is_priced_on_b200(bwd, tmp_path):
+    """Now that it runs complete, the prediction in cycles (`schedule.js predict --knob gpu=b200`)
+    prices every latency class the run reads: the epilogue's TMA stores (storeLatency) among them,
+    nothing unpriced."""
+    path = tmp_path / "bwd.json"
+    path.write_text(json.dumps(bwd))
+    proc = subprocess.run([node(), str(ROOT / "schedule.js"), "predict", "--structure", str(path), "--knob", "gpu=b200"],
+                          capture_output=True, text=True, timeout=300, check=True)
+    out = json.loads(proc.stdout)
+    assert out["deadlock"] is None and out["units"]["unpriced"] == []
+    assert out["units"]["sources"]["storeLatency"] == "gpu" and out["time"]["cycles"] > 0
