@@ -378,6 +378,13 @@ def test_the_epilogue_runs_by_line(bwd):
     for leader, others in (("compute.warp4", "compute.warp5"), ("compute.warp8", "compute.warp9")):
         assert epilogue_blocks(r["by"], leader) == ["store@4883", "store@4883"]
         assert epilogue_blocks(r["by"], others) == ["wait@4900", "wait@4900"]
+    # A compute role's whole order, by line, at these knobs: per m-block the LSE / S_P waits (3566, 3574),
+    # two exp stages (3647), the dPsum / dP waits (3709-3710, when they wait), two dS stages (3732); then
+    # the epilogue (dV, then dK).
+    m_blocks = ["wait@3566", "wait@3574", "math@3647", "math@3647", "math@3732", "math@3732",
+                "wait@3574", "math@3647", "math@3647", "wait@3709", "wait@3710", "math@3732", "math@3732"]
+    assert r["by"]["compute.warp4"] == m_blocks + ["store@4883", "store@4883"]
+    assert r["by"]["compute.warp5"] == m_blocks + ["wait@4900", "wait@4900"]
     fit = node_script(FIT, bwd)
     assert any("dK dtype 16-bit (assumed, as FA4's interface.py" in a for a in fit)
 
