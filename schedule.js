@@ -82,6 +82,7 @@ var KernelSchedule = (function () {
       {"name": "tileDQK", "flag": "--tile-dqk"},
       {"name": "sfVecSize", "flag": "--sf-vec-size"},
       {"name": "utccpReuse", "flag": "--utccp-reuse"},
+      {"name": "elementBits", "flag": "--element-bits"},
       {"name": "gemm1Latency", "flag": "--gemm1"},
       {"name": "epilogueLatency", "flag": "--epilogue"},
       {"name": "consumerWGs", "flag": "--consumers"},
