@@ -40,7 +40,7 @@ RANGE_CONSTEXPR_CALLS = frozenset({"range_constexpr", "cutlass.range_constexpr",
 # C++ front end's `if (cute::elect_one_sync())`); other `with` bodies are read in place.
 ELECT_ONE_CALLS = frozenset({"cute.arch.elect_one", "elect_one"})
 # No step of the program: the compiler's checks and Python's own bookkeeping.
-IGNORED_STATEMENTS = (ast.Pass, ast.Assert, ast.Import, ast.ImportFrom, ast.Global, ast.Nonlocal,
+IGNORED_STATEMENTS = (ast.Pass, ast.Import, ast.ImportFrom, ast.Global, ast.Nonlocal,
                       ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
 # State objects advanced in place: `state.advance()` moves one stage (flash_attn/cute/pipeline.py
 # PipelineStateSimple.advance, lines 73-77; CUTLASS's PipelineState.advance the same).
@@ -56,6 +56,13 @@ STATE_KEYWORDS = ("producer_state", "consumer_state", "state")
 # their own state whose methods are pipeline ops (PipelineConsumer.wait_and_advance, handle.release).
 PARTICIPANT_METHODS = frozenset({"make_consumer", "make_producer"})
 RE_IDENT = re.compile(r"[A-Za-z_]\w*$")
+# DSL_ASSERT_EQUALS: `assert a == b` in a kernel function is a `call` node of this name whose one
+# argument is the test (sim/interpret/dsl_ops.js dslAssert: a name the run does not know is bound
+# to the other side's value; a test that is false stops the role). Other asserts are no step.
+ASSERT_CALL = "assert"
+# CALL_ELEMENT_TYPES: `self.dk_dtype = mdK.element_type` (FA4 bwd_sm100 695): a `__call__` tensor
+# parameter's element type, read as such (the interpreter's DSL_TENSOR_DTYPES gives its width).
+ELEMENT_TYPE_ATTR = "element_type"
 
 
 def _text(src, node, limit=MAX_EXPR_CHARS):
@@ -658,6 +665,17 @@ def _read_return(r, stmt, nodes, depth):
         "node": "return", "expr": r.ex.expr(stmt.value), "line": line, "end_line": end_line}))
 
 
+def _read_assert(r, stmt, nodes, depth):
+    """DSL_ASSERT_EQUALS: `assert a == b[, msg]` (one `==`, FA4 bwd_sm100 4817: `assert num_epi_stages
+    == self.num_epi_stages`) is a call node named ASSERT_CALL with the test as its argument; any
+    other assert is no step (the compiler's check), as before."""
+    t = stmt.test
+    if not (isinstance(t, ast.Compare) and len(t.ops) == 1 and isinstance(t.ops[0], ast.Eq)):
+        return
+    line, end_line = r.lines(stmt)
+    r.add(nodes, {"node": "call", "name": ASSERT_CALL, "args": [r.ex.expr(t)], "line": line, "end_line": end_line})
+
+
 def _read_jump(r, stmt, nodes, depth):
     line, end_line = r.lines(stmt)
     r.add(nodes, {"node": "break" if isinstance(stmt, ast.Break) else "continue", "line": line,
@@ -675,6 +693,7 @@ STATEMENT_READERS = (
     ("with", (ast.With,), _read_with),                        # with cute.arch.elect_one()
     ("return", (ast.Return,), _read_return),
     ("jump", (ast.Break, ast.Continue), _read_jump),
+    ("assert", (ast.Assert,), _read_assert),                  # assert a == b (DSL_ASSERT_EQUALS)
 )
 STATEMENT_READER_OF = {t: read for _name, types, read in STATEMENT_READERS for t in types}
 
@@ -967,7 +986,7 @@ def _self_call(stmt):
 def _reads_any(node, names, params=()):
     """Whether the tree under node reads one of names (a plain Name load), other than through a
     None test of params (CALL_NONE_TESTS, _none_tests)."""
-    tests = _none_tests(node, params) if params else ()
+    tests = (_none_tests(node, params) | _element_types(node, params)) if params else ()
     return any(isinstance(n, ast.Name) and n.id in names and id(n) not in tests
                for n in ast.walk(node) if isinstance(getattr(n, "ctx", None), ast.Load))
 
@@ -986,6 +1005,15 @@ def _none_tests(node, params):
             out.add(id(n.left))
     return out
 
+
+def _element_types(node, params):
+    """CALL_ELEMENT_TYPES: the ids of the Name nodes of params read as `p.element_type` under node
+    (`self.dk_dtype = mdK.element_type`, FA4 bwd_sm100 688-696): a tensor's element type is the
+    caller's choice, which the interpreter reads by the parameter's name (DSL_TENSOR_DTYPES, the
+    dtypes FA4's interface.py passes), so such an assignment is read."""
+    return {id(n.value) for n in ast.walk(node)
+            if isinstance(n, ast.Attribute) and n.attr == ELEMENT_TYPE_ATTR and isinstance(n.value, ast.Name)
+            and n.value.id in params}
 
 
 def setup_methods(index, cname):

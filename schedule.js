@@ -83,6 +83,7 @@ var KernelSchedule = (function () {
       {"name": "sfVecSize", "flag": "--sf-vec-size"},
       {"name": "utccpReuse", "flag": "--utccp-reuse"},
       {"name": "schedStages", "flag": "--sched-stages"},
+      {"name": "elementBits", "flag": "--element-bits"},
       {"name": "gemm1Latency", "flag": "--gemm1"},
       {"name": "epilogueLatency", "flag": "--epilogue"},
       {"name": "consumerWGs", "flag": "--consumers"},

@@ -97,6 +97,13 @@ var KernelProgramKnobs = (function () {
   PROGRAM_KNOB_RANGES.schedStages = { min: 1, max: 16, label: "scheduler pipeline stages (Ss)",
     doc: "SchedulerPipelineStageCount: the stages of the tile scheduler's response ring; the Sched warp writes at most this many tiles ahead of the slowest role's read" };
   PROGRAM_DEFAULT_KNOBS.schedStages = 2;
+  // The element width of a CuTe DSL kernel's data tensors (sim/interpret/constants.js DSL_TENSOR_DTYPES:
+  // `self.dk_dtype = mdK.element_type`, FA4 bwd_sm100 695, a `__call__` tensor the caller chooses).
+  // Default 16: FA4's interface.py passes the backward bf16 / fp16 Q, K, V, dO (2547-2548) and dK / dV
+  // `torch.empty_like(k)` (2599, 2604) (SOURCE_KNOB_ASSUMPTIONS). 8 and 32 are for what-ifs.
+  PROGRAM_KNOB_RANGES.elementBits = { min: 8, max: 32, values: [8, 16, 32], label: "data element width in bits (Eb)",
+    doc: "the element width of a CuTe DSL kernel's Q / K / V / dO / dK / dV tensors (their __call__ element type): FA4 backward's dK / dV epilogue stages by it (sdK_epi_tile: 128 bytes of dK per row per stage)" };
+  PROGRAM_DEFAULT_KNOBS.elementBits = 16;
   // The CuTe DSL attention programs' math warpgroups (FA4 sm90 `self.num_wg_mma`, 212: tile_m / 64,
   // 2 at the default tile_m 128; sim/interpret.js DSL_SELF_KNOBS): the attention model's C knob.
   PROGRAM_KNOB_RANGES.consumerWGs = AT.ATTENTION_KNOB_RANGES.consumerWGs;
@@ -111,6 +118,7 @@ var KernelProgramKnobs = (function () {
     tileDQK: "the attention backward's TileShapeDQK (get<2> of the TileShape template parameter) is the tile head dim knob (D), default 128: examples/77's default d = 128 runs TileShape (128, 128, 128, 128)",
     sfVecSize: "SM103 block scaling's SFVecSize (TiledMma::SFVecSize, which the builder picks from the kernel schedule tag) is the scale-factor vector size knob (Vs), default 16: four scale-factor stages per k-tile, as CUTLASS's examples/89 builds it",
     schedStages: "the tile scheduler's response ring has SchedulerPipelineStageCount stages (a dispatch-policy parameter the builder sets: 8 for a grouped GEMM and 2 otherwise in sm100_umma_builder.inl 272, AccumulatorPipelineStageCount + 1 in the mixed TMA / cp.async builder, 125), the scheduler stages knob (Ss), default 2",
+    elementBits: "the CuTe DSL kernel's data tensors' element type (`self.dk_dtype = mdK.element_type` of a `__call__` tensor, which the source leaves to its caller) is the element width knob (Eb): dK dtype 16-bit (assumed, as FA4's interface.py passes bf16 / fp16 inputs, 2547-2548, and dK = torch.empty_like(k), 2599; float32 dK / dV accumulators only with GQA's dKV_postprocess, 3022-3023)",
     utccpReuse: "SM100 sparse GEMM's UtccpReuseCnt (the metadata atom's K over the tile's K when the tile's K is smaller, else 1; both template choices) is the metadata reuse knob (Ue), default 2: one E copy per two k-tiles, as CUTLASS's examples/83 builds it (half_t, tile K 64)"
   };
 

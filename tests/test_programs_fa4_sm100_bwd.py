@@ -1,9 +1,9 @@
 """FlashAttention-4's CuTe DSL SM100 backward (flash_attn/cute/flash_bwd_sm100.py) and SM100 latent
 attention forward (flash_fwd_mla_sm100.py), installed, read by programs_dsl.py and run by
 sim/interpret.js (docs/programs.md "FlashAttention-4 SM100 backward and latent attention"): the
-rules that take their roles into their tile loops and the backward's MMA into its first m-block,
-and each role's stop past them, named with its line (neither kernel runs complete yet; the stops
-are the next steps)."""
+rules that take the backward's roles through their tile loops, m-blocks and dK / dV epilogue to
+their end (it runs complete), latent attention's stops named with their lines, and the
+DSL_ASSERT_EQUALS rule on a fixture of our own (tests/fixtures/dsl/toy_assert_epilogue.py)."""
 
 import json
 import subprocess
@@ -53,17 +53,16 @@ def stops(r):
 # `mCuSeqlensK is not None`, off), so the compute takes the TMA epilogue (3877, 3898, 3918; before,
 # the flag was off and the run took the other branch, then skipped the `self.epilogue_dKV(...)` call
 # of 3878 without a word: DSL_SELF_CALL_SETS). Its `for epi_stage in range_constexpr(num_epi_stages)`
-# (4840) counts `cute.size(tdKVgdKV.shape[1])` of a TMA partition (4815), which the source asserts
-# equals self.num_epi_stages (4817), itself from dK's dtype width (630): not modelled yet, a stop.
-EPILOGUE_STOP = ("compute.warp4", 4840)
+# (4840) counts `cute.size(tdKVgdKV.shape[1])` of a TMA partition (4815, not modelled), which the
+# source asserts equals self.num_epi_stages (4817; DSL_ASSERT_EQUALS binds it), itself from dK's
+# element width (621-630: DSL_TENSOR_DTYPES, the elementBits knob, 16 as interface.py passes it):
+# max(1, (128 // 2) // gcd(128 // (16 // 8), 128 // 2)) = 1 stage. The compute stopped there before.
+OLD_EPILOGUE_STOP = 4840
 
 
-def at_the_epilogue(r):
-    """Every role but the compute ran to its end; the compute stopped at its epilogue's stage loop,
-    and what waits on it after is not the code's deadlock (it names the stop)."""
-    stopped = [(s["role"], s["line"]) for s in r["stopped"]]
-    deadlock = r["deadlock"] if isinstance(r["deadlock"], str) else (r["deadlock"] or {}).get("message")
-    return stopped == [EPILOGUE_STOP] and (deadlock is None or "compute.warp4 stopped at line 4840 (not modelled)" in deadlock)
+def complete(r):
+    """Every role ran to its end: no stop and no deadlock."""
+    return not r["stopped"] and not r["deadlock"]
 
 
 def test_enum_members_are_values(bwd):
@@ -85,21 +84,29 @@ def test_constructor_chain_and_setup_attributes(bwd):
     assert [a["line"] for a in attrs["self.Q_stage"]] == [429]
     # CALL_NONE_TESTS: `__call__`'s `self.use_tma_store = not (self.qhead_per_kvhead == 1 and mCuSeqlensK
     # is not None)` (701) reads its parameter only through a None test: read. An assignment that reads
-    # a local otherwise stays out (`self.dk_dtype = mdK.element_type`, 695).
+    # a local otherwise stays out (`self.shared_storage = SharedStorage`, 1144, a class `__call__` defines).
     assert [a["line"] for a in attrs["self.use_tma_store"]] == [701]
-    assert "self.dk_dtype" not in attrs
+    assert "self.shared_storage" not in attrs
+    # CALL_ELEMENT_TYPES: `self.dk_dtype = mdK.element_type` (695) reads the parameter only for its
+    # element type (DSL_TENSOR_DTYPES gives its width): read.
+    assert attrs["self.dk_dtype"] == [{"expr": ["member", ["id", "mdK"], "element_type"], "line": 695}]
 
 
 def test_backward_roles_enter_their_tile_loops(bwd):
     """With the partial of `self.tile_scheduler_cls.create` (1688) read as the scheduler, no role
-    stops at its tile loop; the warps of one span merge (reduce 0-3, compute 4-11), and the load
-    takes the one-CTA path (the `CtaSchedule.TWO_CTA_SERIAL` prologue, 2206-2315, is not taken)."""
+    stops at its tile loop, and the load takes the one-CTA path (the `CtaSchedule.TWO_CTA_SERIAL`
+    prologue, 2206-2315, is not taken). DSL_WARP_ROLES: each warp of a constructor tuple is dry-run
+    on its own, and adjacent warps of one warpgroup whose runs agree are one role."""
     r = run(bwd)
     assert r["error"] is None
     # The reduce warps are two roles: warp 0 is the TMA warp (`is_tma_warp = warp_idx == 0`, 4070) that
-    # issues the dQ reduce-adds (4260), warps 2-3 only pass the reduce barrier (4270); their dry runs
-    # differ since DSL_TENSOR_SHAPES binds the reduce's stage loop (4229).
-    assert r["roles"] == ["reduce.warp0", "reduce.warp2", "compute.warp4", "mma.warp12", "load.warp13"]
+    # issues the dQ reduce-adds (4260), warps 1-3 only pass the reduce barrier (4270). (Before
+    # DSL_WARP_ROLES warp 1 ran with warp 0, as a second TMA warp: the prologue's `warp_idx == 2` test
+    # cuts 0-1 from 2.) The compute warps 4-11 are four roles: per warpgroup (`wg_idx`, 4757: warps 4-7
+    # are WG 1, 8-11 WG 0) its leader warp (`leader_warp = warp_idx % 4 == 0`, 4759), which issues the
+    # dK / dV TMA stores (4883), and its other three warps.
+    assert r["roles"] == ["reduce.warp0", "reduce.warp1", "compute.warp4", "compute.warp5", "compute.warp8",
+                          "compute.warp9", "mma.warp12", "load.warp13"]
     st = stops(r)
     assert not {line for line, _ in st.values()} & BWD_TILE_LOOPS
     assert r["flags"]["self.cta_schedule"] == 1 and r["flags"]["self.use_2cta_instrs"] == 0
@@ -114,8 +121,8 @@ def test_cluster_of_one_cta_and_the_leader_block(bwd):
     (2959) and waits `pipeline_S_P.empty` at 2965 (the dV GEMM's), which the compute releases;
     DSL_TMA_ASYNC_SIGNAL and the bulk LSE copy (`mbar_ptr=`, 2333) let the compute pass
     `pipeline_LSE` (3566), where it waited before. DSL_TMEM_COPIES then binds the compute's stage
-    loop (3638), so at the default knobs every role runs to its end but the compute, which stops
-    at its dK / dV epilogue's stage loop (EPILOGUE_STOP)."""
+    loop (3638) and DSL_ASSERT_EQUALS its epilogue's (4840), so at the default knobs every role runs
+    to its end."""
     attrs = bwd["kernel_layer"]["role_vars"][0]["constructor"]["attrs"]
     assert [a["line"] for a in attrs["self.num_mcast_ctas_b"]] == [772]
     launch = bwd["kernel_layer"]["role_vars"][0]["constructor"]["launch"]
@@ -123,8 +130,7 @@ def test_cluster_of_one_cta_and_the_leader_block(bwd):
     r = run(bwd)
     st = stops(r)
     assert 2328 not in {line for line, _ in st.values()} and 2934 not in {line for line, _ in st.values()}
-    assert set(st) == {"compute.warp4"} and st["compute.warp4"][0] == 4840 and r["error"] is None
-    assert "is not bound" in st["compute.warp4"][1]
+    assert complete(r) and r["error"] is None
 
 
 # Blocks of a run per lane, in order: (lane label, kind) (the MMA's first m-block up to the stop).
@@ -277,7 +283,7 @@ def test_setup_if_tree_gives_the_dq_reduce_columns(bwd):
 def test_past_the_tmem_partition_one_tile_runs_to_its_end(bwd, tmp_path):
     """DSL_TMEM_COPIES binds `num_stages = cute.size(tScS_t2r, mode=[1])` (3630) to 2, the source's
     comment `((32, 1), 2, 1, 1)` (3357): tile_m 128 over a copy of Repetition(32) x num_wg 2 columns.
-    One tile of 2 m-blocks of the installed file runs up to the compute's epilogue (EPILOGUE_STOP): DSL_SELF_BARRIERS reads `self.compute_sync_barrier` (252-255) at 3678 / 3692 / 3723
+    One tile of 2 m-blocks of the installed file runs to its end: DSL_SELF_BARRIERS reads `self.compute_sync_barrier` (252-255) at 3678 / 3692 / 3723
     (before: "the named barrier's id is not known"), and DSL_TENSOR_SHAPES binds the reduce's
     stage loop (4229) to `cute.size(tdQrdQ, mode=[1])` = tile_hdim / dQ_reduce_ncol = 128 / 32 = 4.
     Each role's blocks, by line: the MMA's GEMMs in the code's order (S 2950, dP 2959, dV 2966; the
@@ -285,13 +291,14 @@ def test_past_the_tmem_partition_one_tile_runs_to_its_end(bwd, tmp_path):
     reduce-adds per m-block (4260) on the TMA warp, its other warps on the reduce barrier (4270)."""
     assert bwd["programs"] and NUM_STAGES in (fa4_dir() / "flash_bwd_sm100.py").read_text()
     r = node_script(ORDER, bwd, {"outputTiles": 1, "qBlocks": 2})
-    assert at_the_epilogue(r), r["stopped"]
+    assert complete(r), (r["stopped"], r["deadlock"])
     by = r["by"]
     assert by["mma.warp12"] == ["wait@2945"] + ["umma@%d" % n for n in (2950, 2959, 2966, 2997, 3015, 3020, 3028,
-                                                                       3035, 3068, 3074)]
-    # (Its wait for the TMEM pointer's release at 1819 is what follows the compute's stop: not drawn as the code's.)
+                                                                       3035, 3068, 3074)] + ["wait@1819"]
+    # Its last block: `tmem_alloc_barrier.arrive_and_wait()` (1819) before `tmem.free`, which the compute and
+    # reduce warps pass after their loops (`tmem_alloc_barrier.arrive()`, 1874, 1895; `TmemPtr`, 1398-1402).
     assert by["reduce.warp0"] == ["wait@4209"] + ["reduce@4260"] * 8   # the dQ reduce-adds (DSL_BULK_REDUCE)
-    assert by["reduce.warp2"] == ["wait@4209"] + ["wait@4270"] * 8
+    assert by["reduce.warp1"] == ["wait@4209"] + ["wait@4270"] * 8
     assert by["load.warp13"] == ["issue@2324+2327", "issue@2333", "issue@2349+2354", "issue@2362",
                                  "issue@2387", "issue@2393", "issue@2409", "issue@2417"]
     # Per m-block two exp stages (3647) and two dS stages (3732), after the LSE / S_P / dPsum / dP waits.
@@ -303,22 +310,20 @@ def test_a_second_tile_per_cta_deadlocks_as_the_source_says(tmp_path):
     """The MMA's `producer_phase_acc` "is only consistent across one work tile per CTA" (the
     constructor's comment and `assert not is_persistent`, 191-193), and the code runs one:
     `__call__`'s SingleTileScheduler (922-927, `self.tile_scheduler_cls`, 959; DSL_SCHEDULER_CLASSES),
-    so outputTiles 2 still draws one tile (up to the compute's epilogue, EPILOGUE_STOP). On a mutated copy whose last arm is
+    so outputTiles 2 still draws one tile, to its end. On a mutated copy whose last arm is
     StaticPersistentTileScheduler (a CTA strides over tiles), the phase flips M + 1 times per tile,
     so with 2 m-blocks the second tile waits `pipeline_dP.empty` at phase 0 (2957), which no role
     releases on one CTA (the compute releases dP only with use_2cta_instrs, 3815-3818). The run
-    follows the code; it does not paper over it. (With the compute's epilogue now followed, the run
-    stops there first, EPILOGUE_STOP, and the second tile's wait at 2957 is not reached.)"""
+    follows the code; it does not paper over it. (While the compute stopped at its epilogue, 4840,
+    the run never reached that wait; now it does.)"""
     st = mutated(tmp_path, (NUM_STAGES, "num_stages = 2"))
     r = node_script(ORDER, st, {"outputTiles": 2, "qBlocks": 2})
-    assert at_the_epilogue(r), r["stopped"]
+    assert complete(r), (r["stopped"], r["deadlock"])
     st = mutated(tmp_path, (NUM_STAGES, "num_stages = 2"), ("        else:\n            TileScheduler = SingleTileScheduler\n",
                                                             "        else:\n            TileScheduler = StaticPersistentTileScheduler\n"))
     r = node_script(ORDER, st, {"outputTiles": 2, "qBlocks": 2})
-    # Since the compute stops at its first tile's epilogue (EPILOGUE_STOP), the run no longer reaches
-    # the second tile's wait at 2957: what waits after the stop names it, not a deadlock of the code.
-    assert [(x["role"], x["line"]) for x in r["stopped"]] == [EPILOGUE_STOP]
-    assert r["deadlock"].startswith("after compute.warp4 stopped at line 4840 (not modelled)")
+    assert not r["stopped"]
+    assert "role:mma.warp12 waits on pipeline_dP.empty[0] (phase 0) at line 2957" in r["deadlock"]
 
 
 def test_an_unknown_self_barrier_or_reduce_width_still_stops(tmp_path):
@@ -342,8 +347,126 @@ def test_the_tmem_copy_width_sets_the_compute_stages(tmp_path):
     old = "tcgen05.copy.Ld32x32bOp(tcgen05.copy.Repetition(32)), Float32\n            )\n            tmem_store_atom = cute.make_copy_atom(\n                tcgen05.copy.St32x32bOp(tcgen05.copy.Repetition(16))"
     st = mutated(tmp_path, (old, old.replace("Repetition(32)", "Repetition(64)", 1)))
     r = node_script(ORDER, st, {"outputTiles": 1, "qBlocks": 2})
-    assert at_the_epilogue(r), r["stopped"]
+    assert complete(r), (r["stopped"], r["deadlock"])
     assert [b for b in r["by"]["compute.warp4"] if b.startswith("math")] == ["math@3647", "math@3732"] * 2
     st = mutated(tmp_path, (old, old.replace("Repetition(32)", "Repetition(self.unknown_rep)", 1)))
     r = node_script(ORDER, st, {"outputTiles": 1, "qBlocks": 2})
-    assert [(s["role"], s["line"]) for s in r["stopped"]] == [("compute.warp4", 3638)]
+    # (one stop per compute warpgroup: warps 4-7 and 8-11 are roles of their own, DSL_WARP_ROLES)
+    assert [(s["role"], s["line"]) for s in r["stopped"]] == [("compute.warp4", 3638), ("compute.warp8", 3638)]
+
+
+# The compute's TMA epilogue (`epilogue_dK_or_dV_tma`, 4711-4917), called for dV (3898, "V") then dK (3918, "K").
+EPI_STAGES = "            num_epi_stages = cute.size(tdKVgdKV.shape[1])\n"
+
+
+def epilogue_blocks(by, role):
+    """The role's blocks from its last dS stage (3732) on: its epilogue's, by line."""
+    blocks = by[role]
+    last = max(i for i, b in enumerate(blocks) if b == "math@3732")
+    return blocks[last + 1:]
+
+
+def test_the_epilogue_runs_by_line(bwd):
+    """DSL_ASSERT_EQUALS binds the stage loop of 4840 to `self.num_epi_stages` (4817), 1 at 16-bit dK
+    (DSL_TENSOR_DTYPES; the page states the assumption, SOURCE_KNOB_ASSUMPTIONS elementBits). Per
+    warpgroup (DSL_WARP_ROLES) the leader warp (4 for WG 1, 8 for WG 0) copies its half of dV, then of
+    dK, with one TMA store each (4883), after the 128-thread barrier (4878) and before its arrive on
+    the 160-thread one (4894); the other three warps wait for it there (4900: DSL_BARRIER_COUNTS, the
+    one id at 128 then 160 threads). Then every role runs to its end and the MMA frees TMEM (1819)."""
+    r = node_script(ORDER, bwd, {"outputTiles": 1, "qBlocks": 2})
+    assert complete(r), (r["stopped"], r["deadlock"])
+    for leader, others in (("compute.warp4", "compute.warp5"), ("compute.warp8", "compute.warp9")):
+        assert epilogue_blocks(r["by"], leader) == ["store@4883", "store@4883"]
+        assert epilogue_blocks(r["by"], others) == ["wait@4900", "wait@4900"]
+    # A compute role's whole order, by line, at these knobs: per m-block the LSE / S_P waits (3566, 3574),
+    # two exp stages (3647), the dPsum / dP waits (3709-3710, when they wait), two dS stages (3732); then
+    # the epilogue (dV, then dK).
+    m_blocks = ["wait@3566", "wait@3574", "math@3647", "math@3647", "math@3732", "math@3732",
+                "wait@3574", "math@3647", "math@3647", "wait@3709", "wait@3710", "math@3732", "math@3732"]
+    assert r["by"]["compute.warp4"] == m_blocks + ["store@4883", "store@4883"]
+    assert r["by"]["compute.warp5"] == m_blocks + ["wait@4900", "wait@4900"]
+    fit = node_script(FIT, bwd)
+    assert any("dK dtype 16-bit (assumed, as FA4's interface.py" in a for a in fit)
+
+
+# The program model's assumptions for the structure (stdin), as the page lists them.
+FIT = r"""
+const S = require(process.argv[1] + '/schedule.js');
+const st = JSON.parse(require('fs').readFileSync(0, 'utf8'));
+process.stdout.write(JSON.stringify(S.MODELS.program.assumptions(st)));
+"""
+
+
+def test_a_32_bit_dk_has_two_epilogue_stages(bwd):
+    """elementBits 32 (a float32 dK): sdK_epi_tile's columns are gcd(128 // 4, 64) = 32 (621-623), so
+    `self.num_epi_stages` is 64 // 32 = 2 (630; `num_epi_stages_v` the same, 625-631) and each leader
+    warp stores two stages of dV and two of dK (4883), waiting for each stage's bulk group but the last (4891-4893: no blocks)."""
+    r = node_script(ORDER, bwd, {"outputTiles": 1, "qBlocks": 2, "elementBits": 32})
+    assert complete(r), (r["stopped"], r["deadlock"])
+    assert epilogue_blocks(r["by"], "compute.warp4") == ["store@4883"] * 4
+    assert epilogue_blocks(r["by"], "compute.warp5") == ["wait@4900"] * 4
+
+
+def test_a_false_or_unknown_epilogue_assert_is_no_guess(tmp_path):
+    """On mutated copies: a stage count written in as 2 makes the assert of the first call's arm
+    false at 16-bit dV (4819, dV is stored first: `"V"`, 3898-3916; `self.num_epi_stages_v` is 1): the
+    compute stops there, naming the assert and both values, never going on; an assert against a count the run does not know binds nothing, so the loop stays
+    unbound (the old stop at 4840)."""
+    st = mutated(tmp_path, (EPI_STAGES, "            num_epi_stages = 2\n"))
+    st_ = stops(run(st, outputTiles=1, qBlocks=2))
+    assert st_["compute.warp4"] == (4819, "the assert at line 4819 is false at this setting: `num_epi_stages` is 2, "
+                                          "`self.num_epi_stages_v` is 1")
+    old = "assert num_epi_stages == self.num_epi_stages_v, "
+    st = mutated(tmp_path, (old, "assert num_epi_stages == self.epi_stage_count, "))
+    st_ = stops(run(st, outputTiles=1, qBlocks=2))
+    assert st_["compute.warp4"][0] == OLD_EPILOGUE_STOP and "is not bound" in st_["compute.warp4"][1]
+
+
+TOY = ROOT / "tests" / "fixtures" / "dsl" / "toy_assert_epilogue.py"
+
+
+def test_assert_equals_on_a_fixture():
+    """DSL_ASSERT_EQUALS on a fixture of our own (tests/fixtures/dsl/toy_assert_epilogue.py): the
+    parse keeps `assert num_stages == self.num_epi_stages` (45) and `assert self.tile_n % self.epi_cols
+    == 0` (46) as `assert` call nodes (programs_dsl._read_assert); the run binds the unknown
+    `num_stages` (44, a TMA partition's mode) to tile_n // epi_cols: 4 stores (50) at the default
+    epi_cols 32, 2 at epi_cols 64 (a constructor parameter set by its name). At epi_cols 48 the
+    second assert is false (128 % 48 = 32): the epilogue stops at 46, naming it, and its warps are
+    one role (DSL_WARP_ROLES: warps of one span that stop at the same line before any op merge)."""
+    st = parse_cutlass.parse_file(TOY)
+    epi = next(f for f in st["programs"]["functions"] if f["name"] == "epilogue")
+    asserts = [n for n in epi["body"] if n["node"] == "call" and n["name"] == "assert"]
+    assert [(n["line"], n["args"][0][1]) for n in asserts] == [(45, "=="), (46, "==")]
+    for cols, stores in ((32, 4), (64, 2)):
+        r = node_script(ORDER, st, {"flags": {"epi_cols": cols}})
+        assert complete(r), (r["stopped"], r["deadlock"])
+        assert r["by"]["epilogue.warp0"] == ["wait@47"] + ["store@50"] * stores
+    r = node_script(ORDER, st, {"flags": {"epi_cols": 48}})
+    assert [(s["role"], s["line"], s["reason"]) for s in r["stopped"]] == [
+        ("epilogue.warp0", 46, "the assert at line 46 is false at this setting: `self.tile_n % self.epi_cols` is 32, `0` is 0")]
+
+
+def test_string_literals_compare_by_text():
+    """DSL_STRING_LITERALS: `K_or_V == "K"` with the caller's `"K"` holds, with `"V"` it does not; a
+    literal with an escape is not read (Unknown), and a long run of quotes is no work for the check."""
+    def s(t):
+        return ["?", t]
+    trees = [["bin", "==", s('"K"'), s('"K"')], ["bin", "==", s('"K"'), s("'V'")], ["bin", "!=", s('"K"'), s('"V"')],
+             ["bin", "==", s('"a\\"b"'), s('"a"')], ["bin", "==", s('"' * 5000), s('"')]]
+    proc = subprocess.run([node(), "-e", EVAL, str(ROOT), json.dumps(trees)], capture_output=True, text=True,
+                          timeout=120, check=True)
+    out = json.loads(proc.stdout)
+    assert out[:3] == [1, 0, 1] and all(str(v).startswith("unknown") for v in out[3:])
+
+
+def test_the_complete_run_is_priced_on_b200(bwd, tmp_path):
+    """Now that it runs complete, the prediction in cycles (`schedule.js predict --knob gpu=b200`)
+    prices every latency class the run reads: the epilogue's TMA stores (storeLatency) among them,
+    nothing unpriced."""
+    path = tmp_path / "bwd.json"
+    path.write_text(json.dumps(bwd))
+    proc = subprocess.run([node(), str(ROOT / "schedule.js"), "predict", "--structure", str(path), "--knob", "gpu=b200"],
+                          capture_output=True, text=True, timeout=300, check=True)
+    out = json.loads(proc.stdout)
+    assert out["deadlock"] is None and out["units"]["unpriced"] == []
+    assert out["units"]["sources"]["storeLatency"] == "gpu" and out["time"]["cycles"] > 0

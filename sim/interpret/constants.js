@@ -151,6 +151,23 @@ var KernelInterpretConstants = (function () {
   }
 
   /**
+   * DSL_TENSOR_DTYPES: the element width of a CuTe DSL kernel's `__call__` tensor, by the
+   * parameter's name (programs_dsl CALL_ELEMENT_TYPES: `self.dk_dtype = mdK.element_type`, FA4
+   * bwd_sm100 688-696). The source leaves it to the caller, so it is what FA4's interface.py passes
+   * the SM100 backward (`_flash_attn_bwd`): Q, K, V and dO bf16 / fp16 ("inputs must be float16 or
+   * bfloat16", 2547-2548), dK and dV `torch.empty_like(k)` / `(v)` (2599, 2604): the elementBits
+   * knob, default 16 (sim/program_knobs.js SOURCE_KNOB_ASSUMPTIONS); with GQA (`dKV_postprocess =
+   * qhead_per_kvhead > 1 ...`, 2648; the kernel's own attribute, bwd_sm100 702) the kernel gets
+   * dk_accum / dv_accum, float32 (2656-2684, 3022-3023: `accum`); LSE (log2), dPsum and dQaccum
+   * are float32 (2613-2642). A parameter not listed has no known width.
+   */
+  var DSL_TENSOR_DTYPES = {
+    mQ: { knob: "elementBits" }, mK: { knob: "elementBits" }, mV: { knob: "elementBits" }, mdO: { knob: "elementBits" },
+    mdK: { knob: "elementBits", accum: "dKV_postprocess" }, mdV: { knob: "elementBits", accum: "dKV_postprocess" },
+    mLSE: { bits: 32 }, mdPsum: { bits: 32 }, mdQaccum: { bits: 32 }
+  };
+
+  /**
    * The constants of a run: the kernel layer's literals (a name two of them give different
    * values, two schedule structs of one file, is none), the parse's literals and sums
    * (constantSums), its option defaults (FIND_OPTION_DEFAULTS), CONSTANT_EXPRS, then the
@@ -175,7 +192,7 @@ var KernelInterpretConstants = (function () {
     return constants;
   }
 
-  K.SYMBOL_KNOBS = SYMBOL_KNOBS; K.TRIP_KNOBS = TRIP_KNOBS; K.FASTF32_BUILDER = FASTF32_BUILDER;
+  K.DSL_TENSOR_DTYPES = DSL_TENSOR_DTYPES; K.SYMBOL_KNOBS = SYMBOL_KNOBS; K.TRIP_KNOBS = TRIP_KNOBS; K.FASTF32_BUILDER = FASTF32_BUILDER;
   K.constantExpr = constantExpr; K.runConstants = runConstants;
   return K;
 })();

@@ -103,6 +103,17 @@ var KernelInterpretDsl = (function (K) {
     else isNone = dslFlag(ctx, exprText(other) + " is not None") ? 0 : 1;
     return e[1] === "==" ? isNone : e[1] === "!=" ? 1 - isNone : PASS;
   }
+  /**
+   * DSL_STRING_LITERALS: a plain string literal of the parse (`["?", "\"K\""]`: a quoted text with no
+   * escape or inner quote) is a value compared by its text, as Python compares strings: the caller's
+   * `"K"` for `K_or_V: cutlass.Constexpr[str]` makes `if const_expr(K_or_V == "K")` hold (FA4 bwd_sm100
+   * 3898 then 4750-4754, 4816). Any other `?` text is PASS (not read).
+   */
+  function stringLiteral(t) {
+    var q = typeof t === "string" && t.length >= 2 && t.length <= 66 ? t.charAt(0) : "";
+    if ((q !== '"' && q !== "'") || t.indexOf(q, 1) !== t.length - 1 || t.indexOf("\\") >= 0) return PASS;
+    return new K.EnumValue("str:" + t.slice(1, -1));
+  }
   function isNoneExpr(e) { return Array.isArray(e) && e[0] === "?" && e[1] === "None"; }
   function exprText(e) {
     if (!Array.isArray(e)) return "?";
@@ -140,7 +151,7 @@ var KernelInterpretDsl = (function (K) {
         var en = ctx.roleVars.length && ctx.roleVars[0].enums;
         return en && Object.prototype.hasOwnProperty.call(en, e[1]) ? en[e[1]].value : PASS;
       }
-      case "?": return e[1] === "None" ? NONE : PASS;
+      case "?": return e[1] === "None" ? NONE : stringLiteral(e[1]);
       case "member": {
         if (Array.isArray(e[1]) && e[1][0] === "id" && e[1][1] === "self") return dslSelf(e[2], ctx, constexpr);
         var o = evalExpr(e[1], env, ctx, constexpr);
@@ -152,7 +163,7 @@ var KernelInterpretDsl = (function (K) {
         // advance_to_next_work has moved past the CTA's last tile (TILES_PER_CTA, expr.js: one tile
         // for a single-tile class of DSL_SCHEDULER_CLASSES, else outputTiles); tile_idx is not followed.
         if (o instanceof Work && e[2] === "is_valid_tile") return K.dslWorkValid(ctx, o);
-        return PASS;
+        return K.dslDtypeMember(e, o, env, ctx);   // DSL_TENSOR_DTYPES (dsl_ops.js): `mdK.element_type`, `dtype.width`
       }
       case "bin": {
         if ((e[1] === "==" || e[1] === "!=") && (isNoneExpr(e[2]) || isNoneExpr(e[3]))) return noneTest(e, env, ctx);
@@ -526,13 +537,16 @@ var KernelInterpretDsl = (function (K) {
     // threads_per_cta 321-331, 16 warps), else SM90's num_threads = 128 * (num_wg_mma + 1) (sm90 214).
     var warps = typeof v.warps === "number" ? v.warps : 4 * (W + 1);
     var cands = [];
-    v.spans.forEach(function (sp) {
+    v.spans.forEach(function (sp, si) {
       var lo = sp[0], hi = sp[1] === null ? warps - 1 : Math.min(sp[1], warps - 1);
       if (sp[1] === null && lo % 4 === 0) {
         for (var w = lo; w <= hi; w += 4) cands.push({ warp: w, threads: WARPGROUP_THREADS, wg: Math.floor(w / 4) });
       } else if (lo <= hi && typeof v.warps === "number") {
-        // A run of warps the constructor's tuples name is one role of all its warps (softmax0's 0-3).
-        cands.push({ warp: lo, threads: WARP_THREADS * (hi - lo + 1), wg: null, warpsOf: hi - lo + 1 });
+        // DSL_WARP_ROLES: each warp of a run the constructor's tuples name is dry-run on its own and
+        // adjacent warps of one warpgroup whose runs agree merge below (softmax0's 0-3 one role): a
+        // warp's own values split it off (FA4 bwd_sm100's dK / dV epilogue, `wg_idx` from thread_idx
+        // and `leader_warp = warp_idx % 4 == 0`, 4757-4759, the reduce's `is_tma_warp`, 4070).
+        for (var wi = lo; wi <= hi; wi++) cands.push({ warp: wi, threads: WARP_THREADS, wg: null, warpsOf: 1, span: si });
       } else if (lo <= hi) cands.push({ warp: lo, threads: WARP_THREADS * (hi - lo + 1) > WARPGROUP_THREADS ? WARPGROUP_THREADS : WARP_THREADS, wg: null });
     });
     var probeRun = new Run(ctx, [], {});
@@ -566,13 +580,15 @@ var KernelInterpretDsl = (function (K) {
       // (Two runs that reach no op are told apart by where they stop: FA4 sm100's epilogue warp 13
       // and load warp 14 are two roles.)
       var stopAt = rr.stopped ? rr.stopped.line + ":" + rr.stopped.reason : "";
-      if (prev && c.warpsOf && prev.trace && prev.trace.length && prev.trace.join() === rr.trace.join() && prev.stopAt === stopAt &&
+      // (Warps of one span that both stop before any op, at the same line, merge too: one stop.)
+      if (prev && c.warpsOf && prev.trace && (prev.trace.length || (c.span !== undefined && prev.span === c.span)) && prev.trace.join() === rr.trace.join() && prev.stopAt === stopAt &&
           Math.floor(pw / 4) === Math.floor(c.warp / 4) && pw + prev.threads / WARP_THREADS === c.warp) {
         prev.threads += c.threads;
         return;
       }
       role.trace = rr.trace;
       role.stopAt = stopAt;
+      role.span = c.span;
       var branch = (v.branches || []).filter(function (b) { return Array.isArray(b.warps) && b.warps.indexOf(c.warp) >= 0 && b.warps.length > 1; })[0] ||
         (v.branches || []).filter(function (b) { return !Array.isArray(b.warps); })[0];
       // A warp of a constructor warp-id tuple is named by it (`self.softmax1_warp_ids`: softmax1).
@@ -698,6 +714,7 @@ var KernelInterpretDsl = (function (K) {
    * `epilogue` block (EPILOGUE_FA4).
    */
   RoleRun.prototype.dslCall = function (node, env) {
+    if (!node.receiver && node.name === "assert") return this.dslAssert(node, env);   // DSL_ASSERT_EQUALS (dsl_ops.js)
     // `sm_stats_barrier.arrive_w_index(index=...)` / `.arrive_and_wait_w_index(...)` (FA4 sm100 2457,
     // 2863): methods of a NamedBarrier object (pipeline.py 178-205) the op parse does not list.
     var rb = node.receiver ? (env[node.receiver] || this.env[node.receiver]) : null;
@@ -716,28 +733,6 @@ var KernelInterpretDsl = (function (K) {
     var callee = this.dslCallee(node, null, env);
     if (!callee) return node.receiver ? PASS : this.dslUnfollowed(node, node.name, node.args, env);
     return this.dslInvoke(callee, node.args, env, null);
-  };
-
-  /**
-   * DSL_UNFOLLOWED_CALLS: a free call without a program that is handed a pipeline the run models
-   * or a pipeline state it follows does that protocol's waits and releases where the run cannot
-   * see them (FA4 bwd_sm90's block-sparse arms: `produce_block_sparse_q_loads_bwd_sm90(...,
-   * producer_state_Q, producer_state_dO, pipeline_Q, pipeline_dO, ...)`, 999-1020, and
-   * `consume_block_sparse_mma_bwd_sm90(..., consumer_state_Q, ...)`, 1398-1417, functions of
-   * block_sparse_utils.py, which this file's parse does not read): the role stops there, named.
-   * PASS otherwise (the C++ rules: a free call is no step).
-   */
-  RoleRun.prototype.dslUnfollowed = function (node, name, args, env, valued) {
-    var self = this, handed = null;
-    (args || []).forEach(function (a) {
-      if (handed || !Array.isArray(a) || a[0] !== "id") return;
-      var box = env[a[1]] || self.env[a[1]], v = box ? box.v : undefined;
-      if ((v instanceof Obj && v.kind === "pipe") || v instanceof State) handed = a[1];
-    });
-    if (!handed) return PASS;
-    // A let's call the DSL rules give a value (`tuple(...)`, `copy_utils.tma_producer_copy_fn(load_Q, pipeline_Q)`) is read as such.
-    if (valued && !isUnknown(this.eval(["call", name, args], env, false))) return PASS;
-    return this.stop(node, "`" + name + "` is handed `" + handed + "` but has no program here: its pipeline steps are not followed");
   };
 
   /**

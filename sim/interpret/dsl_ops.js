@@ -93,6 +93,30 @@ var KernelInterpretDslOps = (function (K) {
     return got;
   };
 
+  /**
+   * DSL_BARRIER_COUNTS: `bar.sync id, n` counts n threads for the phase it takes part in (PTX
+   * barrier: every thread of one phase gives the same count), so a DSL op on an id used before with
+   * another count (FA4 bwd_sm100's epilogue barrier `barrier_id + wg_idx`: 128 threads at 4878, then
+   * the leader warp's `barrier_arrive` and every warp's `barrier` with 128 + WARP_SIZE, 4894-4902)
+   * counts that many from its next phase on; a count that changes inside a phase is null (namedOf
+   * stops, naming it). (Run.namedBarrier keeps a barrier's first count, as the C++ runs use it.)
+   */
+  Run.prototype.dslNamedBarrier = function (id, threads, unit) {
+    var got = this.namedBarrier(id, threads, unit);
+    if (got.threads !== threads) {
+      if (got.arrivals !== 0) return null;
+      got.expected = Math.max(1, Math.round(threads / got.unit));
+      got.threads = threads;
+    }
+    return got;
+  };
+
+  /** DSL_BARRIER_COUNTS: the stop of a named barrier whose thread count changes inside a phase. */
+  function countChange(rr, node, id, threads) {
+    var bar = rr.run.named[id.key()];
+    return rr.stop(node, "the named barrier " + id.key() + " is used with " + threads + " threads while its current phase counts " + bar.threads);
+  }
+
   /** A named-barrier op: its barrier, or a stop naming what is not known. */
   function namedOf(rr, node, env) {
     var args = node.args || [], id = null, threads = null;
@@ -127,7 +151,8 @@ var KernelInterpretDslOps = (function (K) {
     if (rr.ctx.roleVars.length && rr.ctx.roleVars[0].warp_ids) {
       if (threads % WARP_THREADS !== 0) return rr.stop(node, "a named barrier of " + threads + " threads is not a whole number of warps");
       if (rr.run.dry) return DRY;
-      var wb = rr.run.namedBarrier(id, threads, WARP_THREADS);
+      var wb = rr.run.dslNamedBarrier(id, threads, WARP_THREADS);
+      if (!wb) return countChange(rr, node, id, threads);
       wb.weight = threads < unit ? 1 : unit / WARP_THREADS;
       return wb;
     }
@@ -138,7 +163,9 @@ var KernelInterpretDslOps = (function (K) {
     var unitB = threads % unit === 0 ? unit : WARP_THREADS;
     if (threads % unitB !== 0) return rr.stop(node, "a named barrier of " + threads + " threads is not a whole number of roles of " + unit + " threads");
     if (rr.run.dry) return DRY;
-    var bar = rr.run.namedBarrier(id, threads, unitB), w = unit / bar.unit;
+    var bar = rr.run.dslNamedBarrier(id, threads, unitB);
+    if (!bar) return countChange(rr, node, id, threads);
+    var w = unit / bar.unit;
     if (w < 1 || w !== Math.floor(w)) return rr.stop(node, "a role of " + unit + " threads on a named barrier counted in units of " + bar.unit);
     if (w !== 1) bar.weight = w;
     return bar;
@@ -397,6 +424,13 @@ var KernelInterpretDslOps = (function (K) {
     return n;
   }
 
+  /** gcd of two non-negative integers, else Unknown. */
+  function gcd(a, b) {
+    if (typeof a !== "number" || typeof b !== "number" || a < 0 || b < 0 || a !== Math.floor(a) || b !== Math.floor(b)) return new K.Unknown("`math.gcd` of values that are not known integers");
+    while (b) { var r = a % b; a = b; b = r; }
+    return a;
+  }
+
   /** DSL_TENSOR_SHAPES: `cute.make_tensor(iterator, shape)` is known by its shape when that is known (the iterator is not read). */
   function dslMakeTensor(args, env, ctx) {
     if (args.length !== 2) return PASS;
@@ -415,6 +449,8 @@ var KernelInterpretDslOps = (function (K) {
     var name = e[1], args = e[2] || [];
     if (name === "cute.arch.block_idx" && !args.length) return new K.Tuple([0, 0, 0]);
     if (name === "cute.make_tensor") return dslMakeTensor(args, env, ctx);
+    // Python's `math.gcd` of known integers (`math.gcd(128 // (self.dk_dtype.width // 8), self.tile_hdim // 2)`, bwd_sm100 621-627).
+    if (name === "math.gcd" && args.length === 2) return gcd(K.evalExpr(args[0], env, ctx, constexpr), K.evalExpr(args[1], env, ctx, constexpr));
     var tm = K.dslTmemCall(e, env, ctx);   // DSL_TMEM_COPIES (tmem.js)
     if (tm !== PASS) return tm;
     if (name !== "cute.make_layout" && name !== "cute.tiled_divide" && name !== "cute.size") return PASS;
@@ -481,6 +517,87 @@ var KernelInterpretDslOps = (function (K) {
     }
     var has = t.items.indexOf(x) >= 0 ? 1 : 0;
     return e[1] === "in" ? has : 1 - has;
+  };
+
+  /**
+   * DSL_UNFOLLOWED_CALLS: a free call without a program that is handed a pipeline the run models
+   * or a pipeline state it follows does that protocol's waits and releases where the run cannot
+   * see them (FA4 bwd_sm90's block-sparse arms: `produce_block_sparse_q_loads_bwd_sm90(...,
+   * producer_state_Q, producer_state_dO, pipeline_Q, pipeline_dO, ...)`, 999-1020, and
+   * `consume_block_sparse_mma_bwd_sm90(..., consumer_state_Q, ...)`, 1398-1417, functions of
+   * block_sparse_utils.py, which this file's parse does not read): the role stops there, named.
+   * PASS otherwise (the C++ rules: a free call is no step).
+   */
+  RoleRun.prototype.dslUnfollowed = function (node, name, args, env, valued) {
+    var self = this, handed = null;
+    (args || []).forEach(function (a) {
+      if (handed || !Array.isArray(a) || a[0] !== "id") return;
+      var box = env[a[1]] || self.env[a[1]], v = box ? box.v : undefined;
+      if ((v instanceof Obj && v.kind === "pipe") || v instanceof State) handed = a[1];
+    });
+    if (!handed) return PASS;
+    // A let's call the DSL rules give a value (`tuple(...)`, `copy_utils.tma_producer_copy_fn(load_Q, pipeline_Q)`) is read as such.
+    if (valued && !isUnknown(this.eval(["call", name, args], env, false))) return PASS;
+    return this.stop(node, "`" + name + "` is handed `" + handed + "` but has no program here: its pipeline steps are not followed");
+  };
+
+
+  /**
+   * DSL_ASSERT_EQUALS (programs_dsl._read_assert: `assert a == b` is a call node named `assert`
+   * with the test as its argument): where one side is a name of the function whose value the run
+   * does not know and the other side is known, the assert states the name's value, and the run
+   * binds it: `num_epi_stages = cute.size(tdKVgdKV.shape[1])` of a TMA partition (FA4 bwd_sm100
+   * 4815, not modelled) is asserted equal to `self.num_epi_stages` (4817; 4819 for V), which the
+   * setup computes from dK's element width (621-631, DSL_TENSOR_DTYPES). Two known numbers that
+   * differ stop the role, naming the assert (the kernel does not compile at this setting; the run
+   * never goes on past it); a side the run does not know otherwise leaves the assert no step.
+   */
+  RoleRun.prototype.dslAssert = function (node, env) {
+    var t = (node.args || [])[0];
+    if (!Array.isArray(t) || t[0] !== "bin" || t[1] !== "==") return undefined;
+    var a = this.eval(t[2], env, false), b = this.eval(t[3], env, false);
+    var ua = isUnknown(a), ub = isUnknown(b);
+    if (ua && !ub && localName(t[2], env)) { env[t[2][1]].v = b; return undefined; }
+    if (ub && !ua && localName(t[3], env)) { env[t[3][1]].v = a; return undefined; }
+    if (ua || ub || typeof a !== "number" || typeof b !== "number" || a === b) return undefined;
+    return this.stop(node, "the assert at line " + node.line + " is false at this setting: `" + treeText(t[2]) + "` is " + a +
+      ", `" + treeText(t[3]) + "` is " + b);
+  };
+  /** A short Python-like text of an expression tree (names, numbers, members, operators, calls), for a stop's reason. */
+  function treeText(e, depth) {
+    if (!Array.isArray(e) || (depth || 0) > 6) return "...";
+    var d = (depth || 0) + 1;
+    switch (e[0]) {
+      case "id": return String(e[1]);
+      case "n": return String(e[1]);
+      case "member": return treeText(e[1], d) + "." + e[2];
+      case "bin": return treeText(e[2], d) + " " + (e[1] === "/" ? "//" : e[1]) + " " + treeText(e[3], d);
+      case "un": return (e[1] === "!" ? "not " : e[1]) + treeText(e[2], d);
+      case "call": return e[1] + "(" + (e[2] || []).map(function (a) { return treeText(a, d); }).join(", ") + ")";
+      case "index": return treeText(e[1], d) + "[" + treeText(e[2], d) + "]";
+      case "?": return String(e[1]);
+      default: return "...";
+    }
+  }
+  /** A name bound in the function's frame (a let or parameter), not a dotted path or another tree. */
+  function localName(e, env) { return Array.isArray(e) && e[0] === "id" && Object.prototype.hasOwnProperty.call(env, e[1]); }
+
+  /**
+   * DSL_TENSOR_DTYPES (constants.js): `p.element_type` of a name the frame does not bind (the
+   * constructor's `self.dk_dtype = mdK.element_type`, read from `__call__` by CALL_ELEMENT_TYPES)
+   * is that tensor's element type when the table lists p: its width the knob (read, so the page
+   * states the assumption) or float32 (fixed, or the kernel's `accum` attribute on); `t.width` of
+   * an element type is its width in bits. PASS otherwise.
+   */
+  K.dslDtypeMember = function (e, o, env, ctx) {
+    if (o instanceof Obj && o.kind === "dtype" && e[2] === "width") return o.data.bits;
+    var p = e[2] === "element_type" && Array.isArray(e[1]) && e[1][0] === "id" && !env[e[1][1]] &&
+      Object.prototype.hasOwnProperty.call(K.DSL_TENSOR_DTYPES, e[1][1]) ? K.DSL_TENSOR_DTYPES[e[1][1]] : null;
+    if (!p) return PASS;
+    var accum = p.accum ? K.dslSelf(p.accum, ctx, false) : 0;
+    if (isUnknown(accum)) return new K.Unknown("the element type of `" + e[1][1] + "` depends on `self." + p.accum + "`, which is not known");
+    var bits = p.bits || (truthy(accum) ? 32 : ctx.knobs[p.knob]);
+    return typeof bits === "number" ? new Obj("dtype", e[1][1], { bits: bits }) : new K.Unknown("the element width of `" + e[1][1] + "` is not known");
   };
 
   /**

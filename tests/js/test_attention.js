@@ -490,7 +490,7 @@ test("knobsFor lists each model's knob specs in display order", () => {
   assert.deepEqual(KS.knobsFor("nope"), []);
   assert.deepEqual(KS.MODEL_NAMES, ["gemm", "attention", "blackwell", "program"]);
   assert.deepEqual(KS.knobsFor("program").map((s) => s.name), ["stages", "outputTiles", "kTiles", "tmaLatency", "wgmmaLatency", "epilogueLatency", "kPipeMmas",
-    "accStages", "ummaLatency", "tmemLoadLatency", "storeLatency", "kvBlocks", "qBlocks", "softmaxLatency", "mathLatency", "reduceLatency", "kBlocks", "scaleKBlocks", "tileDQK", "sfVecSize", "utccpReuse", "clcLatency", "schedStages", "consumerWGs"]);
+    "accStages", "ummaLatency", "tmemLoadLatency", "storeLatency", "kvBlocks", "qBlocks", "softmaxLatency", "mathLatency", "reduceLatency", "kBlocks", "scaleKBlocks", "tileDQK", "sfVecSize", "utccpReuse", "clcLatency", "schedStages", "elementBits", "consumerWGs"]);
   assert.deepEqual(KS.ATTENTION_WAIT_REASONS, ATTENTION_WAIT_PRIORITY);
 });
 
