@@ -108,3 +108,19 @@ def test_the_kernel_class_names_the_arch_and_a_warp_level_mma_stops_named(tmp_pa
     stops = node_util.node_script(RUN.replace("stopped: r.verdict.stopped.map((s) => [s.role, s.line])",
                                               "stopped: r.verdict.stopped.map((s) => s.reason)"), m)["stopped"]
     assert "a warp-level MMA (mma.sync on sm120, not WGMMA or UMMA) is not modelled yet" in stops
+
+
+def test_the_warp_index_assigned_in_two_steps_keeps_the_roles_warp(tmp_path):
+    """DSL_ROLE_REBIND (docs/programs.md): `warp_idx = cute.arch.warp_idx()` then `warp_idx =
+    cute.arch.make_warp_uniform(warp_idx)`, as CUTLASS's CuTe DSL examples write it
+    (blackwell_geforce dense_gemm.py 478-480, blockwise_gemm.py 648-649): the second line's right
+    side reads the role's own warp. Before, it read an unbound placeholder, and every role test
+    after it stopped ("runtime condition not modelled: not bound yet")."""
+    text = (FIXTURES / "launch_warps.py").read_text()
+    one = "        warp_idx = cute.arch.make_warp_uniform(cute.arch.warp_idx())\n"
+    assert one in text
+    path = tmp_path / "two_step.py"
+    path.write_text(text.replace(one, "        warp_idx = cute.arch.warp_idx()\n        warp_idx = cute.arch.make_warp_uniform(warp_idx)\n"))
+    got = run(parse_dsl.parse_file(path))
+    assert got["error"] is None and got["deadlock"] is None and got["stopped"] == []
+    assert "compute.warp0" in got["roles"] and "load.warp2" in got["roles"]

@@ -745,7 +745,13 @@ var KernelInterpretDsl = (function (K) {
     if (node.op === "=") {
       var d = this.dslAssign(node, env, [node.name]);
       if (d !== PASS) return d;
-      if (!env[node.name]) env[node.name] = { v: new Unknown("not bound yet") };
+      // DSL_ROLE_REBIND: the name's box starts as what the name reads now, so the right side sees
+      // it (`warp_idx = cute.arch.warp_idx()` then `warp_idx = cute.arch.make_warp_uniform(warp_idx)`,
+      // CUTLASS's CuTe DSL blockwise_gemm.py 648-649: the role's own warp, not an unbound name).
+      if (!env[node.name]) {
+        var rb = this.bindingValues();
+        env[node.name] = { v: Object.prototype.hasOwnProperty.call(rb, node.name) ? rb[node.name] : new Unknown("not bound yet") };
+      }
       return PASS;
     }
     var box = env[node.name];
