@@ -124,3 +124,19 @@ def test_the_warp_index_assigned_in_two_steps_keeps_the_roles_warp(tmp_path):
     got = run(parse_dsl.parse_file(path))
     assert got["error"] is None and got["deadlock"] is None and got["stopped"] == []
     assert "compute.warp0" in got["roles"] and "load.warp2" in got["roles"]
+
+
+def test_cutlass_static_persistent_scheduler_by_its_module_name():
+    """DSL_NAMED_SCHEDULER (docs/programs.md): `utils.StaticPersistentTileScheduler.create(...)`
+    (44, 55 of our fixture, as CUTLASS's CuTe DSL persistent GEMMs write it) is the strided tile
+    scheduler: each role's `while work_tile.is_valid_tile` (46, 57) runs the outputTiles knob's
+    tiles, 4 MMAs each. Before, the create was an unknown call and the loops' trip count was not
+    bound."""
+    m = parse_dsl.parse_file(FIXTURES / "persistent_named_scheduler.py")
+    script = RUN.replace("waits: r.deadlock", "mma: r.columns ? Array.from(r.columns.kind).filter((k) => r.columns.kinds[k] === 'wgmma').length : 0, "
+                         "tiles: r.verdict.tilesPerCta, waits: r.deadlock").replace(
+        '{ model: "program" }', 'Object.assign({ model: "program" }, JSON.parse(process.argv[2]))')
+    for tiles in (1, 3):
+        got = node_util.node_script(script, m, {"outputTiles": tiles})
+        assert got["stopped"] == [] and got["deadlock"] is None
+        assert (got["tiles"], got["mma"]) == (tiles, 4 * tiles)

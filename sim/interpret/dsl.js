@@ -384,7 +384,7 @@ var KernelInterpretDsl = (function (K) {
    * (`self.tile_scheduler_cls.create`, sm100 1287; bwd_sm100 1688), called or bound by a partial.
    */
   function isSchedulerCreate(text) {
-    return text === "TileScheduler.create" || text === "self.tile_scheduler_cls.create";
+    return text === "TileScheduler.create" || text === "self.tile_scheduler_cls.create" || K.namedSchedulerCreate(text);
   }
 
   /** DSL method calls in expressions (evalMethod's hook). */
@@ -689,9 +689,10 @@ var KernelInterpretDsl = (function (K) {
     // DSL_SCHEDULER_CREATE: `tile_scheduler = self.tile_scheduler_cls.create(...)` (sm100 1287) or
     // `= TileSchedulerCls()` (sm90 679): the role's scheduler; a class the run does not know stops it here.
     var part = names.length === 1 && Array.isArray(e) && e[0] === "call" && env[e[1]] ? env[e[1]].v : null;
-    if (names.length === 1 && Array.isArray(e) && ((e[0] === "mcall" && e[2] === "create") || (part instanceof Partial && isSchedulerCreate(part.fn)))) {
+    var named = names.length === 1 && Array.isArray(e) && e[0] === "call" && K.namedSchedulerCreate(String(e[1]));   // DSL_NAMED_SCHEDULER
+    if (names.length === 1 && Array.isArray(e) && ((e[0] === "mcall" && e[2] === "create") || named || (part instanceof Partial && isSchedulerCreate(part.fn)))) {
       this.ctx.rr = this;
-      var sched = e[0] === "mcall" ? dslMethodExpr(e, env, this.ctx, false) : dslCallExpr(e, env, this.ctx, false);
+      var sched = named ? K.dslNewScheduler(this.ctx, e[1]) : e[0] === "mcall" ? dslMethodExpr(e, env, this.ctx, false) : dslCallExpr(e, env, this.ctx, false);
       if (sched instanceof Scheduler) { env[names[0]] = { v: sched }; return undefined; }
       if (isUnknown(sched) && (e[0] !== "mcall" || isSchedulerCreate(exprText(["member", e[1], e[2]])))) return this.stop(node, sched.why);
     }
@@ -745,9 +746,8 @@ var KernelInterpretDsl = (function (K) {
     if (node.op === "=") {
       var d = this.dslAssign(node, env, [node.name]);
       if (d !== PASS) return d;
-      // DSL_ROLE_REBIND: the name's box starts as what the name reads now, so the right side sees
-      // it (`warp_idx = cute.arch.warp_idx()` then `warp_idx = cute.arch.make_warp_uniform(warp_idx)`,
-      // CUTLASS's CuTe DSL blockwise_gemm.py 648-649: the role's own warp, not an unbound name).
+      // DSL_ROLE_REBIND: the name's box starts as what the name reads now, so the right side sees it (`warp_idx =
+      // cute.arch.make_warp_uniform(warp_idx)` after `= cute.arch.warp_idx()`, CUTLASS DSL blockwise_gemm.py 648-649).
       if (!env[node.name]) {
         var rb = this.bindingValues();
         env[node.name] = { v: Object.prototype.hasOwnProperty.call(rb, node.name) ? rb[node.name] : new Unknown("not bound yet") };

@@ -62,6 +62,7 @@ var KernelInterpretDslSched = (function (K) {
    */
   function schedulerClass(ctx, text) {
     var root = text.replace(/\.create$/, "");
+    if (K.namedSchedulerCreate(text)) return new SchedClass(root.split(".").pop());
     var v = ctx.roleVars.length && ctx.roleVars[0].constructor, args = v && v.kernel_args;
     var c;
     if (/^self\.\w+$/.test(root)) c = evalExpr(["member", ["id", "self"], root.slice(5)], {}, ctx, true);
@@ -71,6 +72,19 @@ var KernelInterpretDslSched = (function (K) {
     return new Unknown("the tile scheduler class `" + root + "` is not known" + (isUnknown(c) && c.why ? " (" + c.why + ")" : "") +
       ": DSL_SCHEDULER_CLASSES names " + Object.keys(DSL_SCHEDULER_CLASSES).join(", "));
   }
+
+  /**
+   * DSL_NAMED_SCHEDULER: the create of a scheduler class by its module's name, `utils.StaticPersistentTileScheduler.create(
+   * tile_sched_params, cute.arch.block_idx(), cute.arch.grid_dim())` (CUTLASS's CuTe DSL examples:
+   * blockwise_gemm.py 976, 1024, 1143, 1330). CUTLASS's cutlass.utils.StaticPersistentTileScheduler
+   * (python/CuTeDSL/cutlass/utils/static_persistent_tile_scheduler.py: a tile is valid while its
+   * linear index is below the problem's clusters, and each advance adds the persistent clusters) is
+   * the strided kind FA4's class of that name is. Only names of DSL_SCHEDULER_CLASSES.
+   */
+  K.namedSchedulerCreate = function (text) {
+    var m = /^(?:\w+\.)+(\w+)\.create$/.exec(text);
+    return m !== null && !/^self\./.test(text) && Object.prototype.hasOwnProperty.call(DSL_SCHEDULER_CLASSES, m[1]);
+  };
 
   /** The run's SchedulingMode (DSL_SCHEDULING_MODES): `self.scheduling_mode`, else STATIC. */
   function schedulingMode(ctx) {
