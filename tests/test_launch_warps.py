@@ -140,3 +140,19 @@ def test_cutlass_static_persistent_scheduler_by_its_module_name():
         got = node_util.node_script(script, m, {"outputTiles": tiles})
         assert got["stopped"] == [] and got["deadlock"] is None
         assert (got["tiles"], got["mma"]) == (tiles, 4 * tiles)
+
+
+def test_a_method_call_handed_a_pipeline_without_a_program_stops_named(tmp_path):
+    """DSL_UNFOLLOWED_CALLS on a receiver's method too (docs/programs.md): `self.epilogue.run(pipe,
+    state=state)` of an object defined elsewhere is handed the kernel's pipeline (positionally or
+    by keyword) and has no program here: the role stops there, named, instead of going on as if
+    the call did nothing with the ring."""
+    text = (FIXTURES / "launch_warps.py").read_text()
+    loop = "                pipe.consumer_release(state)\n"
+    assert loop in text
+    for i, call in enumerate(("self.epilogue.run(pipe, state)", "self.epilogue.run(tile=1, ab_pipeline=pipe)")):
+        path = tmp_path / f"handed_{i}.py"
+        path.write_text(text.replace(loop, loop + "                " + call + "\n"))
+        got = node_util.node_script(RUN.replace("stopped: r.verdict.stopped.map((s) => [s.role, s.line])",
+                                                "stopped: r.verdict.stopped.map((s) => [s.line, s.reason])"), parse_dsl.parse_file(path))
+        assert [53, "`self.epilogue.run` is handed `pipe` but has no program here: its pipeline steps are not followed"] in got["stopped"]

@@ -732,7 +732,7 @@ var KernelInterpretDsl = (function (K) {
       return undefined;
     }
     var callee = this.dslCallee(node, null, env);
-    if (!callee) return node.receiver ? PASS : this.dslUnfollowed(node, node.name, node.args, env);
+    if (!callee) return this.dslUnfollowed(node, (node.receiver ? node.receiver + "." : "") + node.name, node.args, env);
     return this.dslInvoke(callee, node.args, env, null);
   };
 

@@ -531,6 +531,7 @@ var KernelInterpretDslOps = (function (K) {
   RoleRun.prototype.dslUnfollowed = function (node, name, args, env, valued) {
     var self = this, handed = null;
     (args || []).forEach(function (a) {
+      if (Array.isArray(a) && a[0] === "kw") a = a[2];   // `f(..., ab_pipeline=ab_pipeline)`: the keyword's value
       if (handed || !Array.isArray(a) || a[0] !== "id") return;
       var box = env[a[1]] || self.env[a[1]], v = box ? box.v : undefined;
       if ((v instanceof Obj && v.kind === "pipe") || v instanceof State) handed = a[1];
