@@ -17,7 +17,8 @@ says which model the page starts in and how its run ends. Outcomes (`outcome()`)
   (the page draws the rest; roles that wait for a stopped one then deadlock, and the page says
   why);
 - `deadlock`: no role stopped and the page's run deadlocks at the page's own starting knobs;
-- `no model`: the page is written but offers no model (it lists what was parsed);
+- `no model`: the page is written but offers no model (it lists what was parsed), or its model's
+  run draws no role (the page says why: "the program could not run: ...");
 - `refused`: viz.py exits 2 with one line on stderr (its reason is tallied);
 - `crash`: any other exit, a traceback, or the time limit: a defect of ours.
 
@@ -69,6 +70,7 @@ if (model !== null) {
   out.stopped = (v.stopped || []).map((s) => s.role + "@" + s.line);
   out.roles = (v.roles || []).length;
   out.blocks = r.columns ? r.columns.n : 0;
+  out.summary = v.summary || null;
 }
 process.stdout.write(JSON.stringify(out));
 """
@@ -136,6 +138,8 @@ def outcome(path, status, stderr, page, sched):
         return "no model", ""
     if sched.get("error"):
         return "no model", sched["error"][:160]
+    if sched["model"] == "program" and not sched.get("roles"):   # its run drew no role ("the program could not run: ...")
+        return "no model", (sched.get("summary") or "no role runs")[:160]
     if sched.get("stopped"):   # a deadlock after a stop is the stop's consequence: the page says so
         return "partial", ", ".join(sched["stopped"][:6])
     if sched.get("deadlock"):
