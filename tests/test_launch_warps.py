@@ -126,13 +126,42 @@ def test_the_warp_index_assigned_in_two_steps_keeps_the_roles_warp(tmp_path):
     assert "compute.warp0" in got["roles"] and "load.warp2" in got["roles"]
 
 
-def test_cutlass_static_persistent_scheduler_by_its_module_name():
+PERSISTENT_LOOP = """\
+{i}tile_sched = utils.StaticPersistentTileScheduler.create(tile_sched_params, cute.arch.block_idx(), cute.arch.grid_dim())
+{i}work_tile = tile_sched.initial_work_tile_info()
+{i}while work_tile.is_valid_tile:
+{body}{i}    tile_sched.advance_to_next_work()
+{i}    work_tile = tile_sched.get_current_work()
+"""
+
+
+def persistent_fixture(tmp_path):
+    """Our launch_warps.py fixture with each role's k-loop inside a persistent tile loop over
+    CUTLASS's utils.StaticPersistentTileScheduler, as CUTLASS's CuTe DSL persistent GEMMs write it."""
+    text = (FIXTURES / "launch_warps.py").read_text()
+    text = text.replace("import cutlass.pipeline as pipeline\n", "import cutlass.pipeline as pipeline\nimport cutlass.utils as utils\n")
+    text = text.replace("def kernel(self, tiled_mma):", "def kernel(self, tiled_mma, tile_sched_params):")
+    lines, out, i = text.split("\n"), [], 0
+    while i < len(lines):
+        if lines[i].strip() == "for k in cutlass.range(4):":
+            indent = lines[i][:len(lines[i]) - len(lines[i].lstrip())]
+            body = [lines[i]] + [ln for ln in lines[i + 1:i + 5] if ln.startswith(indent + " ")]
+            out.append(PERSISTENT_LOOP.format(i=indent, body="".join("    " + ln + "\n" for ln in body)).rstrip("\n"))
+            i += len(body)
+            continue
+        out.append(lines[i])
+        i += 1
+    path = tmp_path / "persistent.py"
+    path.write_text("\n".join(out))
+    return path
+
+
+def test_cutlass_static_persistent_scheduler_by_its_module_name(tmp_path):
     """DSL_NAMED_SCHEDULER (docs/programs.md): `utils.StaticPersistentTileScheduler.create(...)`
-    (44, 55 of our fixture, as CUTLASS's CuTe DSL persistent GEMMs write it) is the strided tile
-    scheduler: each role's `while work_tile.is_valid_tile` (46, 57) runs the outputTiles knob's
-    tiles, 4 MMAs each. Before, the create was an unknown call and the loops' trip count was not
-    bound."""
-    m = parse_dsl.parse_file(FIXTURES / "persistent_named_scheduler.py")
+    (as CUTLASS's CuTe DSL persistent GEMMs write it) is the strided tile scheduler: each role's
+    `while work_tile.is_valid_tile` runs the outputTiles knob's tiles, 4 MMAs each. Before, the
+    create was an unknown call and the loops' trip count was not bound."""
+    m = parse_dsl.parse_file(persistent_fixture(tmp_path))
     script = RUN.replace("waits: r.deadlock", "mma: r.columns ? Array.from(r.columns.kind).filter((k) => r.columns.kinds[k] === 'wgmma').length : 0, "
                          "tiles: r.verdict.tilesPerCta, waits: r.deadlock").replace(
         '{ model: "program" }', 'Object.assign({ model: "program" }, JSON.parse(process.argv[2]))')
